@@ -1,0 +1,164 @@
+/*
+ * memtap.h - the tracer's shared state: options, traced processes and
+ * threads, and the functions that connect the source files.
+ *
+ * Ownership: the tracer (tracer.c) owns every struct proc and struct
+ * thread.  A proc outlives its threads so that the report can speak of
+ * processes that exited; threads are freed when they die or detach.
+ * The central per-thread variable is always named tcp.
+ */
+#ifndef MEMTAP_H
+#define MEMTAP_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "arch.h"
+#include "event.h"
+
+enum syscalls_mode {
+	SYSCALLS_AUTO,		/* seccomp for commands, ptrace for -p */
+	SYSCALLS_SECCOMP,
+	SYSCALLS_PTRACE,
+};
+
+struct options {
+	pid_t *pids;		/* -p, npids entries */
+	size_t npids;
+	char **argv;		/* the command after --, NULL-terminated */
+	unsigned events;	/* EV_BIT() set of -e */
+	enum syscalls_mode syscalls;
+	uint64_t min_size;	/* --min-size: |weight| below this is dropped */
+	double duration;	/* -d seconds, 0 = until the end */
+	const char *output;	/* -o path or NULL for stdout */
+	int trace;		/* --trace */
+};
+
+extern struct options opt;
+extern FILE *out;		/* where the output goes (-o or stdout) */
+
+/* Figures of /proc/PID/status, in bytes; valid when have is set. */
+struct vmstat {
+	int have;
+	uint64_t vm_size, vm_rss, vm_data;
+};
+
+/* Per event kind counters of one process. */
+struct kind_stats {
+	uint64_t calls;		/* recorded calls, failed ones included */
+	uint64_t failed;
+	uint64_t acquired;	/* sum of positive weights */
+	uint64_t released;	/* sum of negative weights, as a positive number */
+	uint64_t anon, file;	/* mmap: acquired bytes by mapping kind */
+};
+
+struct proc {
+	pid_t pid;
+	pid_t ppid;		/* traced parent, 0 for the roots */
+	char comm[16];		/* as of the last exec */
+	int nthreads;		/* live traced threads */
+	int execs;		/* successful execs seen */
+	uint64_t brk;		/* current break, 0 = unknown */
+	struct kind_stats stats[EV_NKINDS];
+	uint64_t filtered;	/* events under --min-size */
+	struct vmstat vm_start, vm_end;
+	int exited;		/* 1 = exited, status valid */
+	int status;		/* wait status of the leader */
+	int detached;		/* left running at detach */
+	struct proc *next;	/* in creation order */
+};
+
+/* What a thread's next syscall stop means. */
+enum sc_state {
+	SC_IDLE,		/* no memory syscall in progress */
+	SC_AWAIT_ENTRY,		/* seccomp stop seen, entry stop next (Linux < 4.8) */
+	SC_AWAIT_EXIT,		/* entry seen, exit stop next */
+};
+
+struct thread {
+	pid_t tid;
+	struct proc *proc;
+	unsigned flags;
+	char comm[16];
+	enum sc_state sc;
+	/* The memory syscall in progress, between its entry and exit. */
+	const struct syscall_def *sc_def;
+	int sc_abi;
+	uint64_t sc_args[6];
+	uint64_t sc_old_brk;
+};
+
+/* struct thread flags */
+#define T_HELD		0x01	/* first stop seen before its parent's event */
+#define T_STOPPED	0x02	/* in a ptrace-stop we have not resumed */
+#define T_LISTENING	0x04	/* group-stopped, PTRACE_LISTEN issued */
+#define T_STARTED	0x08	/* initial stop consumed */
+#define T_SC_KNOWN	0x10	/* entry/exit parity known (ptrace mode) */
+#define T_IN_SC		0x20	/* ptrace mode: between entry and exit */
+#define T_DETACHING	0x40	/* interrupted for detach */
+
+/* A memory syscall memtap knows, in one ABI (syscall_table.c). */
+enum sc_id {
+	SC_BRK,
+	SC_MMAP,		/* offset in bytes */
+	SC_MMAP2,		/* i386: offset in pages */
+	SC_OLD_MMAP,		/* i386: arguments in a struct in memory */
+	SC_MUNMAP,
+	SC_MREMAP,
+};
+
+struct syscall_def {
+	enum abi abi;
+	long nr;		/* number in that ABI (x32: with the x32 bit) */
+	enum sc_id id;
+	enum event_kind kind;
+	const char *name;
+};
+
+/* syscall_table.c */
+extern const struct syscall_def syscall_defs[];
+extern const size_t syscall_ndefs;
+const struct syscall_def *syscall_lookup(enum abi abi, long nr);
+
+/* seccomp.c */
+int seccomp_filter_available(void);
+/* In the child: install the filter for the kinds in events; -1 + errno. */
+int seccomp_filter_install(unsigned events);
+
+/* syscalls.c: from stops to events */
+void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
+		   const struct syscall_def *def);
+void syscall_exit(struct thread *tcp, int64_t ret);
+
+/* procfs.c */
+int procfs_read_vmstat(pid_t pid, struct vmstat *vs);
+int procfs_read_comm(pid_t tid, char *buf, size_t size);
+/* Field "Name:" of /proc/PID/status as a long; -1 when absent. */
+int procfs_status_long(pid_t pid, const char *name, long *value);
+/* State letter and flags from /proc/PID/stat; -1 when gone. */
+int procfs_stat_state(pid_t pid, char *state, unsigned long *flags);
+uint64_t procfs_heap_end(pid_t pid);
+
+/* stats.c: the event sink */
+void event_emit(struct thread *tcp, struct event *ev);
+extern int recording;		/* 0 after -d expired in launch mode */
+
+/* report.c */
+void report_trace_header(void);
+void report_trace_event(const struct event *ev);
+void report_summary(void);
+
+/* tracer.c */
+struct proc *proc_list(void);
+extern uint64_t start_ns;
+uint64_t now_ns(void);
+
+/* Stop counts for the report and the I/O test. */
+struct stop_counts {
+	uint64_t total, seccomp, syscall, signal, event, group;
+};
+extern struct stop_counts stops;
+extern const char *syscall_source;	/* "seccomp" or "ptrace" */
+
+#endif /* MEMTAP_H */

@@ -1,0 +1,78 @@
+/*
+ * arch.h (x86_64) - registers, syscall numbers and ABIs of x86-64 Linux.
+ *
+ * A 64-bit process can make syscalls through three ABIs: x86-64
+ * (`syscall`), x32 (`syscall` with bit 30 set in the number) and i386
+ * (`int $0x80`, also what 32-bit processes use).  The seccomp filter and
+ * the decoder both work from the table in syscall_table.c.
+ */
+#ifndef MEMTAP_ARCH_H
+#define MEMTAP_ARCH_H
+
+#include <stdint.h>
+#include <sys/user.h>
+#include <linux/audit.h>
+
+#define ARCH_NAME "x86_64"
+#define ARCH_PAGE_SIZE 4096UL
+#define X32_SYSCALL_BIT 0x40000000UL
+
+typedef struct user_regs_struct arch_regs_t;
+
+enum abi {
+	ABI_X86_64,
+	ABI_X32,
+	ABI_I386,
+	ABI_COUNT
+};
+
+/* The audit architecture seccomp_data.arch carries for each ABI. */
+#define ARCH_AUDIT_NATIVE AUDIT_ARCH_X86_64
+#define ARCH_AUDIT_COMPAT AUDIT_ARCH_I386
+
+static inline uint64_t arch_pc(const arch_regs_t *r) { return r->rip; }
+static inline uint64_t arch_sp(const arch_regs_t *r) { return r->rsp; }
+static inline long arch_syscall_nr(const arch_regs_t *r) { return (long)r->orig_rax; }
+
+/* Argument i (0..5) of the syscall in progress, as the ABI passes it. */
+static inline uint64_t arch_syscall_arg(const arch_regs_t *r, enum abi abi, int i)
+{
+	if (abi == ABI_I386) {
+		const unsigned long long a[6] = { r->rbx, r->rcx, r->rdx, r->rsi, r->rdi, r->rbp };
+		return (uint32_t)a[i];
+	}
+	const unsigned long long a[6] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
+	return a[i];
+}
+
+/* The syscall's return value, sign-extended for 32-bit ABIs. */
+static inline int64_t arch_syscall_ret(const arch_regs_t *r, enum abi abi)
+{
+	if (abi == ABI_I386)
+		return (int32_t)r->rax;
+	return (int64_t)r->rax;
+}
+
+/*
+ * At a syscall-entry stop rax holds -ENOSYS; at an exit stop, the result.
+ * Used only where PTRACE_GET_SYSCALL_INFO is missing (Linux < 5.3).
+ */
+static inline int arch_at_syscall_entry(const arch_regs_t *r)
+{
+	return (int64_t)r->rax == -38 /* -ENOSYS */;
+}
+
+/*
+ * The ABI of the syscall a thread is in, from its code segment and from
+ * the two bytes before rip ("cd 80" is int $0x80); insn holds them.
+ */
+static inline enum abi arch_abi_from_regs(const arch_regs_t *r, uint16_t insn)
+{
+	if (r->cs == 0x23 || insn == 0x80cd)
+		return ABI_I386;
+	if (r->orig_rax & X32_SYSCALL_BIT)
+		return ABI_X32;
+	return ABI_X86_64;
+}
+
+#endif /* MEMTAP_ARCH_H */

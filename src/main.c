@@ -1,0 +1,297 @@
+/*
+ * main.c - memtap's command line: options, launching or attaching,
+ * signals, and the report at the end.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/time.h>
+
+#include "error.h"
+#include "memtap.h"
+#include "tracer.h"
+#include "xmalloc.h"
+
+struct options opt;
+FILE *out;
+
+static void usage(void)
+{
+	printf("Usage: memtap [OPTIONS] -p PID[,PID...]\n"
+	       "       memtap [OPTIONS] -- COMMAND [ARGS...]\n"
+	       "Show which code paths make a process's memory grow.\n"
+	       "\n"
+	       "  -d, --duration=SECONDS  stop after SECONDS (-p: detach; command: stop\n"
+	       "                          recording, report, let it run to its end)\n"
+	       "  -e, --events=LIST       events to trace: brk,mmap,munmap,mremap or the\n"
+	       "                          group syscalls (default)\n"
+	       "  -h, --help              show this help and exit\n"
+	       "      --min-size=SIZE     ignore events of fewer bytes (suffixes K, M, G)\n"
+	       "  -o, --output=FILE       write the output to FILE instead of stdout\n"
+	       "  -p, --pid=PID[,PID...]  attach to running processes\n"
+	       "  -q, --quiet             no informational messages on stderr\n"
+	       "      --syscalls=MODE     how syscalls are caught: seccomp (default for a\n"
+	       "                          command) or ptrace (default, and only choice, for -p)\n"
+	       "      --trace             print one line per event\n"
+	       "  -v, --verbose           more messages (twice: debug)\n"
+	       "  -V, --version           show the version and exit\n"
+	       "\n"
+	       "Examples:\n"
+	       "  memtap -- ./server --port 8080          trace a command to its end\n"
+	       "  memtap -p 1234 -d 30                    attach for 30 seconds\n"
+	       "  memtap --trace -e mmap --min-size 128M -p 1234\n"
+	       "                                          every mmap of 128 MiB or more\n");
+}
+
+/* "123", "64K", "1.5M", "2G" -> bytes; -1 on error. */
+static int parse_size(const char *s, uint64_t *bytes)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || v < 0)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': v *= 1024; end++; break;
+	case 'm': case 'M': v *= 1024.0 * 1024; end++; break;
+	case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
+	case 't': case 'T': v *= 1024.0 * 1024 * 1024 * 1024; end++; break;
+	default: break;
+	}
+	if (*end == 'i' && end[-1] != *s)
+		end++;		/* KiB, MiB... */
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || v > 9.0e18)
+		return -1;
+	*bytes = (uint64_t)v;
+	return 0;
+}
+
+static void parse_pids(const char *arg)
+{
+	char *copy = xstrdup(arg), *save = NULL;
+
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(tok, &end, 10);
+		if (end == tok || *end || errno || v <= 0 || v > 0x3fffffff)
+			usage_error("invalid PID '%s' in -p", tok);
+		opt.pids = xrealloc(opt.pids, (opt.npids + 1) * sizeof(*opt.pids));
+		opt.pids[opt.npids++] = (pid_t)v;
+	}
+	if (!opt.npids)
+		usage_error("-p needs a PID");
+	free(copy);
+}
+
+static void parse_events(const char *arg)
+{
+	char *copy = xstrdup(arg), *save = NULL;
+
+	opt.events = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int found = 0;
+
+		if (!strcmp(tok, "syscalls") || !strcmp(tok, "all")) {
+			opt.events |= EV_SYSCALLS;
+			continue;
+		}
+		for (int k = 0; k < EV_NKINDS; k++)
+			if (!strcmp(tok, event_kind_names[k])) {
+				opt.events |= EV_BIT(k);
+				found = 1;
+			}
+		if (!found)
+			usage_error("unknown event '%s' in -e (known: brk, mmap, munmap, mremap, "
+				    "syscalls)", tok);
+	}
+	if (!opt.events)
+		usage_error("-e needs at least one event");
+	free(copy);
+}
+
+static void on_signal(int sig)
+{
+	tracer_request_stop(sig);
+}
+
+static void setup_signals(int launch)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: interrupt waitpid */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+	if (launch) {
+		/* The terminal sends these to the command too: let it decide. */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
+	} else {
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGQUIT, &sa, NULL);
+	}
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void die_detach(void)
+{
+	tracer_detach_all();
+}
+
+enum {
+	OPT_MIN_SIZE = 256,
+	OPT_SYSCALLS,
+	OPT_TRACE,
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "duration", required_argument, NULL, 'd' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
+		{ "trace", no_argument, NULL, OPT_TRACE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, status, use_seccomp;
+
+	opt.events = EV_SYSCALLS;
+	while ((c = getopt_long(argc, argv, "+d:e:ho:p:qvV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': {
+			char *end;
+
+			errno = 0;
+			opt.duration = strtod(optarg, &end);
+			if (end == optarg || *end || errno || !(opt.duration > 0) ||
+			    opt.duration > 1e8)
+				usage_error("invalid duration '%s' for -d (want seconds > 0)", optarg);
+			break;
+		}
+		case 'e':
+			parse_events(optarg);
+			break;
+		case 'h':
+			usage();
+			return 0;
+		case OPT_MIN_SIZE:
+			if (parse_size(optarg, &opt.min_size) < 0)
+				usage_error("invalid size '%s' for --min-size (e.g. 4096, 64K, 128M, 1G)",
+					    optarg);
+			break;
+		case 'o':
+			opt.output = optarg;
+			break;
+		case 'p':
+			parse_pids(optarg);
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case OPT_SYSCALLS:
+			if (!strcmp(optarg, "seccomp"))
+				opt.syscalls = SYSCALLS_SECCOMP;
+			else if (!strcmp(optarg, "ptrace"))
+				opt.syscalls = SYSCALLS_PTRACE;
+			else
+				usage_error("invalid value '%s' for --syscalls (want seccomp or ptrace)",
+					    optarg);
+			break;
+		case OPT_TRACE:
+			opt.trace = 1;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'V':
+			printf("memtap %s\n", PACKAGE_VERSION);
+			return 0;
+		default:
+			error_msg("try 'memtap --help' for more information");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		opt.argv = argv + optind;
+	if (opt.npids && opt.argv)
+		usage_error("give either -p PID or a command, not both");
+	if (!opt.npids && !opt.argv)
+		usage_error("give -p PID or a command to run (memtap -- COMMAND)");
+	if (opt.npids && opt.syscalls == SYSCALLS_SECCOMP)
+		usage_error("--syscalls=seccomp cannot be used with -p: a seccomp filter cannot be "
+			    "removed from a running process, which would be left with failing "
+			    "memory syscalls after memtap detaches; use --syscalls=ptrace");
+
+	out = stdout;
+	if (opt.output) {
+		out = fopen(opt.output, "we");
+		if (!out)
+			error_msg_and_die("cannot open output file '%s': %s", opt.output,
+					  strerror(errno));
+	}
+
+	use_seccomp = opt.argv && opt.syscalls != SYSCALLS_PTRACE;
+	if (use_seccomp && !seccomp_filter_available()) {
+		if (opt.syscalls == SYSCALLS_SECCOMP)
+			error_msg_and_die("--syscalls=seccomp: this kernel has no seccomp filter "
+					  "support (CONFIG_SECCOMP_FILTER)");
+		warn_msg("no seccomp filter support in this kernel: using PTRACE_SYSCALL, "
+			 "which stops at every syscall");
+		use_seccomp = 0;
+	}
+	tracer_init(use_seccomp);
+	setup_signals(opt.argv != NULL);
+	die_hook = die_detach;
+
+	if (opt.argv) {
+		launch_command(opt.argv, use_seccomp);
+	} else {
+		for (size_t i = 0; i < opt.npids; i++)
+			attach_pid(opt.pids[i]);
+	}
+	if (opt.duration > 0) {
+		struct itimerval it;
+
+		memset(&it, 0, sizeof(it));
+		it.it_value.tv_sec = (time_t)opt.duration;
+		it.it_value.tv_usec = (suseconds_t)((opt.duration - (double)it.it_value.tv_sec) * 1e6);
+		if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+			it.it_value.tv_usec = 1;
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
+	if (opt.trace)
+		report_trace_header();
+
+	status = tracer_run();
+	die_hook = NULL;
+	if (recording)
+		report_summary();
+	if (fflush(out) != 0 || (out != stdout && fclose(out) != 0)) {
+		error_msg("cannot write output%s%s: %s", opt.output ? " to " : "",
+			  opt.output ? opt.output : "", strerror(errno));
+		return status ? status : EXIT_RUNTIME;
+	}
+	return status;
+}

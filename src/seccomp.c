@@ -1,0 +1,92 @@
+/*
+ * seccomp.c - the seccomp filter that makes memory syscalls, and only
+ * them, stop the tracee (SECCOMP_RET_TRACE).
+ *
+ * The filter is generated from syscall_defs[]: it checks
+ * seccomp_data.arch first (x86-64 and x32 share AUDIT_ARCH_X86_64 and
+ * differ by bit 30 of the number; i386 is AUDIT_ARCH_I386), then compares
+ * the number.  Any other architecture or syscall is allowed untouched.
+ * SECCOMP_RET_DATA carries the index of the matched syscall_defs[] entry,
+ * so the tracer knows the ABI and the call without decoding anything.
+ *
+ * A filter cannot be removed: it is only ever installed in a command
+ * memtap launches and follows to its end, never in an attached process.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include "memtap.h"
+
+#ifndef SECCOMP_RET_TRACE
+# define SECCOMP_RET_TRACE 0x7ff00000U
+#endif
+
+int seccomp_filter_available(void)
+{
+	/*
+	 * With filter support compiled in, a NULL program fails with
+	 * EFAULT; without it, with EINVAL.
+	 */
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0) == 0)
+		return 1;	/* cannot happen */
+	return errno == EFAULT;
+}
+
+#define STMT(code, k) ((struct sock_filter)BPF_STMT(code, k))
+#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
+
+/*
+ * Append, for one audit arch, "if arch matches: for each syscall of the
+ * ABIs in abis, if nr == def.nr return TRACE|index; allow".
+ */
+static size_t gen_arch(struct sock_filter *f, size_t n, uint32_t audit_arch,
+		       unsigned abis, unsigned events)
+{
+	size_t match[32], nmatch = 0;
+
+	for (size_t i = 0; i < syscall_ndefs; i++)
+		if ((abis & (1u << syscall_defs[i].abi)) &&
+		    (events & EV_BIT(syscall_defs[i].kind)))
+			match[nmatch++] = i;
+
+	/* arch != audit_arch: skip this block (2 + 2*nmatch + 1 insns) */
+	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, audit_arch, 0, 1 + 2 * nmatch + 1);
+	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	for (size_t j = 0; j < nmatch; j++) {
+		const struct syscall_def *d = &syscall_defs[match[j]];
+		f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)d->nr, 0, 1);
+		f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE | (uint32_t)match[j]);
+	}
+	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	return n;
+}
+
+int seccomp_filter_install(unsigned events)
+{
+	struct sock_filter f[128];
+	size_t n = 0;
+
+	n = gen_arch(f, n, ARCH_AUDIT_NATIVE, (1u << ABI_X86_64) | (1u << ABI_X32), events);
+	n = gen_arch(f, n, ARCH_AUDIT_COMPAT, 1u << ABI_I386, events);
+	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+
+	struct sock_fprog prog = { .len = (unsigned short)n, .filter = f };
+
+	/*
+	 * Without CAP_SYS_ADMIN the kernel wants no_new_privs; with it we
+	 * leave set-uid programs in the command working.
+	 */
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0)
+		return 0;
+	if (errno != EACCES)
+		return -1;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+}

@@ -1,0 +1,119 @@
+/*
+ * syscalls.c - turn the entry and exit of a memory syscall into an event
+ * with its byte weight.
+ *
+ * brk weighs new break - old break: the tracer keeps each process's
+ * current break, learnt from brk's own results (the first call after an
+ * exec is ld.so's brk(0)).  In an attached process the break before the
+ * first brk seen is read from /proc (exact up to page rounding).
+ * mmap weighs its page-rounded length, munmap minus its page-rounded
+ * length, mremap the difference of the page-rounded lengths.  Failed
+ * calls weigh 0 and are counted apart.
+ */
+#include "config.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+
+#include "memtap.h"
+
+static uint64_t page_round(uint64_t len)
+{
+	return (len + ARCH_PAGE_SIZE - 1) & ~(ARCH_PAGE_SIZE - 1);
+}
+
+/* old_mmap (i386 nr 90) passes a pointer to six 32-bit arguments. */
+static void read_old_mmap_args(pid_t tid, uint64_t addr, uint64_t args[6])
+{
+	uint32_t a[6];
+	struct iovec local = { a, sizeof(a) };
+	struct iovec remote = { (void *)(uintptr_t)addr, sizeof(a) };
+
+	memset(a, 0, sizeof(a));
+	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(a))
+		memset(a, 0, sizeof(a));
+	for (int i = 0; i < 6; i++)
+		args[i] = a[i];
+}
+
+void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
+		   const struct syscall_def *def)
+{
+	tcp->sc_def = def;
+	tcp->sc_abi = abi;
+	for (int i = 0; i < 6; i++)
+		tcp->sc_args[i] = arch_syscall_arg(regs, abi, i);
+	if (def->id == SC_OLD_MMAP)
+		read_old_mmap_args(tcp->tid, tcp->sc_args[0], tcp->sc_args);
+	else if (def->id == SC_MMAP2)
+		tcp->sc_args[5] *= ARCH_PAGE_SIZE;
+	if (def->id == SC_BRK && !tcp->proc->brk && tcp->sc_args[0])
+		tcp->proc->brk = procfs_heap_end(tcp->proc->pid);
+	tcp->sc_old_brk = tcp->proc->brk;
+}
+
+static int is_error(int64_t ret)
+{
+	return ret < 0 && ret >= -4095;
+}
+
+void syscall_exit(struct thread *tcp, int64_t ret)
+{
+	const struct syscall_def *def = tcp->sc_def;
+	const uint64_t *a = tcp->sc_args;
+	struct event ev;
+
+	if (!def)
+		return;
+	tcp->sc_def = NULL;
+	if (tcp->sc_abi == ABI_I386 && !is_error(ret))
+		ret = (uint32_t)ret;	/* a 32-bit address, not a negative number */
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = def->kind;
+	ev.pid = tcp->proc->pid;
+	ev.tid = tcp->tid;
+	ev.comm = tcp->comm;
+	ev.time_ns = now_ns() - start_ns;
+	ev.abi = tcp->sc_abi;
+	ev.call = def->name;
+	memcpy(ev.args, a, sizeof(ev.args));
+	ev.ret = ret;
+
+	switch (def->kind) {
+	case EV_BRK: {
+		uint64_t newbrk = (uint64_t)ret;
+
+		ev.old_brk = tcp->sc_old_brk;
+		ev.failed = a[0] != 0 && newbrk != a[0];
+		if (!ev.failed && ev.old_brk)
+			ev.size = (int64_t)(newbrk - ev.old_brk);
+		ev.addr = ev.size >= 0 ? ev.old_brk : newbrk;
+		tcp->proc->brk = newbrk;
+		break;
+	}
+	case EV_MMAP:
+		ev.failed = is_error(ret);
+		ev.addr = ev.failed ? a[0] : (uint64_t)ret;
+		ev.map_kind = (a[3] & MAP_ANONYMOUS) ? MAP_KIND_ANON : MAP_KIND_FILE;
+		if (!ev.failed)
+			ev.size = (int64_t)page_round(a[1]);
+		break;
+	case EV_MUNMAP:
+		ev.failed = ret != 0;
+		ev.addr = a[0];
+		if (!ev.failed)
+			ev.size = -(int64_t)page_round(a[1]);
+		break;
+	case EV_MREMAP:
+		ev.failed = is_error(ret);
+		ev.addr = ev.failed ? a[0] : (uint64_t)ret;
+		if (!ev.failed)
+			ev.size = (int64_t)page_round(a[2]) - (int64_t)page_round(a[1]);
+		break;
+	case EV_NKINDS:
+		return;
+	}
+	event_emit(tcp, &ev);
+}
