@@ -1,0 +1,78 @@
+/*
+ * profile.h - the report model: what every output format (folded, SVG
+ * flame graph, pprof, JSON) is written from.
+ *
+ * It is built once, at report time, from the stack table and the
+ * symbolizer; writers are pure functions of it (unit tested without
+ * ptrace).  Its shape follows pprof's profile.proto so that the pprof
+ * writer is a direct encoding: samples point at locations, locations at
+ * a mapping and at lines, lines at functions.  Indexes are 0-based into
+ * the arrays here (the pprof writer adds 1 to make ids).
+ *
+ * Ownership: the struct owns every array and string in it;
+ * profile_release() frees them all.
+ */
+#ifndef MEMTAP_PROFILE_H
+#define MEMTAP_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct prof_value_type {
+	char *type;		/* "alloc_space", "mmap_space", "brk_space", ... */
+	char *unit;		/* "bytes" or "count" */
+};
+
+struct prof_mapping {
+	uint64_t start, limit, offset;	/* runtime range and file offset */
+	char *file;		/* path of the mapped file, or "[unknown]" */
+	char *build_id;		/* hex, or NULL */
+};
+
+struct prof_function {
+	char *name;		/* demangled (unless --no-demangle) */
+	char *system_name;	/* as in the symbol table */
+	char *file;		/* source file, or NULL */
+};
+
+struct prof_line {
+	size_t function;	/* index into functions */
+	int64_t line;		/* 0 when unknown */
+};
+
+struct prof_location {
+	uint64_t address;	/* runtime address (a pc; return addresses - 1) */
+	size_t mapping;		/* index into mappings, or (size_t)-1 */
+	size_t nlines;		/* inlined frames: lines[0] innermost */
+	struct prof_line *lines;
+};
+
+struct prof_sample {
+	size_t nlocs;
+	size_t *locs;		/* indexes into locations, leaf first */
+	int64_t *values;	/* one per value type */
+	pid_t pid;
+	char *comm;		/* process name, the root frame of folded output */
+	char *event;		/* "brk", "mmap", "malloc", ... */
+};
+
+struct profile {
+	struct prof_value_type *types;
+	size_t ntypes;
+	size_t default_type;	/* index of the type outputs show by default */
+	struct prof_mapping *mappings;
+	size_t nmappings;
+	struct prof_function *functions;
+	size_t nfunctions;
+	struct prof_location *locations;
+	size_t nlocations;
+	struct prof_sample *samples;
+	size_t nsamples;
+	int64_t time_nanos;	/* wall clock at start */
+	int64_t duration_nanos;
+};
+
+void profile_release(struct profile *p);
+
+#endif /* MEMTAP_PROFILE_H */
