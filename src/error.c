@@ -122,11 +122,12 @@ void perror_msg_and_die(const char *fmt, ...)
 
 void usage_error(const char *fmt, ...)
 {
+	char buf[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg("", 0, fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	error_msg("try '%s --help' for more information", program_name);
+	error_msg("%s (try '%s --help')", buf, program_name);
 	exit(EXIT_USAGE);
 }

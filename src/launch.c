@@ -103,6 +103,10 @@ void launch_command(char **argv, int use_seccomp)
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);	/* the tracer is gone */
 		close(go[0]);
+		/* memtap ignores these in launch mode; the command must not */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
 		if (use_seccomp && seccomp_filter_install(opt.events) < 0)
 			child_fail(errp[1]);
 		execve(path, argv, environ);

@@ -178,7 +178,8 @@ int main(int argc, char **argv)
 	int c, status, use_seccomp;
 
 	opt.events = EV_SYSCALLS;
-	while ((c = getopt_long(argc, argv, "+d:e:ho:p:qvV", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:d:e:ho:p:qvV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': {
 			char *end;
@@ -228,9 +229,12 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("memtap %s\n", PACKAGE_VERSION);
 			return 0;
+		case ':':
+			usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			error_msg("try 'memtap --help' for more information");
-			return EXIT_USAGE;
+			if (optopt && optopt < 256)
+				usage_error("invalid option '-%c'", optopt);
+			usage_error("unrecognized option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

@@ -32,7 +32,7 @@ int main(void)
 
 	expect("mmap", 4, 3 * 96 * MiB + 8 * MiB, 0);
 	expect("munmap", 1, 0, 96 * MiB);
-	expect("mremap", 1, 38 * MiB, 0);
+	expect("mremap", 1, 32 * MiB, 0);
 	printf("mmaps done anon=%lu file=%lu failed=%d\n", 3 * 96 * MiB, 8 * MiB,
 	       bad == MAP_FAILED);
 	(void)a;
