@@ -1,0 +1,76 @@
+#!/bin/sh
+# scripts/setup.sh demo|check - install the build dependencies (Debian,
+# as root), build memtap, then either run it on the bundled demo
+# workload or run the whole test suite twice: a normal build and an
+# AddressSanitizer/UBSan build.  The last line of `check` is
+# "N passed, N failed, N skipped".
+set -eu
+
+what=${1:-check}
+top=$(cd "$(dirname "$0")/.." && pwd)
+jobs=$(nproc 2>/dev/null || echo 2)
+deps="autoconf automake libtool pkg-config make gcc libc6-dev libelf-dev libdw-dev
+libunwind-dev libzydis-dev zlib1g-dev procps util-linux strace"
+
+install_deps() {
+	if [ "$(id -u)" -ne 0 ] || ! command -v apt-get > /dev/null; then
+		echo "setup: not root or no apt-get: assuming the dependencies are installed" >&2
+		return 0
+	fi
+	missing=
+	for p in $deps; do
+		dpkg -s "$p" > /dev/null 2>&1 || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing > /dev/null
+}
+
+# build DIR [CONFIGURE ARGS...]: out-of-tree build in $top/DIR
+build() {
+	dir=$top/$1
+	shift
+	mkdir -p "$dir"
+	(cd "$dir" && "$top/configure" --enable-werror "$@" > configure.log &&
+		make -j"$jobs" > make.log 2>&1) || {
+		echo "setup: build in $dir failed; see $dir/config.log and $dir/make.log" >&2
+		tail -30 "$dir/make.log" >&2 2>/dev/null
+		exit 1
+	}
+}
+
+# check DIR: run the suite there; print its counts to fd 3
+check() {
+	(cd "$top/$1" && make -j"$jobs" check > check.log 2>&1) || true
+	grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS):' "$top/$1/check.log" | sed "s|^|$1: |"
+	awk '/^# (PASS|FAIL|SKIP|ERROR|XPASS|XFAIL): / { n[$2] = $3 }
+	     END { printf "%d %d %d\n", n["PASS:"] + n["XFAIL:"], n["FAIL:"] + n["ERROR:"] + n["XPASS:"], n["SKIP:"] }' \
+		"$top/$1/check.log" >&3
+}
+
+install_deps
+cd "$top"
+[ -x configure ] || autoreconf -fi > /dev/null 2>&1
+if [ -f config.status ]; then
+	echo "setup: $top is configured in-tree; run 'make distclean' there first" >&2
+	exit 1
+fi
+
+case $what in
+demo)
+	build build
+	"$top/scripts/demo.sh" "$top/build"
+	;;
+check)
+	build build
+	build build-asan --enable-sanitizers
+	counts=$( { check build; check build-asan; } 3>&1 1>&2 )
+	echo "$counts" | awk '{ p += $1; f += $2; s += $3 }
+		END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit f > 0 }'
+	;;
+*)
+	echo "usage: scripts/setup.sh demo|check" >&2
+	exit 64
+	;;
+esac
