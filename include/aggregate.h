@@ -1,0 +1,35 @@
+/*
+ * aggregate.h - byte-weighted stack aggregates: per (process, event
+ * kind, stack id) the calls, failed calls, bytes acquired and released.
+ *
+ * The table is a hash map owned by aggregate.c; entries live until
+ * aggregate_clear() (used between -i intervals).  Iteration order is
+ * insertion order.
+ */
+#ifndef MEMTAP_AGGREGATE_H
+#define MEMTAP_AGGREGATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+struct proc;
+
+struct agg {
+	struct proc *proc;
+	enum event_kind kind;
+	uint32_t stack;		/* stack table id, 0 = no stack */
+	uint64_t calls, failed;
+	uint64_t acquired, released;
+};
+
+/* Add one event (its weight and failure) to its aggregate. */
+void aggregate_add(struct proc *p, const struct event *ev, uint32_t stack);
+
+/* The aggregates, in insertion order; valid until the next add. */
+struct agg *aggregate_entries(size_t *n);
+
+void aggregate_clear(void);
+
+#endif /* MEMTAP_AGGREGATE_H */
