@@ -9,8 +9,9 @@
  * gives one frame per inline level, the outermost first.  A location
  * without function gives "[unknown] (module+0xOFFSET)", module being the
  * base name of the mapped file and OFFSET the file offset.  Frame text
- * never contains ';', control characters or invalid UTF-8 (each such
- * byte becomes '_' or '?').
+ * never contains ';' (which becomes '_'), control characters (which
+ * become '?') or invalid UTF-8 (each bad byte becomes U+FFFD, as in the
+ * other formats).
  *
  * Also the folded stack set (output.h) shared with out-svg.c and diff.c.
  */
@@ -95,7 +96,7 @@ static void add_frame_text(struct sbuf *b, const char *s)
 			sbuf_addc(b, '?');
 			s++;
 		} else if (!(n = out_utf8_len(s))) {
-			sbuf_addc(b, '?');
+			sbuf_add(b, "\xef\xbf\xbd", 3);	/* U+FFFD */
 			s++;
 		} else {
 			sbuf_add(b, s, n);

@@ -123,12 +123,12 @@ static void strtab_put(struct strtab *t, const char *s, size_t i)
 
 /*
  * profile.proto strings are UTF-8 (readers reject other bytes): return s,
- * or a copy of it kept in t with each bad byte replaced by '?'.
+ * or a copy of it kept in t with each bad byte replaced by U+FFFD.
  */
 static const char *valid_utf8(struct strtab *t, const char *s)
 {
 	const char *c;
-	char *copy;
+	char *copy, *o;
 	size_t n;
 
 	for (c = s; *c; c += n)
@@ -136,12 +136,19 @@ static const char *valid_utf8(struct strtab *t, const char *s)
 			break;
 	if (!*c)
 		return s;
-	copy = xstrdup(s);
-	for (c = copy; *c; c += n)
-		if (!(n = out_utf8_len(c))) {
-			copy[c - copy] = '?';
+	copy = o = xmalloc(3 * strlen(s) + 1);
+	for (c = s; *c; c += n) {
+		n = out_utf8_len(c);
+		if (n) {
+			memcpy(o, c, n);
+			o += n;
+		} else {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
 			n = 1;
 		}
+	}
+	*o = '\0';
 	t->owned = xgrowarray(t->owned, &t->owned_alloc, t->nowned + 1,
 			      sizeof(*t->owned));
 	t->owned[t->nowned++] = copy;

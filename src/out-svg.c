@@ -115,7 +115,7 @@ static void xml_text(FILE *f, const char *s, size_t n)
 			}
 			k = out_utf8_len(s);
 			if (!k || s + k > end) {
-				putc('?', f);
+				fputs("\xef\xbf\xbd", f);	/* U+FFFD */
 				break;
 			}
 			fwrite(s, 1, k, f);
