@@ -409,7 +409,7 @@ static const char style[] =
 "text { font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }\n"
 "#title { font-size: 17px; text-anchor: middle; }\n"
 "#subtitle { text-anchor: middle; fill: rgb(110,110,110); }\n"
-"#search, #matched { text-anchor: end; }\n"
+"#search, #unsearch, #matched { text-anchor: end; }\n"
 "#frames g { cursor: pointer; }\n"
 "#frames g:hover rect { stroke: rgb(0,0,0); stroke-width: 0.5; }\n"
 "#frames text { pointer-events: none; }\n"
