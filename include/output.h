@@ -25,12 +25,16 @@ enum out_event_frame {
 };
 
 /*
- * Options of the writers.  Zero-initialized options are the defaults
- * (value type p->default_type, demangled names, comm root frames,
- * event root frames when kinds are mixed, 1200 pixel wide SVG).
+ * Options of the writers.  Zero-initialized options (or o == NULL) are
+ * the defaults: value type p->default_type, demangled names, comm root
+ * frames, event root frames when kinds are mixed, 1200 pixel wide SVG.
  */
 struct output_options {
-	/* Value type to weigh by: value_index - 1, or 0 for p->default_type. */
+	/*
+	 * Value type: value_index - 1, or 0 for p->default_type.  Folded
+	 * and SVG weigh frames by it; pprof and JSON write every type and
+	 * name this one as the default.
+	 */
 	size_t value_index;
 	const char *title;	/* SVG title; NULL: "Memory growth" */
 	const char *subtitle;	/* SVG second line, or NULL */

@@ -538,7 +538,7 @@ int diff_main(int argc, char **argv)
 	FILE *out = stdout;
 	char *end;
 
-	optind = 1;
+	optind = 0;	/* glibc: start over, even after main()'s getopt */
 	while ((c = getopt_long(argc, argv, "F:ho:t:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
