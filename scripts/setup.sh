@@ -10,7 +10,8 @@ what=${1:-check}
 top=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
 deps="autoconf automake libtool pkg-config make gcc libc6-dev libelf-dev libdw-dev
-libunwind-dev libzydis-dev zlib1g-dev procps util-linux strace"
+libunwind-dev libzydis-dev zlib1g-dev procps util-linux strace python3
+protobuf-compiler chromium nodejs npm"
 
 install_deps() {
 	if [ "$(id -u)" -ne 0 ] || ! command -v apt-get > /dev/null; then
