@@ -15,6 +15,7 @@
 
 #include "error.h"
 #include "memtap.h"
+#include "output.h"
 #include "tracer.h"
 #include "xmalloc.h"
 
@@ -177,6 +178,8 @@ int main(int argc, char **argv)
 	};
 	int c, status, use_seccomp;
 
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return diff_main(argc - 1, argv + 1);
 	opt.events = EV_SYSCALLS;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:d:e:ho:p:qvV", longopts, NULL)) != -1) {
