@@ -161,6 +161,13 @@ int unwinder_walk(struct unwinder *uw, const struct stack_snapshot *s,
 
 void unwinder_free(struct unwinder *uw);
 
+/*
+ * libdw back end: 1 (default) walks from a per-pc cache of simple CFI
+ * rules and uses libdwfl's unwinder only for the frames that need it;
+ * 0 always uses libdwfl (for measurements and comparisons).
+ */
+extern int unwind_libdw_rule_cache;
+
 /* Back ends (NULL when not compiled in). */
 extern const struct unwinder_ops unwinder_none_ops;
 extern const struct unwinder_ops unwinder_fp_ops;

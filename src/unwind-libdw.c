@@ -19,6 +19,19 @@
  * dwfl_attach_state() is called once; each walk points the callbacks at
  * its snapshot.
  *
+ * Rule cache.  libdwfl interprets the CFI of every frame anew (FDE
+ * search, CFA program, a malloc per frame), about 1-2 µs per frame
+ * here.  Nearly every x86-64 frame follows one of a few rules: the CFA
+ * is %rsp or %rbp plus a constant, the return address is saved at
+ * CFA + constant, and %rbp is either untouched or saved at CFA +
+ * constant.  So each pc's rule is extracted once with libdw
+ * (dwarf_cfi_addrframe) into a hash table, and a walk whose frames all
+ * have such rules runs from the table with three registers and one or
+ * two memory reads per frame.  The first frame with any other rule
+ * (CFA expressions as in PLT entries, signal frames, a CFA in another
+ * register, no CFI) sends the whole walk to dwfl_getthread_frames().
+ * The table is emptied when the process's mappings change.
+ *
  * Compiled only with libdw (HAVE_LIBDW).
  */
 #include "config.h"
@@ -31,13 +44,39 @@
 
 #ifdef HAVE_LIBDW
 
+#include <dwarf.h>
+#include <stdint.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
 #include "modules.h"
 #include "xmalloc.h"
 
+int unwind_libdw_rule_cache = 1;
+
+/* x86-64 DWARF register numbers */
+#define DW_REG_RBP 6
+#define DW_REG_RSP 7
+#define DW_REG_RA 16
+
+enum { RULE_SIMPLE = 1, RULE_END, RULE_COMPLEX };
+
+struct dw_rule {
+	uint64_t pc;		/* the address looked up; 0 = empty slot */
+	int32_t cfa_off;	/* CFA = cfa_reg + cfa_off */
+	int32_t ra_off;		/* return address at CFA + ra_off */
+	int32_t rbp_off;	/* caller's %rbp at CFA + rbp_off; 0 = unchanged */
+	uint8_t kind;		/* RULE_* */
+	uint8_t cfa_reg;	/* DW_REG_RSP or DW_REG_RBP */
+};
+
+#define RULES_MIN 1024
+#define RULES_MAX 65536
+
 struct dw_state {
 	Dwfl *dwfl;
+	struct dw_rule *rules;		/* open addressing on pc */
+	size_t nrules, rules_size;
 	int attached;
 	int attach_failures;
 	int reported;			/* modules reported at least once */
@@ -134,6 +173,159 @@ static const Dwfl_Thread_Callbacks dw_thread_callbacks = {
 	.set_initial_registers = dw_set_initial_registers,
 };
 
+/* "Register saved at CFA + N": call_frame_cfa, plus_uconst N. */
+static int cfa_offset_rule(const Dwarf_Op *ops, size_t nops, int32_t *off)
+{
+	if (nops != 2 || ops[0].atom != DW_OP_call_frame_cfa || ops[1].atom != DW_OP_plus_uconst)
+		return 0;
+	if ((int64_t)ops[1].number < INT32_MIN || (int64_t)ops[1].number > INT32_MAX ||
+	    (int64_t)ops[1].number == 0)
+		return 0;
+	*off = (int32_t)(int64_t)ops[1].number;
+	return 1;
+}
+
+static void rule_classify(Dwarf_Frame *frame, struct dw_rule *r)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	Dwarf_Addr start, end;
+	bool signal = false;
+	int ra = dwarf_frame_info(frame, &start, &end, &signal);
+
+	r->kind = RULE_COMPLEX;
+	if (ra != DW_REG_RA || signal)
+		return;
+	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx ||
+	    (ops[0].number != DW_REG_RSP && ops[0].number != DW_REG_RBP) ||
+	    (int64_t)ops[0].number2 < INT32_MIN || (int64_t)ops[0].number2 > INT32_MAX)
+		return;
+	r->cfa_reg = (uint8_t)ops[0].number;
+	r->cfa_off = (int32_t)(int64_t)ops[0].number2;
+	if (dwarf_frame_register(frame, DW_REG_RA, mem, &ops, &nops) != 0)
+		return;
+	if (nops == 0) {
+		/* undefined or same value: the outermost frame */
+		r->kind = RULE_END;
+		return;
+	}
+	if (!cfa_offset_rule(ops, nops, &r->ra_off))
+		return;
+	if (dwarf_frame_register(frame, DW_REG_RBP, mem, &ops, &nops) != 0)
+		return;
+	r->rbp_off = 0;
+	if (nops != 0 && !cfa_offset_rule(ops, nops, &r->rbp_off))
+		return;
+	r->kind = RULE_SIMPLE;
+}
+
+static void rule_compute(struct dw_state *st, uint64_t pc, struct dw_rule *r)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(st->dwfl, pc);
+
+	r->pc = pc;
+	r->kind = RULE_COMPLEX;
+	if (!mod)
+		return;
+	for (int pass = 0; pass < 2; pass++) {
+		Dwarf_Addr bias;
+		Dwarf_CFI *cfi = pass ? dwfl_module_dwarf_cfi(mod, &bias)
+				      : dwfl_module_eh_cfi(mod, &bias);
+		Dwarf_Frame *frame;
+
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
+			continue;
+		rule_classify(frame, r);
+		free(frame);
+		return;
+	}
+}
+
+static size_t rule_slot(uint64_t pc, size_t size)
+{
+	return (size_t)((pc * 0x9e3779b97f4a7c15ULL) >> 32) & (size - 1);
+}
+
+static void rules_clear(struct dw_state *st)
+{
+	if (st->rules)
+		memset(st->rules, 0, st->rules_size * sizeof(*st->rules));
+	st->nrules = 0;
+}
+
+static const struct dw_rule *rule_get(struct dw_state *st, uint64_t pc)
+{
+	size_t j, mask;
+
+	if ((st->nrules + 1) * 2 > st->rules_size) {
+		struct dw_rule *old = st->rules;
+		size_t old_size = st->rules_size;
+
+		if (old_size >= RULES_MAX) {
+			rules_clear(st);	/* bounded: start over */
+		} else {
+			st->rules_size = old_size ? old_size * 2 : RULES_MIN;
+			st->rules = xcalloc(st->rules_size, sizeof(*st->rules));
+			mask = st->rules_size - 1;
+			for (size_t i = 0; i < old_size; i++)
+				if (old[i].pc) {
+					for (j = rule_slot(old[i].pc, st->rules_size); st->rules[j].pc;
+					     j = (j + 1) & mask)
+						;
+					st->rules[j] = old[i];
+				}
+			free(old);
+		}
+	}
+	mask = st->rules_size - 1;
+	for (j = rule_slot(pc, st->rules_size); st->rules[j].pc; j = (j + 1) & mask)
+		if (st->rules[j].pc == pc)
+			return &st->rules[j];
+	rule_compute(st, pc, &st->rules[j]);
+	st->nrules++;
+	return &st->rules[j];
+}
+
+/*
+ * Walk with cached rules.  Returns the depth, or -1 when a frame needs
+ * libdwfl's full unwinder.
+ */
+static int dw_fast_walk(struct dw_state *st, const struct stack_snapshot *s,
+			uint64_t *pcs, int max_depth)
+{
+	uint64_t pc = s->regs.rip, sp = s->regs.rsp, fp = s->regs.rbp;
+	int n = 0;
+
+	for (;;) {
+		const struct dw_rule *r;
+		uint64_t cfa, ra;
+
+		pcs[n++] = pc;
+		if (n >= max_depth)
+			return n;
+		/* callers: the call instruction's rule, not the next one's */
+		r = rule_get(st, n == 1 ? pc : pc - 1);
+		if (r->kind == RULE_END)
+			return n;
+		if (r->kind != RULE_SIMPLE)
+			return -1;
+		cfa = (r->cfa_reg == DW_REG_RSP ? sp : fp) + (uint64_t)(int64_t)r->cfa_off;
+		if (cfa <= sp)
+			return -1;
+		if (unwind_memcache_read(&st->cache, s, cfa + (uint64_t)(int64_t)r->ra_off,
+					 &ra, sizeof(ra)) < 0)
+			return n;
+		if (r->rbp_off &&
+		    unwind_memcache_read(&st->cache, s, cfa + (uint64_t)(int64_t)r->rbp_off,
+					 &fp, sizeof(fp)) < 0)
+			return n;
+		if (ra == 0)
+			return n;
+		sp = cfa;
+		pc = ra;
+	}
+}
+
 /* Report the module instances of uw->pm to the Dwfl. */
 static void dw_report(struct unwinder *uw)
 {
@@ -197,6 +389,7 @@ static void dw_fini(struct unwinder *uw)
 		return;
 	st->snap = NULL;
 	dwfl_end(st->dwfl);
+	free(st->rules);
 	free(st);
 	uw->priv = NULL;
 }
@@ -206,6 +399,7 @@ static void dw_maps_changed(struct unwinder *uw)
 	struct dw_state *st = uw->priv;
 
 	st->reported = 0;
+	rules_clear(st);
 }
 
 static int dw_frame(Dwfl_Frame *frame, void *arg)
@@ -241,6 +435,15 @@ static int dw_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		}
 		st->attached = 1;
 	}
+	if (unwind_libdw_rule_cache) {
+		int n = dw_fast_walk(st, s, pcs, max_depth);
+
+		if (n > 0) {
+			st->snap = NULL;
+			return n;
+		}
+		unwind_memcache_reset(&st->cache);
+	}
 	st->pcs = pcs;
 	st->n = 0;
 	st->max = max_depth;
@@ -260,6 +463,8 @@ static const struct unwinder_ops dw_ops = {
 const struct unwinder_ops *const unwinder_libdw_ops = &dw_ops;
 
 #else /* !HAVE_LIBDW */
+
+int unwind_libdw_rule_cache;
 
 const struct unwinder_ops *const unwinder_libdw_ops = NULL;
 

@@ -8,8 +8,13 @@ volatile int stack_sink;
 
 int main(int argc, char **argv)
 {
-	int mode = argc > 1 && strcmp(argv[1], "malloc") == 0 ? MODE_MALLOC : MODE_MMAP;
-	int r = stack_f0(mode);
+	int mode = MODE_MMAP, r;
+
+	if (argc > 1 && strcmp(argv[1], "malloc") == 0)
+		mode = MODE_MALLOC;
+	else if (argc > 1 && strcmp(argv[1], "signal") == 0)
+		mode = MODE_SIGNAL;
+	r = stack_f0(mode);
 
 	stack_sink = r;
 	return r == 4 ? 0 : 1;

@@ -6,6 +6,8 @@
  *
  *   mmap    mmap(STACK_FCALL_MAGIC) straight from stack_f3
  *   malloc  malloc(64 MiB): glibc mmaps it from inside malloc
+ *   signal  raise(SIGUSR1); the handler stack_sig_handler makes the mmap
+ *           (the stack crosses a signal frame)
  */
 #ifndef STACK_FCALL_H
 #define STACK_FCALL_H
@@ -13,7 +15,7 @@
 /* Length of the mmap the tests stop in (no other mmap has it). */
 #define STACK_FCALL_MAGIC 0x2345000UL
 
-enum { MODE_MMAP, MODE_MALLOC };
+enum { MODE_MMAP, MODE_MALLOC, MODE_SIGNAL };
 
 int stack_f0(int mode);
 int stack_f1(int mode);

@@ -8,9 +8,13 @@
  * Each TARGET is a build of tests/targets/stack-deep.c; it is run with
  * 5, 30 and 60 frames of distinct functions and stopped (PTRACE_SYSCALL)
  * at its mmap.  While it stays stopped, the bench times
- * stack_snapshot_take() at three sizes, then for each unwinder: the
- * first walk (cold caches), the mean of ITERATIONS warm walks, and a
- * walk right after unwinder_maps_changed().  Times in microseconds.
+ * stack_snapshot_take() at three sizes, then for each unwinder (libdw
+ * twice: "libdwfl" is libdwfl's unwinder alone, "libdw" the back end
+ * with its rule cache, checked to give the same frames): the
+ * first walk (cold caches), warm walks (ITERATIONS in all, in 9
+ * batches: the median batch mean is shown, since the machine may be
+ * busy with other work), and a walk right after unwinder_maps_changed()
+ * (which re-reads /proc/PID/maps).  Times in microseconds.
  */
 #include "config.h"
 
@@ -28,6 +32,14 @@
 #include "unwind.h"
 
 #define STACK_DEEP_MAGIC 0x2347000UL
+#define BATCHES 9
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 static double now_us(void)
 {
@@ -86,21 +98,33 @@ static void bench_target(const char *target, int depth, int iters)
 	printf("%s, %d deep_* frames:\n", name, depth);
 	printf("  snapshot:");
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		double t0 = now_us();
+		double batch[BATCHES];
 
-		for (int k = 0; k < iters; k++)
-			stack_snapshot_take(&snap, pid, pid, &regs, sizes[i]);
+		for (int b = 0; b < BATCHES; b++) {
+			double t0 = now_us();
+
+			for (int k = 0; k < iters / BATCHES + 1; k++)
+				stack_snapshot_take(&snap, pid, pid, &regs, sizes[i]);
+			batch[b] = (now_us() - t0) / (iters / BATCHES + 1);
+		}
+		qsort(batch, BATCHES, sizeof(batch[0]), cmp_double);
 		printf(" %zu KiB %.2f us (%zu read)%s", sizes[i] / 1024,
-		       (now_us() - t0) / iters, snap.len, i + 1 < 3 ? "," : "\n");
+		       batch[BATCHES / 2], snap.len, i + 1 < 3 ? "," : "\n");
 	}
 	stack_snapshot_take(&snap, pid, pid, &regs, STACK_SNAPSHOT_DEFAULT);
 
-	for (int kind = UNWIND_FP; kind < UNWIND_NKINDS; kind++) {
+	/* libdw twice: libdwfl alone, then with the rule cache */
+	for (int kind = UNWIND_FP; kind <= UNWIND_NKINDS; kind++) {
 		struct proc_modules *pm;
 		struct unwinder *uw;
 		double t0, cold, warm, changed;
 		int d = 0;
+		const char *label = kind == UNWIND_LIBDW ? "libdwfl" :
+				    kind == UNWIND_NKINDS ? "libdw" : unwind_kind_name(kind);
 
+		unwind_libdw_rule_cache = kind == UNWIND_NKINDS;
+		if (kind == UNWIND_NKINDS)
+			kind = UNWIND_LIBDW;
 		if (!unwind_kind_available(kind))
 			continue;
 		pm = proc_modules_new(pid);
@@ -116,18 +140,39 @@ static void bench_target(const char *target, int depth, int iters)
 		cold = now_us() - t0;
 		for (int k = 0; k < 10; k++)
 			unwinder_walk(uw, &snap, pcs, UNWIND_MAX_DEPTH);
-		t0 = now_us();
-		for (int k = 0; k < iters; k++)
-			d = unwinder_walk(uw, &snap, pcs, UNWIND_MAX_DEPTH);
-		warm = (now_us() - t0) / iters;
+		/* the median of BATCHES batches: the machine may be busy */
+		double batch[BATCHES];
+
+		for (int b = 0; b < BATCHES; b++) {
+			t0 = now_us();
+			for (int k = 0; k < iters / BATCHES + 1; k++)
+				d = unwinder_walk(uw, &snap, pcs, UNWIND_MAX_DEPTH);
+			batch[b] = (now_us() - t0) / (iters / BATCHES + 1);
+		}
+		qsort(batch, BATCHES, sizeof(batch[0]), cmp_double);
+		warm = batch[BATCHES / 2];
 		unwinder_maps_changed(uw);
 		t0 = now_us();
 		unwinder_walk(uw, &snap, pcs, UNWIND_MAX_DEPTH);
 		changed = now_us() - t0;
-		printf("  %-6s depth %3d: %8.2f us/walk warm, first %8.1f us, after maps change %8.1f us\n",
-		       unwind_kind_name(kind), d, warm, cold, changed);
+		printf("  %-7s depth %3d: %8.2f us/walk warm, first %8.1f us, after maps change %8.1f us\n",
+		       label, d, warm, cold, changed);
+		if (kind == UNWIND_LIBDW) {
+			/* the two libdw ways must agree */
+			uint64_t full[UNWIND_MAX_DEPTH];
+			int df;
+
+			unwind_libdw_rule_cache = 0;
+			df = unwinder_walk(uw, &snap, full, UNWIND_MAX_DEPTH);
+			unwind_libdw_rule_cache = 1;
+			d = unwinder_walk(uw, &snap, pcs, UNWIND_MAX_DEPTH);
+			if (df != d || memcmp(full, pcs, (size_t)d * sizeof(pcs[0])) != 0)
+				printf("  MISMATCH: libdwfl depth %d, rule cache depth %d\n", df, d);
+		}
 		unwinder_free(uw);
 		proc_modules_free(pm);
+		if (label[0] == 'l' && label[5] == '\0')
+			break;
 	}
 	stack_snapshot_release(&snap);
 	kill(pid, SIGKILL);

@@ -2,7 +2,7 @@
  * unwind-harness.c - run a command under ptrace, unwind its big mmaps
  * the way memtap does, and print the symbolized stacks.
  *
- *   unwind-harness [-u KIND] [-m MINLEN] [-x MAXLEN] [-s BYTES] [-v]
+ *   unwind-harness [-u KIND] [-m MINLEN] [-x MAXLEN] [-s BYTES] [-F] [-v]
  *                  -- COMMAND [ARGS]
  *
  * Every syscall stop is caught (PTRACE_SYSCALL).  At the entry of an
@@ -17,6 +17,8 @@
  *                                         where nothing is known
  *
  * and with -v one line per frame with module, offset, file and line.
+ * -F makes the libdw back end use libdwfl's unwinder for every frame
+ * (no rule cache).
  * Exit status: 0, 77 when the unwinder is not available or ptrace is
  * refused, 99 on any other failure.
  */
@@ -42,7 +44,7 @@
 static void usage(void)
 {
 	fprintf(stderr, "usage: unwind-harness [-u none|fp|dwarf|libdw] [-m MINLEN] "
-		"[-x MAXLEN] [-s BYTES] [-v] -- COMMAND [ARGS]\n");
+		"[-x MAXLEN] [-s BYTES] [-F] [-v] -- COMMAND [ARGS]\n");
 	exit(99);
 }
 
@@ -91,7 +93,7 @@ int main(int argc, char **argv)
 	int nevents = 0, sig = 0;
 	pid_t pid;
 
-	while ((opt = getopt(argc, argv, "u:m:x:s:v")) != -1) {
+	while ((opt = getopt(argc, argv, "u:m:x:s:Fv")) != -1) {
 		switch (opt) {
 		case 'u':
 			kind_name = optarg;
@@ -104,6 +106,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			snap_bytes = strtoul(optarg, NULL, 0);
+			break;
+		case 'F':
+			unwind_libdw_rule_cache = 0;
 			break;
 		case 'v':
 			verbose = 1;
