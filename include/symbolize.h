@@ -7,6 +7,10 @@
  * under /usr/lib/debug/.build-id/xx/yyyy.debug.  Names are demangled
  * (C++, Rust legacy and v0) unless SYMBOLIZE_NO_DEMANGLE.
  *
+ * Of several symbols at one address, the exported name with the fewest
+ * leading underscores is shown (malloc, not __libc_malloc); symbol
+ * versions (@GLIBC_2.34) are dropped.
+ *
  * Results are cached per (module, address): looking an address up twice
  * costs a hash probe.  Malformed or missing files give "[unknown]"
  * frames, never a failure.

@@ -93,7 +93,12 @@ enum unwind_kind {
 	UNWIND_NKINDS
 };
 
-/* The default --unwind back end. */
+/*
+ * The default --unwind back end.  libdw with its rule cache: 0.1-1 µs
+ * per warm walk of 10-66 frames here, against 10-50 µs for libunwind
+ * over the same snapshot, and a cheaper first walk and maps change
+ * (tests/unit/unwind-bench.c).
+ */
 #define UNWIND_DEFAULT UNWIND_LIBDW
 
 /* "none", "fp", "dwarf", "libdw"; -1 for an unknown name. */
@@ -129,10 +134,12 @@ struct unwinder {
 };
 
 /*
- * Create the unwinder of one process (all its threads).  pm, when not
- * NULL, is the process's module list, borrowed: it must outlive the
- * unwinder.  fp uses it to recognise code addresses; libdw to find ELF
- * files (through /proc/PID/root).  Keep one unwinder per process for
+ * Create the unwinder of one process (all its threads).  pm is the
+ * process's module list, borrowed: it must outlive the unwinder.  libdw
+ * requires it (its modules and ELF files come from there, opened
+ * through /proc/PID/map_files or /proc/PID/root); fp uses it to tell
+ * code addresses (without it, the leaf's caller is lost); libunwind
+ * and none accept NULL.  Memory is read through pm->pid.  Keep one unwinder per process for
  * its whole life: creating one is cheap, but its caches (filled by the
  * first walks) cost milliseconds to rebuild.
  *
