@@ -10,7 +10,7 @@ what=${1:-check}
 top=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
 deps="autoconf automake libtool pkg-config make gcc libc6-dev libelf-dev libdw-dev
-libunwind-dev libzydis-dev zlib1g-dev procps util-linux strace python3
+libunwind-dev libzydis-dev zlib1g-dev libiberty-dev g++ procps util-linux strace python3
 protobuf-compiler chromium nodejs npm"
 
 install_deps() {

@@ -1,0 +1,150 @@
+/*
+ * modules.h - which file holds the code at a pc: per-process lists of
+ * executable mappings, and one global table of modules (ELF files).
+ *
+ * A frame is stored as (module id, address relative to the module's
+ * ELF), the address addr2line and libdw take for that file, so that
+ * symbolization can run once at report time, after the process exited
+ * or unloaded the library.
+ *
+ * Global module table: a module is a distinct file, identified by the
+ * device and inode /proc/PID/maps shows (by path when the inode is 0),
+ * whichever process mapped it.  Ids are dense, from 0, never reused;
+ * entries live until modules_release_all() at exit.  A module keeps the
+ * file open (opened through /proc/PID/map_files or /proc/PID/root, so
+ * that files of other mount namespaces, deleted or replaced files still
+ * resolve after the process is gone), up to MODULE_MAX_FDS modules;
+ * later ones are reopened by path.
+ *
+ * Per-process list (struct proc_modules): the executable file mappings
+ * of /proc/PID/maps, sorted, re-read lazily: modules_map_changed() only
+ * bumps a generation; the next modules_resolve() (or modules_refresh())
+ * re-reads the file.  A pc outside every known mapping also triggers a
+ * re-read, at most once every MODULES_MISS_REREAD_MS.
+ */
+#ifndef MEMTAP_MODULES_H
+#define MEMTAP_MODULES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define MODULE_NONE UINT32_MAX
+#define MODULE_MAX_FDS 512
+#define MODULES_MISS_REREAD_MS 100
+#define MODULE_BUILD_ID_MAX 64
+
+/* One PT_LOAD segment of a module's ELF. */
+struct module_load {
+	uint64_t offset;	/* p_offset */
+	uint64_t vaddr;		/* p_vaddr */
+	uint64_t filesz;	/* p_filesz */
+	uint64_t memsz;
+	unsigned flags;		/* p_flags (PF_X ...) */
+};
+
+struct module {
+	uint32_t id;
+	char *path;		/* as in maps, " (deleted)" removed; or "[vdso]" */
+	const char *name;	/* basename, points into path */
+	dev_t dev;
+	ino_t ino;
+	int fd;			/* the open file, -1 if none */
+	int deleted;		/* maps said " (deleted)" */
+	int elf_ok;		/* program headers read */
+	int elf_type;		/* ET_EXEC, ET_DYN, 0 if unknown */
+	unsigned char build_id[MODULE_BUILD_ID_MAX];
+	size_t build_id_len;	/* 0 = none */
+	struct module_load *loads;
+	size_t nloads;
+	uint64_t first_vaddr;	/* first PT_LOAD p_vaddr, page-aligned down */
+	uint64_t end_vaddr;	/* highest p_vaddr + p_memsz */
+};
+
+/* An executable mapping: rel = pc - bias for pc in [start, end). */
+struct module_range {
+	uint64_t start, end;
+	uint64_t bias;		/* load bias of the module instance */
+	uint64_t offset;	/* file offset of start */
+	uint32_t module;
+};
+
+struct proc_modules {
+	pid_t pid;
+	unsigned generation;	/* bumped by modules_map_changed() */
+	unsigned read_generation; /* generation the ranges were read at */
+	unsigned version;	/* bumped when a re-read changed the ranges */
+	struct module_range *ranges;	/* sorted by start, disjoint */
+	size_t nranges, cap;
+	uint64_t last_read_ns;	/* CLOCK_MONOTONIC of the last read */
+	uint64_t reads;		/* statistics: /proc/PID/maps reads */
+};
+
+/*
+ * Allocate the list of pid; nothing is read until the first lookup.
+ * Freed by proc_modules_free(), which leaves the global modules alone.
+ */
+struct proc_modules *proc_modules_new(pid_t pid);
+void proc_modules_free(struct proc_modules *pm);
+
+/* Mappings may have changed (exec, dlopen, dlclose): re-read lazily. */
+void modules_map_changed(struct proc_modules *pm);
+
+/*
+ * Filters for the tracer's memory events, so that anonymous memory
+ * (the common case) costs no re-read: an mmap with PROT_EXEC, an
+ * munmap or mremap overlapping a known executable mapping mark the list
+ * changed.
+ */
+void modules_note_mmap(struct proc_modules *pm, uint64_t addr, uint64_t len, int prot);
+void modules_note_unmap(struct proc_modules *pm, uint64_t addr, uint64_t len);
+
+/*
+ * Re-read /proc/PID/maps now if the list is marked changed (or force).
+ * Returns 1 when the ranges changed, 0 when not, -1 when maps could not
+ * be read (the process is gone: the old ranges stay).
+ */
+int modules_refresh(struct proc_modules *pm, int force);
+
+/*
+ * The module of pc and the address relative to its ELF.  Returns 0, or
+ * -1 when pc is in no file mapping (JIT code, [vsyscall], garbage):
+ * *module_id = MODULE_NONE, *rel_addr = pc.  A binary search, plus a
+ * maps re-read when the list is marked changed.
+ */
+int modules_resolve(struct proc_modules *pm, uint64_t pc, uint32_t *module_id,
+		    uint64_t *rel_addr);
+
+/* The range holding pc, NULL if none (no re-read). */
+const struct module_range *modules_find_range(const struct proc_modules *pm, uint64_t pc);
+
+/* Bumped each time a re-read changed the ranges. */
+static inline unsigned modules_version(const struct proc_modules *pm)
+{
+	return pm->version;
+}
+
+/* Global table: NULL for MODULE_NONE or an unknown id.  Borrowed. */
+const struct module *module_get(uint32_t id);
+uint32_t module_count(void);
+
+/*
+ * Register a file by path, without a process (tests, tools): the file is
+ * opened, its ELF headers read.  Returns its id (an existing one if the
+ * same file is known), or MODULE_NONE if it cannot be opened.
+ */
+uint32_t module_intern_file(const char *path);
+
+/* A module's build-id as lowercase hex into buf (>= 2*len+1); "" if none. */
+char *module_build_id_hex(const struct module *m, char *buf, size_t size);
+
+/*
+ * Open the module's file for reading: a dup of the kept descriptor, or
+ * the path.  Returns a descriptor the caller closes, or -1.
+ */
+int module_open(const struct module *m);
+
+/* Free every module (at exit, after the report). */
+void modules_release_all(void);
+
+#endif /* MEMTAP_MODULES_H */

@@ -1,0 +1,81 @@
+/*
+ * stacks.h - the stack table: every distinct stack once, named by a
+ * 32-bit id that aggregates index.
+ *
+ * A stack is an array of frames, leaf first.  A frame is a module id
+ * and an address relative to that module's ELF (modules.h), or, when
+ * the pc is in no file mapping, MODULE_NONE and the raw pc.  Stored
+ * addresses are the ones to symbolize: the stop's pc for frame 0, the
+ * return address minus one (the call instruction) for the others;
+ * stack_table_intern_pcs() makes that adjustment.
+ *
+ * Memory is bounded: once the table would grow beyond the limit given
+ * to stack_table_new(), new stacks are not stored and intern returns
+ * STACK_ID_LOST (counted by stack_table_lost()); known stacks still
+ * intern to their id.  Frame arrays never move: pointers from
+ * stack_table_get() stay valid until stack_table_free().
+ *
+ * Lifecycle: stack_table_new(), any number of interns and gets,
+ * stack_table_free().  The table owns all its memory.  Not thread-safe.
+ */
+#ifndef MEMTAP_STACKS_H
+#define MEMTAP_STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct proc_modules;
+
+struct stack_frame {
+	uint64_t addr;		/* relative to the module, or the raw pc */
+	uint32_t module;	/* module id, MODULE_NONE for a raw pc */
+	uint32_t reserved;	/* 0 */
+};
+
+/* Id 0: the empty stack, and where stacks go when the table is full. */
+#define STACK_ID_LOST 0
+
+/* Deepest stack kept; deeper ones are cut (leaf side kept). */
+#define STACK_MAX_DEPTH 1024
+
+/* Default memory limit (--stack-memory). */
+#define STACK_TABLE_DEFAULT_MAX (256u << 20)
+
+struct stack_table;
+
+/* max_bytes: bound on the table's memory (0 = no bound).  Never NULL. */
+struct stack_table *stack_table_new(size_t max_bytes);
+void stack_table_free(struct stack_table *t);
+
+/*
+ * The id of frames[0..depth), adding the stack if new.  depth 0 gives
+ * STACK_ID_LOST; depth > STACK_MAX_DEPTH is cut.  frames is copied.
+ */
+uint32_t stack_table_intern(struct stack_table *t, const struct stack_frame *frames,
+			    int depth);
+
+/*
+ * Resolve pcs[0..depth) as unwinder_walk() returns them (unwind.h) to
+ * frames with modules_resolve(), adjust return addresses, and intern.
+ * pm may be NULL: every frame is then a raw pc.
+ */
+uint32_t stack_table_intern_pcs(struct stack_table *t, struct proc_modules *pm,
+				const uint64_t *pcs, int depth);
+
+/*
+ * The frames of id (borrowed, leaf first) and their number.  Returns 0,
+ * or -1 for an id never returned by intern.
+ */
+int stack_table_get(const struct stack_table *t, uint32_t id,
+		    const struct stack_frame **frames, int *depth);
+
+/* Number of ids handed out, STACK_ID_LOST included: ids are < this. */
+uint32_t stack_table_count(const struct stack_table *t);
+
+/* Bytes allocated by the table. */
+size_t stack_table_memory(const struct stack_table *t);
+
+/* Interns refused because the table was full. */
+uint64_t stack_table_lost(const struct stack_table *t);
+
+#endif /* MEMTAP_STACKS_H */

@@ -1,0 +1,204 @@
+/*
+ * unwind.h - stack snapshots and the unwinders that walk them.
+ *
+ * The tracer copies the top of a stopped thread's stack with one
+ * process_vm_readv (stack_snapshot_take), resumes the thread, and only
+ * then unwinds from the copy (unwinder_walk), so the target waits for
+ * one copy, never for an unwind.
+ *
+ * Back ends (--unwind=):
+ *   fp      frame-pointer walk over the snapshot (unwind-fp.c); exact
+ *           only where every function keeps %rbp as frame pointer
+ *   dwarf   libunwind-ptrace with accessors that read the snapshot
+ *           (unwind-libunwind.c)
+ *   libdw   elfutils libdwfl with thread callbacks over the snapshot
+ *           (unwind-libdw.c)
+ *   none    the stop's pc alone
+ *
+ * Frame convention of unwinder_walk(): pcs[0] is the exact pc of the
+ * stop; every later entry is a return address, so the call site is
+ * pcs[i] - 1 (symbolize that, not pcs[i]).  A frame interrupted by a
+ * signal (its pc is exact, not a return address) is stored as pc + 1 so
+ * that the rule holds for every i > 0.
+ */
+#ifndef MEMTAP_UNWIND_H
+#define MEMTAP_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "arch.h"
+
+struct proc_modules;
+
+/* Deepest stack an unwinder returns; callers may ask for less. */
+#define UNWIND_MAX_DEPTH 256
+
+/* Default snapshot size: enough for ~60 typical frames. */
+#define STACK_SNAPSHOT_DEFAULT (32 * 1024)
+
+/*
+ * A copy of [start, start + len) of a thread's stack, taken at a stop,
+ * with the registers of that stop.
+ *
+ * Lifecycle: zero-initialize (STACK_SNAPSHOT_INIT), call
+ * stack_snapshot_take() any number of times (the buffer is reused and
+ * grown as needed), then stack_snapshot_release().  The struct owns data.
+ */
+struct stack_snapshot {
+	pid_t pid;		/* thread group: where fallback reads go */
+	pid_t tid;		/* the thread: PTRACE_PEEKDATA fallback */
+	arch_regs_t regs;
+	uint64_t start;		/* tracee address of data[0] (the stop's sp) */
+	size_t len;		/* bytes valid in data */
+	unsigned char *data;
+	size_t cap;		/* bytes allocated in data */
+};
+
+#define STACK_SNAPSHOT_INIT { 0 }
+
+/*
+ * Copy up to max_bytes of tid's stack from its stack pointer upward, in
+ * one process_vm_readv: a read is cut short where the mapping ends, and
+ * retried with half the size on EFAULT.  regs are copied.  The thread
+ * must be in a ptrace-stop; it may be resumed as soon as this returns.
+ *
+ * Returns 0 (len may be 0 if nothing was readable: unwinders then give
+ * the pc alone), or -1 with errno set when regs is unusable.
+ */
+int stack_snapshot_take(struct stack_snapshot *s, pid_t pid, pid_t tid,
+			const arch_regs_t *regs, size_t max_bytes);
+
+/* Free the buffer; s can be taken again afterwards. */
+void stack_snapshot_release(struct stack_snapshot *s);
+
+/*
+ * Read len bytes at tracee address addr: from the copy when it holds
+ * them all, otherwise from the process (process_vm_readv, then
+ * PTRACE_PEEKDATA on tid, which works only while it is stopped).
+ * Returns 0 or -1.  Never changes s.
+ */
+int stack_snapshot_read(const struct stack_snapshot *s, uint64_t addr,
+			void *buf, size_t len);
+
+/* Read from a process without a snapshot (same fallbacks). */
+int unwind_read_remote(pid_t pid, pid_t tid, uint64_t addr, void *buf, size_t len);
+
+enum unwind_kind {
+	UNWIND_NONE,
+	UNWIND_FP,
+	UNWIND_DWARF,		/* libunwind-ptrace over the snapshot */
+	UNWIND_LIBDW,		/* libdw over the snapshot */
+	UNWIND_NKINDS
+};
+
+/*
+ * The default --unwind back end.  libdw with its rule cache: 0.1-1 µs
+ * per warm walk of 10-66 frames here, against 10-50 µs for libunwind
+ * over the same snapshot, and a cheaper first walk and maps change
+ * (tests/unit/unwind-bench.c).
+ */
+#define UNWIND_DEFAULT UNWIND_LIBDW
+
+/* "none", "fp", "dwarf", "libdw"; -1 for an unknown name. */
+int unwind_kind_from_name(const char *name);
+const char *unwind_kind_name(enum unwind_kind kind);
+/* 1 when the back end was compiled in. */
+int unwind_kind_available(enum unwind_kind kind);
+
+struct unwinder;
+
+/* A back end: each unwind-*.c defines one of these. */
+struct unwinder_ops {
+	const char *name;
+	/* Set up uw->priv; 0 or -1 (the unwinder is then unusable). */
+	int (*init)(struct unwinder *uw);
+	void (*fini)(struct unwinder *uw);
+	/* The process's mappings changed: drop what depends on them. */
+	void (*maps_changed)(struct unwinder *uw);
+	/* Fill pcs[0..max_depth); return the depth (>= 1 when max_depth >= 1). */
+	int (*walk)(struct unwinder *uw, const struct stack_snapshot *s,
+		    uint64_t *pcs, int max_depth);
+};
+
+struct unwinder {
+	enum unwind_kind kind;
+	const struct unwinder_ops *ops;
+	pid_t pid;
+	struct proc_modules *pm;	/* borrowed, may be NULL */
+	unsigned pm_version;		/* modules_version() last seen */
+	int dirty;			/* maps_changed pending */
+	void *priv;			/* the back end's state */
+	uint64_t walks, frames, failures;
+};
+
+/*
+ * Create the unwinder of one process (all its threads).  pm is the
+ * process's module list, borrowed: it must outlive the unwinder.  libdw
+ * requires it (its modules and ELF files come from there, opened
+ * through /proc/PID/map_files or /proc/PID/root); fp uses it to tell
+ * code addresses (without it, the leaf's caller is lost); libunwind
+ * and none accept NULL.  Memory is read through pm->pid.  Keep one unwinder per process for
+ * its whole life: creating one is cheap, but its caches (filled by the
+ * first walks) cost milliseconds to rebuild.
+ *
+ * Returns NULL (errno set) if the back end is not compiled in or fails
+ * to start; callers then fall back to another kind.
+ */
+struct unwinder *unwinder_new(enum unwind_kind kind, pid_t pid, struct proc_modules *pm);
+
+/*
+ * The process mapped or unmapped code (dlopen, dlclose, exec): caches
+ * keyed by address are flushed before the next walk.  Cheap; the work is
+ * done lazily.  A change seen through pm (modules_version) has the same
+ * effect without this call.
+ */
+void unwinder_maps_changed(struct unwinder *uw);
+
+/*
+ * Unwind the thread of snapshot s into pcs (see the frame convention
+ * above).  The thread may be running: reads beyond the snapshot then see
+ * its current memory.  Returns the depth, 0 if max_depth is 0, -1 on
+ * bad arguments.  Never blocks on the tracee, never calls ptrace except
+ * PTRACE_PEEKDATA when process_vm_readv fails.
+ */
+int unwinder_walk(struct unwinder *uw, const struct stack_snapshot *s,
+		  uint64_t *pcs, int max_depth);
+
+void unwinder_free(struct unwinder *uw);
+
+/*
+ * libdw back end: 1 (default) walks from a per-pc cache of simple CFI
+ * rules and uses libdwfl's unwinder only for the frames that need it;
+ * 0 always uses libdwfl (for measurements and comparisons).
+ */
+extern int unwind_libdw_rule_cache;
+
+/* Back ends (NULL when not compiled in). */
+extern const struct unwinder_ops unwinder_none_ops;
+extern const struct unwinder_ops unwinder_fp_ops;
+extern const struct unwinder_ops *const unwinder_libunwind_ops;
+extern const struct unwinder_ops *const unwinder_libdw_ops;
+
+/*
+ * A one-page cache for reads beyond the snapshot (code, unwind tables):
+ * back ends reset it at the start of each walk, since the tracee may
+ * have changed its memory in between.
+ */
+struct unwind_memcache {
+	uint64_t page;		/* tracee address of buf, valid if len */
+	size_t len;
+	unsigned char buf[4096];
+};
+
+static inline void unwind_memcache_reset(struct unwind_memcache *c)
+{
+	c->len = 0;
+}
+
+/* stack_snapshot_read() through the cache. */
+int unwind_memcache_read(struct unwind_memcache *c, const struct stack_snapshot *s,
+			 uint64_t addr, void *buf, size_t len);
+
+#endif /* MEMTAP_UNWIND_H */
