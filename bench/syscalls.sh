@@ -387,7 +387,7 @@ elapsed=$((($(now_us) - start) / 1000000))
 
 # stats FILE EVENTS: median untraced s, median traced s, median ratio,
 # min ratio, max ratio, median µs per event, relative spread of the
-# untraced runs (max/min), median ms added
+# untraced runs (max/min), median ms added, min traced / min untraced
 stats() {
 	awk -v ev="$2" '
 	function median(a, n,   i, j, t) {
@@ -405,13 +405,14 @@ stats() {
 		d[n] = ($2 - $1) / 1000
 		if (n == 1 || $1 < umin) umin = $1
 		if (n == 1 || $1 > umax) umax = $1
+		if (n == 1 || $2 < tmin) tmin = $2
 	}
 	END {
 		if (n == 0) exit 1
 		mu = median(u, n); mt = median(t, n); mr = median(r, n); mp = median(p, n)
 		rmin = r[1]; rmax = r[1]
 		for (i = 1; i <= n; i++) { if (r[i] < rmin) rmin = r[i]; if (r[i] > rmax) rmax = r[i] }
-		printf "%.3f %.3f %.2f %.2f %.2f %.1f %.2f %.1f\n", mu, mt, mr, rmin, rmax, mp, umax / umin, median(d, n)
+		printf "%.3f %.3f %.2f %.2f %.2f %.1f %.2f %.1f %.2f\n", mu, mt, mr, rmin, rmax, mp, umax / umin, median(d, n), tmin / umin
 	}' "$1"
 }
 
@@ -466,37 +467,38 @@ echo "slowdown = median over the pairs of traced/untraced wall time (range: min�
 echo "µs/event = median of (traced − untraced) / memory syscalls (brk, mmap, munmap, mremap)"
 echo "made by the workload at that size; µs/stop = (traced − untraced) / memtap's ptrace stops;"
 echo "added ms = median of traced − untraced (the fixed cost of a tool shows in the \"true\" rows)."
-echo "\"spread\" is max/min of the untraced runs of the cell: the noise of the machine."
+echo "best = fastest traced run / fastest untraced run (least disturbed by other work);"
+echo "spread = slowest / fastest untraced run of the cell: the noise of the machine."
 
 declare -A ratio
 for w in $workloads; do
 	echo
 	echo "## $w: $(describe_workload "$w")"
 	echo
-	echo "| tool | size | events | untraced s | traced s | slowdown | range | spread | added ms | µs/event | stops/event | µs/stop |"
-	echo "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"
+	echo "| tool | size | events | untraced s | traced s | slowdown | range | best | spread | added ms | µs/event | stops/event | µs/stop |"
+	echo "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"
 	for t in $active; do
 		s=$(size_for "$t" "$w")
 		count_events "$w" "$s"
 		if [ -n "${failed[$w:$t]:-}" ]; then
-			echo "| $(tool_label "$t") | $(fmt_size "$w" "$s") | $ev | | | failed: ${failed[$w:$t]} | | | | | | |"
+			echo "| $(tool_label "$t") | $(fmt_size "$w" "$s") | $ev | | | failed: ${failed[$w:$t]} | | | | | | | |"
 			ratio[$w:$t]=failed
 			continue
 		fi
-		read -r mu mt mr rmin rmax mp spread added < <(stats "$workdir/samples/$w.$t" "$ev")
-		ratio[$w:$t]=$mr
+		read -r mu mt mr rmin rmax mp spread added best < <(stats "$workdir/samples/$w.$t" "$ev")
+		ratio[$w:$t]="$mr ($best)"
 		spe=
 		sps=
 		if [ -f "$workdir/samples/$w.$t.stops" ]; then
 			read -r st sps _ < <(stop_stats "$workdir/samples/$w.$t.stops")
 			spe=$(awk -v s="$st" -v e="$ev" 'BEGIN { if (e > 0) printf "%.2f", s / e }')
 		fi
-		echo "| $(tool_label "$t") | $(fmt_size "$w" "$s") | $ev | $mu | $mt | **$mr** | $rmin–$rmax | $spread | $added | $mp | $spe | $sps |"
+		echo "| $(tool_label "$t") | $(fmt_size "$w" "$s") | $ev | $mu | $mt | **$mr** | $rmin–$rmax | $best | $spread | $added | $mp | $spe | $sps |"
 	done
 done
 
 echo
-echo "## Slowdown (median traced/untraced)"
+echo "## Slowdown: median traced/untraced (best)"
 echo
 printf '| tool |'
 for w in $workloads; do printf ' %s |' "$w"; done
