@@ -1,0 +1,541 @@
+#!/bin/bash
+# bench/syscalls.sh - what tracing memory syscalls costs a command, under
+# memtap and under other tools, measured in the same run.
+#
+# Each measurement is a pair: the workload untraced and the workload
+# under one tool, run back to back (the order flips on every repetition),
+# and the pairs of all tools and workloads are interleaved.  A cell of
+# the table is the median over the repetitions of traced/untraced, and
+# of (traced - untraced) / events, where events are the memory syscalls
+# (brk, mmap, munmap, mremap) that the workload makes at that size.
+#
+# Output: Markdown on stdout.  Progress goes to stderr.
+
+set -eu
+
+prog=${0##*/}
+here=$(cd "$(dirname "$0")" && pwd)
+
+reps=7
+scale=1
+memtap=${MEMTAP:-}
+workloads="true dd iowrite mmap brk"
+pin=
+tools="memtap memtap-ptrace strace strace-ptrace strace-k ltrace heaptrack massif"
+workdir=
+keep=no
+cc=${CC:-cc}
+
+usage() {
+	cat <<EOF
+Usage: $prog [OPTIONS]
+Slowdown of memory-syscall tracing: memtap against strace, ltrace,
+heaptrack and valgrind massif, on I/O-, mmap- and brk-heavy workloads.
+
+  -r, --reps=N         repetitions (pairs untraced/traced) per cell [$reps]
+  -s, --scale=F        multiply every workload size by F (e.g. 0.2, 3) [$scale]
+  -m, --memtap=PATH    memtap binary [\$MEMTAP, else ../memtap next to
+                       bench/, else memtap in PATH]
+  -w, --workloads=LIST some of: $workloads
+  -t, --tools=LIST     some of: $tools
+                       (tools that are not installed are skipped)
+      --workdir=DIR    build the workloads and keep outputs in DIR
+                       (default: a temporary directory, removed at exit)
+      --keep           do not remove the temporary directory
+      --cc=CC          C compiler for the workloads [$cc]
+      --pin=CPU        run everything (tools and workloads) on CPU CPU
+                       (taskset): tracer and tracee share it [not pinned]
+  -h, --help           show this help and exit
+
+Workloads (size at scale 1; slow tools run a smaller size, see the
+"size" column, paired with an untraced run of that same size):
+  true      /bin/true: what a tool costs to start and finish
+  dd        dd if=/dev/zero of=/dev/null bs=512 count=200000
+  iowrite   200000 write(2) of 512 bytes to /dev/null
+  mmap      5000 rounds of mmap 1-16 pages, touch each page, munmap
+            (and an mremap every 16th round)
+  brk       10 cycles of mallocs of 16-256 bytes up to 16 MiB, free all,
+            malloc_trim: the heap grows and shrinks with brk
+
+Example: $prog -r 9 -w mmap,brk -t memtap,strace
+EOF
+}
+
+die() {
+	echo "$prog: $*" >&2
+	exit 64
+}
+
+while [ $# -gt 0 ]; do
+	opt=$1
+	case $opt in
+	--*=*)
+		arg=${opt#*=}
+		opt=${opt%%=*}
+		;;
+	-[rsmwt])
+		[ $# -ge 2 ] || die "option $opt needs an argument"
+		arg=$2
+		shift
+		;;
+	-[rsmwt]?*)
+		arg=${opt#-?}
+		opt=${opt%"$arg"}
+		;;
+	--reps | --scale | --memtap | --workloads | --tools | --workdir | --cc | --pin)
+		[ $# -ge 2 ] || die "option $opt needs an argument"
+		arg=$2
+		shift
+		;;
+	*)
+		arg=
+		;;
+	esac
+	case $opt in
+	-r | --reps) reps=$arg ;;
+	-s | --scale) scale=$arg ;;
+	-m | --memtap) memtap=$arg ;;
+	-w | --workloads) workloads=${arg//,/ } ;;
+	-t | --tools) tools=${arg//,/ } ;;
+	--workdir) workdir=$arg ;;
+	--cc) cc=$arg ;;
+	--pin) pin=$arg ;;
+	-h | --help)
+		usage
+		exit 0
+		;;
+	--keep) keep=yes ;;
+	*)
+		usage >&2
+		exit 64
+		;;
+	esac
+	shift
+done
+
+case $reps in
+'' | *[!0-9]*) die "--reps: not a number: $reps" ;;
+esac
+[ "$reps" -ge 1 ] || die "--reps must be at least 1"
+awk -v s="$scale" 'BEGIN { exit !(s + 0 > 0) }' || die "--scale: not a positive number: $scale"
+
+if [ -z "$memtap" ]; then
+	if [ -x "$here/../memtap" ]; then
+		memtap=$here/../memtap
+	elif command -v memtap >/dev/null 2>&1; then
+		memtap=$(command -v memtap)
+	else
+		die "no memtap binary: build it first or pass --memtap=PATH"
+	fi
+fi
+[ -x "$memtap" ] || die "not executable: $memtap"
+
+if [ -z "$workdir" ]; then
+	workdir=$(mktemp -d "${TMPDIR:-/tmp}/memtap-bench.XXXXXX")
+	[ "$keep" = yes ] || trap 'rm -rf "$workdir"' EXIT
+else
+	mkdir -p "$workdir"
+fi
+workdir=$(cd "$workdir" && pwd)
+mkdir -p "$workdir/bin" "$workdir/samples" "$workdir/out"
+
+log() {
+	echo "$prog: $*" >&2
+}
+
+# --- workloads ---------------------------------------------------------
+
+for w in iowrite mmapper brkgrow; do
+	"$cc" -O2 -g -Wall -Wextra -o "$workdir/bin/$w" "$here/workloads/$w.c" ||
+		die "cannot build $here/workloads/$w.c"
+done
+
+# base size of a workload at --scale 1
+base_size() {
+	case $1 in
+	true) echo 1 ;;
+	dd) echo 200000 ;;
+	iowrite) echo 200000 ;;
+	mmap) echo 5000 ;;
+	brk) echo 10 ;;
+	*) die "unknown workload: $1" ;;
+	esac
+}
+
+# by how much a tool's size is divided: those that stop on every
+# syscall (PTRACE_SYSCALL), per event (strace -k) or are otherwise slow
+# run a smaller size, to keep the whole suite within a few minutes
+divisor() {
+	case $1:$2 in
+	true:*) echo 1 ;;
+	memtap-ptrace:dd | memtap-ptrace:iowrite) echo 20 ;;
+	strace-ptrace:dd | strace-ptrace:iowrite) echo 20 ;;
+	ltrace:dd | ltrace:iowrite) echo 20 ;;
+	strace-k:mmap) echo 50 ;;
+	strace-k:brk) echo 10 ;;
+	ltrace:mmap) echo 10 ;;
+	massif:dd | massif:iowrite) echo 4 ;;
+	massif:mmap | massif:brk | heaptrack:brk) echo 2 ;;
+	*) echo 1 ;;
+	esac
+}
+
+size_for() {
+	awk -v b="$(base_size "$2")" -v s="$scale" -v d="$(divisor "$1" "$2")" \
+		'BEGIN { n = int(b * s / d + 0.5); print (n < 1 ? 1 : n) }'
+}
+
+describe_workload() {
+	case $1 in
+	true) echo "/bin/true: the cost of starting and finishing" ;;
+	dd) echo "dd if=/dev/zero of=/dev/null bs=512 count=N" ;;
+	iowrite) echo "iowrite N: N write(2) of 512 bytes to /dev/null" ;;
+	mmap) echo "mmapper N: N × (mmap 1-16 pages, touch each page, munmap; mremap every 16th)" ;;
+	brk) echo "brkgrow N: N cycles × (malloc 16-256 B blocks up to 16 MiB, free all, malloc_trim)" ;;
+	esac
+}
+
+# workload_cmd WORKLOAD SIZE: sets the array cmd
+workload_cmd() {
+	case $1 in
+	true) cmd=(/bin/true) ;;
+	dd) cmd=(dd if=/dev/zero of=/dev/null bs=512 "count=$2") ;;
+	iowrite) cmd=("$workdir/bin/iowrite" "$2") ;;
+	mmap) cmd=("$workdir/bin/mmapper" "$2") ;;
+	brk) cmd=("$workdir/bin/brkgrow" "$2") ;;
+	esac
+}
+
+# --- tools -------------------------------------------------------------
+
+memsys=brk,mmap,munmap,mremap
+
+tool_label() {
+	case $1 in
+	memtap) echo "memtap (seccomp)" ;;
+	memtap-ptrace) echo "memtap --syscalls=ptrace" ;;
+	strace) echo "strace --seccomp-bpf" ;;
+	strace-ptrace) echo "strace (no --seccomp-bpf)" ;;
+	strace-k) echo "strace --seccomp-bpf -k" ;;
+	ltrace) echo "ltrace -e mmap+munmap+mremap+brk+sbrk" ;;
+	heaptrack) echo "heaptrack" ;;
+	massif) echo "valgrind --tool=massif" ;;
+	esac
+}
+
+# tool_prefix TOOL OUTFILE: sets the array pre (the command line before
+# the workload's)
+tool_prefix() {
+	case $1 in
+	memtap) pre=("$memtap" -q -o "$2" --) ;;
+	memtap-ptrace) pre=("$memtap" -q --syscalls=ptrace -o "$2" --) ;;
+	strace) pre=(strace -f --seccomp-bpf -e "trace=$memsys" -o /dev/null) ;;
+	strace-ptrace) pre=(strace -f -e "trace=$memsys" -o /dev/null) ;;
+	strace-k) pre=(strace -f -k --seccomp-bpf -e "trace=$memsys" -o /dev/null) ;;
+	ltrace) pre=(ltrace -f -e mmap+munmap+mremap+brk+sbrk -o /dev/null) ;;
+	heaptrack) pre=(heaptrack -o "$2") ;;
+	massif) pre=(valgrind --tool=massif "--massif-out-file=$2") ;;
+	esac
+}
+
+tool_binary() {
+	case $1 in
+	memtap*) echo "$memtap" ;;
+	strace*) echo strace ;;
+	massif) echo valgrind ;;
+	*) echo "$1" ;;
+	esac
+}
+
+tool_version() {
+	case $1 in
+	memtap*) "$memtap" --version 2>&1 | head -n 1 ;;
+	strace*) strace -V 2>&1 | head -n 1 ;;
+	ltrace) ltrace -V 2>&1 | head -n 1 ;;
+	heaptrack) heaptrack --version 2>&1 | head -n 1 ;;
+	massif) valgrind --version 2>&1 | head -n 1 ;;
+	esac
+}
+
+skipped=
+active=
+for t in $tools; do
+	tool_label "$t" >/dev/null
+	[ -n "$(tool_label "$t")" ] || die "unknown tool: $t"
+	if command -v "$(tool_binary "$t")" >/dev/null 2>&1; then
+		active="$active $t"
+	else
+		skipped="$skipped $t"
+	fi
+done
+for w in $workloads; do
+	base_size "$w" >/dev/null
+done
+
+# --- measuring ---------------------------------------------------------
+
+# µs since the epoch, from bash's EPOCHREALTIME (no fork)
+now_us() {
+	local t=${EPOCHREALTIME/[.,]/}
+	echo $((10#$t))
+}
+
+# timed LOG CMD...: runs CMD with its output in LOG, prints elapsed µs;
+# fails when the command does
+timed() {
+	local out=$1 t0 t1 rc=0
+	shift
+	t0=${EPOCHREALTIME/[.,]/}
+	"$@" >"$out" 2>&1 </dev/null || rc=$?
+	t1=${EPOCHREALTIME/[.,]/}
+	echo $((10#$t1 - 10#$t0))
+	return $rc
+}
+
+# memtap's summary line and event count: parse_memtap FILE sets
+# m_stops m_seccomp m_syscall m_signal m_other m_events
+parse_memtap() {
+	local line
+	line=$(grep -m 1 '^memtap: .* stops (' "$1" || true)
+	m_stops=$(echo "$line" | sed -n 's/.* \([0-9][0-9]*\) stops (.*/\1/p')
+	m_seccomp=$(echo "$line" | sed -n 's/.*(seccomp \([0-9]*\),.*/\1/p')
+	m_syscall=$(echo "$line" | sed -n 's/.*, syscall \([0-9]*\),.*/\1/p')
+	m_signal=$(echo "$line" | sed -n 's/.*, signal \([0-9]*\),.*/\1/p')
+	m_other=$(echo "$line" | sed -n 's/.*, other \([0-9]*\)).*/\1/p')
+	# sum of the "total" rows of every process
+	m_events=$(awk '$1 == "total" && $2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }' "$1")
+}
+
+# count_events WORKLOAD SIZE: sets ev to the memory syscalls the
+# workload makes at SIZE, counted once by memtap (seccomp mode), cached
+declare -A events_cache
+count_events() {
+	local key=$1:$2 f
+	if [ -z "${events_cache[$key]:-}" ]; then
+		f=$workdir/out/count.$1.$2
+		workload_cmd "$1" "$2"
+		"$memtap" -q -o "$f" -- "${cmd[@]}" >/dev/null 2>&1 </dev/null ||
+			die "memtap failed on: ${cmd[*]} (see $f)"
+		parse_memtap "$f"
+		events_cache[$key]=$m_events
+		log "$1 at size $2 makes $m_events memory syscalls"
+	fi
+	ev=${events_cache[$key]}
+}
+
+# strace's count of the same syscalls, as a check of memtap's
+strace_count() {
+	local f=$workdir/out/strace-c.$1.$2
+	workload_cmd "$1" "$2"
+	strace -f --seccomp-bpf -c -e "trace=$memsys" -o "$f" "${cmd[@]}" >/dev/null 2>&1 </dev/null || true
+	awk '$NF == "total" { print $4 }' "$f"
+}
+
+declare -A failed
+pair() { # pair REP WORKLOAD TOOL
+	local rep=$1 w=$2 t=$3 size us ut out rc=0 pinned=()
+	size=$(size_for "$t" "$w")
+	out=$workdir/out/$w.$t.$rep
+	workload_cmd "$w" "$size"
+	tool_prefix "$t" "$out.data"
+	[ -z "$pin" ] || pinned=(taskset -c "$pin")
+	if [ $((rep % 2)) -eq 1 ]; then
+		us=$(timed "$out.untraced" "${pinned[@]}" "${cmd[@]}") || rc=$?
+		ut=$(timed "$out.log" "${pinned[@]}" "${pre[@]}" "${cmd[@]}") || rc=$?
+	else
+		ut=$(timed "$out.log" "${pinned[@]}" "${pre[@]}" "${cmd[@]}") || rc=$?
+		us=$(timed "$out.untraced" "${pinned[@]}" "${cmd[@]}") || rc=$?
+	fi
+	if [ $rc -ne 0 ]; then
+		failed[$w:$t]="exit status $rc (see $out.log)"
+		log "$w under $t failed: exit status $rc"
+		return 0
+	fi
+	echo "$us $ut" >>"$workdir/samples/$w.$t"
+	case $t in
+	memtap*)
+		parse_memtap "$out.data"
+		echo "$us $ut $m_stops $m_seccomp $m_syscall $m_signal $m_other $m_events" \
+			>>"$workdir/samples/$w.$t.stops"
+		;;
+	esac
+	rm -f "$out.data"* "$out.untraced"
+}
+
+# --- run ---------------------------------------------------------------
+
+start=$(now_us)
+load0=$(cut -d ' ' -f 1-3 /proc/loadavg)
+for w in $workloads; do
+	for t in $active; do
+		count_events "$w" "$(size_for "$t" "$w")"
+	done
+done
+for rep in $(seq 1 "$reps"); do
+	log "repetition $rep/$reps"
+	for w in $workloads; do
+		for t in $active; do
+			[ -z "${failed[$w:$t]:-}" ] || continue
+			pair "$rep" "$w" "$t"
+		done
+	done
+done
+load1=$(cut -d ' ' -f 1-3 /proc/loadavg)
+elapsed=$((($(now_us) - start) / 1000000))
+
+# --- report ------------------------------------------------------------
+
+# stats FILE EVENTS: median untraced s, median traced s, median ratio,
+# min ratio, max ratio, median µs per event, relative spread of the
+# untraced runs (max/min), median ms added, min traced / min untraced
+stats() {
+	awk -v ev="$2" '
+	function median(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++) {
+			t = a[i]
+			for (j = i - 1; j >= 1 && a[j] > t; j--)
+				a[j + 1] = a[j]
+			a[j + 1] = t
+		}
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	{
+		n++; u[n] = $1 / 1e6; t[n] = $2 / 1e6; r[n] = $2 / $1
+		p[n] = ev > 0 ? ($2 - $1) / ev : 0
+		d[n] = ($2 - $1) / 1000
+		if (n == 1 || $1 < umin) umin = $1
+		if (n == 1 || $1 > umax) umax = $1
+		if (n == 1 || $2 < tmin) tmin = $2
+	}
+	END {
+		if (n == 0) exit 1
+		mu = median(u, n); mt = median(t, n); mr = median(r, n); mp = median(p, n)
+		rmin = r[1]; rmax = r[1]
+		for (i = 1; i <= n; i++) { if (r[i] < rmin) rmin = r[i]; if (r[i] > rmax) rmax = r[i] }
+		printf "%.3f %.3f %.2f %.2f %.2f %.1f %.2f %.1f %.2f\n", mu, mt, mr, rmin, rmax, mp, umax / umin, median(d, n), tmin / umin
+	}' "$1"
+}
+
+# stop_stats FILE: median stops, median µs added per stop
+stop_stats() {
+	awk '
+	function median(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++) {
+			t = a[i]
+			for (j = i - 1; j >= 1 && a[j] > t; j--)
+				a[j + 1] = a[j]
+			a[j + 1] = t
+		}
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	{ n++; s[n] = $3; q[n] = $3 > 0 ? ($2 - $1) / $3 : 0; line = $0 }
+	END {
+		if (n == 0) exit 1
+		split(line, l, " ")
+		printf "%d %.1f %d %d %d %d %d\n", median(s, n), median(q, n), l[4], l[5], l[6], l[7], l[8]
+	}' "$1"
+}
+
+fmt_size() {
+	case $1 in
+	dd) echo "count=$2" ;;
+	*) echo "N=$2" ;;
+	esac
+}
+
+echo "# memtap benchmark: memory-syscall tracing"
+echo
+echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'), host: $(uname -r) $(uname -m), $(nproc) CPUs"
+echo "- load average: $load0 at start, $load1 at end; suite took ${elapsed} s"
+echo "- repetitions: $reps pairs (untraced, traced) per cell, order flipped every repetition; scale $scale"
+if [ -n "$pin" ]; then
+	echo "- pinned: every command runs on CPU $pin (taskset), tracer and tracee alike"
+else
+	echo "- not pinned: the scheduler places tracer and tracee"
+fi
+for t in $active; do
+	case $t in
+	memtap-ptrace | strace-ptrace | strace-k) ;;
+	*) echo "- $(tool_label "$t"): $(tool_version "$t")" ;;
+	esac
+done
+for t in $skipped; do
+	echo "- $(tool_label "$t"): not installed, skipped"
+done
+echo
+echo "slowdown = median over the pairs of traced/untraced wall time (range: min–max);"
+echo "µs/event = median of (traced − untraced) / memory syscalls (brk, mmap, munmap, mremap)"
+echo "made by the workload at that size; µs/stop = (traced − untraced) / memtap's ptrace stops;"
+echo "added ms = median of traced − untraced (the fixed cost of a tool shows in the \"true\" rows)."
+echo "best = fastest traced run / fastest untraced run (least disturbed by other work);"
+echo "spread = slowest / fastest untraced run of the cell: the noise of the machine."
+
+declare -A ratio
+for w in $workloads; do
+	echo
+	echo "## $w: $(describe_workload "$w")"
+	echo
+	echo "| tool | size | events | untraced s | traced s | slowdown | range | best | spread | added ms | µs/event | stops/event | µs/stop |"
+	echo "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"
+	for t in $active; do
+		s=$(size_for "$t" "$w")
+		count_events "$w" "$s"
+		if [ -n "${failed[$w:$t]:-}" ]; then
+			echo "| $(tool_label "$t") | $(fmt_size "$w" "$s") | $ev | | | failed: ${failed[$w:$t]} | | | | | | | |"
+			ratio[$w:$t]=failed
+			continue
+		fi
+		read -r mu mt mr rmin rmax mp spread added best < <(stats "$workdir/samples/$w.$t" "$ev")
+		ratio[$w:$t]="$mr ($best)"
+		spe=
+		sps=
+		if [ -f "$workdir/samples/$w.$t.stops" ]; then
+			read -r st sps _ < <(stop_stats "$workdir/samples/$w.$t.stops")
+			spe=$(awk -v s="$st" -v e="$ev" 'BEGIN { if (e > 0) printf "%.2f", s / e }')
+		fi
+		echo "| $(tool_label "$t") | $(fmt_size "$w" "$s") | $ev | $mu | $mt | **$mr** | $rmin–$rmax | $best | $spread | $added | $mp | $spe | $sps |"
+	done
+done
+
+echo
+echo "## Slowdown: median traced/untraced (best)"
+echo
+printf '| tool |'
+for w in $workloads; do printf ' %s |' "$w"; done
+echo
+printf '|---|'
+for w in $workloads; do printf -- '---:|'; done
+echo
+for t in $active; do
+	printf '| %s |' "$(tool_label "$t")"
+	for w in $workloads; do printf ' %s |' "${ratio[$w:$t]}"; done
+	echo
+done
+
+case " $active " in
+*" memtap "* | *" memtap-ptrace "*)
+	echo
+	echo "## memtap's ptrace stops per traced memory syscall"
+	echo
+	echo "Stops as memtap's summary line counts them, divided by the memory syscalls"
+	echo "memtap counted (strace -c's count of the same syscalls in the last column,"
+	echo "as a check)."
+	echo
+	echo "| workload | mode | size | memory syscalls | stops | seccomp | syscall | signal | other | stops/syscall | strace count |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for w in $workloads; do
+		for t in memtap memtap-ptrace; do
+			[ -f "$workdir/samples/$w.$t.stops" ] || continue
+			s=$(size_for "$t" "$w")
+			read -r st _ sec sys sig oth ev < <(stop_stats "$workdir/samples/$w.$t.stops")
+			sc=
+			if command -v strace >/dev/null 2>&1; then
+				sc=$(strace_count "$w" "$s")
+			fi
+			spe=$(awk -v s="$st" -v e="$ev" 'BEGIN { if (e > 0) printf "%.2f", s / e }')
+			mode=seccomp; [ "$t" = memtap ] || mode=ptrace
+			echo "| $w | $mode | $(fmt_size "$w" "$s") | $ev | $st | $sec | $sys | $sig | $oth | **$spe** | $sc |"
+		done
+	done
+	;;
+esac
