@@ -678,6 +678,17 @@ int bp_hit(struct bp_set *set, pid_t tid, arch_regs_t *regs, struct bp_hit *out)
 	set->stats.entries++;
 	regs->rip = pc;
 	mem_read(set, regs->rsp, &caller, sizeof(caller));
+	if (set->tramp && caller == set->tramp) {
+		/* tail-called from a function whose return is trampolined */
+		size_t i;
+		struct bp_thread *rt = ret_lookup(set, tid, regs->rsp, &i);
+
+		if (rt)
+			caller = rt->rets[i].orig;
+	} else if (bp->want_return && set->tramp &&
+		   ret_push(set, tid, regs, bp, caller) < 0) {
+		set->stats.lost++;
+	}
 	out->kind = BP_HIT_ENTRY;
 	out->bp = bp;
 	out->addr = pc;
@@ -687,9 +698,6 @@ int bp_hit(struct bp_set *set, pid_t tid, arch_regs_t *regs, struct bp_hit *out)
 	out->args[2] = regs->rdx;
 	out->caller = caller;
 	out->sp = regs->rsp;
-	if (bp->want_return && set->tramp && caller != set->tramp &&
-	    ret_push(set, tid, regs, bp, caller) < 0)
-		set->stats.lost++;
 	err = resume_regs(set, tid, bp, regs);
 	return err < 0 ? err : BP_HIT_ENTRY;
 }

@@ -5,6 +5,8 @@
  *
  *   bp-harness [OPTIONS] -- CMD [ARGS]     launch CMD, probe, follow it
  *   bp-harness [OPTIONS] -p PID            attach, probe, detach after -d
+ *   bp-harness [OPTIONS] -A -- CMD [ARGS]  start CMD untraced, then attach
+ *                                          to it (-c cycles), wait for it
  *
  * Options:
  *   -a          probe malloc, calloc, realloc (with returns) and free
@@ -17,6 +19,7 @@
  *               static binaries, where libc is in the executable too
  *   -d SECS     attach mode: detach after SECS (default 1)
  *   -c N        attach mode: N attach/probe/detach cycles
+ *   -i SECS     -A: wait SECS before each attach (default 0.02)
  *   -V          attach mode: after each detach, check that the text of
  *               the executable and libc equals the files, that no
  *               scratch page is mapped and that no thread is stopped
@@ -912,19 +915,22 @@ static pid_t launch(char **argv)
 
 int main(int argc, char **argv)
 {
-	double secs = 1;
+	double secs = 1, pause = 0.02;
+	int start_untraced = 0;
 	int cycles = 1, check = 0, opt, alloc = 0, ok = 1;
 	const char *prefix = "", *outfile = NULL;
 	pid_t pid = 0;
 
 	program_name = "bp-harness";
-	while ((opt = getopt(argc, argv, "+as:S:P:F:d:c:Vo:vp:")) != -1) {
+	while ((opt = getopt(argc, argv, "+aAs:S:P:F:d:c:i:Vo:vp:")) != -1) {
 		switch (opt) {
 		case 'a': alloc = 1; break;
 		case 's': add_probe(optarg, 0, ROLE_ENTRY); break;
 		case 'S': add_probe(optarg, 1, ROLE_ENTRY); break;
 		case 'P': prefix = optarg; break;
 		case 'F': caller_funcs = optarg; break;
+		case 'A': start_untraced = 1; break;
+		case 'i': pause = atof(optarg); break;
 		case 'd': secs = atof(optarg); break;
 		case 'c': cycles = atoi(optarg); break;
 		case 'V': check = 1; break;
@@ -960,6 +966,18 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGALRM, on_signal);
 
+	if (start_untraced) {
+		if (optind >= argc)
+			usage_error("-A needs a command");
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0)
+			perror_msg_and_die("fork");
+		if (pid == 0) {
+			execvp(argv[optind], argv + optind);
+			_exit(127);
+		}
+	}
 	if (!pid) {
 		if (optind >= argc)
 			usage_error("no command and no -p");
@@ -973,8 +991,12 @@ int main(int argc, char **argv)
 	for (int c = 0; c < cycles; c++) {
 		double end;
 
-		if (attach(pid) < 0)
-			return 1;
+		if (start_untraced && pause > 0)
+			usleep((useconds_t)(pause * 1e6));
+		if (attach(pid) < 0) {
+			ok = 0;
+			break;
+		}
 		struct itimerval it = { { 0, 0 }, { (time_t)secs,
 				(suseconds_t)((secs - (time_t)secs) * 1e6) + 1 } };
 
@@ -989,7 +1011,22 @@ int main(int argc, char **argv)
 		if (!threads)
 			break;
 		ok &= detach_all(check);
+		fprintf(rep, "CYCLE %d\n", c + 1);
 	}
 	report();
+	if (start_untraced) {
+		int status;
+
+		/* unless it exited while traced (then wait_one reaped it) */
+		if (exit_status == 99) {
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			exit_status = WIFEXITED(status) ? WEXITSTATUS(status) :
+				      128 + WTERMSIG(status);
+		}
+		fprintf(rep, "EXIT %d\n", exit_status);
+		fflush(rep);
+		return ok ? exit_status : 1;
+	}
 	return ok ? 0 : 1;
 }
