@@ -799,6 +799,14 @@ static void report(void)
 			pr->exe_bytes);
 	}
 	fprintf(rep, "LIVE %" PRIu64 "\n", live_bytes);
+	if (set) {
+		struct bp_stats st;
+
+		bp_get_stats(set, &st);
+		fprintf(rep, "STATS entries=%" PRIu64 " returns=%" PRIu64 " stale=%" PRIu64
+			" lost=%" PRIu64 " suppressed=%" PRIu64 " unknown_frees=%" PRIu64 "\n",
+			st.entries, st.returns, st.stale, st.lost, st.suppressed, unknown_frees);
+	}
 	fflush(rep);
 }
 
