@@ -603,7 +603,7 @@ static int on_return(struct bp_set *set, pid_t tid, arch_regs_t *regs,
 
 	t = ret_lookup(set, tid, slot, &i);
 	if (!t) {
-		error_msg("pid %d tid %d: return at %#llx with no saved return address",
+		debug_msg("pid %d tid %d: return at %#llx with no saved return address",
 			  set->pid, tid, regs->rsp);
 		return -ENOENT;
 	}
