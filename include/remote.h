@@ -1,0 +1,82 @@
+/*
+ * remote.h - run one system call inside a traced thread (remote syscall
+ * injection), and read or write a tracee's memory.
+ *
+ * The thread must already be in a ptrace-stop on its way back to user
+ * mode: a signal-delivery-stop (an int3 SIGTRAP) or a PTRACE_EVENT_STOP
+ * (the interrupt stop after PTRACE_SEIZE/PTRACE_INTERRUPT, the first stop
+ * of a new task).  Syscall stops and PTRACE_EVENT_{FORK,VFORK,CLONE,EXEC,
+ * EXIT} stops are refused with -EBUSY: the kernel is still inside the
+ * syscall there.  After an exec event, PTRACE_INTERRUPT and resume the
+ * thread: its next stop, before the first user instruction of the new
+ * image, is a PTRACE_EVENT_STOP that will do.  No other thread is stopped
+ * or disturbed.  remote_syscall() saves the registers and the signal
+ * mask, blocks every signal, points rip at an existing `syscall`
+ * instruction (the vdso has several; no byte of the target is written),
+ * single-steps it, then puts registers and mask back: on return the
+ * thread is in the same stop as before, with the same registers.
+ *
+ * remote_syscall() waits for the thread with waitpid(tid, __WALL), so it
+ * must be called from the tracer's own thread, between two waitpid(-1)
+ * calls of the event loop.  If the thread dies meanwhile, its wait status
+ * is consumed here and handed back in res->status (res->reaped set): the
+ * caller must then treat the thread as dead.
+ *
+ * Memory: remote_read()/remote_write() use process_vm_readv and
+ * /proc/PID/mem (which can write read-only text); remote_write() falls
+ * back to PTRACE_PEEKDATA/POKEDATA through a stopped thread, and then
+ * changes only the bytes asked for, never the rest of the word.
+ */
+#ifndef MEMTAP_REMOTE_H
+#define MEMTAP_REMOTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct remote_result {
+	int64_t ret;		/* the syscall's return value (-errno on failure) */
+	int reaped;		/* 1: the thread died; status is its wait status */
+	int status;
+};
+
+/*
+ * Find the address of a `syscall` instruction (0f 05) in an executable
+ * mapping of pid: the vdso first, then any r-x mapping.  0 or -errno.
+ */
+int remote_find_syscall_insn(pid_t pid, uint64_t *addr);
+
+/*
+ * Run syscall nr with up to six arguments in thread tid, using the
+ * `syscall` instruction at insn (from remote_find_syscall_insn() or one
+ * that memtap wrote).  Returns 0 when the syscall ran (its result, maybe
+ * negative, in res->ret), -errno when it could not be run: -EBUSY (the
+ * thread is in a syscall stop), -ESRCH (gone; see res->reaped), -EIO.
+ */
+int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
+		   struct remote_result *res);
+
+/* Convenience wrappers: the mapped address, or -errno as an int64_t. */
+int64_t remote_mmap(pid_t tid, uint64_t insn, uint64_t addr, uint64_t len,
+		    int prot, int flags, struct remote_result *res);
+int64_t remote_munmap(pid_t tid, uint64_t insn, uint64_t addr, uint64_t len,
+		      struct remote_result *res);
+
+/*
+ * Read len bytes at addr of process pid into buf: 0 or -errno (a short
+ * read is -EIO).  mem_fd is an open /proc/PID/mem or -1.
+ */
+int remote_read(pid_t pid, int mem_fd, uint64_t addr, void *buf, size_t len);
+
+/*
+ * Write len bytes at addr, text pages included: 0 or -errno.  mem_fd is
+ * an open /proc/PID/mem (O_RDWR) or -1; stopped_tid, if not 0, is a
+ * thread of the process in a ptrace-stop for the POKEDATA fallback.
+ */
+int remote_write(pid_t pid, int mem_fd, pid_t stopped_tid, uint64_t addr,
+		 const void *buf, size_t len);
+
+/* Open /proc/PID/mem for reading and writing: the fd or -errno. */
+int remote_open_mem(pid_t pid);
+
+#endif /* MEMTAP_REMOTE_H */
