@@ -129,7 +129,7 @@ int seccomp_filter_install(unsigned events);
 /* syscalls.c: from stops to events */
 void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
 		   const struct syscall_def *def);
-void syscall_exit(struct thread *tcp, int64_t ret);
+void syscall_exit(struct thread *tcp, const arch_regs_t *regs);
 
 /* procfs.c */
 int procfs_read_vmstat(pid_t pid, struct vmstat *vs);
@@ -140,8 +140,17 @@ int procfs_status_long(pid_t pid, const char *name, long *value);
 int procfs_stat_state(pid_t pid, char *state, unsigned long *flags);
 uint64_t procfs_heap_end(pid_t pid);
 
-/* stats.c: the event sink */
-void event_emit(struct thread *tcp, struct event *ev);
+/*
+ * stats.c: the event sink.  event_emit() is called at the stop where
+ * the event happened, with the registers to unwind from (the thread's,
+ * or for an allocator's return the caller's pc and sp); it counts the
+ * event and takes what it needs of the stack (one process_vm_readv).
+ * The tracer resumes the thread, then calls events_flush(), which
+ * unwinds the copies, aggregates and prints: the target never waits for
+ * unwinding.
+ */
+void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs);
+void events_flush(void);
 extern int recording;		/* 0 after -d expired in launch mode */
 
 /* report.c */

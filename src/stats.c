@@ -8,7 +8,7 @@
 
 int recording = 1;
 
-void event_emit(struct thread *tcp, struct event *ev)
+void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs)
 {
 	struct proc *p = tcp->proc;
 	struct kind_stats *ks;
@@ -34,6 +34,11 @@ void event_emit(struct thread *tcp, struct event *ev)
 	} else {
 		ks->released += weight;
 	}
+	(void)regs;
 	if (opt.trace)
 		report_trace_event(ev);
+}
+
+void events_flush(void)
+{
 }

@@ -58,8 +58,9 @@ static int is_error(int64_t ret)
 	return ret < 0 && ret >= -4095;
 }
 
-void syscall_exit(struct thread *tcp, int64_t ret)
+void syscall_exit(struct thread *tcp, const arch_regs_t *regs)
 {
+	int64_t ret = arch_syscall_ret(regs, tcp->sc_abi);
 	const struct syscall_def *def = tcp->sc_def;
 	const uint64_t *a = tcp->sc_args;
 	struct event ev;
@@ -115,5 +116,5 @@ void syscall_exit(struct thread *tcp, int64_t ret)
 	case EV_NKINDS:
 		return;
 	}
-	event_emit(tcp, &ev);
+	event_emit(tcp, &ev, regs);
 }

@@ -352,7 +352,7 @@ static void on_syscall_stop(struct thread *tcp)
 			tcp->sc = SC_AWAIT_EXIT;
 		} else if (tcp->sc == SC_AWAIT_EXIT) {
 			if (get_regs(tcp, &regs) == 0)
-				syscall_exit(tcp, arch_syscall_ret(&regs, tcp->sc_abi));
+				syscall_exit(tcp, &regs);
 			tcp->sc = SC_IDLE;
 		}
 		resume(tcp, 0);
@@ -381,7 +381,7 @@ static void on_syscall_stop(struct thread *tcp)
 		tcp->flags |= T_SC_KNOWN;
 		tcp->flags &= ~T_IN_SC;
 		if (tcp->sc_def)
-			syscall_exit(tcp, arch_syscall_ret(&regs, tcp->sc_abi));
+			syscall_exit(tcp, &regs);
 	}
 	resume(tcp, 0);
 }
@@ -693,6 +693,7 @@ int tracer_run(void)
 			continue;
 		}
 		handle_stop(tcp, pid, status);
+		events_flush();
 	}
 	if (launched_pid) {
 		if (launched_status < 0)
