@@ -17,6 +17,14 @@
 #include "arch.h"
 #include "event.h"
 
+enum out_format {
+	FORMAT_TEXT,
+	FORMAT_FOLDED,
+	FORMAT_SVG,
+	FORMAT_PPROF,
+	FORMAT_JSON,
+};
+
 enum syscalls_mode {
 	SYSCALLS_AUTO,		/* seccomp for commands, ptrace for -p */
 	SYSCALLS_SECCOMP,
@@ -33,6 +41,16 @@ struct options {
 	double duration;	/* -d seconds, 0 = until the end */
 	const char *output;	/* -o path or NULL for stdout */
 	int trace;		/* --trace */
+	int unwind;		/* enum unwind_kind of --unwind */
+	int max_depth;		/* --max-depth */
+	size_t stack_size;	/* --stack-size: bytes of stack copied */
+	int lines;		/* --lines */
+	int no_demangle;	/* --no-demangle */
+	int top;		/* --top */
+	int format;		/* enum out_format of -F */
+	int weight_count;	/* --weight count */
+	const char *title;	/* --title */
+	int inverted;		/* --inverted */
 };
 
 extern struct options opt;
@@ -66,6 +84,8 @@ struct proc {
 	int exited;		/* 1 = exited, status valid */
 	int status;		/* wait status of the leader */
 	int detached;		/* left running at detach */
+	struct proc_modules *modules;	/* executable mappings, for stacks */
+	struct unwinder *unwinder;	/* created at the first stack */
 	struct proc *next;	/* in creation order */
 };
 
@@ -155,12 +175,25 @@ extern int recording;		/* 0 after -d expired in launch mode */
 
 /* report.c */
 void report_trace_header(void);
-void report_trace_event(const struct event *ev);
+void report_trace_event(const struct event *ev, uint32_t stack);
 void report_summary(void);
+/* Write the report in the -F format (text: report_summary + top stacks). */
+int report_write(void);
+
+/* profile-build.c: the report model from the aggregates, at report time */
+struct profile;
+void profile_build(struct profile *prof);
+
+/* stats.c: per-process stack state */
+struct stack_table *stack_table(void);
+void stats_proc_exec(struct proc *p);
+void stats_note_mapping(struct proc *p, const struct event *ev, int prot_exec);
+void stats_release(void);
 
 /* tracer.c */
 struct proc *proc_list(void);
 extern uint64_t start_ns;
+extern int64_t start_wall_ns;	/* CLOCK_REALTIME at start */
 uint64_t now_ns(void);
 
 /* Stop counts for the report and the I/O test. */

@@ -16,6 +16,7 @@
 #include "error.h"
 #include "memtap.h"
 #include "output.h"
+#include "unwind.h"
 #include "tracer.h"
 #include "xmalloc.h"
 
@@ -32,22 +33,35 @@ static void usage(void)
 	       "                          recording, report, let it run to its end)\n"
 	       "  -e, --events=LIST       events to trace: brk,mmap,munmap,mremap or the\n"
 	       "                          group syscalls (default)\n"
+	       "  -F, --format=FORMAT     text (default), folded, svg, pprof or json; also\n"
+	       "                          chosen by -o FILE's suffix (.folded .svg .pb.gz .json)\n"
 	       "  -h, --help              show this help and exit\n"
+	       "      --inverted          svg: icicle graph, roots at the top\n"
+	       "      --lines             add source file:line to function names\n"
+	       "      --max-depth=N       unwind at most N frames (default 64)\n"
 	       "      --min-size=SIZE     ignore events of fewer bytes (suffixes K, M, G)\n"
+	       "      --no-demangle       show C++ and Rust names as in the binary\n"
 	       "  -o, --output=FILE       write the output to FILE instead of stdout\n"
 	       "  -p, --pid=PID[,PID...]  attach to running processes\n"
 	       "  -q, --quiet             no informational messages on stderr\n"
+	       "      --stack-size=SIZE   bytes of stack copied at each event (default 32K)\n"
 	       "      --syscalls=MODE     how syscalls are caught: seccomp (default for a\n"
 	       "                          command) or ptrace (default, and only choice, for -p)\n"
-	       "      --trace             print one line per event\n"
+	       "      --title=TEXT        svg: the title\n"
+	       "      --top=N             text: the N heaviest stacks per event (default 10)\n"
+	       "      --trace             print one line per event (and its stack)\n"
+	       "      --unwind=METHOD     dwarf (default: libdw), libunwind, fp or none\n"
 	       "  -v, --verbose           more messages (twice: debug)\n"
 	       "  -V, --version           show the version and exit\n"
+	       "      --weight=WHAT       weigh stacks by bytes (default) or count\n"
 	       "\n"
 	       "Examples:\n"
 	       "  memtap -- ./server --port 8080          trace a command to its end\n"
 	       "  memtap -p 1234 -d 30                    attach for 30 seconds\n"
 	       "  memtap --trace -e mmap --min-size 128M -p 1234\n"
-	       "                                          every mmap of 128 MiB or more\n");
+	       "                                          every mmap of 128 MiB or more\n"
+	       "  memtap -e brk -d 30 -o heap.svg -p 1234 flame graph of heap growth\n"
+	       "  memtap diff before.folded after.folded  what grew between two runs\n");
 }
 
 /* "123", "64K", "1.5M", "2G" -> bytes; -1 on error. */
@@ -158,20 +172,88 @@ enum {
 	OPT_MIN_SIZE = 256,
 	OPT_SYSCALLS,
 	OPT_TRACE,
+	OPT_UNWIND,
+	OPT_MAX_DEPTH,
+	OPT_STACK_SIZE,
+	OPT_LINES,
+	OPT_NO_DEMANGLE,
+	OPT_TOP,
+	OPT_WEIGHT,
+	OPT_TITLE,
+	OPT_INVERTED,
 };
+
+static const char *const format_names[] = {
+	[FORMAT_TEXT] = "text",
+	[FORMAT_FOLDED] = "folded",
+	[FORMAT_SVG] = "svg",
+	[FORMAT_PPROF] = "pprof",
+	[FORMAT_JSON] = "json",
+};
+
+static int parse_format(const char *name)
+{
+	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
+		if (!strcmp(name, format_names[i]))
+			return (int)i;
+	return -1;
+}
+
+/* The format a file name asks for, or -1. */
+static int format_from_path(const char *path)
+{
+	static const struct { const char *suffix; int format; } suffixes[] = {
+		{ ".folded", FORMAT_FOLDED }, { ".svg", FORMAT_SVG },
+		{ ".pb.gz", FORMAT_PPROF }, { ".pprof", FORMAT_PPROF },
+		{ ".json", FORMAT_JSON }, { ".txt", FORMAT_TEXT },
+	};
+	size_t len = strlen(path);
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t sl = strlen(suffixes[i].suffix);
+
+		if (len > sl && !strcmp(path + len - sl, suffixes[i].suffix))
+			return suffixes[i].format;
+	}
+	return -1;
+}
+
+/* A whole number in [lo, hi] for option name, or a usage error. */
+static long parse_long(const char *arg, const char *name, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (end == arg || *end || errno || v < lo || v > hi)
+		usage_error("invalid value '%s' for %s (want a whole number from %ld to %ld)",
+			    arg, name, lo, hi);
+	return v;
+}
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "duration", required_argument, NULL, 'd' },
 		{ "events", required_argument, NULL, 'e' },
+		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "inverted", no_argument, NULL, OPT_INVERTED },
+		{ "lines", no_argument, NULL, OPT_LINES },
+		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 		{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "top", required_argument, NULL, OPT_TOP },
 		{ "trace", no_argument, NULL, OPT_TRACE },
+		{ "unwind", required_argument, NULL, OPT_UNWIND },
+		{ "weight", required_argument, NULL, OPT_WEIGHT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -181,8 +263,13 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
 	opt.events = EV_SYSCALLS;
+	opt.unwind = UNWIND_DEFAULT;
+	opt.max_depth = 64;
+	opt.stack_size = STACK_SNAPSHOT_DEFAULT;
+	opt.top = 10;
+	opt.format = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:d:e:ho:p:qvV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:d:e:F:ho:p:qvV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': {
 			char *end;
@@ -197,9 +284,63 @@ int main(int argc, char **argv)
 		case 'e':
 			parse_events(optarg);
 			break;
+		case 'F':
+			opt.format = parse_format(optarg);
+			if (opt.format < 0)
+				usage_error("invalid format '%s' for -F (want text, folded, svg, pprof "
+					    "or json)", optarg);
+			break;
 		case 'h':
 			usage();
 			return 0;
+		case OPT_INVERTED:
+			opt.inverted = 1;
+			break;
+		case OPT_LINES:
+			opt.lines = 1;
+			break;
+		case OPT_MAX_DEPTH:
+			opt.max_depth = (int)parse_long(optarg, "--max-depth", 1, UNWIND_MAX_DEPTH);
+			break;
+		case OPT_NO_DEMANGLE:
+			opt.no_demangle = 1;
+			break;
+		case OPT_STACK_SIZE: {
+			uint64_t v;
+
+			if (parse_size(optarg, &v) < 0 || v < 256 || v > 64 * 1024 * 1024)
+				usage_error("invalid size '%s' for --stack-size (from 256 to 64M)",
+					    optarg);
+			opt.stack_size = (size_t)v;
+			break;
+		}
+		case OPT_TITLE:
+			opt.title = optarg;
+			break;
+		case OPT_TOP:
+			opt.top = (int)parse_long(optarg, "--top", 1, 1000000);
+			break;
+		case OPT_UNWIND: {
+			int k = !strcmp(optarg, "dwarf") ? UNWIND_LIBDW :
+				!strcmp(optarg, "libunwind") ? UNWIND_DWARF :
+				!strcmp(optarg, "fp") ? UNWIND_FP :
+				!strcmp(optarg, "none") ? UNWIND_NONE : -1;
+
+			if (k < 0)
+				usage_error("invalid value '%s' for --unwind (want dwarf, libunwind, "
+					    "fp or none)", optarg);
+			opt.unwind = k;
+			break;
+		}
+		case OPT_WEIGHT:
+			if (!strcmp(optarg, "bytes"))
+				opt.weight_count = 0;
+			else if (!strcmp(optarg, "count"))
+				opt.weight_count = 1;
+			else
+				usage_error("invalid value '%s' for --weight (want bytes or count)",
+					    optarg);
+			break;
 		case OPT_MIN_SIZE:
 			if (parse_size(optarg, &opt.min_size) < 0)
 				usage_error("invalid size '%s' for --min-size (e.g. 4096, 64K, 128M, 1G)",
@@ -251,6 +392,14 @@ int main(int argc, char **argv)
 			    "removed from a running process, which would be left with failing "
 			    "memory syscalls after memtap detaches; use --syscalls=ptrace");
 
+	if (opt.format < 0)
+		opt.format = opt.output && format_from_path(opt.output) >= 0 ?
+			format_from_path(opt.output) : FORMAT_TEXT;
+	if (opt.format == FORMAT_PPROF && !opt.output && isatty(STDOUT_FILENO))
+		usage_error("-F pprof writes gzip data: give -o FILE.pb.gz or redirect stdout");
+	if (!unwind_kind_available(opt.unwind))
+		usage_error("--unwind=%s is not available in this build", unwind_kind_name(opt.unwind));
+
 	out = stdout;
 	if (opt.output) {
 		out = fopen(opt.output, "we");
@@ -293,8 +442,9 @@ int main(int argc, char **argv)
 
 	status = tracer_run();
 	die_hook = NULL;
-	if (recording)
-		report_summary();
+	if (recording && report_write() < 0)
+		error_msg("cannot write the %s output: %s", format_names[opt.format], strerror(errno));
+	stats_release();
 	if (fflush(out) != 0 || (out != stdout && fclose(out) != 0)) {
 		error_msg("cannot write output%s%s: %s", opt.output ? " to " : "",
 			  opt.output ? opt.output : "", strerror(errno));

@@ -9,10 +9,16 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
+#include "error.h"
 #include "memtap.h"
+#include "output.h"
+#include "profile.h"
+#include "stacks.h"
+#include "symbolize.h"
 
 const char *const event_kind_names[EV_NKINDS] = {
 	[EV_BRK] = "brk",
@@ -63,7 +69,29 @@ static void print_call(const struct event *ev)
 		fprintf(out, " = %#" PRIx64 "\n", (uint64_t)ev->ret);
 }
 
-void report_trace_event(const struct event *ev)
+/* The frames of a stack, one per line, leaf first, for --trace. */
+static void print_trace_stack(uint32_t stack)
+{
+	static struct symbolizer *sz;
+	const struct stack_frame *frames;
+	int depth;
+	char buf[512];
+
+	if (!stack || !stack_table() || stack_table_get(stack_table(), stack, &frames, &depth) < 0)
+		return;
+	if (!sz)
+		sz = symbolizer_new(opt.no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0);
+	for (int d = 0; d < depth; d++) {
+		const struct sym_info *si = symbolizer_lookup(sz, frames[d].module, frames[d].addr);
+
+		for (int i = 0; i < si->nframes; i++) {
+			symbolizer_format(si, i, buf, sizeof(buf));
+			fprintf(out, "%16s%s\n", "", buf);
+		}
+	}
+}
+
+void report_trace_event(const struct event *ev, uint32_t stack)
 {
 	char bytes[32];
 
@@ -76,6 +104,7 @@ void report_trace_event(const struct event *ev)
 		ev->comm, event_kind_names[ev->kind], bytes, ev->addr,
 		map_kind_names[ev->map_kind]);
 	print_call(ev);
+	print_trace_stack(stack);
 }
 
 static void print_status(const struct proc *p)
@@ -154,4 +183,139 @@ void report_summary(void)
 		stops.event + stops.group);
 	for (struct proc *p = proc_list(); p; p = p->next)
 		report_proc(p);
+}
+
+/* ---- top stacks (text) ---- */
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+static void print_location(const struct profile *prof, size_t loc)
+{
+	const struct prof_location *l = &prof->locations[loc];
+
+	for (size_t i = 0; i < l->nlines; i++) {
+		const struct prof_function *fn = &prof->functions[l->lines[i].function];
+
+		fprintf(out, "        %s%s\n", opt.no_demangle && fn->system_name ?
+			fn->system_name : fn->name, i + 1 < l->nlines ? " (inlined)" : "");
+	}
+	if (l->nlines)
+		return;
+	if (l->mapping < prof->nmappings)
+		fprintf(out, "        [unknown] (%s+0x%" PRIx64 ")\n",
+			base_name(prof->mappings[l->mapping].file), l->address);
+	else
+		fprintf(out, "        [unknown] (0x%" PRIx64 ")\n", l->address);
+}
+
+static const struct profile *sort_prof;
+
+/* Order samples by bytes moved (or calls), largest first. */
+static int cmp_samples(const void *a, const void *b)
+{
+	const struct prof_sample *x = &sort_prof->samples[*(const size_t *)a];
+	const struct prof_sample *y = &sort_prof->samples[*(const size_t *)b];
+	int64_t vx = opt.weight_count ? x->values[1] : x->values[0] + x->values[2];
+	int64_t vy = opt.weight_count ? y->values[1] : y->values[0] + y->values[2];
+
+	return vx < vy ? 1 : vx > vy ? -1 : 0;
+}
+
+static void report_top_stacks(const struct profile *prof)
+{
+	size_t *idx = calloc(prof->nsamples ? prof->nsamples : 1, sizeof(*idx));
+
+	if (!idx)
+		return;
+	for (int k = 0; k < EV_NKINDS; k++) {
+		size_t n = 0;
+		int64_t total = 0, calls = 0;
+
+		for (size_t i = 0; i < prof->nsamples; i++) {
+			const struct prof_sample *s = &prof->samples[i];
+
+			if (strcmp(s->event, event_kind_names[k]))
+				continue;
+			idx[n++] = i;
+			total += opt.weight_count ? s->values[1] : s->values[0] + s->values[2];
+			calls += s->values[1];
+		}
+		if (!n || !total)
+			continue;
+		sort_prof = prof;
+		qsort(idx, n, sizeof(*idx), cmp_samples);
+		fprintf(out, "\ntop %d stacks of %s by %s (%" PRId64 " %s in %zu stacks, %" PRId64 " calls)\n",
+			opt.top < (int)n ? opt.top : (int)n, event_kind_names[k],
+			opt.weight_count ? "calls" : "bytes", total,
+			opt.weight_count ? "calls" : "bytes", n, calls);
+		for (size_t j = 0; j < n && (int)j < opt.top; j++) {
+			const struct prof_sample *s = &prof->samples[idx[j]];
+			int64_t v = opt.weight_count ? s->values[1] : s->values[0] + s->values[2];
+
+			fprintf(out, "  #%zu  ", j + 1);
+			if (s->values[0])
+				fprintf(out, "+%" PRId64 " bytes  ", s->values[0]);
+			if (s->values[2])
+				fprintf(out, "-%" PRId64 " bytes  ", s->values[2]);
+			fprintf(out, "%.1f%%  %" PRId64 " call%s  pid %d (%s)\n", 100.0 * (double)v / (double)total,
+				s->values[1], s->values[1] == 1 ? "" : "s", s->pid, s->comm);
+			if (!s->nlocs)
+				fprintf(out, "        [no stack]\n");
+			for (size_t f = 0; f < s->nlocs; f++)
+				print_location(prof, s->locs[f]);
+		}
+	}
+	free(idx);
+}
+
+int report_write(void)
+{
+	struct profile prof;
+	struct output_options oo;
+	int r = 0;
+
+	if (opt.format == FORMAT_TEXT) {
+		report_summary();
+		if (opt.unwind == 0 /* UNWIND_NONE */)
+			return 0;
+		profile_build(&prof);
+		report_top_stacks(&prof);
+		profile_release(&prof);
+		return 0;
+	}
+	if (!quiet) {
+		FILE *saved = out;
+
+		out = stderr;
+		report_summary();
+		out = saved;
+	}
+	profile_build(&prof);
+	memset(&oo, 0, sizeof(oo));
+	oo.title = opt.title;
+	oo.inverted = opt.inverted;
+	oo.no_demangle = opt.no_demangle;
+	switch (opt.format) {
+	case FORMAT_FOLDED:
+		r = write_folded(out, &prof, &oo);
+		break;
+	case FORMAT_SVG:
+		r = write_svg(out, &prof, &oo);
+		break;
+	case FORMAT_PPROF:
+		r = write_pprof(out, &prof, &oo);
+		break;
+	case FORMAT_JSON:
+		r = write_json(out, &prof, &oo);
+		break;
+	default:
+		break;
+	}
+	profile_release(&prof);
+	return r;
 }

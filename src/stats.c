@@ -1,17 +1,82 @@
 /*
- * stats.c - the event sink: filters by --min-size, counts per process and
- * event kind, and passes each kept event to the trace printer.
+ * stats.c - the event sink.
+ *
+ * event_emit() runs at the stop where the event happened: it filters
+ * (recording, -e, --min-size), counts the event in its process, and,
+ * when stacks are wanted, copies the top of the thread's stack with one
+ * process_vm_readv (snapshot.c).  The tracer then resumes the thread and
+ * calls events_flush(), which unwinds the copies, interns the stacks
+ * (stacks.c) and adds the events to the byte-weighted aggregates
+ * (aggregate.c); --trace lines are printed there, with their stacks.
+ * So the target waits only for the copy, never for unwinding.
  */
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate.h"
 #include "memtap.h"
+#include "modules.h"
+#include "stacks.h"
+#include "symbolize.h"
+#include "unwind.h"
+#include "xmalloc.h"
 
 int recording = 1;
+
+struct pending {
+	struct event ev;
+	char comm[16];
+	struct proc *proc;
+	struct stack_snapshot snap;
+	int has_snap;
+};
+
+static struct pending *pending;
+static size_t npending, pending_cap;
+static struct stack_table *stacks;
+static uint64_t *pcs;
+
+struct stack_table *stack_table(void)
+{
+	return stacks;
+}
+
+static struct proc_modules *proc_modules(struct proc *p)
+{
+	if (!p->modules)
+		p->modules = proc_modules_new(p->pid);
+	return p->modules;
+}
+
+void stats_proc_exec(struct proc *p)
+{
+	if (p->modules)
+		modules_map_changed(p->modules);
+	if (p->unwinder) {
+		unwinder_free(p->unwinder);
+		p->unwinder = NULL;
+	}
+}
+
+void stats_note_mapping(struct proc *p, const struct event *ev, int prot_exec)
+{
+	if (!p->modules || ev->failed)
+		return;
+	if (ev->kind == EV_MMAP && prot_exec)
+		modules_note_mmap(p->modules, ev->addr, (uint64_t)ev->size, 0x4 /* PROT_EXEC */);
+	else if (ev->kind == EV_MUNMAP)
+		modules_note_unmap(p->modules, ev->addr, (uint64_t)-ev->size);
+	else if (ev->kind == EV_MREMAP)
+		modules_note_unmap(p->modules, ev->args[0], ev->args[1]);
+}
 
 void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs)
 {
 	struct proc *p = tcp->proc;
 	struct kind_stats *ks;
+	struct pending *pe;
 	uint64_t weight;
 
 	if (!recording || !(opt.events & EV_BIT(ev->kind)))
@@ -34,11 +99,74 @@ void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs)
 	} else {
 		ks->released += weight;
 	}
-	(void)regs;
-	if (opt.trace)
-		report_trace_event(ev);
+
+	pending = xgrowarray(pending, &pending_cap, npending + 1, sizeof(*pending));
+	pe = &pending[npending++];
+	pe->ev = *ev;
+	memcpy(pe->comm, tcp->comm, sizeof(pe->comm));
+	pe->ev.comm = NULL;
+	pe->proc = p;
+	pe->has_snap = 0;
+	if (opt.unwind != UNWIND_NONE && regs &&
+	    stack_snapshot_take(&pe->snap, p->pid, tcp->tid, regs, opt.stack_size) == 0)
+		pe->has_snap = 1;
+}
+
+static uint32_t unwind_pending(struct pending *pe)
+{
+	struct proc *p = pe->proc;
+	int depth;
+
+	if (!stacks)
+		stacks = stack_table_new(STACK_TABLE_DEFAULT_MAX);
+	if (!pcs)
+		pcs = xcalloc((size_t)opt.max_depth, sizeof(*pcs));
+	if (!p->unwinder) {
+		p->unwinder = unwinder_new(opt.unwind, p->pid, proc_modules(p));
+		if (!p->unwinder)
+			return STACK_ID_LOST;
+	}
+	depth = unwinder_walk(p->unwinder, &pe->snap, pcs, opt.max_depth);
+	if (depth <= 0)
+		return STACK_ID_LOST;
+	return stack_table_intern_pcs(stacks, p->modules, pcs, depth);
 }
 
 void events_flush(void)
 {
+	for (size_t i = 0; i < npending; i++) {
+		struct pending *pe = &pending[i];
+		uint32_t stack = 0;
+
+		pe->ev.comm = pe->comm;
+		if (pe->has_snap)
+			stack = unwind_pending(pe);
+		aggregate_add(pe->proc, &pe->ev, stack);
+		if (opt.trace)
+			report_trace_event(&pe->ev, stack);
+	}
+	npending = 0;
+}
+
+void stats_release(void)
+{
+	for (size_t i = 0; i < pending_cap; i++)
+		stack_snapshot_release(&pending[i].snap);
+	free(pending);
+	pending = NULL;
+	npending = pending_cap = 0;
+	free(pcs);
+	pcs = NULL;
+	for (struct proc *p = proc_list(); p; p = p->next) {
+		if (p->unwinder)
+			unwinder_free(p->unwinder);
+		if (p->modules)
+			proc_modules_free(p->modules);
+		p->unwinder = NULL;
+		p->modules = NULL;
+	}
+	if (stacks)
+		stack_table_free(stacks);
+	stacks = NULL;
+	modules_release_all();
 }

@@ -116,5 +116,6 @@ void syscall_exit(struct thread *tcp, const arch_regs_t *regs)
 	case EV_NKINDS:
 		return;
 	}
+	stats_note_mapping(tcp->proc, &ev, def->kind == EV_MMAP && (a[2] & PROT_EXEC));
 	event_emit(tcp, &ev, regs);
 }

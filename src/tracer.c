@@ -55,6 +55,7 @@
 struct stop_counts stops;
 const char *syscall_source = "seccomp";
 uint64_t start_ns;
+int64_t start_wall_ns;
 
 static struct proc *procs, **procs_tail = &procs;
 
@@ -117,6 +118,12 @@ void tracer_init(int seccomp)
 	 */
 	seccomp_before_entry = !kernel_at_least(4, 8);
 	start_ns = now_ns();
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		start_wall_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	}
 }
 
 /* ---- tables ---- */
@@ -467,6 +474,7 @@ static void on_exec(struct thread *tcp, pid_t pid)
 	if (p) {
 		p->execs++;
 		p->brk = 0;
+		stats_proc_exec(p);
 		procfs_read_comm(pid, p->comm, sizeof(p->comm));
 		memcpy(tcp->comm, p->comm, sizeof(tcp->comm));
 		if (p->pid == launched_pid && !launched_exec_seen) {
@@ -641,8 +649,9 @@ static void serve_stop_request(void)
 	(void)sig;
 	/* -d expired: report now; the command runs on, unrecorded */
 	if (recording) {
+		events_flush();
 		recording = 0;
-		report_summary();
+		report_write();
 		fflush(out);
 	}
 }
