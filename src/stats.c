@@ -108,8 +108,18 @@ void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs)
 	pe->proc = p;
 	pe->has_snap = 0;
 	if (opt.unwind != UNWIND_NONE && regs &&
-	    stack_snapshot_take(&pe->snap, p->pid, tcp->tid, regs, opt.stack_size) == 0)
+	    stack_snapshot_take(&pe->snap, p->pid, tcp->tid, regs, opt.stack_size) == 0) {
 		pe->has_snap = 1;
+		/*
+		 * Mappings changed since they were last read: read them now,
+		 * while the thread is stopped; by the time the stack is
+		 * unwound the code may be unmapped already (dlclose).
+		 */
+		struct proc_modules *pm = proc_modules(p);
+
+		if (pm->generation != pm->read_generation)
+			modules_refresh(pm, 0);
+	}
 }
 
 static uint32_t unwind_pending(struct pending *pe)
