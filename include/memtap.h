@@ -189,6 +189,7 @@ struct stack_table *stack_table(void);
 void stats_proc_exec(struct proc *p);
 void stats_note_mapping(struct proc *p, const struct event *ev, int prot_exec);
 void stats_release(void);
+void stats_print_costs(void);	/* -v */
 
 /* tracer.c */
 struct proc *proc_list(void);

@@ -444,6 +444,8 @@ int main(int argc, char **argv)
 	die_hook = NULL;
 	if (recording && report_write() < 0)
 		error_msg("cannot write the %s output: %s", format_names[opt.format], strerror(errno));
+	if (verbose && opt.unwind != UNWIND_NONE)
+		stats_print_costs();
 	stats_release();
 	if (fflush(out) != 0 || (out != stdout && fclose(out) != 0)) {
 		error_msg("cannot write output%s%s: %s", opt.output ? " to " : "",

@@ -15,7 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <inttypes.h>
+
 #include "aggregate.h"
+#include "error.h"
 #include "memtap.h"
 #include "modules.h"
 #include "stacks.h"
@@ -156,6 +159,25 @@ void events_flush(void)
 			report_trace_event(&pe->ev, stack);
 	}
 	npending = 0;
+}
+
+/* -v: what the stack machinery cost, on stderr. */
+void stats_print_costs(void)
+{
+	uint64_t walks = 0, frames = 0, failures = 0;
+
+	for (struct proc *p = proc_list(); p; p = p->next)
+		if (p->unwinder) {
+			walks += p->unwinder->walks;
+			frames += p->unwinder->frames;
+			failures += p->unwinder->failures;
+		}
+	info_msg("stacks: %u distinct, %zu bytes in the stack table, %" PRIu64
+		 " events without a stack (table full); unwinds: %" PRIu64 " (%" PRIu64
+		 " frames, %" PRIu64 " failed), with %s", stacks ? stack_table_count(stacks) : 0,
+		 stacks ? stack_table_memory(stacks) : 0, stacks ? stack_table_lost(stacks) : 0,
+		 walks, frames, failures, opt.unwind == UNWIND_LIBDW ? "dwarf (libdw)" :
+		 opt.unwind == UNWIND_DWARF ? "libunwind" : unwind_kind_name(opt.unwind));
 }
 
 void stats_release(void)
