@@ -9,9 +9,12 @@ set -eu
 what=${1:-check}
 top=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
-deps="autoconf automake libtool pkg-config make gcc libc6-dev libelf-dev libdw-dev
-libunwind-dev libzydis-dev zlib1g-dev libiberty-dev g++ procps util-linux strace python3
-protobuf-compiler chromium nodejs npm"
+deps="autoconf automake libtool pkg-config make gcc g++ libc6-dev libelf-dev libdw-dev
+libunwind-dev libzydis-dev zlib1g-dev libiberty-dev procps util-linux"
+# For some tests only (they skip without them): command:package pairs,
+# installed one by one, each only when the command is missing.
+test_deps="strace:strace python3:python3 protoc:protobuf-compiler chromium:chromium
+node:nodejs npm:npm"
 
 install_deps() {
 	if [ "$(id -u)" -ne 0 ] || ! command -v apt-get > /dev/null; then
@@ -22,10 +25,22 @@ install_deps() {
 	for p in $deps; do
 		dpkg -s "$p" > /dev/null 2>&1 || missing="$missing $p"
 	done
-	[ -z "$missing" ] && return 0
-	apt-get update -qq
-	# shellcheck disable=SC2086
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing > /dev/null
+	updated=
+	if [ -n "$missing" ]; then
+		apt-get update -qq
+		updated=1
+		# shellcheck disable=SC2086
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			$missing > /dev/null
+	fi
+	[ "$what" = check ] || return 0
+	for pair in $test_deps; do
+		command -v "${pair%%:*}" > /dev/null && continue
+		[ -n "$updated" ] || { apt-get update -qq; updated=1; }
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			"${pair#*:}" > /dev/null 2>&1 ||
+			echo "setup: could not install ${pair#*:}: the tests that need it will be skipped" >&2
+	done
 }
 
 # build DIR [CONFIGURE ARGS...]: out-of-tree build in $top/DIR

@@ -130,6 +130,57 @@ static void print_vm_row(const char *name, int have, uint64_t start, uint64_t en
 		(int64_t)(end - start));
 }
 
+static void account_row(const char *name, int64_t bytes, const char *note)
+{
+	fprintf(out, "  %-24s %+16" PRId64 "%s%s\n", name, bytes, note ? "  " : "", note ? note : "");
+}
+
+/*
+ * The reconciled account: what the traced calls add up to, next to the
+ * kernel's VmSize growth over the same interval, and the remainder with
+ * the reasons it can have.
+ */
+static void report_account(const struct proc *p, int have_vm)
+{
+	const struct kind_stats *st = p->stats;
+	int64_t captured = 0;
+	int complete = (opt.events & EV_SYSCALLS) == EV_SYSCALLS && !p->filtered;
+
+	if (!(opt.events & EV_SYSCALLS))
+		return;
+	fprintf(out, "  %-24s %16s\n", "ACCOUNT", "BYTES");
+	if (opt.events & EV_BIT(EV_BRK)) {
+		int64_t heap = (int64_t)st[EV_BRK].acquired - (int64_t)st[EV_BRK].released;
+
+		account_row("heap (brk)", heap, NULL);
+		captured += heap;
+	}
+	if (opt.events & EV_BIT(EV_MMAP)) {
+		account_row("anonymous mmap", (int64_t)st[EV_MMAP].anon, NULL);
+		account_row("file-backed mmap", (int64_t)st[EV_MMAP].file, NULL);
+		captured += (int64_t)st[EV_MMAP].acquired;
+	}
+	if (opt.events & EV_BIT(EV_MUNMAP)) {
+		account_row("munmap", -(int64_t)st[EV_MUNMAP].released, NULL);
+		captured -= (int64_t)st[EV_MUNMAP].released;
+	}
+	if (opt.events & EV_BIT(EV_MREMAP)) {
+		int64_t net = (int64_t)st[EV_MREMAP].acquired - (int64_t)st[EV_MREMAP].released;
+
+		account_row("mremap", net, NULL);
+		captured += net;
+	}
+	account_row("captured", captured, complete ? NULL : "(some events not selected or filtered)");
+	if (!have_vm)
+		return;
+	int64_t growth = (int64_t)(p->vm_end.vm_size - p->vm_start.vm_size);
+
+	account_row("VmSize growth", growth, NULL);
+	account_row("unattributed", growth - captured,
+		    growth == captured ? NULL :
+		    "(mapped or unmapped before tracing or without these calls, exec, madvise)");
+}
+
 static void report_proc(const struct proc *p)
 {
 	struct kind_stats total;
@@ -166,6 +217,7 @@ static void report_proc(const struct proc *p)
 	print_vm_row("VmSize", have_vm, p->vm_start.vm_size, p->vm_end.vm_size);
 	print_vm_row("VmRSS", have_vm, p->vm_start.vm_rss, p->vm_end.vm_rss);
 	print_vm_row("VmData", have_vm, p->vm_start.vm_data, p->vm_end.vm_data);
+	report_account(p, have_vm);
 }
 
 void report_summary(void)

@@ -495,9 +495,12 @@ static void on_exit_event(struct thread *tcp)
 	stops.event++;
 	tcp->sc = SC_IDLE;
 	tcp->sc_def = NULL;
-	/* The address space is still there: the last figures of the process. */
-	if (p && p->nthreads == 1)
-		procfs_read_vmstat(p->pid, &p->vm_end);
+	/*
+	 * The address space is still there: the figures of the thread that
+	 * exits last are the process's last.
+	 */
+	if (p)
+		procfs_read_vmstat(tcp->tid, &p->vm_end);
 	if (detaching)
 		detach_thread(tcp, 0);
 	else
