@@ -51,6 +51,9 @@ struct options {
 	int weight_count;	/* --weight count */
 	const char *title;	/* --title */
 	int inverted;		/* --inverted */
+	double interval;	/* -i seconds, 0 = one report at the end */
+	uint64_t max_size;	/* --max-size, 0 = no limit */
+	int net;		/* --net: weigh by acquired - released */
 };
 
 extern struct options opt;
@@ -79,6 +82,7 @@ struct proc {
 	int execs;		/* successful execs seen */
 	uint64_t brk;		/* current break, 0 = unknown */
 	struct kind_stats stats[EV_NKINDS];
+	struct kind_stats prev[EV_NKINDS];	/* stats at the last -i report */
 	uint64_t filtered;	/* events under --min-size */
 	struct vmstat vm_start, vm_end;
 	int exited;		/* 1 = exited, status valid */
@@ -179,6 +183,24 @@ void report_trace_event(const struct event *ev, uint32_t stack);
 void report_summary(void);
 /* Write the report in the -F format (text: report_summary + top stacks). */
 int report_write(void);
+
+/* The last report (at the end, or at -d in launch mode). */
+void report_final(void);
+/* One -i report (n from 1); last: the one at the end. */
+void report_write_interval(unsigned n, int last);
+/* A short "leaf < caller < ..." text of an aggregate's stack. */
+struct agg;
+void report_stack_brief(const struct agg *a, char *buf, size_t size);
+
+/* timers.c: -d, -i and the status line */
+#include <signal.h>
+extern volatile sig_atomic_t timer_tick;
+void timers_start(void);
+void timers_stop(void);
+/* Serve a tick; returns 1 when the -d time is over. */
+int timers_serve(void);
+void interval_report(int last);
+void status_clear(void);
 
 /* profile-build.c: the report model from the aggregates, at report time */
 struct profile;

@@ -36,10 +36,13 @@ static void usage(void)
 	       "  -F, --format=FORMAT     text (default), folded, svg, pprof or json; also\n"
 	       "                          chosen by -o FILE's suffix (.folded .svg .pb.gz .json)\n"
 	       "  -h, --help              show this help and exit\n"
+	       "  -i, --interval=SECONDS  a report every SECONDS (numbered files if -o has %%n)\n"
 	       "      --inverted          svg: icicle graph, roots at the top\n"
 	       "      --lines             add source file:line to function names\n"
 	       "      --max-depth=N       unwind at most N frames (default 64)\n"
+	       "      --max-size=SIZE     ignore events of more bytes\n"
 	       "      --min-size=SIZE     ignore events of fewer bytes (suffixes K, M, G)\n"
+	       "      --net               weigh stacks by bytes acquired minus released\n"
 	       "      --no-demangle       show C++ and Rust names as in the binary\n"
 	       "  -o, --output=FILE       write the output to FILE instead of stdout\n"
 	       "  -p, --pid=PID[,PID...]  attach to running processes\n"
@@ -139,7 +142,10 @@ static void parse_events(const char *arg)
 
 static void on_signal(int sig)
 {
-	tracer_request_stop(sig);
+	if (sig == SIGALRM)
+		timer_tick = 1;
+	else
+		tracer_request_stop(sig);
 }
 
 static void setup_signals(int launch)
@@ -181,6 +187,8 @@ enum {
 	OPT_WEIGHT,
 	OPT_TITLE,
 	OPT_INVERTED,
+	OPT_MAX_SIZE,
+	OPT_NET,
 };
 
 static const char *const format_names[] = {
@@ -239,10 +247,13 @@ int main(int argc, char **argv)
 		{ "events", required_argument, NULL, 'e' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "interval", required_argument, NULL, 'i' },
 		{ "inverted", no_argument, NULL, OPT_INVERTED },
 		{ "lines", no_argument, NULL, OPT_LINES },
 		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
+		{ "net", no_argument, NULL, OPT_NET },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -269,7 +280,7 @@ int main(int argc, char **argv)
 	opt.top = 10;
 	opt.format = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:d:e:F:ho:p:qvV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:d:e:F:hi:o:p:qvV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': {
 			char *end;
@@ -293,6 +304,23 @@ int main(int argc, char **argv)
 		case 'h':
 			usage();
 			return 0;
+		case 'i': {
+			char *end;
+
+			errno = 0;
+			opt.interval = strtod(optarg, &end);
+			if (end == optarg || *end || errno || !(opt.interval >= 0.1) ||
+			    opt.interval > 1e8)
+				usage_error("invalid interval '%s' for -i (want seconds >= 0.1)", optarg);
+			break;
+		}
+		case OPT_MAX_SIZE:
+			if (parse_size(optarg, &opt.max_size) < 0 || !opt.max_size)
+				usage_error("invalid size '%s' for --max-size (e.g. 1M, 2G)", optarg);
+			break;
+		case OPT_NET:
+			opt.net = 1;
+			break;
 		case OPT_INVERTED:
 			opt.inverted = 1;
 			break;
@@ -397,11 +425,29 @@ int main(int argc, char **argv)
 			format_from_path(opt.output) : FORMAT_TEXT;
 	if (opt.format == FORMAT_PPROF && !opt.output && isatty(STDOUT_FILENO))
 		usage_error("-F pprof writes gzip data: give -o FILE.pb.gz or redirect stdout");
+	if (opt.max_size && opt.max_size < opt.min_size)
+		usage_error("--max-size is below --min-size");
+	if (opt.interval > 0 && opt.format != FORMAT_TEXT && opt.format != FORMAT_FOLDED &&
+	    !(opt.output && strstr(opt.output, "%n")))
+		usage_error("-i with -F %s needs -o FILE with %%n (one file per interval)",
+			    format_names[opt.format]);
+	if (opt.net && opt.weight_count)
+		usage_error("--net and --weight=count exclude each other");
 	if (!unwind_kind_available(opt.unwind))
 		usage_error("--unwind=%s is not available in this build", unwind_kind_name(opt.unwind));
 
 	out = stdout;
-	if (opt.output) {
+	if (opt.output && strstr(opt.output, "%n") && opt.interval > 0) {
+		/* numbered files are opened per interval; check the folder now */
+		char *probe = xasprintf("%s.probe", opt.output);
+		FILE *f = fopen(probe, "we");
+
+		if (!f)
+			error_msg_and_die("cannot open output file '%s': %s", opt.output, strerror(errno));
+		fclose(f);
+		unlink(probe);
+		free(probe);
+	} else if (opt.output) {
 		out = fopen(opt.output, "we");
 		if (!out)
 			error_msg_and_die("cannot open output file '%s': %s", opt.output,
@@ -427,23 +473,15 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < opt.npids; i++)
 			attach_pid(opt.pids[i]);
 	}
-	if (opt.duration > 0) {
-		struct itimerval it;
-
-		memset(&it, 0, sizeof(it));
-		it.it_value.tv_sec = (time_t)opt.duration;
-		it.it_value.tv_usec = (suseconds_t)((opt.duration - (double)it.it_value.tv_sec) * 1e6);
-		if (!it.it_value.tv_sec && !it.it_value.tv_usec)
-			it.it_value.tv_usec = 1;
-		setitimer(ITIMER_REAL, &it, NULL);
-	}
+	timers_start();
 	if (opt.trace)
 		report_trace_header();
 
 	status = tracer_run();
 	die_hook = NULL;
-	if (recording && report_write() < 0)
-		error_msg("cannot write the %s output: %s", format_names[opt.format], strerror(errno));
+	timers_stop();
+	if (recording)
+		report_final();
 	if (verbose && opt.unwind != UNWIND_NONE)
 		stats_print_costs();
 	stats_release();

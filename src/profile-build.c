@@ -101,7 +101,7 @@ void profile_build(struct profile *prof)
 			kind_type[k] = profile_add_value_type(prof, name, "bytes");
 		}
 	}
-	prof->default_type = opt.weight_count ? VT_COUNT : VT_BYTES;
+	prof->default_type = opt.weight_count ? VT_COUNT : opt.net ? VT_NET : VT_BYTES;
 	prof->duration_nanos = (int64_t)(now_ns() - start_ns);
 	prof->time_nanos = start_wall_ns;
 

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "aggregate.h"
 #include "error.h"
 #include "memtap.h"
 #include "output.h"
@@ -325,28 +327,13 @@ static void report_top_stacks(const struct profile *prof)
 	free(idx);
 }
 
-int report_write(void)
+/* Write the aggregates as opt.format (not text) to out. */
+static int write_formatted(void)
 {
 	struct profile prof;
 	struct output_options oo;
 	int r = 0;
 
-	if (opt.format == FORMAT_TEXT) {
-		report_summary();
-		if (opt.unwind == 0 /* UNWIND_NONE */)
-			return 0;
-		profile_build(&prof);
-		report_top_stacks(&prof);
-		profile_release(&prof);
-		return 0;
-	}
-	if (!quiet) {
-		FILE *saved = out;
-
-		out = stderr;
-		report_summary();
-		out = saved;
-	}
 	profile_build(&prof);
 	memset(&oo, 0, sizeof(oo));
 	oo.title = opt.title;
@@ -370,4 +357,110 @@ int report_write(void)
 	}
 	profile_release(&prof);
 	return r;
+}
+
+static void text_top_stacks(void)
+{
+	struct profile prof;
+
+	if (opt.unwind == 0 /* UNWIND_NONE */)
+		return;
+	profile_build(&prof);
+	report_top_stacks(&prof);
+	profile_release(&prof);
+}
+
+int report_write(void)
+{
+	if (opt.format == FORMAT_TEXT) {
+		report_summary();
+		text_top_stacks();
+		return 0;
+	}
+	if (!quiet) {
+		FILE *saved = out;
+
+		out = stderr;
+		report_summary();
+		out = saved;
+	}
+	return write_formatted();
+}
+
+void report_final(void)
+{
+	status_clear();
+	if (opt.interval > 0) {
+		interval_report(1);
+		return;
+	}
+	if (report_write() < 0)
+		error_msg("cannot write the output: %s", strerror(errno));
+}
+
+/* One -i report: the events since the previous one. */
+void report_write_interval(unsigned n, int last)
+{
+	static uint64_t from_ns;
+	uint64_t to_ns = now_ns() - start_ns;
+
+	if (opt.format != FORMAT_TEXT) {
+		if (write_formatted() < 0)
+			error_msg("cannot write interval %u: %s", n, strerror(errno));
+		if (last && !quiet) {
+			FILE *saved = out;
+
+			out = stderr;
+			report_summary();
+			out = saved;
+		}
+		from_ns = to_ns;
+		return;
+	}
+	fprintf(out, "memtap: interval %u, %" PRIu64 ".%03" PRIu64 " to %" PRIu64 ".%03" PRIu64 " s\n",
+		n, from_ns / 1000000000u, from_ns / 1000000u % 1000u, to_ns / 1000000000u,
+		to_ns / 1000000u % 1000u);
+	for (struct proc *p = proc_list(); p; p = p->next) {
+		int header = 0;
+
+		for (int k = 0; k < EV_NKINDS; k++) {
+			const struct kind_stats *a = &p->stats[k], *b = &p->prev[k];
+
+			if (!(opt.events & EV_BIT(k)) || a->calls == b->calls)
+				continue;
+			if (!header++)
+				fprintf(out, "  process %d (%s)\n", p->pid, p->comm);
+			fprintf(out, "  %-8s %8" PRIu64 " %8" PRIu64 " %16" PRIu64 " %16" PRIu64 "\n",
+				event_kind_names[k], a->calls - b->calls, a->failed - b->failed,
+				a->acquired - b->acquired, a->released - b->released);
+		}
+	}
+	text_top_stacks();
+	fputc('\n', out);
+	if (last)
+		report_summary();
+	from_ns = to_ns;
+}
+
+void report_stack_brief(const struct agg *a, char *buf, size_t size)
+{
+	static struct symbolizer *sz;
+	const struct stack_frame *frames;
+	int depth;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (!a->stack || !stack_table() || stack_table_get(stack_table(), a->stack, &frames, &depth) < 0)
+		return;
+	if (!sz)
+		sz = symbolizer_new(SYMBOLIZE_NO_LINES | (opt.no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0));
+	for (int d = 0; d < depth && len + 4 < size; d++) {
+		const struct sym_info *si = symbolizer_lookup(sz, frames[d].module, frames[d].addr);
+		const char *name = si->nframes ? si->frames[si->nframes - 1].function : NULL;
+		int n = snprintf(buf + len, size - len, "%s%s", len ? " < " : "", name ? name : "?");
+
+		if (n < 0 || (size_t)n >= size - len)
+			break;
+		len += (size_t)n;
+	}
 }

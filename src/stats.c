@@ -85,7 +85,7 @@ void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs)
 	if (!recording || !(opt.events & EV_BIT(ev->kind)))
 		return;
 	weight = ev->size < 0 ? (uint64_t)-ev->size : (uint64_t)ev->size;
-	if (weight < opt.min_size) {
+	if (weight < opt.min_size || (opt.max_size && weight > opt.max_size)) {
 		p->filtered++;
 		return;
 	}

@@ -477,10 +477,10 @@ static void on_exec(struct thread *tcp, pid_t pid)
 		stats_proc_exec(p);
 		procfs_read_comm(pid, p->comm, sizeof(p->comm));
 		memcpy(tcp->comm, p->comm, sizeof(tcp->comm));
-		if (p->pid == launched_pid && !launched_exec_seen) {
+		if (p->pid == launched_pid)
 			launched_exec_seen = 1;
-			procfs_read_vmstat(pid, &p->vm_start);
-		}
+		/* the old address space is gone: measure growth from here */
+		procfs_read_vmstat(pid, &p->vm_start);
 	}
 	if (detaching)
 		detach_thread(tcp, 0);
@@ -653,8 +653,8 @@ static void serve_stop_request(void)
 	/* -d expired: report now; the command runs on, unrecorded */
 	if (recording) {
 		events_flush();
+		report_final();
 		recording = 0;
-		report_write();
 		fflush(out);
 	}
 }
@@ -665,6 +665,11 @@ int tracer_run(void)
 		int status;
 		pid_t pid;
 
+		if (timer_tick) {
+			timer_tick = 0;
+			if (timers_serve() && !detaching)
+				stop_signal = SIGALRM;
+		}
 		if (stop_signal)
 			serve_stop_request();
 		if (!nthreads)
