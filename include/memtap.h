@@ -90,6 +90,7 @@ struct proc {
 	int detached;		/* left running at detach */
 	struct proc_modules *modules;	/* executable mappings, for stacks */
 	struct unwinder *unwinder;	/* created at the first stack */
+	struct live_table *live;	/* live allocations (live.c) */
 	struct proc *next;	/* in creation order */
 };
 

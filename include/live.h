@@ -1,0 +1,45 @@
+/*
+ * live.h - the live-allocation table: for each traced process, the
+ * blocks its allocator handed out and has not taken back yet, with the
+ * stack that asked for each.  It gives --leaks (live bytes by stack at
+ * the end), the bytes a free() releases, and the allocator line of the
+ * account.
+ *
+ * One open-addressing table per process, 32 bytes an entry, at most 3/4
+ * full: under 64 bytes of tracer memory per live block.  Tables are
+ * owned by live.c and found through struct proc's live pointer;
+ * live_release_all() frees them.
+ */
+#ifndef MEMTAP_LIVE_H
+#define MEMTAP_LIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct proc;
+
+struct live_block {
+	uint64_t addr;		/* 0 = empty slot */
+	uint64_t size;
+	uint64_t time_ns;	/* when it was allocated (since start) */
+	uint32_t stack;
+	uint32_t kind;		/* enum event_kind of the allocation */
+};
+
+/* Record a block; an entry at the same address is replaced. */
+void live_add(struct proc *p, uint64_t addr, uint64_t size, uint32_t stack,
+	      uint64_t time_ns, uint32_t kind);
+/* Take a block out; 0 and *removed filled, or -1 if unknown. */
+int live_remove(struct proc *p, uint64_t addr, struct live_block *removed);
+/* A fork child starts with a copy of its parent's blocks. */
+void live_copy(struct proc *to, const struct proc *from);
+/* exec: the blocks are gone with the address space. */
+void live_clear(struct proc *p);
+/* Call fn for each live block of p. */
+void live_foreach(const struct proc *p, void (*fn)(const struct live_block *, void *), void *arg);
+size_t live_count(const struct proc *p);
+uint64_t live_bytes(const struct proc *p);
+size_t live_memory(void);	/* tracer bytes used by all tables */
+void live_release_all(void);
+
+#endif /* MEMTAP_LIVE_H */

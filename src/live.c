@@ -1,0 +1,167 @@
+/*
+ * live.c - the live-allocation tables of live.h: linear probing on the
+ * block address, deletion by backward shift (no tombstones), so that a
+ * malloc/free-heavy program never degrades the table.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "live.h"
+#include "memtap.h"
+#include "xmalloc.h"
+
+struct live_table {
+	struct live_block *slots;
+	size_t size;		/* power of two, or 0 */
+	size_t used;
+	uint64_t bytes;
+};
+
+static size_t total_memory;
+
+static size_t slot_of(uint64_t addr, size_t size)
+{
+	uint64_t h = (addr >> 4) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 20) & (size - 1);
+}
+
+static struct live_table *table(struct proc *p)
+{
+	if (!p->live)
+		p->live = xcalloc(1, sizeof(*p->live));
+	return p->live;
+}
+
+static void grow(struct live_table *t)
+{
+	struct live_block *old = t->slots;
+	size_t old_size = t->size;
+
+	t->size = old_size ? old_size * 2 : 1024;
+	t->slots = xcalloc(t->size, sizeof(*t->slots));
+	total_memory += (t->size - old_size) * sizeof(*t->slots);
+	for (size_t i = 0; i < old_size; i++) {
+		if (!old[i].addr)
+			continue;
+		size_t j = slot_of(old[i].addr, t->size);
+
+		while (t->slots[j].addr)
+			j = (j + 1) & (t->size - 1);
+		t->slots[j] = old[i];
+	}
+	free(old);
+}
+
+void live_add(struct proc *p, uint64_t addr, uint64_t size, uint32_t stack,
+	      uint64_t time_ns, uint32_t kind)
+{
+	struct live_table *t = table(p);
+	size_t j;
+
+	if (!addr)
+		return;
+	if ((t->used + 1) * 4 > t->size * 3)
+		grow(t);
+	j = slot_of(addr, t->size);
+	while (t->slots[j].addr && t->slots[j].addr != addr)
+		j = (j + 1) & (t->size - 1);
+	if (t->slots[j].addr)
+		t->bytes -= t->slots[j].size;
+	else
+		t->used++;
+	t->slots[j] = (struct live_block){ addr, size, time_ns, stack, kind };
+	t->bytes += size;
+}
+
+int live_remove(struct proc *p, uint64_t addr, struct live_block *removed)
+{
+	struct live_table *t = p->live;
+	size_t j, k;
+
+	if (!t || !t->size || !addr)
+		return -1;
+	j = slot_of(addr, t->size);
+	while (t->slots[j].addr != addr) {
+		if (!t->slots[j].addr)
+			return -1;
+		j = (j + 1) & (t->size - 1);
+	}
+	if (removed)
+		*removed = t->slots[j];
+	t->bytes -= t->slots[j].size;
+	t->used--;
+	/* backward-shift deletion keeps every probe chain unbroken */
+	for (k = (j + 1) & (t->size - 1); t->slots[k].addr; k = (k + 1) & (t->size - 1)) {
+		size_t home = slot_of(t->slots[k].addr, t->size);
+
+		if ((k > j && (home <= j || home > k)) || (k < j && home <= j && home > k)) {
+			t->slots[j] = t->slots[k];
+			j = k;
+		}
+	}
+	t->slots[j].addr = 0;
+	return 0;
+}
+
+void live_copy(struct proc *to, const struct proc *from)
+{
+	const struct live_table *f = from->live;
+
+	live_clear(to);
+	if (!f || !f->used)
+		return;
+	struct live_table *t = table(to);
+
+	t->size = f->size;
+	t->used = f->used;
+	t->bytes = f->bytes;
+	t->slots = xmalloc(t->size * sizeof(*t->slots));
+	memcpy(t->slots, f->slots, t->size * sizeof(*t->slots));
+	total_memory += t->size * sizeof(*t->slots);
+}
+
+void live_clear(struct proc *p)
+{
+	if (!p->live)
+		return;
+	total_memory -= p->live->size * sizeof(*p->live->slots);
+	free(p->live->slots);
+	memset(p->live, 0, sizeof(*p->live));
+}
+
+void live_foreach(const struct proc *p, void (*fn)(const struct live_block *, void *), void *arg)
+{
+	const struct live_table *t = p->live;
+
+	for (size_t i = 0; t && i < t->size; i++)
+		if (t->slots[i].addr)
+			fn(&t->slots[i], arg);
+}
+
+size_t live_count(const struct proc *p)
+{
+	return p->live ? p->live->used : 0;
+}
+
+uint64_t live_bytes(const struct proc *p)
+{
+	return p->live ? p->live->bytes : 0;
+}
+
+size_t live_memory(void)
+{
+	return total_memory;
+}
+
+void live_release_all(void)
+{
+	for (struct proc *p = proc_list(); p; p = p->next) {
+		live_clear(p);
+		free(p->live);
+		p->live = NULL;
+	}
+	total_memory = 0;
+}
