@@ -54,6 +54,8 @@ struct options {
 	double interval;	/* -i seconds, 0 = one report at the end */
 	uint64_t max_size;	/* --max-size, 0 = no limit */
 	int net;		/* --net: weigh by acquired - released */
+	int leaks;		/* --leaks: weigh by what is still held */
+	double min_age;		/* --min-age seconds, for --leaks */
 };
 
 extern struct options opt;
@@ -91,6 +93,7 @@ struct proc {
 	struct proc_modules *modules;	/* executable mappings, for stacks */
 	struct unwinder *unwinder;	/* created at the first stack */
 	struct live_table *live;	/* live allocations (live.c) */
+	struct map_table *maps;		/* held brk/mmap ranges (maptrack.c) */
 	struct proc *next;	/* in creation order */
 };
 
@@ -210,6 +213,7 @@ void profile_build(struct profile *prof);
 /* stats.c: per-process stack state */
 struct stack_table *stack_table(void);
 void stats_proc_exec(struct proc *p);
+void stats_proc_fork(struct proc *child, const struct proc *parent);
 void stats_note_mapping(struct proc *p, const struct event *ev, int prot_exec);
 void stats_release(void);
 void stats_print_costs(void);	/* -v */

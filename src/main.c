@@ -38,9 +38,11 @@ static void usage(void)
 	       "  -h, --help              show this help and exit\n"
 	       "  -i, --interval=SECONDS  a report every SECONDS (numbered files if -o has %%n)\n"
 	       "      --inverted          svg: icicle graph, roots at the top\n"
+	       "      --leaks             weigh stacks by what they still hold at the end\n"
 	       "      --lines             add source file:line to function names\n"
 	       "      --max-depth=N       unwind at most N frames (default 64)\n"
 	       "      --max-size=SIZE     ignore events of more bytes\n"
+	       "      --min-age=SECONDS   --leaks: only what is held for SECONDS or more\n"
 	       "      --min-size=SIZE     ignore events of fewer bytes (suffixes K, M, G)\n"
 	       "      --net               weigh stacks by bytes acquired minus released\n"
 	       "      --no-demangle       show C++ and Rust names as in the binary\n"
@@ -189,6 +191,8 @@ enum {
 	OPT_INVERTED,
 	OPT_MAX_SIZE,
 	OPT_NET,
+	OPT_LEAKS,
+	OPT_MIN_AGE,
 };
 
 static const char *const format_names[] = {
@@ -249,9 +253,11 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "inverted", no_argument, NULL, OPT_INVERTED },
+		{ "leaks", no_argument, NULL, OPT_LEAKS },
 		{ "lines", no_argument, NULL, OPT_LINES },
 		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "min-age", required_argument, NULL, OPT_MIN_AGE },
 		{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
 		{ "net", no_argument, NULL, OPT_NET },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
@@ -321,6 +327,18 @@ int main(int argc, char **argv)
 		case OPT_NET:
 			opt.net = 1;
 			break;
+		case OPT_LEAKS:
+			opt.leaks = 1;
+			break;
+		case OPT_MIN_AGE: {
+			char *end;
+
+			errno = 0;
+			opt.min_age = strtod(optarg, &end);
+			if (end == optarg || *end || errno || opt.min_age < 0 || opt.min_age > 1e9)
+				usage_error("invalid age '%s' for --min-age (want seconds)", optarg);
+			break;
+		}
 		case OPT_INVERTED:
 			opt.inverted = 1;
 			break;
@@ -433,6 +451,12 @@ int main(int argc, char **argv)
 			    format_names[opt.format]);
 	if (opt.net && opt.weight_count)
 		usage_error("--net and --weight=count exclude each other");
+	if (opt.net && opt.leaks)
+		usage_error("--net and --leaks exclude each other");
+	if (opt.min_age > 0 && !opt.leaks)
+		usage_error("--min-age goes with --leaks");
+	if (opt.leaks && opt.unwind == UNWIND_NONE)
+		usage_error("--leaks needs stacks: not with --unwind=none");
 	if (!unwind_kind_available(opt.unwind))
 		usage_error("--unwind=%s is not available in this build", unwind_kind_name(opt.unwind));
 

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "aggregate.h"
+#include "live.h"
+#include "maptrack.h"
 #include "memtap.h"
 #include "modules.h"
 #include "output.h"
@@ -21,7 +23,7 @@
 #include "symbolize.h"
 #include "xmalloc.h"
 
-enum { VT_BYTES, VT_COUNT, VT_RELEASED, VT_NET, VT_FIXED };
+enum { VT_BYTES, VT_COUNT, VT_RELEASED, VT_NET, VT_INUSE_SPACE, VT_INUSE_OBJECTS, VT_FIXED };
 
 static const char *base_name(const char *path)
 {
@@ -74,21 +76,77 @@ static size_t frame_location(struct profile *prof, struct symbolizer *sz, size_t
 				    lines, n);
 }
 
+struct build {
+	struct profile *prof;
+	struct symbolizer *sz;
+	size_t *map_of, nmods;
+	size_t *locs;
+	int64_t *values;
+	size_t kind_type[EV_NKINDS];
+	struct proc *proc;
+	uint64_t cutoff_ns;	/* --min-age: held since before this */
+};
+
+/* The profile locations of a stack into b->locs; their number. */
+static size_t stack_locations(struct build *b, uint32_t stack)
+{
+	struct stack_table *st = stack_table();
+	const struct stack_frame *frames = NULL;
+	int depth = 0;
+	size_t n = 0;
+
+	if (!stack || !st || stack_table_get(st, stack, &frames, &depth) < 0)
+		return 0;
+	if (module_count() + 1 > b->nmods) {
+		b->map_of = xrealloc(b->map_of, (module_count() + 1) * sizeof(*b->map_of));
+		memset(b->map_of + b->nmods, 0, (module_count() + 1 - b->nmods) * sizeof(*b->map_of));
+		b->nmods = module_count() + 1;
+	}
+	for (int d = 0; d < depth && d < STACK_MAX_DEPTH; d++)
+		b->locs[n++] = frame_location(b->prof, b->sz, b->map_of, &frames[d]);
+	return n;
+}
+
+/* Add held memory (bytes, objects) of one stack to the profile. */
+static void add_held(struct build *b, uint32_t stack, uint32_t kind, uint64_t bytes,
+		     uint64_t time_ns)
+{
+	size_t n;
+
+	if (time_ns > b->cutoff_ns || kind >= EV_NKINDS || bytes < opt.min_size)
+		return;
+	n = stack_locations(b, stack);
+	memset(b->values, 0, b->prof->ntypes * sizeof(*b->values));
+	b->values[VT_INUSE_SPACE] = (int64_t)bytes;
+	b->values[VT_INUSE_OBJECTS] = 1;
+	profile_add_sample(b->prof, b->locs, n, b->values, b->proc->pid, b->proc->comm,
+			   event_kind_names[kind]);
+}
+
+static void held_seg(const struct map_seg *s, void *arg)
+{
+	add_held(arg, s->stack, s->kind, s->end - s->start, s->time_ns);
+}
+
+static void held_block(const struct live_block *blk, void *arg)
+{
+	add_held(arg, blk->stack, blk->kind, blk->size, blk->time_ns);
+}
+
 void profile_build(struct profile *prof)
 {
 	size_t nagg, kind_type[EV_NKINDS];
 	struct agg *aggs = aggregate_entries(&nagg);
-	struct stack_table *st = stack_table();
-	struct symbolizer *sz;
-	size_t *map_of, nmods = module_count() + 1;
+	size_t nmods = module_count() + 1;
 	size_t *locs = xcalloc((size_t)STACK_MAX_DEPTH, sizeof(*locs));
-	int64_t *values;
 
 	memset(prof, 0, sizeof(*prof));
 	profile_add_value_type(prof, "bytes", "bytes");
 	profile_add_value_type(prof, "count", "count");
 	profile_add_value_type(prof, "released", "bytes");
 	profile_add_value_type(prof, "net", "bytes");
+	profile_add_value_type(prof, "inuse_space", "bytes");
+	profile_add_value_type(prof, "inuse_objects", "count");
 	for (int k = 0; k < EV_NKINDS; k++)
 		kind_type[k] = (size_t)-1;
 	for (size_t i = 0; i < nagg; i++) {
@@ -101,39 +159,46 @@ void profile_build(struct profile *prof)
 			kind_type[k] = profile_add_value_type(prof, name, "bytes");
 		}
 	}
-	prof->default_type = opt.weight_count ? VT_COUNT : opt.net ? VT_NET : VT_BYTES;
+	prof->default_type = opt.leaks ? (opt.weight_count ? VT_INUSE_OBJECTS : VT_INUSE_SPACE) :
+			     opt.weight_count ? VT_COUNT : opt.net ? VT_NET : VT_BYTES;
 	prof->duration_nanos = (int64_t)(now_ns() - start_ns);
 	prof->time_nanos = start_wall_ns;
 
-	values = xcalloc(prof->ntypes, sizeof(*values));
-	map_of = xcalloc(nmods, sizeof(*map_of));
-	sz = symbolizer_new(opt.no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0);
+	struct build b = {
+		.prof = prof,
+		.sz = symbolizer_new(opt.no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0),
+		.map_of = xcalloc(nmods, sizeof(size_t)),
+		.nmods = nmods,
+		.locs = locs,
+		.values = xcalloc(prof->ntypes, sizeof(int64_t)),
+	};
+	uint64_t end_ns = now_ns() - start_ns;
+
+	b.cutoff_ns = opt.min_age > 0 ? end_ns - (uint64_t)(opt.min_age * 1e9) : UINT64_MAX;
+	if (opt.min_age > 0 && (uint64_t)(opt.min_age * 1e9) > end_ns)
+		b.cutoff_ns = 0;
 	for (size_t i = 0; i < nagg; i++) {
 		const struct agg *a = &aggs[i];
-		const struct stack_frame *frames = NULL;
-		int depth = 0;
-		size_t n = 0;
+		size_t n = stack_locations(&b, a->stack);
 
-		if (a->stack && st && stack_table_get(st, a->stack, &frames, &depth) == 0) {
-			if (module_count() + 1 > nmods) {
-				map_of = xrealloc(map_of, (module_count() + 1) * sizeof(*map_of));
-				memset(map_of + nmods, 0, (module_count() + 1 - nmods) * sizeof(*map_of));
-				nmods = module_count() + 1;
-			}
-			for (int d = 0; d < depth && d < STACK_MAX_DEPTH; d++)
-				locs[n++] = frame_location(prof, sz, map_of, &frames[d]);
-		}
-		memset(values, 0, prof->ntypes * sizeof(*values));
-		values[VT_BYTES] = (int64_t)a->acquired;
-		values[VT_COUNT] = (int64_t)a->calls;
-		values[VT_RELEASED] = (int64_t)a->released;
-		values[VT_NET] = (int64_t)a->acquired - (int64_t)a->released;
-		values[kind_type[a->kind]] = (int64_t)a->acquired;
-		profile_add_sample(prof, locs, n, values, a->proc->pid, a->proc->comm,
+		memset(b.values, 0, prof->ntypes * sizeof(*b.values));
+		b.values[VT_BYTES] = (int64_t)a->acquired;
+		b.values[VT_COUNT] = (int64_t)a->calls;
+		b.values[VT_RELEASED] = (int64_t)a->released;
+		b.values[VT_NET] = (int64_t)a->acquired - (int64_t)a->released;
+		b.values[kind_type[a->kind]] = (int64_t)a->acquired;
+		profile_add_sample(prof, b.locs, n, b.values, a->proc->pid, a->proc->comm,
 				   event_kind_names[a->kind]);
 	}
-	symbolizer_free(sz);
-	free(map_of);
-	free(values);
+	if (opt.leaks) {
+		for (struct proc *p = proc_list(); p; p = p->next) {
+			b.proc = p;
+			maptrack_foreach(p, held_seg, &b);
+			live_foreach(p, held_block, &b);
+		}
+	}
+	symbolizer_free(b.sz);
+	free(b.map_of);
+	free(b.values);
 	free(locs);
 }

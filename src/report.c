@@ -269,13 +269,23 @@ static void print_location(const struct profile *prof, size_t loc)
 
 static const struct profile *sort_prof;
 
+/*
+ * What the text report ranks a stack by: the profile's default type, but
+ * for bytes the bytes moved either way, so that munmap stacks rank too.
+ */
+static int64_t sample_weight(const struct profile *prof, const struct prof_sample *s)
+{
+	if (prof->default_type == 0)
+		return s->values[0] + s->values[2];
+	return s->values[prof->default_type];
+}
+
 /* Order samples by bytes moved (or calls), largest first. */
 static int cmp_samples(const void *a, const void *b)
 {
 	const struct prof_sample *x = &sort_prof->samples[*(const size_t *)a];
 	const struct prof_sample *y = &sort_prof->samples[*(const size_t *)b];
-	int64_t vx = opt.weight_count ? x->values[1] : x->values[0] + x->values[2];
-	int64_t vy = opt.weight_count ? y->values[1] : y->values[0] + y->values[2];
+	int64_t vx = sample_weight(sort_prof, x), vy = sample_weight(sort_prof, y);
 
 	return vx < vy ? 1 : vx > vy ? -1 : 0;
 }
@@ -296,7 +306,7 @@ static void report_top_stacks(const struct profile *prof)
 			if (strcmp(s->event, event_kind_names[k]))
 				continue;
 			idx[n++] = i;
-			total += opt.weight_count ? s->values[1] : s->values[0] + s->values[2];
+			total += sample_weight(prof, s);
 			calls += s->values[1];
 		}
 		if (!n || !total)
@@ -305,14 +315,20 @@ static void report_top_stacks(const struct profile *prof)
 		qsort(idx, n, sizeof(*idx), cmp_samples);
 		fprintf(out, "\ntop %d stacks of %s by %s (%" PRId64 " %s in %zu stacks, %" PRId64 " calls)\n",
 			opt.top < (int)n ? opt.top : (int)n, event_kind_names[k],
-			opt.weight_count ? "calls" : "bytes", total,
-			opt.weight_count ? "calls" : "bytes", n, calls);
+			prof->types[prof->default_type].type, total,
+			prof->types[prof->default_type].unit, n, calls);
 		for (size_t j = 0; j < n && (int)j < opt.top; j++) {
 			const struct prof_sample *s = &prof->samples[idx[j]];
-			int64_t v = opt.weight_count ? s->values[1] : s->values[0] + s->values[2];
+			int64_t v = sample_weight(prof, s);
+
+			if (v <= 0)
+				break;
 
 			fprintf(out, "  #%zu  ", j + 1);
-			if (s->values[0])
+			if (opt.leaks)
+				fprintf(out, "%" PRId64 " bytes held in %" PRId64 " block%s  ", s->values[4],
+					s->values[5], s->values[5] == 1 ? "" : "s");
+			else if (s->values[0])
 				fprintf(out, "+%" PRId64 " bytes  ", s->values[0]);
 			if (s->values[2])
 				fprintf(out, "-%" PRId64 " bytes  ", s->values[2]);

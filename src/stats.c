@@ -19,6 +19,8 @@
 
 #include "aggregate.h"
 #include "error.h"
+#include "live.h"
+#include "maptrack.h"
 #include "memtap.h"
 #include "modules.h"
 #include "stacks.h"
@@ -32,6 +34,7 @@ struct pending {
 	struct event ev;
 	char comm[16];
 	struct proc *proc;
+	int selected;		/* -e chose its kind */
 	struct stack_snapshot snap;
 	int has_snap;
 };
@@ -53,8 +56,16 @@ static struct proc_modules *proc_modules(struct proc *p)
 	return p->modules;
 }
 
+void stats_proc_fork(struct proc *child, const struct proc *parent)
+{
+	maptrack_copy(child, parent);
+	live_copy(child, parent);
+}
+
 void stats_proc_exec(struct proc *p)
 {
+	maptrack_clear(p);
+	live_clear(p);
 	if (p->modules)
 		modules_map_changed(p->modules);
 	if (p->unwinder) {
@@ -75,21 +86,50 @@ void stats_note_mapping(struct proc *p, const struct event *ev, int prot_exec)
 		modules_note_unmap(p->modules, ev->args[0], ev->args[1]);
 }
 
+/* Does an event of this kind take held memory back (brk, munmap, mremap)? */
+static int releases_memory(enum event_kind kind)
+{
+	return kind == EV_BRK || kind == EV_MUNMAP || kind == EV_MREMAP;
+}
+
 void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs)
 {
 	struct proc *p = tcp->proc;
-	struct kind_stats *ks;
 	struct pending *pe;
-	uint64_t weight;
+	int selected = (opt.events & EV_BIT(ev->kind)) != 0;
+	uint64_t weight = ev->size < 0 ? (uint64_t)-ev->size : (uint64_t)ev->size;
 
-	if (!recording || !(opt.events & EV_BIT(ev->kind)))
+	if (!recording || (!selected && !releases_memory(ev->kind)))
 		return;
-	weight = ev->size < 0 ? (uint64_t)-ev->size : (uint64_t)ev->size;
-	if (weight < opt.min_size || (opt.max_size && weight > opt.max_size)) {
-		p->filtered++;
-		return;
+	pending = xgrowarray(pending, &pending_cap, npending + 1, sizeof(*pending));
+	pe = &pending[npending++];
+	pe->ev = *ev;
+	memcpy(pe->comm, tcp->comm, sizeof(pe->comm));
+	pe->ev.comm = NULL;
+	pe->proc = p;
+	pe->selected = selected;
+	pe->has_snap = 0;
+	if (!selected || weight < opt.min_size || (opt.max_size && weight > opt.max_size))
+		return;		/* only its effect on held memory counts */
+	if (opt.unwind != UNWIND_NONE && regs &&
+	    stack_snapshot_take(&pe->snap, p->pid, tcp->tid, regs, opt.stack_size) == 0) {
+		struct proc_modules *pm = proc_modules(p);
+
+		pe->has_snap = 1;
+		/*
+		 * Mappings changed since they were last read: read them now,
+		 * while the thread is stopped; by the time the stack is
+		 * unwound the code may be unmapped already (dlclose).
+		 */
+		if (pm->generation != pm->read_generation)
+			modules_refresh(pm, 0);
 	}
-	ks = &p->stats[ev->kind];
+}
+
+static void count_event(struct proc *p, const struct event *ev)
+{
+	struct kind_stats *ks = &p->stats[ev->kind];
+
 	ks->calls++;
 	if (ev->failed)
 		ks->failed++;
@@ -100,28 +140,42 @@ void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs)
 		else if (ev->map_kind == MAP_KIND_FILE)
 			ks->file += (uint64_t)ev->size;
 	} else {
-		ks->released += weight;
+		ks->released += (uint64_t)-ev->size;
 	}
+}
 
-	pending = xgrowarray(pending, &pending_cap, npending + 1, sizeof(*pending));
-	pe = &pending[npending++];
-	pe->ev = *ev;
-	memcpy(pe->comm, tcp->comm, sizeof(pe->comm));
-	pe->ev.comm = NULL;
-	pe->proc = p;
-	pe->has_snap = 0;
-	if (opt.unwind != UNWIND_NONE && regs &&
-	    stack_snapshot_take(&pe->snap, p->pid, tcp->tid, regs, opt.stack_size) == 0) {
-		pe->has_snap = 1;
-		/*
-		 * Mappings changed since they were last read: read them now,
-		 * while the thread is stopped; by the time the stack is
-		 * unwound the code may be unmapped already (dlclose).
-		 */
-		struct proc_modules *pm = proc_modules(p);
+/* Keep the held ranges (maptrack.c) in step with a successful event. */
+static void track_memory(struct proc *p, const struct event *ev, uint32_t stack, int record)
+{
+	uint64_t t = ev->time_ns;
 
-		if (pm->generation != pm->read_generation)
-			modules_refresh(pm, 0);
+	if (ev->failed)
+		return;
+	switch (ev->kind) {
+	case EV_BRK:
+		if (ev->size > 0 && record)
+			maptrack_add(p, ev->old_brk, ev->old_brk + (uint64_t)ev->size, stack, t, EV_BRK);
+		else if (ev->size < 0)
+			maptrack_remove(p, ev->addr, ev->addr + (uint64_t)-ev->size);
+		break;
+	case EV_MMAP:
+		if (record)
+			maptrack_add(p, ev->addr, ev->addr + (uint64_t)ev->size, stack, t, EV_MMAP);
+		else
+			maptrack_remove(p, ev->addr, ev->addr + (uint64_t)ev->size);
+		break;
+	case EV_MUNMAP:
+		maptrack_remove(p, ev->addr, ev->addr + (uint64_t)-ev->size);
+		break;
+	case EV_MREMAP:
+		maptrack_remove(p, ev->args[0], ev->args[0] + ev->args[1]);
+		if (record)
+			maptrack_add(p, ev->addr, ev->addr + ev->args[2], stack, t, EV_MREMAP);
+		else
+			maptrack_remove(p, ev->addr, ev->addr + ev->args[2]);
+		break;
+	default:
+		break;
 	}
 }
 
@@ -149,14 +203,24 @@ void events_flush(void)
 {
 	for (size_t i = 0; i < npending; i++) {
 		struct pending *pe = &pending[i];
+		struct event *ev = &pe->ev;
+		uint64_t weight = ev->size < 0 ? (uint64_t)-ev->size : (uint64_t)ev->size;
+		int record = pe->selected && weight >= opt.min_size &&
+			     !(opt.max_size && weight > opt.max_size);
 		uint32_t stack = 0;
 
-		pe->ev.comm = pe->comm;
-		if (pe->has_snap)
-			stack = unwind_pending(pe);
-		aggregate_add(pe->proc, &pe->ev, stack);
-		if (opt.trace)
-			report_trace_event(&pe->ev, stack);
+		ev->comm = pe->comm;
+		if (pe->selected && !record)
+			pe->proc->filtered++;
+		if (record) {
+			if (pe->has_snap)
+				stack = unwind_pending(pe);
+			count_event(pe->proc, ev);
+			aggregate_add(pe->proc, ev, stack);
+		}
+		track_memory(pe->proc, ev, stack, record);
+		if (record && opt.trace)
+			report_trace_event(ev, stack);
 	}
 	npending = 0;
 }
@@ -201,4 +265,6 @@ void stats_release(void)
 		stack_table_free(stacks);
 	stacks = NULL;
 	modules_release_all();
+	maptrack_release_all();
+	live_release_all();
 }

@@ -1,0 +1,36 @@
+/*
+ * maptrack.h - the memory a process holds through brk, mmap and mremap,
+ * as address ranges tagged with the stack that made them.  It answers
+ * "which stacks hold the memory now" (--leaks for syscall events): a
+ * munmap or a shrinking brk takes ranges out whatever stack made them.
+ *
+ * One sorted array of disjoint ranges per process, owned by maptrack.c
+ * and found through struct proc's maps pointer; maptrack_release_all()
+ * frees them.
+ */
+#ifndef MEMTAP_MAPTRACK_H
+#define MEMTAP_MAPTRACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct proc;
+
+struct map_seg {
+	uint64_t start, end;
+	uint64_t time_ns;	/* when it was made (since start) */
+	uint32_t stack;
+	uint32_t kind;		/* enum event_kind that made it */
+};
+
+/* Take [start, end) out of whatever ranges hold it. */
+void maptrack_remove(struct proc *p, uint64_t start, uint64_t end);
+/* [start, end) is now held by stack (replacing what was there). */
+void maptrack_add(struct proc *p, uint64_t start, uint64_t end, uint32_t stack,
+		  uint64_t time_ns, uint32_t kind);
+void maptrack_copy(struct proc *to, const struct proc *from);
+void maptrack_clear(struct proc *p);
+void maptrack_foreach(const struct proc *p, void (*fn)(const struct map_seg *, void *), void *arg);
+void maptrack_release_all(void);
+
+#endif /* MEMTAP_MAPTRACK_H */

@@ -1,0 +1,142 @@
+/*
+ * held-unit - the live-allocation table (live.c) and the held ranges
+ * (maptrack.c) against simple models, over many random operations:
+ * adds, removals, splits, address reuse.  Prints "ok" or what differs.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "live.h"
+#include "maptrack.h"
+#include "memtap.h"
+
+static struct proc the_proc;
+
+struct proc *proc_list(void)
+{
+	return &the_proc;
+}
+
+#define PAGES 4096		/* model of the address space, in pages */
+static uint32_t owner[PAGES];	/* stack id holding each page, 0 = none */
+static int failures;
+
+static void check(int cond, const char *what, long i)
+{
+	if (!cond && failures++ < 10)
+		printf("FAIL %s (step %ld)\n", what, i);
+}
+
+static void seg_to_model(const struct map_seg *s, void *arg)
+{
+	uint32_t *seen = arg;
+
+	for (uint64_t pg = s->start / 4096; pg < s->end / 4096; pg++)
+		seen[pg] = s->stack;
+}
+
+struct order {
+	uint64_t last;
+	int sorted;
+};
+
+static void seg_order(const struct map_seg *s, void *arg)
+{
+	struct order *o = arg;
+
+	if (s->start < o->last || s->start >= s->end)
+		o->sorted = 0;
+	o->last = s->end;
+}
+
+static void test_maptrack(void)
+{
+	static uint32_t seen[PAGES];
+
+	srand(1);
+	for (long i = 0; i < 20000; i++) {
+		uint64_t a = (uint64_t)(rand() % (PAGES - 64)), len = 1 + (uint64_t)(rand() % 63);
+		uint32_t stack = 1 + (uint32_t)(rand() % 7);
+
+		if (rand() % 3) {
+			maptrack_add(&the_proc, a * 4096, (a + len) * 4096, stack, 0, 1);
+			for (uint64_t pg = a; pg < a + len; pg++)
+				owner[pg] = stack;
+		} else {
+			maptrack_remove(&the_proc, a * 4096, (a + len) * 4096);
+			for (uint64_t pg = a; pg < a + len; pg++)
+				owner[pg] = 0;
+		}
+		if (i % 500 == 0 || i == 19999) {
+			memset(seen, 0, sizeof(seen));
+			maptrack_foreach(&the_proc, seg_to_model, seen);
+			check(memcmp(seen, owner, sizeof(seen)) == 0, "maptrack matches the page model", i);
+		}
+	}
+	/* ranges stay sorted, disjoint and non-empty */
+	struct order o = { 0, 1 };
+
+	maptrack_foreach(&the_proc, seg_order, &o);
+	check(o.sorted, "ranges sorted and disjoint", 0);
+}
+
+#define NADDR 5000
+static uint64_t model_size[NADDR];	/* 0 = free */
+
+static void test_live(void)
+{
+	uint64_t bytes = 0;
+	size_t count = 0;
+
+	srand(2);
+	for (long i = 0; i < 200000; i++) {
+		int k = rand() % NADDR;
+		uint64_t addr = 0x10000 + (uint64_t)k * 16;
+		struct live_block b;
+
+		if (rand() % 2) {
+			uint64_t size = 1 + (uint64_t)(rand() % 1000);
+
+			live_add(&the_proc, addr, size, (uint32_t)k, (uint64_t)i, 0);
+			if (model_size[k])
+				bytes -= model_size[k];
+			else
+				count++;
+			model_size[k] = size;
+			bytes += size;
+		} else {
+			int r = live_remove(&the_proc, addr, &b);
+
+			check((r == 0) == (model_size[k] != 0), "remove finds exactly the live blocks", i);
+			if (r == 0) {
+				check(b.size == model_size[k] && b.stack == (uint32_t)k, "removed block's size and stack", i);
+				bytes -= model_size[k];
+				count--;
+				model_size[k] = 0;
+			}
+		}
+		if (i % 1000 == 0) {
+			check(live_bytes(&the_proc) == bytes, "live bytes", i);
+			check(live_count(&the_proc) == count, "live count", i);
+		}
+	}
+	check(live_memory() / (live_count(&the_proc) ? live_count(&the_proc) : 1) <= 64 ||
+	      live_count(&the_proc) < 1000, "at most 64 bytes per live block", 0);
+	printf("live: %zu blocks, %zu bytes of table (%.1f per block)\n", live_count(&the_proc),
+	       live_memory(), (double)live_memory() / (double)(live_count(&the_proc) ? live_count(&the_proc) : 1));
+}
+
+int main(void)
+{
+	test_maptrack();
+	test_live();
+	maptrack_release_all();
+	live_release_all();
+	if (failures)
+		return 1;
+	printf("ok\n");
+	return 0;
+}
