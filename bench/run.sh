@@ -5,15 +5,16 @@
 #
 # Expects a configured tree (./configure has run in DIR, by default the
 # directory above bench/); runs `make memtap` there, then each suite
-# (default: all, i.e. syscalls) with the remaining options, which every
-# suite accepts (see bench/syscalls.sh --help).  Tables go to stdout,
-# progress to stderr.
+# (default: all, i.e. syscalls,stacks) with the remaining options.  Every
+# suite accepts -r, -s, -m, --pin, --workdir, --keep and --cc; for the
+# others run one suite (see bench/SUITE.sh --help).  Tables go to
+# stdout, progress to stderr.
 
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 builddir=$here/..
-suites=syscalls
+suites="syscalls stacks"
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
 	--suites=*) suites=$(echo "${1#*=}" | tr ',' ' ') ;;
 	--) shift; break ;;
 	-h | --help)
-		sed -n '2,11s/^# \{0,1\}//p' "$0"
+		sed -n '2,12s/^# \{0,1\}//p' "$0"
 		exit 0
 		;;
 	*) break ;;
