@@ -2,7 +2,8 @@
  * profile-build.c - build the report model (profile.h) from the
  * aggregates, the stack table and the symbolizer, once, at report time.
  *
- * Value types: "bytes" (acquired), "count" (calls), "released" (bytes),
+ * Value types: "bytes" (acquired; released for munmap), "count" (calls),
+ * "released" (bytes),
  * "net" (acquired - released), then one "<event>_space" per event kind
  * seen, so that pprof users can pick a kind with -sample_index.  The
  * default type is bytes, or count with --weight count.
@@ -182,11 +183,12 @@ void profile_build(struct profile *prof)
 		size_t n = stack_locations(&b, a->stack);
 
 		memset(b.values, 0, prof->ntypes * sizeof(*b.values));
-		b.values[VT_BYTES] = (int64_t)a->acquired;
+		/* bytes: what the event moved; munmap only ever gives back */
+		b.values[VT_BYTES] = (int64_t)(a->kind == EV_MUNMAP ? a->released : a->acquired);
 		b.values[VT_COUNT] = (int64_t)a->calls;
 		b.values[VT_RELEASED] = (int64_t)a->released;
 		b.values[VT_NET] = (int64_t)a->acquired - (int64_t)a->released;
-		b.values[kind_type[a->kind]] = (int64_t)a->acquired;
+		b.values[kind_type[a->kind]] = b.values[VT_BYTES];
 		profile_add_sample(prof, b.locs, n, b.values, a->proc->pid, a->proc->comm,
 				   event_kind_names[a->kind]);
 	}

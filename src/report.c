@@ -276,7 +276,7 @@ static const struct profile *sort_prof;
 static int64_t sample_weight(const struct profile *prof, const struct prof_sample *s)
 {
 	if (prof->default_type == 0)
-		return s->values[0] + s->values[2];
+		return s->values[0] + (strcmp(s->event, "munmap") ? s->values[2] : 0);
 	return s->values[prof->default_type];
 }
 
