@@ -18,9 +18,10 @@
 #include "event.h"
 
 enum syscalls_mode {
-	SYSCALLS_AUTO,		/* seccomp for commands, ptrace for -p */
+	SYSCALLS_AUTO,		/* seccomp for commands, breakpoints for -p */
 	SYSCALLS_SECCOMP,
 	SYSCALLS_PTRACE,
+	SYSCALLS_BREAKPOINTS,	/* breakpoints on libc's wrappers */
 };
 
 struct options {
@@ -33,6 +34,8 @@ struct options {
 	double duration;	/* -d seconds, 0 = until the end */
 	const char *output;	/* -o path or NULL for stdout */
 	int trace;		/* --trace */
+	int follow_forks;	/* -f: -p follows fork children */
+	const char *symbol_prefix;	/* --symbol-prefix: je_, _rjem_... */
 };
 
 extern struct options opt;
@@ -66,6 +69,11 @@ struct proc {
 	int exited;		/* 1 = exited, status valid */
 	int status;		/* wait status of the leader */
 	int detached;		/* left running at detach */
+	/* alloc.c: breakpoint probes (see alloc.h) */
+	struct alloc_space *alloc;	/* its address space's, or NULL */
+	struct alloc_space *fork_src;	/* fork child: the parent's, until cleaned */
+	int vfork_child;		/* shares its parent's space until exec */
+	int unfollowed;		/* -p without -f: detach once it is clean */
 	struct proc *next;	/* in creation order */
 };
 
@@ -87,6 +95,9 @@ struct thread {
 	int sc_abi;
 	uint64_t sc_args[6];
 	uint64_t sc_old_brk;
+	/* alloc.c */
+	int pending_sig;	/* detach: the signal to pass on */
+	struct alloc_thread *alloc;	/* probed calls awaiting their return */
 };
 
 /* struct thread flags */
@@ -97,6 +108,9 @@ struct thread {
 #define T_SC_KNOWN	0x10	/* entry/exit parity known (ptrace mode) */
 #define T_IN_SC		0x20	/* ptrace mode: between entry and exit */
 #define T_DETACHING	0x40	/* interrupted for detach */
+#define T_PARKED	0x80	/* kept stopped: arming probes, or detach */
+#define T_GOOD_STOP	0x100	/* parked at a signal or PTRACE_EVENT_STOP */
+#define T_VFORK_WAIT	0x200	/* resumed from a vfork event: in vfork */
 
 /* A memory syscall memtap knows, in one ABI (syscall_table.c). */
 enum sc_id {
@@ -130,6 +144,15 @@ int seccomp_filter_install(unsigned events);
 void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
 		   const struct syscall_def *def);
 void syscall_exit(struct thread *tcp, const arch_regs_t *regs);
+/*
+ * Fill kind, abi, call, args, ret, failed, size, addr, old_brk and
+ * map_kind of ev for syscall def with arguments args and the kernel's
+ * result ret (brk: the new break; others: the value or -errno); old_brk
+ * is the break before the call (0 = unknown).  The rest of ev is the
+ * caller's.
+ */
+void syscall_fill_event(struct event *ev, const struct syscall_def *def, int abi,
+			const uint64_t args[6], int64_t ret, uint64_t old_brk);
 
 /* procfs.c */
 int procfs_read_vmstat(pid_t pid, struct vmstat *vs);
@@ -165,9 +188,9 @@ uint64_t now_ns(void);
 
 /* Stop counts for the report and the I/O test. */
 struct stop_counts {
-	uint64_t total, seccomp, syscall, signal, event, group;
+	uint64_t total, seccomp, syscall, signal, event, group, breakpoint;
 };
 extern struct stop_counts stops;
-extern const char *syscall_source;	/* "seccomp" or "ptrace" */
+extern const char *syscall_source;	/* "seccomp", "ptrace" or "breakpoints" */
 
 #endif /* MEMTAP_H */
