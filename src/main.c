@@ -35,7 +35,8 @@ static void usage(void)
 	       "  -e, --events=LIST       events to trace: brk,mmap,munmap,mremap (group\n"
 	       "                          syscalls, the default), malloc,calloc,realloc,\n"
 	       "                          reallocarray,free,posix_memalign,aligned_alloc,\n"
-	       "                          memalign,valloc,pvalloc (group alloc), all\n"
+	       "                          memalign,valloc,pvalloc (group alloc), all;\n"
+	       "                          probe: only the --probe functions\n"
 	       "  -f, --follow-forks      -p: follow fork children (with probes of their\n"
 	       "                          own); without it they are detached\n"
 	       "  -h, --help              show this help and exit\n"
@@ -133,14 +134,14 @@ static void parse_events(const char *arg)
 			continue;
 		}
 		for (int k = 0; k < EV_NKINDS; k++)
-			if (k != EV_PROBE && !strcmp(tok, event_kind_names[k])) {
+			if (!strcmp(tok, event_kind_names[k])) {
 				opt.events |= EV_BIT(k);
 				found = 1;
 			}
 		if (!found)
 			usage_error("unknown event '%s' in -e (known: brk, mmap, munmap, mremap, "
 				    "malloc, calloc, realloc, reallocarray, free, posix_memalign, "
-				    "aligned_alloc, memalign, valloc, pvalloc, and the groups "
+				    "aligned_alloc, memalign, valloc, pvalloc, probe, and the groups "
 				    "syscalls, alloc, all)", tok);
 	}
 	if (!opt.events)
