@@ -193,8 +193,8 @@ static size_t insert_probes(struct alloc_space *s, struct thread *tcp,
 		if (elfsym_lookup(ep, pr->spec, NULL, &r) < 0) {
 			if (!silent && !pr->optional && !pr->reported) {
 				warn_msg("cannot probe '%s' in process %d (%s): no such function "
-					 "in the executable or its libraries", pr->spec, s->pid,
-					 tcp->proc->comm);
+					 "in the executable or its libraries (libraries it loads "
+					 "later are searched too)", pr->spec, s->pid, tcp->proc->comm);
 				pr->reported = 1;
 			}
 			continue;
