@@ -209,11 +209,11 @@ void report_summary(void)
 	for (struct proc *p = proc_list(); p; p = p->next)
 		nprocs++;
 	fprintf(out, "memtap: %zu process%s, %" PRIu64 ".%03" PRIu64 " s, syscalls via %s, "
-		"%" PRIu64 " stops (seccomp %" PRIu64 ", syscall %" PRIu64 ", signal %" PRIu64
-		", other %" PRIu64 ")\n",
+		"%" PRIu64 " stops (seccomp %" PRIu64 ", syscall %" PRIu64 ", breakpoint %" PRIu64
+		", signal %" PRIu64 ", other %" PRIu64 ")\n",
 		nprocs, nprocs == 1 ? "" : "es", elapsed / 1000000000u, elapsed / 1000000u % 1000u,
-		syscall_source, stops.total, stops.seccomp, stops.syscall, stops.signal,
-		stops.event + stops.group);
+		syscall_source, stops.total, stops.seccomp, stops.syscall, stops.breakpoint,
+		stops.signal, stops.event + stops.group);
 	for (struct proc *p = proc_list(); p; p = p->next)
 		report_proc(p);
 }

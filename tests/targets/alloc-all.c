@@ -334,6 +334,8 @@ SECTION int main(int argc, char **argv)
 		bad |= total.bad;
 		if (do_fork)
 			bad |= run_fork();
+		if (do_spawn)
+			bad |= run_spawn(argv[0]);
 		printf("round %d done\n", ++rounds);
 		fflush(stdout);
 	}
