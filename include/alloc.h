@@ -22,6 +22,7 @@
 #include "memtap.h"
 
 struct alloc_space;
+struct bp_set;
 
 /* What the tracer does with the thread after a hook. */
 enum alloc_action {
@@ -65,6 +66,14 @@ void alloc_on_new_task(struct thread *tcp, struct proc *child, pid_t child_tid, 
 
 /* tcp is about to be freed (exit, detach, exec by another thread). */
 void alloc_thread_free(struct thread *tcp);
+
+/*
+ * The breakpoint set of p's address space, or NULL: for unwinders,
+ * which must pass a stack snapshot through bp_fix_stack() (return
+ * addresses of open probed calls point at memtap's trampoline).  Valid
+ * until the next stop is handled.
+ */
+struct bp_set *alloc_bp_set(const struct proc *p);
 
 /* ---- detaching ---- */
 

@@ -157,6 +157,13 @@ struct alloc_space *alloc_active_space(const struct proc *p)
 	return p && p->alloc && p->alloc->set ? p->alloc : NULL;
 }
 
+struct bp_set *alloc_bp_set(const struct proc *p)
+{
+	struct alloc_space *s = alloc_active_space(p);
+
+	return s ? s->set : NULL;
+}
+
 int alloc_any_active(void)
 {
 	for (struct alloc_space *s = spaces; s; s = s->next)
