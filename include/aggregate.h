@@ -24,8 +24,9 @@ struct agg {
 	uint64_t acquired, released;
 };
 
-/* Add one event (its weight and failure) to its aggregate. */
-void aggregate_add(struct proc *p, const struct event *ev, uint32_t stack);
+/* Add one event, with the bytes it took and gave back, to its aggregate. */
+void aggregate_add(struct proc *p, enum event_kind kind, uint32_t stack, int failed,
+		   uint64_t acquired, uint64_t released);
 
 /* The aggregates, in insertion order; valid until the next add. */
 struct agg *aggregate_entries(size_t *n);

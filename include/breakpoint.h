@@ -103,6 +103,13 @@ void bp_set_free(struct bp_set *set);
 int bp_insert(struct bp_set *set, pid_t stopped_tid, uint64_t addr,
 	      int want_return, void *cookie);
 
+/*
+ * Forget the breakpoint at addr without touching the target: its code
+ * was unmapped (dlclose).  Return entries of its calls are dropped.
+ * 0 or -ENOENT.
+ */
+int bp_forget(struct bp_set *set, uint64_t addr);
+
 /* The breakpoint at addr, or NULL. */
 struct bp *bp_at(struct bp_set *set, uint64_t addr);
 uint64_t bp_addr(const struct bp *bp);

@@ -1,6 +1,11 @@
 /*
  * event.h - one memory event as the sources produce it and the sinks
  * (statistics, trace lines, later stacks) consume it.
+ *
+ * Sources: syscalls.c (brk, mmap, munmap, mremap, from syscall stops or
+ * from breakpoints on libc's wrappers) and alloc.c (allocator functions
+ * and --probe symbols, from breakpoints).  An event lives on the
+ * source's stack: the sink copies what it keeps.
  */
 #ifndef MEMTAP_EVENT_H
 #define MEMTAP_EVENT_H
@@ -13,6 +18,17 @@ enum event_kind {
 	EV_MMAP,
 	EV_MUNMAP,
 	EV_MREMAP,
+	EV_MALLOC,		/* malloc, jemalloc mallocx */
+	EV_CALLOC,
+	EV_REALLOC,		/* realloc, jemalloc rallocx and xallocx */
+	EV_REALLOCARRAY,
+	EV_FREE,		/* free, jemalloc sdallocx and dallocx */
+	EV_POSIX_MEMALIGN,
+	EV_ALIGNED_ALLOC,
+	EV_MEMALIGN,
+	EV_VALLOC,
+	EV_PVALLOC,
+	EV_PROBE,		/* a --probe SYMBOL */
 	EV_NKINDS
 };
 
@@ -20,6 +36,14 @@ enum event_kind {
 extern const char *const event_kind_names[EV_NKINDS];
 #define EV_BIT(k) (1u << (k))
 #define EV_SYSCALLS (EV_BIT(EV_BRK) | EV_BIT(EV_MMAP) | EV_BIT(EV_MUNMAP) | EV_BIT(EV_MREMAP))
+/* -e alloc: every allocator function (not EV_PROBE, which --probe sets). */
+#define EV_ALLOC (((EV_BIT(EV_PVALLOC) << 1) - 1) & ~(EV_BIT(EV_MALLOC) - 1))
+/* Kinds whose events come from breakpoints only. */
+#define EV_BREAKPOINT (EV_ALLOC | EV_BIT(EV_PROBE))
+static inline int ev_is_alloc(int kind)
+{
+	return kind >= EV_MALLOC && kind <= EV_PVALLOC;
+}
 
 /* Mapping kind of mmap events. */
 enum map_kind {
@@ -43,9 +67,33 @@ struct event {
 	 * The byte weight: positive = memory acquired, negative = released.
 	 * brk: new break - old break; mmap: page-rounded length; munmap:
 	 * -length; mremap: new - old length.  0 when failed.
+	 * Allocator kinds: the bytes asked for (calloc: nmemb * size,
+	 * reallocarray: nmemb * size, xallocx: the size it returned);
+	 * 0 for frees, for realloc(p, 0) and when failed.  EV_PROBE: the
+	 * argument named by size=argN, else 0.
 	 */
 	int64_t size;
-	uint64_t addr;		/* start of the memory concerned */
+	/*
+	 * Start of the memory concerned.  Allocator kinds: the pointer
+	 * returned (posix_memalign: the one stored in *memptr); 0 for frees,
+	 * for realloc(p, 0) and when failed.
+	 */
+	uint64_t addr;
+	/*
+	 * Allocator kinds: the block given back (free's argument; realloc's,
+	 * reallocarray's, rallocx's and xallocx's old pointer); 0 otherwise.
+	 * A realloc that moved the block has addr != old_addr; a failed one
+	 * (failed set) left old_addr allocated.
+	 */
+	uint64_t old_addr;
+	/* Allocator and probe kinds: the return address into the caller. */
+	uint64_t caller;
+	/*
+	 * For events taken where the function returns (the registers are
+	 * the caller's): the function's address, the stack's innermost
+	 * frame.  0 otherwise.
+	 */
+	uint64_t leaf;
 	uint64_t old_brk;	/* brk: break before the call (0 = unknown) */
 	enum map_kind map_kind;
 };

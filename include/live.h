@@ -31,6 +31,8 @@ void live_add(struct proc *p, uint64_t addr, uint64_t size, uint32_t stack,
 	      uint64_t time_ns, uint32_t kind);
 /* Take a block out; 0 and *removed filled, or -1 if unknown. */
 int live_remove(struct proc *p, uint64_t addr, struct live_block *removed);
+/* Look a block up without taking it out; 0 or -1. */
+int live_find(const struct proc *p, uint64_t addr, struct live_block *found);
 /* A fork child starts with a copy of its parent's blocks. */
 void live_copy(struct proc *to, const struct proc *from);
 /* exec: the blocks are gone with the address space. */

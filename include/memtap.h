@@ -26,9 +26,10 @@ enum out_format {
 };
 
 enum syscalls_mode {
-	SYSCALLS_AUTO,		/* seccomp for commands, ptrace for -p */
+	SYSCALLS_AUTO,		/* seccomp for commands, breakpoints for -p */
 	SYSCALLS_SECCOMP,
 	SYSCALLS_PTRACE,
+	SYSCALLS_BREAKPOINTS,	/* breakpoints on libc's wrappers */
 };
 
 struct options {
@@ -56,6 +57,8 @@ struct options {
 	int net;		/* --net: weigh by acquired - released */
 	int leaks;		/* --leaks: weigh by what is still held */
 	double min_age;		/* --min-age seconds, for --leaks */
+	int follow_forks;	/* -f: -p follows fork children */
+	const char *symbol_prefix;	/* --symbol-prefix: je_, _rjem_... */
 };
 
 extern struct options opt;
@@ -86,6 +89,7 @@ struct proc {
 	struct kind_stats stats[EV_NKINDS];
 	struct kind_stats prev[EV_NKINDS];	/* stats at the last -i report */
 	uint64_t filtered;	/* events under --min-size */
+	uint64_t unknown_frees;	/* frees of blocks allocated before tracing */
 	struct vmstat vm_start, vm_end;
 	int exited;		/* 1 = exited, status valid */
 	int status;		/* wait status of the leader */
@@ -94,6 +98,11 @@ struct proc {
 	struct unwinder *unwinder;	/* created at the first stack */
 	struct live_table *live;	/* live allocations (live.c) */
 	struct map_table *maps;		/* held brk/mmap ranges (maptrack.c) */
+	/* alloc.c: breakpoint probes (see alloc.h) */
+	struct alloc_space *alloc;	/* its address space's, or NULL */
+	struct alloc_space *fork_src;	/* fork child: the parent's, until cleaned */
+	int vfork_child;		/* shares its parent's space until exec */
+	int unfollowed;		/* -p without -f: detach once it is clean */
 	struct proc *next;	/* in creation order */
 };
 
@@ -115,6 +124,9 @@ struct thread {
 	int sc_abi;
 	uint64_t sc_args[6];
 	uint64_t sc_old_brk;
+	/* alloc.c */
+	int pending_sig;	/* detach: the signal to pass on */
+	struct alloc_thread *alloc;	/* probed calls awaiting their return */
 };
 
 /* struct thread flags */
@@ -125,6 +137,9 @@ struct thread {
 #define T_SC_KNOWN	0x10	/* entry/exit parity known (ptrace mode) */
 #define T_IN_SC		0x20	/* ptrace mode: between entry and exit */
 #define T_DETACHING	0x40	/* interrupted for detach */
+#define T_PARKED	0x80	/* kept stopped: arming probes, or detach */
+#define T_GOOD_STOP	0x100	/* parked at a signal or PTRACE_EVENT_STOP */
+#define T_VFORK_WAIT	0x200	/* resumed from a vfork event: in vfork */
 
 /* A memory syscall memtap knows, in one ABI (syscall_table.c). */
 enum sc_id {
@@ -158,6 +173,15 @@ int seccomp_filter_install(unsigned events);
 void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
 		   const struct syscall_def *def);
 void syscall_exit(struct thread *tcp, const arch_regs_t *regs);
+/*
+ * Fill kind, abi, call, args, ret, failed, size, addr, old_brk and
+ * map_kind of ev for syscall def with arguments args and the kernel's
+ * result ret (brk: the new break; others: the value or -errno); old_brk
+ * is the break before the call (0 = unknown).  The rest of ev is the
+ * caller's.
+ */
+void syscall_fill_event(struct event *ev, const struct syscall_def *def, int abi,
+			const uint64_t args[6], int64_t ret, uint64_t old_brk);
 
 /* procfs.c */
 int procfs_read_vmstat(pid_t pid, struct vmstat *vs);
@@ -178,6 +202,12 @@ uint64_t procfs_heap_end(pid_t pid);
  * unwinding.
  */
 void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs);
+/*
+ * The events to stop at: -e's, and with --leaks the calls that give
+ * memory back of the families chosen, so that what is still held at
+ * the end is known.
+ */
+unsigned events_to_trace(void);
 void events_flush(void);
 extern int recording;		/* 0 after -d expired in launch mode */
 
@@ -226,9 +256,9 @@ uint64_t now_ns(void);
 
 /* Stop counts for the report and the I/O test. */
 struct stop_counts {
-	uint64_t total, seccomp, syscall, signal, event, group;
+	uint64_t total, seccomp, syscall, signal, event, group, breakpoint;
 };
 extern struct stop_counts stops;
-extern const char *syscall_source;	/* "seccomp" or "ptrace" */
+extern const char *syscall_source;	/* "seccomp", "ptrace" or "breakpoints" */
 
 #endif /* MEMTAP_H */

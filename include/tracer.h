@@ -18,8 +18,13 @@
 /* The ptrace options memtap sets on every tracee. */
 unsigned long tracer_ptrace_options(void);
 
-/* Called once before attaching or launching. */
-void tracer_init(int use_seccomp);
+/*
+ * Called once before attaching or launching: use_seccomp for the
+ * command's filter, ptrace_syscalls for PTRACE_SYSCALL stops (else
+ * threads run with PTRACE_CONT), source names the syscall mechanism in
+ * the report.
+ */
+void tracer_init(int use_seccomp, int ptrace_syscalls, const char *source);
 
 /* Register a seized process and thread; returns the thread. */
 struct proc *tracer_new_proc(pid_t pid, pid_t ppid);
@@ -40,6 +45,17 @@ void tracer_request_stop(int sig);
 
 /* Detach from every tracee now (the die() path). */
 void tracer_detach_all(void);
+
+/*
+ * For alloc.c: resume a stopped thread (PTRACE_CONT while detaching);
+ * detach one; walk every thread (*iter starts at 0; NULL at the end);
+ * is the tracer detaching?
+ */
+void tracer_resume(struct thread *tcp, int sig);
+void tracer_detach_thread(struct thread *tcp, int sig);
+struct thread *tracer_next_thread(size_t *iter);
+int tracer_detaching(void);
+int tracer_launch_mode(void);
 
 /* attach.c: seize every thread of pid; exits with a message on failure. */
 void attach_pid(pid_t pid);

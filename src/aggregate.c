@@ -62,17 +62,16 @@ static struct agg *lookup(struct proc *p, enum event_kind kind, uint32_t stack)
 	return a;
 }
 
-void aggregate_add(struct proc *p, const struct event *ev, uint32_t stack)
+void aggregate_add(struct proc *p, enum event_kind kind, uint32_t stack, int failed,
+		   uint64_t acquired, uint64_t released)
 {
-	struct agg *a = lookup(p, ev->kind, stack);
+	struct agg *a = lookup(p, kind, stack);
 
 	a->calls++;
-	if (ev->failed)
+	if (failed)
 		a->failed++;
-	if (ev->size > 0)
-		a->acquired += (uint64_t)ev->size;
-	else
-		a->released += (uint64_t)-ev->size;
+	a->acquired += acquired;
+	a->released += released;
 }
 
 struct agg *aggregate_entries(size_t *n)

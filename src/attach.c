@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/ptrace.h>
 
+#include "alloc.h"
 #include "error.h"
 #include "memtap.h"
 #include "tracer.h"
@@ -214,6 +215,8 @@ void attach_pid(pid_t pid)
 		}
 		closedir(d);
 	} while (seized);
-	info_msg("attached to process %d (%s), %d thread%s", pid, p->comm, total,
+	alloc_attach(p);
+	if (!alloc_enabled())
+		info_msg("attached to process %d (%s), %d thread%s", pid, p->comm, total,
 		 total == 1 ? "" : "s");
 }

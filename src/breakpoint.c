@@ -178,6 +178,38 @@ struct bp *bp_at(struct bp_set *set, uint64_t addr)
 	return NULL;
 }
 
+int bp_forget(struct bp_set *set, uint64_t addr)
+{
+	struct bp **pp, *bp = NULL;
+
+	for (pp = &set->buckets[bp_hash(addr)]; *pp; pp = &(*pp)->next)
+		if ((*pp)->addr == addr) {
+			bp = *pp;
+			*pp = bp->next;
+			break;
+		}
+	if (!bp)
+		return -ENOENT;
+	for (pp = &set->all; *pp;) {
+		if (*pp == bp) {
+			*pp = bp->all_next;
+			continue;
+		}
+		pp = &(*pp)->all_next;
+	}
+	set->all_tail = pp;
+	/* return entries of its calls: their frames are gone with the code */
+	for (size_t b = 0; b < NTBUCKETS; b++)
+		for (struct bp_thread *t = set->threads[b]; t; t = t->next)
+			for (size_t i = 0; i < t->nrets; i++)
+				if (t->rets[i].bp == bp) {
+					t->nrets = i;
+					break;
+				}
+	free(bp);
+	return 0;
+}
+
 uint64_t bp_addr(const struct bp *bp)
 {
 	return bp->addr;

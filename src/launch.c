@@ -84,20 +84,6 @@ static void __attribute__((noreturn)) child_fail(int fd)
 	_exit(127);
 }
 
-/*
- * The syscalls the filter stops at: the chosen events, and with --leaks
- * the calls that give memory back too, so that what is still held at
- * the end is known.
- */
-static unsigned filter_events(void)
-{
-	unsigned ev = opt.events;
-
-	if (opt.leaks && (ev & (EV_BIT(EV_MMAP) | EV_BIT(EV_BRK) | EV_BIT(EV_MREMAP))))
-		ev |= EV_BIT(EV_BRK) | EV_BIT(EV_MUNMAP) | EV_BIT(EV_MREMAP);
-	return ev;
-}
-
 void launch_command(char **argv, int use_seccomp)
 {
 	char *path = resolve_command(argv[0]);
@@ -121,7 +107,7 @@ void launch_command(char **argv, int use_seccomp)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
-		if (use_seccomp && seccomp_filter_install(filter_events()) < 0)
+		if (use_seccomp && seccomp_filter_install(events_to_trace()) < 0)
 			child_fail(errp[1]);
 		execve(path, argv, environ);
 		child_fail(errp[1]);

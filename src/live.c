@@ -106,6 +106,21 @@ int live_remove(struct proc *p, uint64_t addr, struct live_block *removed)
 	return 0;
 }
 
+int live_find(const struct proc *p, uint64_t addr, struct live_block *found)
+{
+	const struct live_table *t = p->live;
+	size_t j;
+
+	if (!t || !t->size || !addr)
+		return -1;
+	for (j = slot_of(addr, t->size); t->slots[j].addr; j = (j + 1) & (t->size - 1))
+		if (t->slots[j].addr == addr) {
+			*found = t->slots[j];
+			return 0;
+		}
+	return -1;
+}
+
 void live_copy(struct proc *to, const struct proc *from)
 {
 	const struct live_table *f = from->live;

@@ -13,10 +13,12 @@
 #include <unistd.h>
 #include <sys/time.h>
 
+#include "alloc.h"
 #include "error.h"
 #include "memtap.h"
 #include "output.h"
 #include "unwind.h"
+#include "probes.h"
 #include "tracer.h"
 #include "xmalloc.h"
 
@@ -31,8 +33,13 @@ static void usage(void)
 	       "\n"
 	       "  -d, --duration=SECONDS  stop after SECONDS (-p: detach; command: stop\n"
 	       "                          recording, report, let it run to its end)\n"
-	       "  -e, --events=LIST       events to trace: brk,mmap,munmap,mremap or the\n"
-	       "                          group syscalls (default)\n"
+	       "  -e, --events=LIST       events to trace: brk,mmap,munmap,mremap (group\n"
+	       "                          syscalls, the default), malloc,calloc,realloc,\n"
+	       "                          reallocarray,free,posix_memalign,aligned_alloc,\n"
+	       "                          memalign,valloc,pvalloc (group alloc), all;\n"
+	       "                          probe: only the --probe functions\n"
+	       "  -f, --follow-forks      -p: follow fork children (with probes of their\n"
+	       "                          own); without it they are detached\n"
 	       "  -F, --format=FORMAT     text (default), folded, svg, pprof or json; also\n"
 	       "                          chosen by -o FILE's suffix (.folded .svg .pb.gz .json)\n"
 	       "  -h, --help              show this help and exit\n"
@@ -48,10 +55,16 @@ static void usage(void)
 	       "      --no-demangle       show C++ and Rust names as in the binary\n"
 	       "  -o, --output=FILE       write the output to FILE instead of stdout\n"
 	       "  -p, --pid=PID[,PID...]  attach to running processes\n"
+	       "      --probe=SYMBOL[@OBJECT][:size=argN]\n"
+	       "                          count calls of SYMBOL, weighed by argument N\n"
+	       "                          (0 = first); repeatable\n"
 	       "  -q, --quiet             no informational messages on stderr\n"
 	       "      --stack-size=SIZE   bytes of stack copied at each event (default 32K)\n"
+	       "      --symbol-prefix=PREFIX\n"
+	       "                          allocator symbols carry PREFIX (je_, _rjem_)\n"
 	       "      --syscalls=MODE     how syscalls are caught: seccomp (default for a\n"
-	       "                          command) or ptrace (default, and only choice, for -p)\n"
+	       "                          command), breakpoints on libc's wrappers (default\n"
+	       "                          for -p) or ptrace (every syscall stops)\n"
 	       "      --title=TEXT        svg: the title\n"
 	       "      --top=N             text: the N heaviest stacks per event (default 10)\n"
 	       "      --trace             print one line per event (and its stack)\n"
@@ -63,6 +76,9 @@ static void usage(void)
 	       "Examples:\n"
 	       "  memtap -- ./server --port 8080          trace a command to its end\n"
 	       "  memtap -p 1234 -d 30                    attach for 30 seconds\n"
+	       "  memtap -e alloc -- ./server             every malloc, free... of a command\n"
+	       "  memtap --probe je_extent_alloc_mmap:size=arg1 --min-size 128M -p 1234\n"
+	       "                                          jemalloc's large extents\n"
 	       "  memtap --trace -e mmap --min-size 128M -p 1234\n"
 	       "                                          every mmap of 128 MiB or more\n"
 	       "  memtap -e brk -d 30 -o heap.svg -p 1234 flame graph of heap growth\n"
@@ -124,8 +140,16 @@ static void parse_events(const char *arg)
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int found = 0;
 
-		if (!strcmp(tok, "syscalls") || !strcmp(tok, "all")) {
+		if (!strcmp(tok, "syscalls")) {
 			opt.events |= EV_SYSCALLS;
+			continue;
+		}
+		if (!strcmp(tok, "alloc")) {
+			opt.events |= EV_ALLOC;
+			continue;
+		}
+		if (!strcmp(tok, "all")) {
+			opt.events |= EV_SYSCALLS | EV_ALLOC;
 			continue;
 		}
 		for (int k = 0; k < EV_NKINDS; k++)
@@ -135,7 +159,9 @@ static void parse_events(const char *arg)
 			}
 		if (!found)
 			usage_error("unknown event '%s' in -e (known: brk, mmap, munmap, mremap, "
-				    "syscalls)", tok);
+				    "malloc, calloc, realloc, reallocarray, free, posix_memalign, "
+				    "aligned_alloc, memalign, valloc, pvalloc, probe, and the groups "
+				    "syscalls, alloc, all)", tok);
 	}
 	if (!opt.events)
 		usage_error("-e needs at least one event");
@@ -178,6 +204,8 @@ static void die_detach(void)
 
 enum {
 	OPT_MIN_SIZE = 256,
+	OPT_PROBE,
+	OPT_SYMBOL_PREFIX,
 	OPT_SYSCALLS,
 	OPT_TRACE,
 	OPT_UNWIND,
@@ -249,6 +277,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "duration", required_argument, NULL, 'd' },
 		{ "events", required_argument, NULL, 'e' },
+		{ "follow-forks", no_argument, NULL, 'f' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "interval", required_argument, NULL, 'i' },
@@ -263,8 +292,10 @@ int main(int argc, char **argv)
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "probe", required_argument, NULL, OPT_PROBE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
+		{ "symbol-prefix", required_argument, NULL, OPT_SYMBOL_PREFIX },
 		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "top", required_argument, NULL, OPT_TOP },
@@ -275,7 +306,9 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, status, use_seccomp;
+	int c, status, use_seccomp, ptrace_syscalls, wrappers, nprobes = 0;
+	enum syscalls_mode mode;
+	const char *source;
 
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
@@ -286,7 +319,7 @@ int main(int argc, char **argv)
 	opt.top = 10;
 	opt.format = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:d:e:F:hi:o:p:qvV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:d:e:fF:hi:o:p:qvV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': {
 			char *end;
@@ -300,6 +333,9 @@ int main(int argc, char **argv)
 		}
 		case 'e':
 			parse_events(optarg);
+			break;
+		case 'f':
+			opt.follow_forks = 1;
 			break;
 		case 'F':
 			opt.format = parse_format(optarg);
@@ -398,17 +434,28 @@ int main(int argc, char **argv)
 		case 'p':
 			parse_pids(optarg);
 			break;
+		case OPT_PROBE:
+			if (probes_add_user(optarg) < 0)
+				usage_error("invalid probe '%s' (want SYMBOL[@OBJECT][:size=argN], "
+					    "N from 0 to 5)", optarg);
+			nprobes++;
+			break;
 		case 'q':
 			quiet = 1;
+			break;
+		case OPT_SYMBOL_PREFIX:
+			opt.symbol_prefix = optarg;
 			break;
 		case OPT_SYSCALLS:
 			if (!strcmp(optarg, "seccomp"))
 				opt.syscalls = SYSCALLS_SECCOMP;
 			else if (!strcmp(optarg, "ptrace"))
 				opt.syscalls = SYSCALLS_PTRACE;
+			else if (!strcmp(optarg, "breakpoints"))
+				opt.syscalls = SYSCALLS_BREAKPOINTS;
 			else
-				usage_error("invalid value '%s' for --syscalls (want seccomp or ptrace)",
-					    optarg);
+				usage_error("invalid value '%s' for --syscalls (want seccomp, "
+					    "breakpoints or ptrace)", optarg);
 			break;
 		case OPT_TRACE:
 			opt.trace = 1;
@@ -436,7 +483,10 @@ int main(int argc, char **argv)
 	if (opt.npids && opt.syscalls == SYSCALLS_SECCOMP)
 		usage_error("--syscalls=seccomp cannot be used with -p: a seccomp filter cannot be "
 			    "removed from a running process, which would be left with failing "
-			    "memory syscalls after memtap detaches; use --syscalls=ptrace");
+			    "memory syscalls after memtap detaches; use --syscalls=breakpoints "
+			    "(the default) or --syscalls=ptrace");
+	if (nprobes)
+		opt.events |= EV_BIT(EV_PROBE);
 
 	if (opt.format < 0)
 		opt.format = opt.output && format_from_path(opt.output) >= 0 ?
@@ -478,16 +528,26 @@ int main(int argc, char **argv)
 					  strerror(errno));
 	}
 
-	use_seccomp = opt.argv && opt.syscalls != SYSCALLS_PTRACE;
-	if (use_seccomp && !seccomp_filter_available()) {
+	mode = opt.syscalls;
+	if (mode == SYSCALLS_AUTO)
+		mode = opt.argv ? SYSCALLS_SECCOMP : SYSCALLS_BREAKPOINTS;
+	if (!(opt.events & EV_SYSCALLS) && mode != SYSCALLS_BREAKPOINTS)
+		mode = SYSCALLS_BREAKPOINTS;	/* nothing to stop syscalls for */
+	if (mode == SYSCALLS_SECCOMP && !seccomp_filter_available()) {
 		if (opt.syscalls == SYSCALLS_SECCOMP)
 			error_msg_and_die("--syscalls=seccomp: this kernel has no seccomp filter "
 					  "support (CONFIG_SECCOMP_FILTER)");
 		warn_msg("no seccomp filter support in this kernel: using PTRACE_SYSCALL, "
 			 "which stops at every syscall");
-		use_seccomp = 0;
+		mode = SYSCALLS_PTRACE;
 	}
-	tracer_init(use_seccomp);
+	use_seccomp = mode == SYSCALLS_SECCOMP;
+	ptrace_syscalls = mode == SYSCALLS_PTRACE;
+	wrappers = mode == SYSCALLS_BREAKPOINTS && (opt.events & EV_SYSCALLS);
+	source = use_seccomp ? "seccomp" : ptrace_syscalls ? "ptrace" :
+		 wrappers ? "breakpoints" : "none";
+	alloc_init(opt.symbol_prefix, wrappers, opt.follow_forks);
+	tracer_init(use_seccomp, ptrace_syscalls, source);
 	setup_signals(opt.argv != NULL);
 	die_hook = die_detach;
 

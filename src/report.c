@@ -16,6 +16,7 @@
 
 #include "aggregate.h"
 #include "error.h"
+#include "live.h"
 #include "memtap.h"
 #include "output.h"
 #include "profile.h"
@@ -27,6 +28,17 @@ const char *const event_kind_names[EV_NKINDS] = {
 	[EV_MMAP] = "mmap",
 	[EV_MUNMAP] = "munmap",
 	[EV_MREMAP] = "mremap",
+	[EV_MALLOC] = "malloc",
+	[EV_CALLOC] = "calloc",
+	[EV_REALLOC] = "realloc",
+	[EV_REALLOCARRAY] = "reallocarray",
+	[EV_FREE] = "free",
+	[EV_POSIX_MEMALIGN] = "posix_memalign",
+	[EV_ALIGNED_ALLOC] = "aligned_alloc",
+	[EV_MEMALIGN] = "memalign",
+	[EV_VALLOC] = "valloc",
+	[EV_PVALLOC] = "pvalloc",
+	[EV_PROBE] = "probe",
 };
 
 static const char *const map_kind_names[] = {
@@ -39,6 +51,54 @@ void report_trace_header(void)
 {
 	fprintf(out, "%11s %7s %7s %-15s %-6s %12s %-18s %-4s %s\n", "TIME", "PID", "TID",
 		"COMM", "EVENT", "BYTES", "ADDRESS", "KIND", "CALL");
+}
+
+/*
+ * An allocator function or probe: its arguments as the C ABI passed them,
+ * its result, and the caller's address (fixed width, so that scripts can
+ * compare addresses as strings).
+ */
+static void print_func_call(const struct event *ev)
+{
+	const uint64_t *a = ev->args;
+	const char *name = ev->call ? ev->call : event_kind_names[ev->kind];
+	int has_ret = 1;
+
+	switch (ev->kind) {
+	case EV_CALLOC:
+		fprintf(out, "%s(%" PRIu64 ", %" PRIu64 ")", name, a[0], a[1]);
+		break;
+	case EV_REALLOC:
+		fprintf(out, "%s(%#" PRIx64 ", %" PRIu64 ")", name, a[0], a[1]);
+		break;
+	case EV_REALLOCARRAY:
+		fprintf(out, "%s(%#" PRIx64 ", %" PRIu64 ", %" PRIu64 ")", name, a[0], a[1], a[2]);
+		break;
+	case EV_FREE:
+		fprintf(out, "%s(%#" PRIx64 ")", name, a[0]);
+		has_ret = 0;
+		break;
+	case EV_POSIX_MEMALIGN:
+		fprintf(out, "%s(%#" PRIx64 ", %" PRIu64 ", %" PRIu64 ") = %d", name, a[0], a[1],
+			a[2], (int)ev->ret);
+		has_ret = 0;
+		break;
+	case EV_ALIGNED_ALLOC:
+	case EV_MEMALIGN:
+		fprintf(out, "%s(%" PRIu64 ", %" PRIu64 ")", name, a[0], a[1]);
+		break;
+	case EV_PROBE:
+		fprintf(out, "%s(%#" PRIx64 ", %#" PRIx64 ", %#" PRIx64 ", %#" PRIx64 ", %#" PRIx64
+			", %#" PRIx64 ")", name, a[0], a[1], a[2], a[3], a[4], a[5]);
+		has_ret = 0;
+		break;
+	default:
+		fprintf(out, "%s(%" PRIu64 ")", name, a[0]);
+		break;
+	}
+	if (has_ret)
+		fprintf(out, " = %#" PRIx64, (uint64_t)ev->ret);
+	fprintf(out, " from 0x%016" PRIx64 "\n", ev->caller);
 }
 
 static void print_call(const struct event *ev)
@@ -60,8 +120,9 @@ static void print_call(const struct event *ev)
 		fprintf(out, "%s(%#" PRIx64 ", %" PRIu64 ", %" PRIu64 ", %#" PRIx64 ")",
 			ev->call, a[0], a[1], a[2], a[3]);
 		break;
-	case EV_NKINDS:
-		break;
+	default:
+		print_func_call(ev);
+		return;
 	}
 	if (ev->ret < 0 && ev->ret >= -4095)
 		fprintf(out, " = -1 (%s)\n", strerror((int)-ev->ret));
@@ -148,9 +209,20 @@ static void report_account(const struct proc *p, int have_vm)
 	int64_t captured = 0;
 	int complete = (opt.events & EV_SYSCALLS) == EV_SYSCALLS && !p->filtered;
 
-	if (!(opt.events & EV_SYSCALLS))
+	if (!(opt.events & (EV_SYSCALLS | EV_ALLOC)))
 		return;
 	fprintf(out, "  %-24s %16s\n", "ACCOUNT", "BYTES");
+	if (opt.events & EV_ALLOC) {
+		char note[96];
+
+		snprintf(note, sizeof(note), "in %zu blocks not freed", live_count(p));
+		account_row("allocator, live", (int64_t)live_bytes(p), note);
+		if (p->unknown_frees)
+			fprintf(out, "  %-24s %16" PRIu64 "  (blocks from before tracing; glibc's "
+				"tcache at thread exit)\n", "frees of unknown blocks", p->unknown_frees);
+	}
+	if (!(opt.events & EV_SYSCALLS))
+		return;
 	if (opt.events & EV_BIT(EV_BRK)) {
 		int64_t heap = (int64_t)st[EV_BRK].acquired - (int64_t)st[EV_BRK].released;
 
@@ -187,21 +259,23 @@ static void report_proc(const struct proc *p)
 {
 	struct kind_stats total;
 	int have_vm = p->vm_start.have && p->vm_end.have;
+	/* allocator names are longer than syscall names */
+	int w = (opt.events & EV_BREAKPOINT) ? 14 : 8;
 
 	memset(&total, 0, sizeof(total));
 	fprintf(out, "\nprocess %d (%s), ", p->pid, p->comm);
 	print_status(p);
 	if (p->ppid)
 		fprintf(out, ", child of %d", p->ppid);
-	fprintf(out, "\n  %-8s %8s %8s %16s %16s\n", "EVENT", "CALLS", "FAILED",
+	fprintf(out, "\n  %-*s %8s %8s %16s %16s\n", w, "EVENT", "CALLS", "FAILED",
 		"ACQUIRED", "RELEASED");
 	for (int k = 0; k < EV_NKINDS; k++) {
 		const struct kind_stats *ks = &p->stats[k];
 
 		if (!(opt.events & EV_BIT(k)))
 			continue;
-		fprintf(out, "  %-8s %8" PRIu64 " %8" PRIu64 " %16" PRIu64 " %16" PRIu64 "\n",
-			event_kind_names[k], ks->calls, ks->failed, ks->acquired, ks->released);
+		fprintf(out, "  %-*s %8" PRIu64 " %8" PRIu64 " %16" PRIu64 " %16" PRIu64 "\n",
+			w, event_kind_names[k], ks->calls, ks->failed, ks->acquired, ks->released);
 		if (k == EV_MMAP && ks->acquired) {
 			fprintf(out, "    %-24s %16" PRIu64 "\n", "anonymous", ks->anon);
 			fprintf(out, "    %-24s %16" PRIu64 "\n", "file-backed", ks->file);
@@ -211,7 +285,7 @@ static void report_proc(const struct proc *p)
 		total.acquired += ks->acquired;
 		total.released += ks->released;
 	}
-	fprintf(out, "  %-8s %8" PRIu64 " %8" PRIu64 " %16" PRIu64 " %16" PRIu64 "\n", "total",
+	fprintf(out, "  %-*s %8" PRIu64 " %8" PRIu64 " %16" PRIu64 " %16" PRIu64 "\n", w, "total",
 		total.calls, total.failed, total.acquired, total.released);
 	if (p->filtered)
 		fprintf(out, "  %" PRIu64 " events under --min-size not counted\n", p->filtered);
@@ -230,11 +304,11 @@ void report_summary(void)
 	for (struct proc *p = proc_list(); p; p = p->next)
 		nprocs++;
 	fprintf(out, "memtap: %zu process%s, %" PRIu64 ".%03" PRIu64 " s, syscalls via %s, "
-		"%" PRIu64 " stops (seccomp %" PRIu64 ", syscall %" PRIu64 ", signal %" PRIu64
-		", other %" PRIu64 ")\n",
+		"%" PRIu64 " stops (seccomp %" PRIu64 ", syscall %" PRIu64 ", breakpoint %" PRIu64
+		", signal %" PRIu64 ", other %" PRIu64 ")\n",
 		nprocs, nprocs == 1 ? "" : "es", elapsed / 1000000000u, elapsed / 1000000u % 1000u,
-		syscall_source, stops.total, stops.seccomp, stops.syscall, stops.signal,
-		stops.event + stops.group);
+		syscall_source, stops.total, stops.seccomp, stops.syscall, stops.breakpoint,
+		stops.signal, stops.event + stops.group);
 	for (struct proc *p = proc_list(); p; p = p->next)
 		report_proc(p);
 }

@@ -17,7 +17,11 @@
 
 #include <inttypes.h>
 
+#include <sys/mman.h>
+
 #include "aggregate.h"
+#include "alloc.h"
+#include "breakpoint.h"
 #include "error.h"
 #include "live.h"
 #include "maptrack.h"
@@ -86,10 +90,56 @@ void stats_note_mapping(struct proc *p, const struct event *ev, int prot_exec)
 		modules_note_unmap(p->modules, ev->args[0], ev->args[1]);
 }
 
-/* Does an event of this kind take held memory back (brk, munmap, mremap)? */
+/*
+ * Does an event of this kind give memory back (brk, munmap, mremap, and
+ * the allocator functions that free)?  Such events keep the held ranges
+ * and the live table right even when -e or --min-size leaves them out.
+ */
 static int releases_memory(enum event_kind kind)
 {
-	return kind == EV_BRK || kind == EV_MUNMAP || kind == EV_MREMAP;
+	return kind == EV_BRK || kind == EV_MUNMAP || kind == EV_MREMAP || kind == EV_FREE ||
+	       kind == EV_REALLOC || kind == EV_REALLOCARRAY;
+}
+
+/* Is it an allocator call that hands out a block (realloc included)? */
+static int allocates(enum event_kind kind)
+{
+	return ev_is_alloc(kind) && kind != EV_FREE;
+}
+
+unsigned events_to_trace(void)
+{
+	unsigned ev = opt.events;
+
+	if (!opt.leaks)
+		return ev;
+	if (ev & (EV_BIT(EV_MMAP) | EV_BIT(EV_BRK) | EV_BIT(EV_MREMAP)))
+		ev |= EV_BIT(EV_BRK) | EV_BIT(EV_MUNMAP) | EV_BIT(EV_MREMAP);
+	if (ev & EV_ALLOC)
+		ev |= EV_BIT(EV_FREE) | EV_BIT(EV_REALLOC) | EV_BIT(EV_REALLOCARRAY);
+	return ev;
+}
+
+/*
+ * The bytes an event moves, for --min-size and --max-size: a free weighs
+ * the block it frees, known from the live table (every earlier event is
+ * flushed by now).
+ */
+static uint64_t event_weight(struct proc *p, const struct event *ev)
+{
+	if (ev->kind == EV_FREE) {
+		struct live_block b;
+
+		if (live_find(p, ev->old_addr, &b) == 0)
+			return b.size;
+		return 0;
+	}
+	return ev->size < 0 ? (uint64_t)-ev->size : (uint64_t)ev->size;
+}
+
+static int size_selected(uint64_t weight)
+{
+	return weight >= opt.min_size && !(opt.max_size && weight > opt.max_size);
 }
 
 void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs)
@@ -97,8 +147,9 @@ void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs)
 	struct proc *p = tcp->proc;
 	struct pending *pe;
 	int selected = (opt.events & EV_BIT(ev->kind)) != 0;
-	uint64_t weight = ev->size < 0 ? (uint64_t)-ev->size : (uint64_t)ev->size;
 
+	if (ev->kind == EV_MMAP || ev->kind == EV_MUNMAP || ev->kind == EV_MREMAP)
+		stats_note_mapping(p, ev, ev->kind == EV_MMAP && (ev->args[2] & PROT_EXEC));
 	if (!recording || (!selected && !releases_memory(ev->kind)))
 		return;
 	pending = xgrowarray(pending, &pending_cap, npending + 1, sizeof(*pending));
@@ -109,13 +160,17 @@ void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs)
 	pe->proc = p;
 	pe->selected = selected;
 	pe->has_snap = 0;
-	if (!selected || weight < opt.min_size || (opt.max_size && weight > opt.max_size))
+	if (!selected || !size_selected(event_weight(p, ev)))
 		return;		/* only its effect on held memory counts */
 	if (opt.unwind != UNWIND_NONE && regs &&
 	    stack_snapshot_take(&pe->snap, p->pid, tcp->tid, regs, opt.stack_size) == 0) {
 		struct proc_modules *pm = proc_modules(p);
+		struct bp_set *bps = alloc_bp_set(p);
 
 		pe->has_snap = 1;
+		/* return addresses replaced by memtap's trampoline: the real ones */
+		if (bps)
+			bp_fix_stack(bps, pe->snap.start, pe->snap.data, pe->snap.len);
 		/*
 		 * Mappings changed since they were last read: read them now,
 		 * while the thread is stopped; by the time the stack is
@@ -126,22 +181,44 @@ void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs)
 	}
 }
 
-static void count_event(struct proc *p, const struct event *ev)
+static void count_event(struct proc *p, const struct event *ev, uint64_t acquired,
+			uint64_t released)
 {
 	struct kind_stats *ks = &p->stats[ev->kind];
 
 	ks->calls++;
 	if (ev->failed)
 		ks->failed++;
-	if (ev->size > 0) {
-		ks->acquired += (uint64_t)ev->size;
-		if (ev->map_kind == MAP_KIND_ANON)
-			ks->anon += (uint64_t)ev->size;
-		else if (ev->map_kind == MAP_KIND_FILE)
-			ks->file += (uint64_t)ev->size;
-	} else {
-		ks->released += (uint64_t)-ev->size;
+	ks->acquired += acquired;
+	ks->released += released;
+	if (ev->map_kind == MAP_KIND_ANON)
+		ks->anon += acquired;
+	else if (ev->map_kind == MAP_KIND_FILE)
+		ks->file += acquired;
+}
+
+/*
+ * An allocator event against the live table: the block it frees (free,
+ * a moved or shrunk-to-nothing realloc) goes out, the block it hands out
+ * goes in.  Returns the bytes given back.
+ */
+static uint64_t track_blocks(struct proc *p, const struct event *ev, uint32_t stack)
+{
+	struct live_block b;
+	uint64_t released = 0;
+
+	if (ev->failed)
+		return 0;
+	if ((ev->kind == EV_FREE || ev->kind == EV_REALLOC || ev->kind == EV_REALLOCARRAY) &&
+	    ev->old_addr) {
+		if (live_remove(p, ev->old_addr, &b) == 0)
+			released = b.size;
+		else
+			p->unknown_frees++;
 	}
+	if (allocates(ev->kind) && ev->addr && ev->size > 0)
+		live_add(p, ev->addr, (uint64_t)ev->size, stack, ev->time_ns, ev->kind);
+	return released;
 }
 
 /* Keep the held ranges (maptrack.c) in step with a successful event. */
@@ -193,7 +270,15 @@ static uint32_t unwind_pending(struct pending *pe)
 		if (!p->unwinder)
 			return STACK_ID_LOST;
 	}
-	depth = unwinder_walk(p->unwinder, &pe->snap, pcs, opt.max_depth);
+	if (pe->ev.leaf && opt.max_depth > 1) {
+		/* the function returned: it is the innermost frame, the rest
+		 * are return addresses */
+		pcs[0] = pe->ev.leaf;
+		depth = unwinder_walk(p->unwinder, &pe->snap, pcs + 1, opt.max_depth - 1);
+		depth = depth > 0 ? depth + 1 : 1;
+	} else {
+		depth = unwinder_walk(p->unwinder, &pe->snap, pcs, opt.max_depth);
+	}
 	if (depth <= 0)
 		return STACK_ID_LOST;
 	return stack_table_intern_pcs(stacks, p->modules, pcs, depth);
@@ -204,23 +289,32 @@ void events_flush(void)
 	for (size_t i = 0; i < npending; i++) {
 		struct pending *pe = &pending[i];
 		struct event *ev = &pe->ev;
-		uint64_t weight = ev->size < 0 ? (uint64_t)-ev->size : (uint64_t)ev->size;
-		int record = pe->selected && weight >= opt.min_size &&
-			     !(opt.max_size && weight > opt.max_size);
+		struct proc *p = pe->proc;
+		int record = pe->selected && size_selected(event_weight(p, ev));
 		uint32_t stack = 0;
+		uint64_t acquired, released;
 
 		ev->comm = pe->comm;
 		if (pe->selected && !record)
-			pe->proc->filtered++;
-		if (record) {
-			if (pe->has_snap)
-				stack = unwind_pending(pe);
-			count_event(pe->proc, ev);
-			aggregate_add(pe->proc, ev, stack);
+			p->filtered++;
+		if (record && pe->has_snap)
+			stack = unwind_pending(pe);
+		if (ev_is_alloc(ev->kind)) {
+			acquired = allocates(ev->kind) && ev->size > 0 ? (uint64_t)ev->size : 0;
+			released = track_blocks(p, ev, stack);
+			if (ev->kind == EV_FREE)
+				ev->size = -(int64_t)released;
+		} else {
+			acquired = ev->size > 0 ? (uint64_t)ev->size : 0;
+			released = ev->size < 0 ? (uint64_t)-ev->size : 0;
+			track_memory(p, ev, stack, record);
 		}
-		track_memory(pe->proc, ev, stack, record);
-		if (record && opt.trace)
-			report_trace_event(ev, stack);
+		if (record) {
+			count_event(p, ev, acquired, released);
+			aggregate_add(p, ev->kind, stack, ev->failed, acquired, released);
+			if (opt.trace)
+				report_trace_event(ev, stack);
+		}
 	}
 	npending = 0;
 }

@@ -9,6 +9,10 @@
  * mmap weighs its page-rounded length, munmap minus its page-rounded
  * length, mremap the difference of the page-rounded lengths.  Failed
  * calls weigh 0 and are counted apart.
+ *
+ * syscall_fill_event() is the one place that computes these weights: for
+ * syscall stops here, and for breakpoints on libc's syscall wrappers
+ * (alloc.c), which give it the result the kernel would have returned.
  */
 #include "config.h"
 
@@ -58,11 +62,58 @@ static int is_error(int64_t ret)
 	return ret < 0 && ret >= -4095;
 }
 
+void syscall_fill_event(struct event *ev, const struct syscall_def *def, int abi,
+			const uint64_t args[6], int64_t ret, uint64_t old_brk)
+{
+	const uint64_t *a = args;
+
+	ev->kind = def->kind;
+	ev->abi = abi;
+	ev->call = def->name;
+	memcpy(ev->args, a, sizeof(ev->args));
+	ev->ret = ret;
+	ev->failed = 0;
+	ev->size = 0;
+
+	switch (def->kind) {
+	case EV_BRK: {
+		uint64_t newbrk = (uint64_t)ret;
+
+		ev->old_brk = old_brk;
+		ev->failed = a[0] != 0 && newbrk != a[0];
+		if (!ev->failed && ev->old_brk)
+			ev->size = (int64_t)(newbrk - ev->old_brk);
+		ev->addr = ev->size >= 0 ? ev->old_brk : newbrk;
+		break;
+	}
+	case EV_MMAP:
+		ev->failed = is_error(ret);
+		ev->addr = ev->failed ? a[0] : (uint64_t)ret;
+		ev->map_kind = (a[3] & MAP_ANONYMOUS) ? MAP_KIND_ANON : MAP_KIND_FILE;
+		if (!ev->failed)
+			ev->size = (int64_t)page_round(a[1]);
+		break;
+	case EV_MUNMAP:
+		ev->failed = ret != 0;
+		ev->addr = a[0];
+		if (!ev->failed)
+			ev->size = -(int64_t)page_round(a[1]);
+		break;
+	case EV_MREMAP:
+		ev->failed = is_error(ret);
+		ev->addr = ev->failed ? a[0] : (uint64_t)ret;
+		if (!ev->failed)
+			ev->size = (int64_t)page_round(a[2]) - (int64_t)page_round(a[1]);
+		break;
+	default:
+		break;
+	}
+}
+
 void syscall_exit(struct thread *tcp, const arch_regs_t *regs)
 {
 	int64_t ret = arch_syscall_ret(regs, tcp->sc_abi);
 	const struct syscall_def *def = tcp->sc_def;
-	const uint64_t *a = tcp->sc_args;
 	struct event ev;
 
 	if (!def)
@@ -72,50 +123,12 @@ void syscall_exit(struct thread *tcp, const arch_regs_t *regs)
 		ret = (uint32_t)ret;	/* a 32-bit address, not a negative number */
 
 	memset(&ev, 0, sizeof(ev));
-	ev.kind = def->kind;
 	ev.pid = tcp->proc->pid;
 	ev.tid = tcp->tid;
 	ev.comm = tcp->comm;
 	ev.time_ns = now_ns() - start_ns;
-	ev.abi = tcp->sc_abi;
-	ev.call = def->name;
-	memcpy(ev.args, a, sizeof(ev.args));
-	ev.ret = ret;
-
-	switch (def->kind) {
-	case EV_BRK: {
-		uint64_t newbrk = (uint64_t)ret;
-
-		ev.old_brk = tcp->sc_old_brk;
-		ev.failed = a[0] != 0 && newbrk != a[0];
-		if (!ev.failed && ev.old_brk)
-			ev.size = (int64_t)(newbrk - ev.old_brk);
-		ev.addr = ev.size >= 0 ? ev.old_brk : newbrk;
-		tcp->proc->brk = newbrk;
-		break;
-	}
-	case EV_MMAP:
-		ev.failed = is_error(ret);
-		ev.addr = ev.failed ? a[0] : (uint64_t)ret;
-		ev.map_kind = (a[3] & MAP_ANONYMOUS) ? MAP_KIND_ANON : MAP_KIND_FILE;
-		if (!ev.failed)
-			ev.size = (int64_t)page_round(a[1]);
-		break;
-	case EV_MUNMAP:
-		ev.failed = ret != 0;
-		ev.addr = a[0];
-		if (!ev.failed)
-			ev.size = -(int64_t)page_round(a[1]);
-		break;
-	case EV_MREMAP:
-		ev.failed = is_error(ret);
-		ev.addr = ev.failed ? a[0] : (uint64_t)ret;
-		if (!ev.failed)
-			ev.size = (int64_t)page_round(a[2]) - (int64_t)page_round(a[1]);
-		break;
-	case EV_NKINDS:
-		return;
-	}
-	stats_note_mapping(tcp->proc, &ev, def->kind == EV_MMAP && (a[2] & PROT_EXEC));
+	syscall_fill_event(&ev, def, tcp->sc_abi, tcp->sc_args, ret, tcp->sc_old_brk);
+	if (def->kind == EV_BRK)
+		tcp->proc->brk = (uint64_t)ret;
 	event_emit(tcp, &ev, regs);
 }

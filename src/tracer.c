@@ -36,6 +36,7 @@
 #include <sys/wait.h>
 #include <linux/ptrace.h>
 
+#include "alloc.h"
 #include "error.h"
 #include "memtap.h"
 #include "tracer.h"
@@ -65,6 +66,7 @@ static size_t tab_size, tab_used, nthreads;
 #define TOMB ((struct thread *)1)
 
 static int use_seccomp;
+static int ptrace_syscalls;		/* PTRACE_SYSCALL: every syscall stops */
 static int seccomp_before_entry;	/* Linux < 4.8 */
 static int have_syscall_info = -1;	/* PTRACE_GET_SYSCALL_INFO works */
 
@@ -108,10 +110,11 @@ static int kernel_at_least(int major, int minor)
 	return ma > major || (ma == major && mi >= minor);
 }
 
-void tracer_init(int seccomp)
+void tracer_init(int seccomp, int ptrace_all, const char *source)
 {
 	use_seccomp = seccomp;
-	syscall_source = seccomp ? "seccomp" : "ptrace";
+	ptrace_syscalls = ptrace_all;
+	syscall_source = source;
 	/*
 	 * Since Linux 4.8 the seccomp stop stands for the syscall-entry
 	 * stop; before, the entry stop followed it.
@@ -217,6 +220,7 @@ static void thread_free(struct thread *tcp)
 {
 	struct thread **s = tab_slot(tcp->tid);
 
+	alloc_thread_free(tcp);
 	if (s)
 		*s = TOMB;
 	if (tcp->proc)
@@ -252,12 +256,16 @@ static void ptrace_or_warn(int req, pid_t tid, unsigned long data, const char *w
 		perror_msg("ptrace(%s, %d)", what, tid);
 }
 
-/* Resume a stopped thread, delivering sig (0 for none). */
+/*
+ * Resume a stopped thread, delivering sig (0 for none): PTRACE_SYSCALL
+ * where syscall stops are wanted, else PTRACE_CONT (always while
+ * detaching).
+ */
 static void resume(struct thread *tcp, int sig)
 {
-	int syscall_stops = !use_seccomp || tcp->sc != SC_IDLE;
+	int syscall_stops = !detaching && (ptrace_syscalls || tcp->sc != SC_IDLE);
 
-	tcp->flags &= ~T_STOPPED;
+	tcp->flags &= ~(T_STOPPED | T_PARKED | T_GOOD_STOP);
 	ptrace_or_warn(syscall_stops ? PTRACE_SYSCALL : PTRACE_CONT, tcp->tid,
 		       (unsigned long)sig, syscall_stops ? "PTRACE_SYSCALL" : "PTRACE_CONT");
 }
@@ -274,6 +282,140 @@ static void detach_thread(struct thread *tcp, int sig)
 			procfs_read_vmstat(tcp->proc->pid, &tcp->proc->vm_end);
 	}
 	thread_free(tcp);
+}
+
+void tracer_resume(struct thread *tcp, int sig)
+{
+	resume(tcp, sig);
+}
+
+void tracer_detach_thread(struct thread *tcp, int sig)
+{
+	detach_thread(tcp, sig);
+}
+
+struct thread *tracer_next_thread(size_t *iter)
+{
+	while (*iter < tab_size) {
+		struct thread *tcp = tab[(*iter)++];
+
+		if (tcp && tcp != TOMB)
+			return tcp;
+	}
+	return NULL;
+}
+
+int tracer_detaching(void)
+{
+	return detaching;
+}
+
+int tracer_launch_mode(void)
+{
+	return launched_pid != 0;
+}
+
+/*
+ * Detaching with breakpoints in the address space (see alloc.h): a
+ * thread may only go once every thread of the space is stopped and out
+ * of memtap's code, and the breakpoints are out.  Until then it is
+ * parked: left stopped, with the signal to pass on remembered.  good:
+ * 0 = a stop where neither the registers may be moved for good nor a
+ * syscall injected (syscall and event stops): interrupt it and let it
+ * come back at a PTRACE_EVENT_STOP; 1 = a signal-delivery-stop or
+ * PTRACE_EVENT_STOP; 2 = a group-stop.
+ */
+static void detach_or_park(struct thread *tcp, int sig, int good)
+{
+	int r;
+
+	if (!alloc_active_space(tcp->proc)) {
+		detach_thread(tcp, sig);
+		return;
+	}
+	if (!good) {
+		if (ptrace(PTRACE_INTERRUPT, tcp->tid, 0L, 0L) < 0 && errno != ESRCH)
+			perror_msg("ptrace(PTRACE_INTERRUPT, %d)", tcp->tid);
+		resume(tcp, sig);
+		return;
+	}
+	if (sig)
+		tcp->pending_sig = sig;
+	r = alloc_fixup_for_detach(tcp);
+	if (r == 1) {
+		/* a SIGTRAP of ours is queued: its stop comes next */
+		resume(tcp, 0);
+		return;
+	}
+	if (r < 0 && r != -ESRCH)
+		error_msg("thread %d: moving it out of memtap's code: %s", tcp->tid, strerror(-r));
+	tcp->flags |= T_PARKED | T_STOPPED;
+	if (good == 1)
+		tcp->flags |= T_GOOD_STOP;
+}
+
+/* Can the threads of space s go: all parked (or blocked in vfork)? */
+static int space_ready(struct alloc_space *s)
+{
+	size_t it = 0;
+	struct thread *t;
+
+	while ((t = tracer_next_thread(&it))) {
+		if (t->flags & T_HELD)
+			return 0;	/* maybe one of ours */
+		if (alloc_active_space(t->proc) != s || (t->flags & T_VFORK_WAIT))
+			continue;
+		if (!(t->flags & T_PARKED))
+			return 0;
+	}
+	return 1;
+}
+
+/* Undo the breakpoints of s, then detach its parked threads. */
+static void space_finish(struct alloc_space *s)
+{
+	struct thread **parked = NULL, *good = NULL, *t;
+	size_t n = 0, it = 0;
+
+	while ((t = tracer_next_thread(&it))) {
+		if (alloc_active_space(t->proc) != s || !(t->flags & T_PARKED))
+			continue;
+		parked = xrealloc(parked, (n + 1) * sizeof(*parked));
+		parked[n++] = t;
+		if (!good || ((t->flags & T_GOOD_STOP) && !(good->flags & T_GOOD_STOP)))
+			good = t;
+	}
+	if (good)
+		alloc_space_remove(s, good, parked, n);
+	for (size_t i = 0; i < n; i++) {
+		int sig = parked[i]->pending_sig;
+
+		parked[i]->flags &= ~T_PARKED;
+		detach_thread(parked[i], sig);
+	}
+	free(parked);
+}
+
+/* While detaching: finish every space whose threads are all parked. */
+static void detach_progress(void)
+{
+	size_t it;
+	struct thread *t;
+	int again = 1;
+
+	while (again) {
+		again = 0;
+		it = 0;
+		while ((t = tracer_next_thread(&it))) {
+			struct alloc_space *s = alloc_active_space(t->proc);
+
+			if (s && (t->flags & T_PARKED) && space_ready(s)) {
+				space_finish(s);
+				again = 1;
+				break;
+			}
+		}
+	}
 }
 
 /* ---- stop handlers ---- */
@@ -393,16 +535,31 @@ static void on_syscall_stop(struct thread *tcp)
 	resume(tcp, 0);
 }
 
+/* The first stop (PTRACE_EVENT_STOP) of a thread whose process is known. */
+static void first_stop(struct thread *tcp)
+{
+	switch (alloc_on_event_stop(tcp, 1, 0)) {
+	case ALLOC_KEEP:
+		return;
+	case ALLOC_DETACH:
+		detach_thread(tcp, 0);
+		return;
+	default:
+		break;
+	}
+	if (detaching || (tcp->flags & T_DETACHING))
+		detach_or_park(tcp, 0, 1);
+	else
+		resume(tcp, 0);
+}
+
 static void release_held(struct thread *child, struct proc *p)
 {
 	thread_set_proc(child, p);
 	child->flags &= ~T_HELD;
 	if (child->flags & T_STOPPED) {
 		child->flags |= T_STARTED;
-		if (detaching)
-			detach_thread(child, 0);
-		else
-			resume(child, 0);
+		first_stop(child);
 	}
 }
 
@@ -432,6 +589,8 @@ static void on_new_task(struct thread *tcp, int event)
 			stats_proc_fork(np, p);
 		memcpy(np->comm, p->comm, sizeof(np->comm));
 		procfs_read_vmstat(child_tid, &np->vm_start);
+		np->unfollowed = !launched_pid && !opt.follow_forks;
+		alloc_on_new_task(tcp, np, child_tid, event);
 		p = np;
 	}
 	child = tracer_find_thread(child_tid);
@@ -444,8 +603,10 @@ static void on_new_task(struct thread *tcp, int event)
 		if (detaching)
 			child->flags |= T_DETACHING;
 	}
+	if (event == PTRACE_EVENT_VFORK)
+		tcp->flags |= T_VFORK_WAIT;	/* until its child execs or exits */
 	if (detaching)
-		detach_thread(tcp, 0);
+		detach_or_park(tcp, 0, 0);
 	else
 		resume(tcp, 0);
 }
@@ -484,7 +645,7 @@ static void on_exec(struct thread *tcp, pid_t pid)
 		/* the old address space is gone: measure growth from here */
 		procfs_read_vmstat(pid, &p->vm_start);
 	}
-	if (detaching)
+	if (alloc_on_exec(tcp) == ALLOC_DETACH || detaching)
 		detach_thread(tcp, 0);
 	else
 		resume(tcp, 0);
@@ -504,7 +665,7 @@ static void on_exit_event(struct thread *tcp)
 	if (p)
 		procfs_read_vmstat(tcp->tid, &p->vm_end);
 	if (detaching)
-		detach_thread(tcp, 0);
+		detach_or_park(tcp, 0, 0);
 	else
 		resume(tcp, 0);
 }
@@ -542,6 +703,7 @@ static void handle_stop(struct thread *tcp, pid_t pid, int status)
 	int event = (unsigned)status >> 16;
 
 	tcp->flags |= T_STOPPED;
+	tcp->flags &= ~T_VFORK_WAIT;
 	if (event == PTRACE_EVENT_EXEC) {
 		on_exec(tcp, pid);
 		return;
@@ -550,21 +712,27 @@ static void handle_stop(struct thread *tcp, pid_t pid, int status)
 		/* The first stop of a seized or auto-attached thread. */
 		tcp->flags |= T_STARTED;
 		stops.event++;
-		if (detaching || (tcp->flags & T_DETACHING))
-			detach_thread(tcp, 0);
-		else if (!(tcp->flags & T_HELD))
-			resume(tcp, 0);
+		if (!(tcp->flags & T_HELD))
+			first_stop(tcp);
 		return;
 	}
 	tcp->flags |= T_STARTED;
 
 	if (detaching && event != PTRACE_EVENT_FORK && event != PTRACE_EVENT_VFORK &&
 	    event != PTRACE_EVENT_CLONE) {
-		int pass = 0;
+		int pass = 0, good = 0;
 
-		if (sig != (SIGTRAP | 0x80) && !event)
-			pass = sig;	/* a signal-delivery-stop: deliver it */
-		detach_thread(tcp, pass);
+		if (sig != (SIGTRAP | 0x80) && !event) {
+			/* a signal-delivery-stop: deliver it, unless a breakpoint's */
+			pass = sig;
+			good = 1;
+			if (sig == SIGTRAP && alloc_on_sigtrap(tcp) != ALLOC_NOT_OURS)
+				pass = 0;
+		} else if (event == PTRACE_EVENT_STOP) {
+			good = (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+				sig == SIGTTOU) ? 2 : 1;
+		}
+		detach_or_park(tcp, pass, good);
 		return;
 	}
 
@@ -584,12 +752,22 @@ static void handle_stop(struct thread *tcp, pid_t pid, int status)
 		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
 			/* group-stop: stay stopped, yet report SIGCONT */
 			stops.group++;
+			alloc_on_event_stop(tcp, 0, 1);
 			tcp->flags &= ~T_STOPPED;
 			tcp->flags |= T_LISTENING;
 			ptrace_or_warn(PTRACE_LISTEN, tcp->tid, 0, "PTRACE_LISTEN");
 		} else {
 			stops.event++;
-			resume(tcp, 0);
+			switch (alloc_on_event_stop(tcp, 0, 0)) {
+			case ALLOC_KEEP:
+				break;
+			case ALLOC_DETACH:
+				detach_thread(tcp, 0);
+				break;
+			default:
+				resume(tcp, 0);
+				break;
+			}
 		}
 		return;
 	case 0:
@@ -601,6 +779,10 @@ static void handle_stop(struct thread *tcp, pid_t pid, int status)
 	}
 	if (sig == (SIGTRAP | 0x80)) {
 		on_syscall_stop(tcp);
+		return;
+	}
+	if (sig == SIGTRAP && alloc_on_sigtrap(tcp) != ALLOC_NOT_OURS) {
+		resume(tcp, 0);
 		return;
 	}
 	/* signal-delivery-stop: pass the signal on */
@@ -618,7 +800,8 @@ static void start_detach(void)
 		if (!tcp || tcp == TOMB)
 			continue;
 		if ((tcp->flags & T_STOPPED) && !(tcp->flags & T_HELD)) {
-			detach_thread(tcp, 0);
+			/* parked to arm probes: at a PTRACE_EVENT_STOP */
+			detach_or_park(tcp, 0, (tcp->flags & T_PARKED) ? 1 : 0);
 			continue;
 		}
 		tcp->flags |= T_DETACHING;
@@ -674,6 +857,8 @@ int tracer_run(void)
 		}
 		if (stop_signal)
 			serve_stop_request();
+		if (detaching)
+			detach_progress();
 		if (!nthreads)
 			break;
 		pid = waitpid(-1, &status, __WALL);
@@ -707,7 +892,7 @@ int tracer_run(void)
 			tcp = tracer_new_thread(pid, NULL);
 			tcp->flags |= T_HELD | T_STOPPED | T_STARTED;
 			stops.event++;
-			if (detaching)
+			if (detaching && !alloc_any_active())
 				detach_thread(tcp, 0);
 			continue;
 		}
@@ -732,7 +917,12 @@ void tracer_detach_all(void)
 		start_detach();
 	while (nthreads > 0) {
 		int status;
-		pid_t pid = waitpid(-1, &status, __WALL);
+		pid_t pid;
+
+		detach_progress();
+		if (!nthreads)
+			break;
+		pid = waitpid(-1, &status, __WALL);
 
 		if (pid < 0) {
 			if (errno == EINTR)

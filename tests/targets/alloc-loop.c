@@ -13,8 +13,10 @@
  *
  * then "OK" (exit 0), or "CORRUPT" (exit 1) if memory was wrong.  With
  * -e, it calls empty_fn() ITERS times instead (the int3 round trip).
+ * SIGUSR2 ends a -s run early.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,13 @@ struct counts {
 
 static unsigned long iters = 1000;
 static double seconds;
+static volatile sig_atomic_t stop;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 /* keep the compiler from eliding or merging the calls */
 static inline void escape(void *p)
@@ -90,7 +99,7 @@ static void *worker(void *arg)
 	unsigned char pat = (unsigned char)(0x11 + ((uintptr_t)arg >> 4));
 	double end = seconds > 0 ? now() + seconds : 0;
 
-	for (unsigned long i = 0; end ? now() < end : i < iters; i++)
+	for (unsigned long i = 0; end ? now() < end && !stop : i < iters; i++)
 		one(c, i, pat);
 	return NULL;
 }
@@ -115,6 +124,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	signal(SIGUSR2, on_usr2);
 	if (empty) {
 		for (unsigned long i = 0; i < iters; i++)
 			empty_fn(i);
