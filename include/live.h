@@ -5,8 +5,9 @@
  * the end), the bytes a free() releases, and the allocator line of the
  * account.
  *
- * One open-addressing table per process, 32 bytes an entry, at most 3/4
- * full: under 64 bytes of tracer memory per live block.  Tables are
+ * One open-addressing table per process, 24 bytes an entry, between 3/8
+ * and 3/4 full: 32 to 64 bytes of tracer memory per live block.  Times
+ * are kept to the millisecond.  Tables are
  * owned by live.c and found through struct proc's live pointer;
  * live_release_all() frees them.
  */

@@ -12,8 +12,20 @@
 #include "memtap.h"
 #include "xmalloc.h"
 
+/*
+ * A slot: 24 bytes.  At most 3/4 and at least 3/8 full (the table
+ * doubles), so a live block costs the tracer 32 to 64 bytes.
+ */
+struct live_slot {
+	uint64_t addr;		/* 0 = empty */
+	uint64_t size : 48;	/* bytes asked for (< 256 TiB) */
+	uint64_t kind : 16;
+	uint32_t stack;
+	uint32_t time_ms;	/* since start: 49 days */
+};
+
 struct live_table {
-	struct live_block *slots;
+	struct live_slot *slots;
 	size_t size;		/* power of two, or 0 */
 	size_t used;
 	uint64_t bytes;
@@ -35,9 +47,15 @@ static struct live_table *table(struct proc *p)
 	return p->live;
 }
 
+static struct live_block block_of(const struct live_slot *s)
+{
+	return (struct live_block){ s->addr, s->size, (uint64_t)s->time_ms * 1000000u, s->stack,
+				    (uint32_t)s->kind };
+}
+
 static void grow(struct live_table *t)
 {
-	struct live_block *old = t->slots;
+	struct live_slot *old = t->slots;
 	size_t old_size = t->size;
 
 	t->size = old_size ? old_size * 2 : 1024;
@@ -72,7 +90,7 @@ void live_add(struct proc *p, uint64_t addr, uint64_t size, uint32_t stack,
 		t->bytes -= t->slots[j].size;
 	else
 		t->used++;
-	t->slots[j] = (struct live_block){ addr, size, time_ns, stack, kind };
+	t->slots[j] = (struct live_slot){ addr, size, kind, stack, (uint32_t)(time_ns / 1000000u) };
 	t->bytes += size;
 }
 
@@ -90,7 +108,7 @@ int live_remove(struct proc *p, uint64_t addr, struct live_block *removed)
 		j = (j + 1) & (t->size - 1);
 	}
 	if (removed)
-		*removed = t->slots[j];
+		*removed = block_of(&t->slots[j]);
 	t->bytes -= t->slots[j].size;
 	t->used--;
 	/* backward-shift deletion keeps every probe chain unbroken */
@@ -115,7 +133,7 @@ int live_find(const struct proc *p, uint64_t addr, struct live_block *found)
 		return -1;
 	for (j = slot_of(addr, t->size); t->slots[j].addr; j = (j + 1) & (t->size - 1))
 		if (t->slots[j].addr == addr) {
-			*found = t->slots[j];
+			*found = block_of(&t->slots[j]);
 			return 0;
 		}
 	return -1;
@@ -152,8 +170,11 @@ void live_foreach(const struct proc *p, void (*fn)(const struct live_block *, vo
 	const struct live_table *t = p->live;
 
 	for (size_t i = 0; t && i < t->size; i++)
-		if (t->slots[i].addr)
-			fn(&t->slots[i], arg);
+		if (t->slots[i].addr) {
+			struct live_block b = block_of(&t->slots[i]);
+
+			fn(&b, arg);
+		}
 }
 
 size_t live_count(const struct proc *p)

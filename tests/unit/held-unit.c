@@ -123,8 +123,8 @@ static void test_live(void)
 			check(live_count(&the_proc) == count, "live count", i);
 		}
 	}
-	check(live_memory() / (live_count(&the_proc) ? live_count(&the_proc) : 1) <= 64 ||
-	      live_count(&the_proc) < 1000, "at most 64 bytes per live block", 0);
+	check(live_memory() <= 64 * live_count(&the_proc) || live_count(&the_proc) < 400,
+	      "at most 64 bytes per live block", 0);
 	printf("live: %zu blocks, %zu bytes of table (%.1f per block)\n", live_count(&the_proc),
 	       live_memory(), (double)live_memory() / (double)(live_count(&the_proc) ? live_count(&the_proc) : 1));
 }
