@@ -1,7 +1,9 @@
 /* stack-fcall-3.c - the innermost frame: the memory call. */
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 
 #include "stack-fcall.h"
@@ -27,6 +29,15 @@ __attribute__((noinline)) int stack_f3(int mode)
 		signal(SIGUSR1, stack_sig_handler);
 		raise(SIGUSR1);
 		stack_sink = 1;
+		return 1;
+	}
+	if (mode == MODE_BRK) {
+		/* the heap grows and shrinks by the magic length */
+		if (sbrk((intptr_t)STACK_FCALL_MAGIC) == (void *)-1)
+			return -1;
+		stack_sink = 2;
+		if (sbrk(-(intptr_t)STACK_FCALL_MAGIC) == (void *)-1)
+			return -1;
 		return 1;
 	}
 	if (mode == MODE_MALLOC) {

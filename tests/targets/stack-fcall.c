@@ -14,6 +14,8 @@ int main(int argc, char **argv)
 		mode = MODE_MALLOC;
 	else if (argc > 1 && strcmp(argv[1], "signal") == 0)
 		mode = MODE_SIGNAL;
+	else if (argc > 1 && strcmp(argv[1], "brk") == 0)
+		mode = MODE_BRK;
 	r = stack_f0(mode);
 
 	stack_sink = r;

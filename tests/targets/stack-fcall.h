@@ -8,6 +8,9 @@
  *   malloc  malloc(64 MiB): glibc mmaps it from inside malloc
  *   signal  raise(SIGUSR1); the handler stack_sig_handler makes the mmap
  *           (the stack crosses a signal frame)
+ *   brk     sbrk(STACK_FCALL_MAGIC), then sbrk(-STACK_FCALL_MAGIC)
+ *
+ * In every mode but brk the mapping is unmapped from stack_f3 too.
  */
 #ifndef STACK_FCALL_H
 #define STACK_FCALL_H
@@ -15,7 +18,7 @@
 /* Length of the mmap the tests stop in (no other mmap has it). */
 #define STACK_FCALL_MAGIC 0x2345000UL
 
-enum { MODE_MMAP, MODE_MALLOC, MODE_SIGNAL };
+enum { MODE_MMAP, MODE_MALLOC, MODE_SIGNAL, MODE_BRK };
 
 int stack_f0(int mode);
 int stack_f1(int mode);
