@@ -218,6 +218,8 @@ void report_summary(void);
 /* Write the report in the -F format (text: report_summary + top stacks). */
 int report_write(void);
 
+/* "exited with status 0", "killed by signal 9 (SIGKILL)", ... */
+void proc_status_text(const struct proc *p, char *buf, size_t size);
 /* The last report (at the end, or at -d in launch mode). */
 void report_final(void);
 /* One -i report (n from 1); last: the one at the end. */

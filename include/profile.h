@@ -57,6 +57,22 @@ struct prof_sample {
 	char *event;		/* "brk", "mmap", "malloc", ... */
 };
 
+/* What one traced process did, for reports that carry it (JSON). */
+struct prof_event_totals {
+	char *event;
+	uint64_t calls, failed, acquired, released;
+};
+
+struct prof_process {
+	pid_t pid, ppid;
+	char *comm;
+	char *status;		/* "exited 0", "killed by SIGKILL", "detached", ... */
+	int have_vm;		/* the vm_* figures are valid */
+	uint64_t vm_size[2], vm_rss[2], vm_data[2];	/* at start, at end (bytes) */
+	size_t nevents;
+	struct prof_event_totals *events;
+};
+
 struct profile {
 	struct prof_value_type *types;
 	size_t ntypes;
@@ -69,6 +85,8 @@ struct profile {
 	size_t nlocations;
 	struct prof_sample *samples;
 	size_t nsamples;
+	struct prof_process *processes;	/* may be empty */
+	size_t nprocesses;
 	int64_t time_nanos;	/* wall clock at start */
 	int64_t duration_nanos;
 };

@@ -13,6 +13,18 @@
  *   "value_types": [                       what each sample value means
  *     { "type": "alloc_space", "unit": "bytes", "total": 123456 }
  *   ],
+ *   "processes": [                         per traced process (only in
+ *     {                                    reports of a run)
+ *       "pid": 1234, "ppid": 0, "comm": "server",
+ *       "status": "exited 0",              or "killed by SIGTERM",
+ *                                          "detached", "running"
+ *       "vm": { "start": { "size": 1, "rss": 2, "data": 3 },
+ *               "end": { ... } },          /proc/PID/status, bytes;
+ *                                          null when not read
+ *       "events": [ { "event": "mmap", "calls": 3, "failed": 0,
+ *                     "acquired": 301989888, "released": 0 } ]
+ *     }
+ *   ],
  *   "samples": [
  *     {
  *       "pid": 1234,
@@ -168,6 +180,48 @@ static void json_sample(FILE *f, const struct profile *p,
 	fputs(nframes ? "\n      ]\n    }" : "]\n    }", f);
 }
 
+static void json_vm(FILE *f, const struct prof_process *pr, int i)
+{
+	fprintf(f, "{ \"size\": %" PRIu64 ", \"rss\": %" PRIu64 ", \"data\": %" PRIu64 " }",
+		pr->vm_size[i], pr->vm_rss[i], pr->vm_data[i]);
+}
+
+static void json_processes(FILE *f, const struct profile *p)
+{
+	fputs("\n  \"processes\": [", f);
+	for (size_t i = 0; i < p->nprocesses; i++) {
+		const struct prof_process *pr = &p->processes[i];
+
+		fprintf(f, "%s\n    { \"pid\": %d, \"ppid\": %d, \"comm\": ", i ? "," : "",
+			(int)pr->pid, (int)pr->ppid);
+		json_str(f, pr->comm);
+		fputs(", \"status\": ", f);
+		json_str(f, pr->status);
+		fputs(",\n      \"vm\": ", f);
+		if (pr->have_vm) {
+			fputs("{ \"start\": ", f);
+			json_vm(f, pr, 0);
+			fputs(", \"end\": ", f);
+			json_vm(f, pr, 1);
+			fputs(" }", f);
+		} else {
+			fputs("null", f);
+		}
+		fputs(",\n      \"events\": [", f);
+		for (size_t k = 0; k < pr->nevents; k++) {
+			const struct prof_event_totals *e = &pr->events[k];
+
+			fputs(k ? ",\n        { \"event\": " : "\n        { \"event\": ", f);
+			json_str(f, e->event);
+			fprintf(f, ", \"calls\": %" PRIu64 ", \"failed\": %" PRIu64 ", \"acquired\": %"
+				PRIu64 ", \"released\": %" PRIu64 " }", e->calls, e->failed, e->acquired,
+				e->released);
+		}
+		fputs(pr->nevents ? "\n      ] }" : "] }", f);
+	}
+	fputs("\n  ],", f);
+}
+
 int write_json(FILE *f, const struct profile *p, const struct output_options *o)
 {
 	int mangled = o && o->no_demangle;
@@ -190,7 +244,10 @@ int write_json(FILE *f, const struct profile *p, const struct output_options *o)
 		json_str(f, p->types[i].unit);
 		fprintf(f, ", \"total\": %" PRId64 " }", profile_total(p, i));
 	}
-	fputs(p->ntypes ? "\n  ],\n  \"samples\": [" : "],\n  \"samples\": [", f);
+	fputs(p->ntypes ? "\n  ]," : "],", f);
+	if (p->nprocesses)
+		json_processes(f, p);
+	fputs("\n  \"samples\": [", f);
 	for (i = 0; i < p->nsamples; i++) {
 		if (!i)
 			putc('\n', f);

@@ -3,7 +3,9 @@
  * aggregates, the stack table and the symbolizer, once, at report time.
  *
  * Value types: "bytes" (acquired; released for munmap), "count" (calls),
- * "released" (bytes),
+ * "released" (bytes), "inuse_space" and "inuse_objects" (held at the
+ * end, with --leaks), "alloc_space" and "alloc_objects" (allocator calls,
+ * the Go heap profile's names),
  * "net" (acquired - released), then one "<event>_space" per event kind
  * seen, so that pprof users can pick a kind with -sample_index.  The
  * default type is bytes, or count with --weight count.
@@ -24,7 +26,10 @@
 #include "symbolize.h"
 #include "xmalloc.h"
 
-enum { VT_BYTES, VT_COUNT, VT_RELEASED, VT_NET, VT_INUSE_SPACE, VT_INUSE_OBJECTS, VT_FIXED };
+enum {
+	VT_BYTES, VT_COUNT, VT_RELEASED, VT_NET, VT_INUSE_SPACE, VT_INUSE_OBJECTS,
+	VT_ALLOC_SPACE, VT_ALLOC_OBJECTS, VT_FIXED
+};
 
 static const char *base_name(const char *path)
 {
@@ -134,6 +139,47 @@ static void held_block(const struct live_block *blk, void *arg)
 	add_held(arg, blk->stack, blk->kind, blk->size, blk->time_ns);
 }
 
+/* The per-process figures of the report: status, /proc, event totals. */
+static void add_processes(struct profile *prof)
+{
+	size_t n = 0;
+
+	for (struct proc *p = proc_list(); p; p = p->next)
+		n++;
+	prof->processes = xcalloc(n ? n : 1, sizeof(*prof->processes));
+	for (struct proc *p = proc_list(); p; p = p->next) {
+		struct prof_process *pr = &prof->processes[prof->nprocesses++];
+		char status[64];
+
+		pr->pid = p->pid;
+		pr->ppid = p->ppid;
+		pr->comm = xstrdup(p->comm);
+		proc_status_text(p, status, sizeof(status));
+		pr->status = xstrdup(status);
+		pr->have_vm = p->vm_start.have && p->vm_end.have;
+		pr->vm_size[0] = p->vm_start.vm_size;
+		pr->vm_size[1] = p->vm_end.vm_size;
+		pr->vm_rss[0] = p->vm_start.vm_rss;
+		pr->vm_rss[1] = p->vm_end.vm_rss;
+		pr->vm_data[0] = p->vm_start.vm_data;
+		pr->vm_data[1] = p->vm_end.vm_data;
+		pr->events = xcalloc(EV_NKINDS, sizeof(*pr->events));
+		for (int k = 0; k < EV_NKINDS; k++) {
+			const struct kind_stats *ks = &p->stats[k];
+			struct prof_event_totals *e;
+
+			if (!(opt.events & EV_BIT(k)))
+				continue;
+			e = &pr->events[pr->nevents++];
+			e->event = xstrdup(event_kind_names[k]);
+			e->calls = ks->calls;
+			e->failed = ks->failed;
+			e->acquired = ks->acquired;
+			e->released = ks->released;
+		}
+	}
+}
+
 void profile_build(struct profile *prof)
 {
 	size_t nagg, kind_type[EV_NKINDS];
@@ -148,6 +194,8 @@ void profile_build(struct profile *prof)
 	profile_add_value_type(prof, "net", "bytes");
 	profile_add_value_type(prof, "inuse_space", "bytes");
 	profile_add_value_type(prof, "inuse_objects", "count");
+	profile_add_value_type(prof, "alloc_space", "bytes");
+	profile_add_value_type(prof, "alloc_objects", "count");
 	for (int k = 0; k < EV_NKINDS; k++)
 		kind_type[k] = (size_t)-1;
 	for (size_t i = 0; i < nagg; i++) {
@@ -189,9 +237,15 @@ void profile_build(struct profile *prof)
 		b.values[VT_RELEASED] = (int64_t)a->released;
 		b.values[VT_NET] = (int64_t)a->acquired - (int64_t)a->released;
 		b.values[kind_type[a->kind]] = b.values[VT_BYTES];
+		if (ev_is_alloc(a->kind) && a->kind != EV_FREE) {
+			/* the Go heap profile's names, for pprof users */
+			b.values[VT_ALLOC_SPACE] = (int64_t)a->acquired;
+			b.values[VT_ALLOC_OBJECTS] = (int64_t)a->calls;
+		}
 		profile_add_sample(prof, b.locs, n, b.values, a->proc->pid, a->proc->comm,
 				   event_kind_names[a->kind]);
 	}
+	add_processes(prof);
 	if (opt.leaks) {
 		for (struct proc *p = proc_list(); p; p = p->next) {
 			b.proc = p;

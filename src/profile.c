@@ -433,5 +433,15 @@ void profile_release(struct profile *p)
 		free(p->samples[i].event);
 	}
 	free(p->samples);
+	for (i = 0; i < p->nprocesses; i++) {
+		struct prof_process *pr = &p->processes[i];
+
+		free(pr->comm);
+		free(pr->status);
+		for (size_t k = 0; k < pr->nevents; k++)
+			free(pr->events[k].event);
+		free(pr->events);
+	}
+	free(p->processes);
 	memset(p, 0, sizeof(*p));
 }

@@ -170,17 +170,25 @@ void report_trace_event(const struct event *ev, uint32_t stack)
 	print_trace_stack(stack);
 }
 
-static void print_status(const struct proc *p)
+void proc_status_text(const struct proc *p, char *buf, size_t size)
 {
 	if (p->exited && WIFEXITED(p->status))
-		fprintf(out, "exited with status %d", WEXITSTATUS(p->status));
+		snprintf(buf, size, "exited with status %d", WEXITSTATUS(p->status));
 	else if (p->exited && WIFSIGNALED(p->status))
-		fprintf(out, "killed by signal %d (SIG%s)", WTERMSIG(p->status),
-			sigabbrev_np(WTERMSIG(p->status)) ? sigabbrev_np(WTERMSIG(p->status)) : "?");
+		snprintf(buf, size, "killed by signal %d (SIG%s)", WTERMSIG(p->status),
+			 sigabbrev_np(WTERMSIG(p->status)) ? sigabbrev_np(WTERMSIG(p->status)) : "?");
 	else if (p->detached)
-		fprintf(out, "detached, still running");
+		snprintf(buf, size, "detached, still running");
 	else
-		fprintf(out, "still running");
+		snprintf(buf, size, "still running");
+}
+
+static void print_status(const struct proc *p)
+{
+	char buf[64];
+
+	proc_status_text(p, buf, sizeof(buf));
+	fputs(buf, out);
 }
 
 static void print_vm_row(const char *name, int have, uint64_t start, uint64_t end)
