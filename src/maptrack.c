@@ -74,8 +74,10 @@ void maptrack_remove(struct proc *p, uint64_t start, uint64_t end)
 		;
 	if (j < t->n && t->segs[j].start < end)
 		t->segs[j].start = end;
-	memmove(&t->segs[i], &t->segs[j], (t->n - j) * sizeof(*t->segs));
-	t->n -= j - i;
+	if (j > i) {
+		memmove(&t->segs[i], &t->segs[j], (t->n - j) * sizeof(*t->segs));
+		t->n -= j - i;
+	}
 }
 
 void maptrack_add(struct proc *p, uint64_t start, uint64_t end, uint32_t stack,
