@@ -96,6 +96,8 @@ start_waiter() {
 attach_memtap() {
 	_out=$1 _err=$2
 	shift 2
+	# no stale "attached" line from an earlier run may answer wait_for
+	rm -f "$_err"
 	timeout -k 5 120 "$MEMTAP" "$@" > "$_out" 2> "$_err" &
 	MPID=$!
 	BGPIDS="$BGPIDS $MPID"

@@ -20,6 +20,8 @@
  *   -d SECS     attach mode: detach after SECS (default 1)
  *   -c N        attach mode: N attach/probe/detach cycles
  *   -i SECS     -A: wait SECS before each attach (default 0.02)
+ *   -K          -A: after the cycles, send CMD SIGUSR2 (alloc-loop then
+ *               stops and reports) instead of waiting for its own end
  *   -V          attach mode: after each detach, check that the text of
  *               the executable and libc equals the files, that no
  *               scratch page is mapped and that no thread is stopped
@@ -924,13 +926,13 @@ static pid_t launch(char **argv)
 int main(int argc, char **argv)
 {
 	double secs = 1, pause = 0.02;
-	int start_untraced = 0;
+	int start_untraced = 0, stop_target = 0;
 	int cycles = 1, check = 0, opt, alloc = 0, ok = 1;
 	const char *prefix = "", *outfile = NULL;
 	pid_t pid = 0;
 
 	program_name = "bp-harness";
-	while ((opt = getopt(argc, argv, "+aAs:S:P:F:d:c:i:Vo:vp:")) != -1) {
+	while ((opt = getopt(argc, argv, "+aAs:S:P:F:d:c:i:KVo:vp:")) != -1) {
 		switch (opt) {
 		case 'a': alloc = 1; break;
 		case 's': add_probe(optarg, 0, ROLE_ENTRY); break;
@@ -938,6 +940,7 @@ int main(int argc, char **argv)
 		case 'P': prefix = optarg; break;
 		case 'F': caller_funcs = optarg; break;
 		case 'A': start_untraced = 1; break;
+		case 'K': stop_target = 1; break;
 		case 'i': pause = atof(optarg); break;
 		case 'd': secs = atof(optarg); break;
 		case 'c': cycles = atoi(optarg); break;
@@ -1026,6 +1029,8 @@ int main(int argc, char **argv)
 		int status;
 
 		/* unless it exited while traced (then wait_one reaped it) */
+		if (exit_status == 99 && stop_target)
+			kill(pid, SIGUSR2);
 		if (exit_status == 99) {
 			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 				;
