@@ -226,8 +226,9 @@ static void report_account(const struct proc *p, int have_vm)
 		snprintf(note, sizeof(note), "in %zu blocks not freed", live_count(p));
 		account_row("allocator, live", (int64_t)live_bytes(p), note);
 		if (p->unknown_frees)
-			fprintf(out, "  %-24s %16" PRIu64 "  (blocks from before tracing; glibc's "
-				"tcache at thread exit)\n", "frees of unknown blocks", p->unknown_frees);
+			fprintf(out, "  %-24s %16" PRIu64 "  (allocated before tracing or by a "
+				"function not probed; glibc's tcache at thread exit)\n",
+				"frees of unknown blocks", p->unknown_frees);
 	}
 	if (!(opt.events & EV_SYSCALLS))
 		return;
