@@ -5,7 +5,7 @@
 #
 # Expects a configured tree (./configure has run in DIR, by default the
 # directory above bench/); runs `make memtap` there, then each suite
-# (default: all, i.e. syscalls,stacks) with the remaining options.  Every
+# (default: all, i.e. syscalls,stacks,alloc) with the remaining options.  Every
 # suite accepts -r, -s, -m, --pin, --workdir, --keep and --cc; for the
 # others run one suite (see bench/SUITE.sh --help).  Tables go to
 # stdout, progress to stderr.
@@ -14,7 +14,7 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 builddir=$here/..
-suites="syscalls stacks"
+suites="syscalls stacks alloc"
 
 while [ $# -gt 0 ]; do
 	case $1 in
