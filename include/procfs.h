@@ -19,6 +19,8 @@ int procfs_status_long(pid_t pid, const char *name, long *value);
 /* State letter and flags from /proc/PID/stat; -1 when gone. */
 int procfs_stat_state(pid_t pid, char *state, unsigned long *flags);
 uint64_t procfs_heap_end(pid_t pid);
+/* AT_ENTRY of /proc/PID/auxv: the program's entry point; 0 if unknown. */
+uint64_t procfs_auxv_entry(pid_t pid);
 
 /* One line of /proc/PID/maps. */
 struct procfs_map {

@@ -525,23 +525,6 @@ static struct module *module_by_name(struct elfsym_proc *p, const char *name)
 	return NULL;
 }
 
-static uint64_t auxv_entry(pid_t pid)
-{
-	char path[64];
-	uint64_t av[2], entry = 0;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	while (read(fd, av, sizeof(av)) == (ssize_t)sizeof(av) && av[0] != AT_NULL)
-		if (av[0] == AT_ENTRY)
-			entry = av[1];
-	close(fd);
-	return entry;
-}
-
 /* LD_PRELOAD of the target's environment, then its /etc/ld.so.preload. */
 static char *read_preloads(pid_t pid)
 {
@@ -586,7 +569,7 @@ static void order_scope(struct elfsym_proc *p)
 {
 	struct module **order = xcalloc(p->nmods + 1, sizeof(*order));
 	size_t n = 0, head = 0;
-	uint64_t entry = auxv_entry(p->pid);
+	uint64_t entry = procfs_auxv_entry(p->pid);
 	char *pre, *tok, *save = NULL;
 
 	for (size_t i = 0; i < p->nmods; i++)

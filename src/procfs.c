@@ -1,8 +1,8 @@
 /*
  * procfs.c - the few /proc files memtap reads: status (memory figures,
  * TracerPid, Uid), stat (state, flags), comm, maps (every mapping, the
- * heap's end).  Every function returns -1 (or 0) when the task is gone;
- * none dies.
+ * heap's end), auxv (the entry point).  Every function returns -1 (or
+ * 0) when the task is gone; none dies.
  */
 #include "config.h"
 
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <elf.h>
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 
@@ -270,4 +271,22 @@ uint64_t procfs_heap_end(pid_t pid)
 			result = strtoull(p + 1, NULL, 10);
 	}
 	return result;
+}
+
+/* The entry point of the program (AT_ENTRY of /proc/PID/auxv); 0 if unknown. */
+uint64_t procfs_auxv_entry(pid_t pid)
+{
+	char path[64];
+	uint64_t av[2], entry = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while (read(fd, av, sizeof(av)) == (ssize_t)sizeof(av) && av[0] != AT_NULL)
+		if (av[0] == AT_ENTRY)
+			entry = av[1];
+	close(fd);
+	return entry;
 }
