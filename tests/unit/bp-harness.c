@@ -42,7 +42,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -50,7 +49,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/auxv.h>
 #include <sys/time.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -512,23 +510,6 @@ static void on_exec(struct tt *t)
 	resume(t, 0);
 }
 
-static uint64_t auxv_entry(pid_t pid)
-{
-	char path[64];
-	uint64_t av[2], e = 0;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	while (read(fd, av, sizeof(av)) == sizeof(av) && av[0])
-		if (av[0] == AT_ENTRY)
-			e = av[1];
-	close(fd);
-	return e;
-}
-
 static void handle_stop(struct tt *t, int status)
 {
 	int sig = WSTOPSIG(status), event = (unsigned)status >> 16;
@@ -563,7 +544,7 @@ static void handle_stop(struct tt *t, int status)
 		if (detaching)
 			return;
 		if (set && !probes_armed && !entry_bp && t->tid == target) {
-			uint64_t e = auxv_entry(target);
+			uint64_t e = procfs_auxv_entry(target);
 			int err = e ? bp_insert(set, t->tid, e, 0, NULL) : -ENOENT;
 
 			if (err < 0)
@@ -878,20 +859,22 @@ int main(int argc, char **argv)
 		}
 	}
 	if (alloc || nprobes == 0) {
-		char *n;
+		static const struct {
+			const char *name;
+			enum probe_role role;
+		} fns[] = {
+			{ "malloc", ROLE_MALLOC },
+			{ "calloc", ROLE_CALLOC },
+			{ "realloc", ROLE_REALLOC },
+			{ "free", ROLE_FREE },
+		};
 
-		n = xasprintf("%smalloc", prefix);
-		add_probe(n, 1, ROLE_MALLOC);
-		free(n);
-		n = xasprintf("%scalloc", prefix);
-		add_probe(n, 1, ROLE_CALLOC);
-		free(n);
-		n = xasprintf("%srealloc", prefix);
-		add_probe(n, 1, ROLE_REALLOC);
-		free(n);
-		n = xasprintf("%sfree", prefix);
-		add_probe(n, 0, ROLE_FREE);
-		free(n);
+		for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+			char *n = xasprintf("%s%s", prefix, fns[i].name);
+
+			add_probe(n, fns[i].role != ROLE_FREE, fns[i].role);
+			free(n);
+		}
 	}
 	rep = outfile ? fopen(outfile, "w") : stdout;
 	if (!rep)
