@@ -20,6 +20,8 @@ set -eu
 prog=${0##*/}
 args=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
 
 reps=9
 rounds=4000
@@ -69,11 +71,6 @@ depths, on an mmap-heavy workload; and a check of the stacks memtap gives.
 
 Example: $prog -r 11 -d 5,60 -t dwarf,libunwind,strace-k
 EOF
-}
-
-die() {
-	echo "$prog: $*" >&2
-	exit 64
 }
 
 while [ $# -gt 0 ]; do
@@ -155,30 +152,10 @@ for t in $tools; do
 	esac
 done
 
-if [ -z "$memtap" ]; then
-	if [ -x "$here/../memtap" ]; then
-		memtap=$here/../memtap
-	elif command -v memtap >/dev/null 2>&1; then
-		memtap=$(command -v memtap)
-	else
-		die "no memtap binary: build it first or pass --memtap=PATH"
-	fi
-fi
-[ -x "$memtap" ] || die "not executable: $memtap"
+find_memtap
 "$memtap" --help 2>&1 | grep -q -e '--unwind' || die "$memtap has no --unwind option"
 
-if [ -z "$workdir" ]; then
-	workdir=$(mktemp -d "${TMPDIR:-/tmp}/memtap-stacks.XXXXXX")
-	[ "$keep" = yes ] || trap 'rm -rf "$workdir"' EXIT
-else
-	mkdir -p "$workdir"
-fi
-workdir=$(cd "$workdir" && pwd)
-mkdir -p "$workdir/bin" "$workdir/samples" "$workdir/out"
-
-log() {
-	echo "$prog: $*" >&2
-}
+make_workdir memtap-stacks
 
 # --- workload ----------------------------------------------------------
 
@@ -257,11 +234,6 @@ done
 [ -n "$active" ] || die "no tool to run"
 
 # --- measuring ---------------------------------------------------------
-
-now_us() {
-	local t=${EPOCHREALTIME/[.,]/}
-	echo $((10#$t))
-}
 
 # cpu_us FILE: CPU µs (user + system) of the waited-for children, from
 # the output of `times` in FILE
@@ -357,20 +329,13 @@ check_counts() {
 
 declare -A failed warned
 pair() { # pair REP DEPTH TOOL ROUNDS (0: the start-up cell)
-	local rep=$1 d=$2 t=$3 n=$4 us ut out rc=0 pinned=() ok=- okr=- cmd sample
+	local rep=$1 d=$2 t=$3 n=$4 us ut out rc=0 ok=- okr=- cmd sample
 	out=$workdir/out/$d.$t.$n.$rep
 	sample=$workdir/samples/$d.$t
 	[ "$n" -gt 0 ] || sample=$sample.startup
 	cmd=("$workdir/bin/deepmap-$(tool_build "$t")" "$(dm_count "$d")" "$n")
 	tool_prefix "$t" "$out.folded"
-	[ -z "$pin" ] || pinned=(taskset -c "$pin")
-	if [ $((rep % 2)) -eq 1 ]; then
-		us=$(timed "$out.untraced" "${pinned[@]}" "${cmd[@]}") || rc=$?
-		ut=$(timed "$out.log" "${pinned[@]}" "${pre[@]}" "${cmd[@]}") || rc=$?
-	else
-		ut=$(timed "$out.log" "${pinned[@]}" "${pre[@]}" "${cmd[@]}") || rc=$?
-		us=$(timed "$out.untraced" "${pinned[@]}" "${cmd[@]}") || rc=$?
-	fi
+	timed_pair "$rep" "$out" || rc=$?
 	if [ $rc -ne 0 ]; then
 		failed[$d:$t]="exit status $rc (see $out.log)"
 		log "depth $d under $t failed: exit status $rc"
@@ -452,16 +417,7 @@ elapsed=$((($(now_us) - start) / 1000000))
 # (max/min), median CPU µs/event, runs whose stacks checked out (spaces
 # as _), median µs added, median CPU µs added
 stats() {
-	awk -v ev="$2" '
-	function median(a, n,   i, j, t) {
-		for (i = 2; i <= n; i++) {
-			t = a[i]
-			for (j = i - 1; j >= 1 && a[j] > t; j--)
-				a[j + 1] = a[j]
-			a[j + 1] = t
-		}
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
+	awk -v ev="$2" "$awk_median"'
 	{
 		n++; u[n] = $1 / 1e3; t[n] = $3 / 1e3; r[n] = $3 / $1
 		p[n] = ($3 - $1) / ev; c[n] = ($4 - $2) / ev; a[n] = $3 - $1; ac[n] = $4 - $2
@@ -492,11 +448,7 @@ echo "- repetitions: $reps pairs (untraced, traced) per cell, order flipped ever
 echo "  cells interleaved; workload: deepmap DEPTH-6 N (workloads/deepmap.c): N rounds of"
 echo "  mmap 1–16 pages, touch each page, munmap (mremap every 16th round), N = $rounds"
 echo "  ($strace_rounds under strace -k)"
-if [ -n "$pin" ]; then
-	echo "- pinned: every command runs on CPU $pin (taskset), tracer and tracee alike"
-else
-	echo "- not pinned: the scheduler places tracer and tracee"
-fi
+report_pin
 echo "- memtap: $("$memtap" --version 2>&1 | head -n 1)"
 case " $active " in
 *" strace-k "*) echo "- strace: $(strace -V 2>&1 | head -n 1)" ;;

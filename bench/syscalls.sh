@@ -15,6 +15,8 @@ set -eu
 
 prog=${0##*/}
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
 
 reps=7
 scale=1
@@ -59,11 +61,6 @@ Workloads (size at scale 1; slow tools run a smaller size, see the
 
 Example: $prog -r 9 -w mmap,brk -t memtap,strace
 EOF
-}
-
-die() {
-	echo "$prog: $*" >&2
-	exit 64
 }
 
 while [ $# -gt 0 ]; do
@@ -119,29 +116,8 @@ esac
 [ "$reps" -ge 1 ] || die "--reps must be at least 1"
 awk -v s="$scale" 'BEGIN { exit !(s + 0 > 0) }' || die "--scale: not a positive number: $scale"
 
-if [ -z "$memtap" ]; then
-	if [ -x "$here/../memtap" ]; then
-		memtap=$here/../memtap
-	elif command -v memtap >/dev/null 2>&1; then
-		memtap=$(command -v memtap)
-	else
-		die "no memtap binary: build it first or pass --memtap=PATH"
-	fi
-fi
-[ -x "$memtap" ] || die "not executable: $memtap"
-
-if [ -z "$workdir" ]; then
-	workdir=$(mktemp -d "${TMPDIR:-/tmp}/memtap-bench.XXXXXX")
-	[ "$keep" = yes ] || trap 'rm -rf "$workdir"' EXIT
-else
-	mkdir -p "$workdir"
-fi
-workdir=$(cd "$workdir" && pwd)
-mkdir -p "$workdir/bin" "$workdir/samples" "$workdir/out"
-
-log() {
-	echo "$prog: $*" >&2
-}
+find_memtap
+make_workdir memtap-bench
 
 # --- workloads ---------------------------------------------------------
 
@@ -274,12 +250,6 @@ done
 
 # --- measuring ---------------------------------------------------------
 
-# µs since the epoch, from bash's EPOCHREALTIME (no fork)
-now_us() {
-	local t=${EPOCHREALTIME/[.,]/}
-	echo $((10#$t))
-}
-
 # timed LOG CMD...: runs CMD with its output in LOG, prints elapsed µs;
 # fails when the command does
 timed() {
@@ -333,19 +303,12 @@ strace_count() {
 
 declare -A failed
 pair() { # pair REP WORKLOAD TOOL
-	local rep=$1 w=$2 t=$3 size us ut out rc=0 pinned=()
+	local rep=$1 w=$2 t=$3 size us ut out rc=0
 	size=$(size_for "$t" "$w")
 	out=$workdir/out/$w.$t.$rep
 	workload_cmd "$w" "$size"
 	tool_prefix "$t" "$out.data"
-	[ -z "$pin" ] || pinned=(taskset -c "$pin")
-	if [ $((rep % 2)) -eq 1 ]; then
-		us=$(timed "$out.untraced" "${pinned[@]}" "${cmd[@]}") || rc=$?
-		ut=$(timed "$out.log" "${pinned[@]}" "${pre[@]}" "${cmd[@]}") || rc=$?
-	else
-		ut=$(timed "$out.log" "${pinned[@]}" "${pre[@]}" "${cmd[@]}") || rc=$?
-		us=$(timed "$out.untraced" "${pinned[@]}" "${cmd[@]}") || rc=$?
-	fi
+	timed_pair "$rep" "$out" || rc=$?
 	if [ $rc -ne 0 ]; then
 		failed[$w:$t]="exit status $rc (see $out.log)"
 		log "$w under $t failed: exit status $rc"
@@ -389,16 +352,7 @@ elapsed=$((($(now_us) - start) / 1000000))
 # min ratio, max ratio, median µs per event, relative spread of the
 # untraced runs (max/min), median ms added, min traced / min untraced
 stats() {
-	awk -v ev="$2" '
-	function median(a, n,   i, j, t) {
-		for (i = 2; i <= n; i++) {
-			t = a[i]
-			for (j = i - 1; j >= 1 && a[j] > t; j--)
-				a[j + 1] = a[j]
-			a[j + 1] = t
-		}
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
+	awk -v ev="$2" "$awk_median"'
 	{
 		n++; u[n] = $1 / 1e6; t[n] = $2 / 1e6; r[n] = $2 / $1
 		p[n] = ev > 0 ? ($2 - $1) / ev : 0
@@ -418,16 +372,7 @@ stats() {
 
 # stop_stats FILE: median stops, median µs added per stop
 stop_stats() {
-	awk '
-	function median(a, n,   i, j, t) {
-		for (i = 2; i <= n; i++) {
-			t = a[i]
-			for (j = i - 1; j >= 1 && a[j] > t; j--)
-				a[j + 1] = a[j]
-			a[j + 1] = t
-		}
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
+	awk "$awk_median"'
 	{ n++; s[n] = $3; q[n] = $3 > 0 ? ($2 - $1) / $3 : 0; line = $0 }
 	END {
 		if (n == 0) exit 1
@@ -448,11 +393,7 @@ echo
 echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'), host: $(uname -r) $(uname -m), $(nproc) CPUs"
 echo "- load average: $load0 at start, $load1 at end; suite took ${elapsed} s"
 echo "- repetitions: $reps pairs (untraced, traced) per cell, order flipped every repetition; scale $scale"
-if [ -n "$pin" ]; then
-	echo "- pinned: every command runs on CPU $pin (taskset), tracer and tracee alike"
-else
-	echo "- not pinned: the scheduler places tracer and tracee"
-fi
+report_pin
 for t in $active; do
 	case $t in
 	memtap-ptrace | strace-ptrace | strace-k) ;;

@@ -183,14 +183,8 @@ void syscall_exit(struct thread *tcp, const arch_regs_t *regs);
 void syscall_fill_event(struct event *ev, const struct syscall_def *def, int abi,
 			const uint64_t args[6], int64_t ret, uint64_t old_brk);
 
-/* procfs.c */
-int procfs_read_vmstat(pid_t pid, struct vmstat *vs);
-int procfs_read_comm(pid_t tid, char *buf, size_t size);
-/* Field "Name:" of /proc/PID/status as a long; -1 when absent. */
-int procfs_status_long(pid_t pid, const char *name, long *value);
-/* State letter and flags from /proc/PID/stat; -1 when gone. */
-int procfs_stat_state(pid_t pid, char *state, unsigned long *flags);
-uint64_t procfs_heap_end(pid_t pid);
+/* procfs.c: /proc/PID/status, stat, comm, maps and auxv */
+#include "procfs.h"
 
 /*
  * stats.c: the event sink.  event_emit() is called at the stop where

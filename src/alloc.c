@@ -40,14 +40,12 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <elf.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <linux/ptrace.h>
@@ -285,23 +283,6 @@ static void rearm(struct alloc_space *s, struct thread *tcp)
 	elfsym_proc_free(ep);
 }
 
-static uint64_t auxv_entry(pid_t pid)
-{
-	char path[64];
-	uint64_t av[2], e = 0;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	while (read(fd, av, sizeof(av)) == (ssize_t)sizeof(av) && av[0] != AT_NULL)
-		if (av[0] == AT_ENTRY)
-			e = av[1];
-	close(fd);
-	return e;
-}
-
 /* ---- attach: arm once every thread has stopped ---- */
 
 static void try_arm(struct alloc_space *s, struct thread *cur, int cur_listening)
@@ -429,7 +410,7 @@ enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group)
 	}
 	switch (s->state) {
 	case SP_NEW: {
-		uint64_t e = auxv_entry(p->pid);
+		uint64_t e = procfs_auxv_entry(p->pid);
 		int err = e ? bp_insert(s->set, tcp->tid, e, 0, &entry_cookie) : -ENOENT;
 
 		if (err < 0) {

@@ -55,6 +55,7 @@
 #include "bp_arch.h"
 #include "breakpoint.h"
 #include "error.h"
+#include "procfs.h"
 #include "remote.h"
 #include "xmalloc.h"
 
@@ -283,50 +284,15 @@ static int mem_write(struct bp_set *set, pid_t tid, uint64_t addr,
 
 /* ---- scratch pages ---- */
 
-struct map_range {
-	uint64_t start, end;
-	uint64_t ino;
-	int heap;
-};
-
-/* /proc/PID/maps as an array sorted by address; *n entries. */
-static struct map_range *read_ranges(pid_t pid, size_t *n)
-{
-	char path[64], line[4096];
-	struct map_range *r = NULL;
-	size_t cap = 0;
-	FILE *f;
-
-	*n = 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	while (fgets(line, sizeof(line), f)) {
-		struct map_range m = { 0 };
-		unsigned long long off, ino;
-		char perms[8], dev[16];
-
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %llx %15s %llu",
-			   &m.start, &m.end, perms, &off, dev, &ino) != 6)
-			continue;
-		m.ino = ino;
-		m.heap = strstr(line, "[heap]") != NULL;
-		r = xgrowarray(r, &cap, *n + 1, sizeof(*r));
-		r[(*n)++] = m;
-	}
-	fclose(f);
-	return r;
-}
-
 /* Is [a, a + PAGE) clear of every mapping, and not where brk grows? */
-static int page_free(const struct map_range *r, size_t n, uint64_t a)
+static int page_free(const struct procfs_map *r, size_t n, uint64_t a)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (a < r[i].end && a + PAGE > r[i].start)
 			return 0;
 		/* leave the heap 1 GiB to grow into */
-		if (r[i].heap && a >= r[i].end && a < r[i].end + (1ULL << 30))
+		if (a >= r[i].end && a < r[i].end + (1ULL << 30) && r[i].path &&
+		    strstr(r[i].path, "[heap]"))
 			return 0;
 	}
 	return a >= 0x10000;
@@ -336,7 +302,7 @@ static int page_free(const struct map_range *r, size_t n, uint64_t a)
  * A free page within reach of [lo, hi) (the object around addr): the
  * highest one below lo, else the lowest one above hi.  0 if none.
  */
-static uint64_t find_hole(const struct map_range *r, size_t n, uint64_t addr)
+static uint64_t find_hole(const struct procfs_map *r, size_t n, uint64_t addr)
 {
 	uint64_t lo = addr, hi = addr + 1, ino = 0;
 	const uint64_t reach = 0x7fff0000ULL - 2 * PAGE;
@@ -394,11 +360,11 @@ static int scratch_map(struct bp_set *set, pid_t tid, uint64_t addr)
 		return err;
 	for (int tries = 0; tries < 4; tries++) {
 		size_t n;
-		struct map_range *r = read_ranges(set->pid, &n);
-		uint64_t a = r ? find_hole(r, n, addr) : 0;
+		struct procfs_map *r;
+		uint64_t a = procfs_read_maps(set->pid, &r, &n) == 0 ? find_hole(r, n, addr) : 0;
 		int64_t got;
 
-		free(r);
+		procfs_maps_free(r);
 		if (!a)
 			return -ENOMEM;
 		got = remote_mmap(tid, set->syscall_insn, a, PAGE, PROT_READ | PROT_EXEC,

@@ -37,6 +37,7 @@
 
 #include "elfsym.h"
 #include "error.h"
+#include "procfs.h"
 #include "xmalloc.h"
 
 #define PAGE_MASK_ (~(uint64_t)4095)
@@ -69,12 +70,6 @@ struct elfsym_image {
 	uint8_t build_id[64];
 	size_t build_id_len;
 	int has_symtab;
-};
-
-struct mapping {
-	uint64_t start, end, offset, ino;
-	char *path;
-	int deleted;
 };
 
 struct module {
@@ -393,58 +388,10 @@ int elfsym_rust_match(const char *mangled, const char *path)
 
 /* ---- process ---- */
 
-static void free_mappings(struct mapping *m, size_t n)
+/* The mappings that can belong to an object: a file's, by path. */
+static int object_mapping(const struct procfs_map *m)
 {
-	for (size_t i = 0; i < n; i++)
-		free(m[i].path);
-	free(m);
-}
-
-static struct mapping *read_maps(pid_t pid, size_t *n)
-{
-	char path[64], line[PATH_MAX + 256];
-	struct mapping *m = NULL;
-	size_t cap = 0;
-	FILE *f;
-
-	*n = 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off, ino;
-		char perms[8], dev[32];
-		int pos = 0;
-		char *p, *nl;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %31s %llu %n", &start, &end, perms,
-			   &off, dev, &ino, &pos) < 6 || ino == 0 || !pos)
-			continue;
-		p = line + pos;
-		if ((nl = strchr(p, '\n')))
-			*nl = '\0';
-		if (*p != '/')
-			continue;
-		m = xgrowarray(m, &cap, *n + 1, sizeof(*m));
-		m[*n].start = start;
-		m[*n].end = end;
-		m[*n].offset = off;
-		m[*n].ino = ino;
-		m[*n].deleted = 0;
-		size_t l = strlen(p);
-
-		if (l > 10 && strcmp(p + l - 10, " (deleted)") == 0) {
-			p[l - 10] = '\0';
-			m[*n].deleted = 1;
-		}
-		m[*n].path = xstrdup(p);
-		(*n)++;
-	}
-	fclose(f);
-	if (!m)
-		errno = ENOENT;
-	return m;
+	return m->ino != 0 && m->path && m->path[0] == '/';
 }
 
 /* Open the object as the target sees it; fd or -1. */
@@ -541,10 +488,10 @@ static struct elfsym_image *find_debug(pid_t pid, const struct module *mod)
  * Bias from the mappings of mod: the first one whose file offset falls in
  * a PT_LOAD segment.  -1 when none does.
  */
-static int compute_bias(struct module *mod, const struct mapping *m, size_t n)
+static int compute_bias(struct module *mod, const struct procfs_map *m, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (m[i].ino != mod->ino || m[i].start < mod->pub.lo ||
+		if (!object_mapping(&m[i]) || m[i].ino != mod->ino || m[i].start < mod->pub.lo ||
 		    m[i].end > mod->pub.hi)
 			continue;
 		for (size_t k = 0; k < mod->img->nloads; k++) {
@@ -576,23 +523,6 @@ static struct module *module_by_name(struct elfsym_proc *p, const char *name)
 			return mod;
 	}
 	return NULL;
-}
-
-static uint64_t auxv_entry(pid_t pid)
-{
-	char path[64];
-	uint64_t av[2], entry = 0;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	while (read(fd, av, sizeof(av)) == (ssize_t)sizeof(av) && av[0] != AT_NULL)
-		if (av[0] == AT_ENTRY)
-			entry = av[1];
-	close(fd);
-	return entry;
 }
 
 /* LD_PRELOAD of the target's environment, then its /etc/ld.so.preload. */
@@ -639,7 +569,7 @@ static void order_scope(struct elfsym_proc *p)
 {
 	struct module **order = xcalloc(p->nmods + 1, sizeof(*order));
 	size_t n = 0, head = 0;
-	uint64_t entry = auxv_entry(p->pid);
+	uint64_t entry = procfs_auxv_entry(p->pid);
 	char *pre, *tok, *save = NULL;
 
 	for (size_t i = 0; i < p->nmods; i++)
@@ -687,11 +617,10 @@ static void order_scope(struct elfsym_proc *p)
 struct elfsym_proc *elfsym_proc_load(pid_t pid)
 {
 	struct elfsym_proc *p;
-	struct mapping *m;
+	struct procfs_map *m;
 	size_t nm;
 
-	m = read_maps(pid, &nm);
-	if (!m)
+	if (procfs_read_maps(pid, &m, &nm) < 0)
 		return NULL;
 	p = xcalloc(1, sizeof(*p));
 	p->pid = pid;
@@ -699,6 +628,8 @@ struct elfsym_proc *elfsym_proc_load(pid_t pid)
 	for (size_t i = 0; i < nm; i++) {
 		struct module *mod = NULL;
 
+		if (!object_mapping(&m[i]))
+			continue;
 		for (size_t k = p->nmods; k-- > 0;)
 			if (p->mods[k]->ino == m[i].ino &&
 			    strcmp(p->mods[k]->pub.path, m[i].path) == 0) {
@@ -727,6 +658,13 @@ struct elfsym_proc *elfsym_proc_load(pid_t pid)
 			mod->pub.lo = m[i].start;
 		if (m[i].end > mod->pub.hi)
 			mod->pub.hi = m[i].end;
+	}
+	if (!p->nmods) {
+		/* no file mapped: a zombie, a kernel thread */
+		procfs_maps_free(m);
+		free(p);
+		errno = ENOENT;
+		return NULL;
 	}
 	/* read each object; drop the unreadable ones */
 	size_t keep = 0;
@@ -765,7 +703,7 @@ struct elfsym_proc *elfsym_proc_load(pid_t pid)
 		p->mods[keep++] = mod;
 	}
 	p->nmods = keep;
-	free_mappings(m, nm);
+	procfs_maps_free(m);
 	order_scope(p);
 	return p;
 }

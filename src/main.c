@@ -258,6 +258,16 @@ static int format_from_path(const char *path)
 	return -1;
 }
 
+/* Seconds as a decimal number ("0.5", "1e3"); -1 on error. */
+static int parse_seconds(const char *s, double *secs)
+{
+	char *end;
+
+	errno = 0;
+	*secs = strtod(s, &end);
+	return end == s || *end || errno ? -1 : 0;
+}
+
 /* A whole number in [lo, hi] for option name, or a usage error. */
 static long parse_long(const char *arg, const char *name, long lo, long hi)
 {
@@ -321,16 +331,11 @@ int main(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:d:e:fF:hi:o:p:qvV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'd': {
-			char *end;
-
-			errno = 0;
-			opt.duration = strtod(optarg, &end);
-			if (end == optarg || *end || errno || !(opt.duration > 0) ||
+		case 'd':
+			if (parse_seconds(optarg, &opt.duration) < 0 || !(opt.duration > 0) ||
 			    opt.duration > 1e8)
 				usage_error("invalid duration '%s' for -d (want seconds > 0)", optarg);
 			break;
-		}
 		case 'e':
 			parse_events(optarg);
 			break;
@@ -346,16 +351,11 @@ int main(int argc, char **argv)
 		case 'h':
 			usage();
 			return 0;
-		case 'i': {
-			char *end;
-
-			errno = 0;
-			opt.interval = strtod(optarg, &end);
-			if (end == optarg || *end || errno || !(opt.interval >= 0.1) ||
+		case 'i':
+			if (parse_seconds(optarg, &opt.interval) < 0 || !(opt.interval >= 0.1) ||
 			    opt.interval > 1e8)
 				usage_error("invalid interval '%s' for -i (want seconds >= 0.1)", optarg);
 			break;
-		}
 		case OPT_MAX_SIZE:
 			if (parse_size(optarg, &opt.max_size) < 0 || !opt.max_size)
 				usage_error("invalid size '%s' for --max-size (e.g. 1M, 2G)", optarg);
@@ -366,15 +366,11 @@ int main(int argc, char **argv)
 		case OPT_LEAKS:
 			opt.leaks = 1;
 			break;
-		case OPT_MIN_AGE: {
-			char *end;
-
-			errno = 0;
-			opt.min_age = strtod(optarg, &end);
-			if (end == optarg || *end || errno || opt.min_age < 0 || opt.min_age > 1e9)
+		case OPT_MIN_AGE:
+			if (parse_seconds(optarg, &opt.min_age) < 0 || opt.min_age < 0 ||
+			    opt.min_age > 1e9)
 				usage_error("invalid age '%s' for --min-age (want seconds)", optarg);
 			break;
-		}
 		case OPT_INVERTED:
 			opt.inverted = 1;
 			break;

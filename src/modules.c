@@ -22,11 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/mman.h>
 
 #include "arch.h"
 #include "modules.h"
+#include "procfs.h"
 #include "xmalloc.h"
 
 #ifndef NT_GNU_BUILD_ID
@@ -374,66 +374,32 @@ static uint64_t range_bias(const struct module *m, uint64_t start, uint64_t off)
 	return start - (best->vaddr - (best->offset - off));
 }
 
-/* Read all of a /proc file; NUL-terminated, caller frees; NULL if gone. */
-static char *read_file(const char *path, size_t *lenp)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = 16384, len = 0;
-	char *buf;
-	ssize_t n;
-
-	if (fd < 0)
-		return NULL;
-	buf = xmalloc(cap);
-	while ((n = read(fd, buf + len, cap - len - 1)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		len += (size_t)n;
-		if (cap - len < 4096) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-	}
-	close(fd);
-	if (n < 0) {
-		free(buf);
-		return NULL;
-	}
-	buf[len] = '\0';
-	*lenp = len;
-	return buf;
-}
-
 /* The module of a mapping: from the old list when unchanged, else global. */
 static uint32_t mapping_module(struct proc_modules *pm, const struct module_range *old,
-			       size_t nold, size_t *hint, uint64_t start, uint64_t end,
-			       uint64_t off, dev_t dev, ino_t ino, const char *path,
-			       int deleted)
+			       size_t nold, size_t *hint, const struct procfs_map *mp)
 {
 	uint32_t id;
 
-	while (*hint < nold && old[*hint].start < start)
+	while (*hint < nold && old[*hint].start < mp->start)
 		(*hint)++;
-	if (*hint < nold && old[*hint].start == start && old[*hint].end == end &&
-	    old[*hint].offset == off) {
+	if (*hint < nold && old[*hint].start == mp->start && old[*hint].end == mp->end &&
+	    old[*hint].offset == mp->offset) {
 		const struct module *m = mods[old[*hint].module];
 
-		if (key_match(m, dev, ino, path))
+		if (key_match(m, mp->dev, mp->ino, mp->path))
 			return m->id;
 	}
-	id = module_lookup(dev, ino, path);
+	id = module_lookup(mp->dev, mp->ino, mp->path);
 	if (id != MODULE_NONE)
 		return id;
-	return module_add(path, dev, ino, open_mapped(pm->pid, start, end, path), deleted);
+	return module_add(mp->path, mp->dev, mp->ino,
+			  open_mapped(pm->pid, mp->start, mp->end, mp->path), mp->deleted);
 }
 
 int modules_refresh(struct proc_modules *pm, int force)
 {
-	char path[64], *buf, *line, *next;
-	size_t len, hint = 0, nold = pm->nranges;
+	struct procfs_map *maps;
+	size_t nmaps, hint = 0, nold = pm->nranges;
 	struct module_range *old = pm->ranges;
 	int changed;
 
@@ -442,51 +408,33 @@ int modules_refresh(struct proc_modules *pm, int force)
 	pm->read_generation = pm->generation;
 	pm->last_read_ns = mono_ns();
 	pm->reads++;
-	snprintf(path, sizeof(path), "/proc/%d/maps", pm->pid);
-	buf = read_file(path, &len);
-	if (!buf)
+	if (procfs_read_maps(pm->pid, &maps, &nmaps) < 0)
 		return -1;
 
 	pm->ranges = NULL;
 	pm->nranges = pm->cap = 0;
-	for (line = buf; line && *line; line = next) {
-		unsigned long long start, end, off, inode;
-		unsigned maj, min;
-		char perms[8];
-		int n = 0, deleted = 0;
-		char *name;
+	for (size_t i = 0; i < nmaps; i++) {
+		const struct procfs_map *mp = &maps[i];
 
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms,
-			   &off, &maj, &min, &inode, &n) < 7 || !n)
+		if (!(mp->perms & PROT_EXEC) || !mp->path)
 			continue;
-		if (strlen(perms) < 3 || perms[2] != 'x')
-			continue;
-		name = line + n;
-		if (name[0] != '/' && strcmp(name, "[vdso]") != 0)
+		if (mp->path[0] != '/' && strcmp(mp->path, "[vdso]") != 0)
 			continue;	/* anonymous code, [vsyscall] */
-		size_t nl = strlen(name);
-		if (nl > 10 && strcmp(name + nl - 10, " (deleted)") == 0) {
-			name[nl - 10] = '\0';
-			deleted = 1;
-		}
 
-		uint32_t id = mapping_module(pm, old, nold, &hint, start, end, off,
-					     makedev(maj, min), (ino_t)inode, name, deleted);
+		uint32_t id = mapping_module(pm, old, nold, &hint, mp);
 		const struct module *m = mods[id];
 		struct module_range *r;
 
 		pm->ranges = xgrowarray(pm->ranges, &pm->cap, pm->nranges + 1, sizeof(*r));
 		r = &pm->ranges[pm->nranges++];
-		r->start = start;
-		r->end = end;
-		r->offset = off;
+		r->start = mp->start;
+		r->end = mp->end;
+		r->offset = mp->offset;
 		r->module = id;
-		r->bias = m->ino == 0 && m->path[0] == '[' ? start - off : range_bias(m, start, off);
+		r->bias = m->ino == 0 && m->path[0] == '[' ? mp->start - mp->offset :
+			  range_bias(m, mp->start, mp->offset);
 	}
-	free(buf);
+	procfs_maps_free(maps);
 
 	changed = nold != pm->nranges;
 	for (size_t i = 0; !changed && i < nold; i++)

@@ -1,7 +1,8 @@
 /*
  * procfs.c - the few /proc files memtap reads: status (memory figures,
- * TracerPid, Uid), stat (state, flags), comm, maps (the heap's end).
- * Every function returns -1 (or 0) when the task is gone; none dies.
+ * TracerPid, Uid), stat (state, flags), comm, maps (every mapping, the
+ * heap's end), auxv (the entry point).  Every function returns -1 (or
+ * 0) when the task is gone; none dies.
  */
 #include "config.h"
 
@@ -12,8 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <elf.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
 
 #include "memtap.h"
+#include "xmalloc.h"
 
 /* Read a small /proc file into buf, NUL-terminated; bytes read or -1. */
 static ssize_t read_small(const char *path, char *buf, size_t size)
@@ -29,6 +34,43 @@ static ssize_t read_small(const char *path, char *buf, size_t size)
 	close(fd);
 	buf[total] = '\0';
 	return total;
+}
+
+/* A /proc file of any size, NUL-terminated, in a malloc'd buffer; NULL on error. */
+static char *read_all(const char *path, size_t *lenp)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 16384, len = 0;
+	char *buf;
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	buf = xmalloc(cap);
+	while ((n = read(fd, buf + len, cap - len - 1)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		len += (size_t)n;
+		if (cap - len < 4096) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+	}
+	if (n < 0) {
+		int err = errno;
+
+		close(fd);
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	close(fd);
+	buf[len] = '\0';
+	*lenp = len;
+	return buf;
 }
 
 static int status_field(const char *buf, const char *name, long *value)
@@ -117,24 +159,103 @@ int procfs_stat_state(pid_t pid, char *state, unsigned long *flags)
  * start_brk (field 47 of stat) when the heap was never grown.  Exact up
  * to page rounding; used only for the first brk seen after attaching.
  */
+/* A number in base, then the character sep; moves *p past both. */
+static int maps_field(char **p, int base, char sep, uint64_t *value)
+{
+	char *end;
+
+	*value = strtoull(*p, &end, base);
+	if (end == *p || *end != sep)
+		return -1;
+	*p = end + 1;
+	return 0;
+}
+
+/* "start-end perms offset major:minor inode   path" into m; -1 if not that. */
+static int maps_line(char *line, char *eol, struct procfs_map *m)
+{
+	char *p = line, *end;
+	uint64_t maj, min, ino;
+
+	if (maps_field(&p, 16, '-', &m->start) < 0 || maps_field(&p, 16, ' ', &m->end) < 0)
+		return -1;
+	if (eol - p < 5 || p[4] != ' ')
+		return -1;
+	m->perms = (p[0] == 'r' ? PROT_READ : 0) | (p[1] == 'w' ? PROT_WRITE : 0) |
+		   (p[2] == 'x' ? PROT_EXEC : 0) | (p[3] == 's' ? PROCFS_MAP_SHARED : 0);
+	p += 5;
+	if (maps_field(&p, 16, ' ', &m->offset) < 0 || maps_field(&p, 16, ':', &maj) < 0 ||
+	    maps_field(&p, 16, ' ', &min) < 0)
+		return -1;
+	ino = strtoull(p, &end, 10);
+	if (end == p || (*end && *end != ' '))
+		return -1;
+	m->dev = makedev(maj, min);
+	m->ino = (ino_t)ino;
+	for (p = end; *p == ' '; p++)
+		;
+	m->path = *p ? p : NULL;
+	m->deleted = eol - p > 10 && strcmp(eol - 10, " (deleted)") == 0;
+	if (m->deleted)
+		eol[-10] = '\0';
+	return 0;
+}
+
+int procfs_read_maps(pid_t pid, struct procfs_map **maps, size_t *n)
+{
+	char path[64], *buf, *text, *line, *eol;
+	size_t len, lines = 1, head;
+	struct procfs_map *m;
+
+	*maps = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	buf = read_all(path, &len);
+	if (!buf)
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		lines += buf[i] == '\n';
+	/* one block: the array, then the text its paths point into */
+	head = lines * sizeof(*m);
+	buf = xrealloc(buf, head + len + 1);
+	memmove(buf + head, buf, len + 1);
+	m = (struct procfs_map *)(void *)buf;
+	text = buf + head;
+	for (line = text; line < text + len; line = eol + 1) {
+		eol = memchr(line, '\n', (size_t)(text + len - line));
+		if (!eol)
+			eol = text + len;
+		*eol = '\0';
+		if (maps_line(line, eol, &m[*n]) == 0)
+			(*n)++;
+	}
+	*maps = m;
+	return 0;
+}
+
+void procfs_maps_free(struct procfs_map *maps)
+{
+	free(maps);
+}
+
+/*
+ * The program break as far as /proc shows it: the end of [heap], or
+ * start_brk (field 47 of stat) when the heap was never grown.  Exact up
+ * to page rounding; used only for the first brk seen after attaching.
+ */
 uint64_t procfs_heap_end(pid_t pid)
 {
-	char path[64], line[512];
-	uint64_t start, end, result = 0;
-	FILE *f;
+	char path[64];
+	uint64_t result = 0;
+	struct procfs_map *maps;
+	size_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (procfs_read_maps(pid, &maps, &n) < 0)
 		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (strstr(line, "[heap]") &&
-		    sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end) == 2) {
-			result = end;
-			break;
-		}
-	}
-	fclose(f);
+	for (size_t i = 0; i < n && !result; i++)
+		if (maps[i].path && strstr(maps[i].path, "[heap]"))
+			result = maps[i].end;
+	procfs_maps_free(maps);
 	if (!result) {
 		char buf[1024];
 		const char *p;
@@ -150,4 +271,22 @@ uint64_t procfs_heap_end(pid_t pid)
 			result = strtoull(p + 1, NULL, 10);
 	}
 	return result;
+}
+
+/* The entry point of the program (AT_ENTRY of /proc/PID/auxv); 0 if unknown. */
+uint64_t procfs_auxv_entry(pid_t pid)
+{
+	char path[64];
+	uint64_t av[2], entry = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while (read(fd, av, sizeof(av)) == (ssize_t)sizeof(av) && av[0] != AT_NULL)
+		if (av[0] == AT_ENTRY)
+			entry = av[1];
+	close(fd);
+	return entry;
 }

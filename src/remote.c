@@ -37,6 +37,7 @@
 #include <linux/ptrace.h>
 
 #include "arch.h"
+#include "procfs.h"
 #include "remote.h"
 
 #ifndef PTRACE_EVENT_STOP
@@ -150,30 +151,27 @@ static int scan_for_syscall(pid_t pid, uint64_t start, uint64_t len, uint64_t *a
 
 int remote_find_syscall_insn(pid_t pid, uint64_t *addr)
 {
-	char path[64], line[4096], perms[8];
-	uint64_t start, end;
-	int pass, found = -1;
-	FILE *f;
+	struct procfs_map *maps;
+	size_t n;
+	int found = -1;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	for (pass = 0; pass < 2 && found < 0; pass++) {
-		f = fopen(path, "re");
-		if (!f)
-			return -errno;
-		while (found < 0 && fgets(line, sizeof(line), f)) {
-			if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &start, &end, perms) != 3)
+	if (procfs_read_maps(pid, &maps, &n) < 0)
+		return -errno;
+	/* pass 0: the vdso only; pass 1: any executable mapping */
+	for (int pass = 0; pass < 2 && found < 0; pass++)
+		for (size_t i = 0; i < n && found < 0; i++) {
+			const char *name = maps[i].path ? maps[i].path : "";
+
+			if (!(maps[i].perms & PROT_EXEC))
 				continue;
-			if (perms[2] != 'x')
+			if (pass == 0 && !strstr(name, "[vdso]"))
 				continue;
-			/* pass 0: the vdso only; pass 1: any executable mapping */
-			if (pass == 0 && !strstr(line, "[vdso]"))
+			if (pass == 1 && strstr(name, "[vsyscall]"))
 				continue;
-			if (pass == 1 && strstr(line, "[vsyscall]"))
-				continue;
-			found = scan_for_syscall(pid, start, end - start, addr);
+			found = scan_for_syscall(pid, maps[i].start, maps[i].end - maps[i].start,
+						 addr);
 		}
-		fclose(f);
-	}
+	procfs_maps_free(maps);
 	return found < 0 ? -ENOENT : 0;
 }
 

@@ -44,17 +44,13 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
-#include <libelf.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/auxv.h>
 #include <sys/time.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -62,8 +58,10 @@
 
 #include "arch.h"
 #include "breakpoint.h"
+#include "detach-check.h"
 #include "elfsym.h"
 #include "error.h"
+#include "procfs.h"
 #include "remote.h"
 #include "xmalloc.h"
 
@@ -373,88 +371,20 @@ static void account(const struct bp_hit *h)
 /* Compare the executable PT_LOADs of path (mapped with bias) with memory. */
 static int compare_text(pid_t pid, const char *path, uint64_t bias)
 {
-	char fpath[4096];
-	int fd, bad = 0;
-	Elf *elf;
-	size_t phnum;
+	struct text_diff d;
+	int r = text_compare(pid, path, bias, &d);
 
-	snprintf(fpath, sizeof(fpath), "/proc/%d/root%s", pid, path);
-	fd = open(fpath, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_getphdrnum(elf, &phnum) < 0) {
-		close(fd);
-		return -1;
-	}
-	for (size_t i = 0; i < phnum && !bad; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
-		    !(ph.p_flags & PF_X))
-			continue;
-		uint8_t *a = xmalloc(ph.p_filesz), *b = xmalloc(ph.p_filesz);
-
-		if (pread(fd, a, ph.p_filesz, ph.p_offset) != (ssize_t)ph.p_filesz ||
-		    remote_read(pid, -1, bias + ph.p_vaddr, b, ph.p_filesz) < 0)
-			bad = -1;
-		else if (memcmp(a, b, ph.p_filesz) != 0) {
-			for (size_t k = 0; k < ph.p_filesz; k++)
-				if (a[k] != b[k]) {
-					fprintf(rep, "DIFF %s +%#zx file %02x mem %02x\n", path,
-						(size_t)(ph.p_vaddr + k), a[k], b[k]);
-					break;
-				}
-			bad = 1;
-		}
-		free(a);
-		free(b);
-	}
-	elf_end(elf);
-	close(fd);
-	return bad;
-}
-
-static int threads_running(pid_t pid)
-{
-	char path[320], line[256];
-	int stopped = 0;
-	DIR *d;
-	struct dirent *de;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (!d)
-		return -1;
-	while ((de = readdir(d))) {
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/status", pid, de->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			if (strncmp(line, "State:", 6) == 0 &&
-			    (strchr(line, 't') && strstr(line, "tracing stop")))
-				stopped++;
-			if (strncmp(line, "TracerPid:", 10) == 0 && atoi(line + 10) != 0)
-				stopped++;
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return stopped == 0;
+	if (r == 1)
+		fprintf(rep, "DIFF %s +%#zx file %02x mem %02x\n", path, d.addr, d.file, d.mem);
+	return r == -2 ? -1 : r;
 }
 
 static int verify(pid_t pid, const uint64_t *pages, size_t npages)
 {
 	struct elfsym_proc *ep = elfsym_proc_load(pid);
-	char path[64], line[4096];
+	struct procfs_map *maps;
+	size_t nmaps;
 	int ok = 1, checked = 0;
-	FILE *f;
 
 	for (size_t i = 0; ep && i < elfsym_proc_nmodules(ep); i++) {
 		const struct elfsym_module *m = elfsym_proc_module(ep, i);
@@ -475,24 +405,18 @@ static int verify(pid_t pid, const uint64_t *pages, size_t npages)
 		fprintf(rep, "VERIFY no text checked\n");
 		ok = 0;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		uint64_t s = strtoull(line, NULL, 16);
-
-		for (size_t i = 0; i < npages; i++)
-			if (s <= pages[i] && pages[i] < strtoull(strchr(line, '-') + 1, NULL, 16)) {
-				fprintf(rep, "VERIFY scratch page %#" PRIx64 " still mapped\n",
-					pages[i]);
-				ok = 0;
-			}
+	if (procfs_read_maps(pid, &maps, &nmaps) == 0) {
+		for (size_t k = 0; k < nmaps; k++)
+			for (size_t i = 0; i < npages; i++)
+				if (maps[k].start <= pages[i] && pages[i] < maps[k].end) {
+					fprintf(rep, "VERIFY scratch page %#" PRIx64 " still mapped\n",
+						pages[i]);
+					ok = 0;
+				}
+		procfs_maps_free(maps);
 	}
-	if (f)
-		fclose(f);
 	for (int i = 0; i < 100; i++) {
-		int r = threads_running(pid);
-
-		if (r != 0)
+		if (traced_threads(pid) <= 0)
 			break;
 		if (i == 99) {
 			fprintf(rep, "VERIFY a thread is still stopped or traced\n");
@@ -503,6 +427,17 @@ static int verify(pid_t pid, const uint64_t *pages, size_t npages)
 	fprintf(rep, "VERIFY %s\n", ok ? "ok" : "failed");
 	fflush(rep);
 	return ok;
+}
+
+/* The STATS line of the breakpoint set. */
+static void report_stats(void)
+{
+	struct bp_stats st;
+
+	bp_get_stats(set, &st);
+	fprintf(rep, "STATS entries=%" PRIu64 " returns=%" PRIu64 " stale=%" PRIu64
+		" lost=%" PRIu64 " suppressed=%" PRIu64 " unknown_frees=%" PRIu64 "\n",
+		st.entries, st.returns, st.stale, st.lost, st.suppressed, unknown_frees);
 }
 
 /* ---- the event loop ---- */
@@ -577,23 +512,6 @@ static void on_exec(struct tt *t)
 	resume(t, 0);
 }
 
-static uint64_t auxv_entry(pid_t pid)
-{
-	char path[64];
-	uint64_t av[2], e = 0;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	while (read(fd, av, sizeof(av)) == sizeof(av) && av[0])
-		if (av[0] == AT_ENTRY)
-			e = av[1];
-	close(fd);
-	return e;
-}
-
 static void handle_stop(struct tt *t, int status)
 {
 	int sig = WSTOPSIG(status), event = (unsigned)status >> 16;
@@ -628,7 +546,7 @@ static void handle_stop(struct tt *t, int status)
 		if (detaching)
 			return;
 		if (set && !probes_armed && !entry_bp && t->tid == target) {
-			uint64_t e = auxv_entry(target);
+			uint64_t e = procfs_auxv_entry(target);
 			int err = e ? bp_insert(set, t->tid, e, 0, NULL) : -ENOENT;
 
 			if (err < 0)
@@ -769,12 +687,7 @@ static int detach_all(int check)
 			error_msg("bp_remove_all: %s", strerror(-err));
 			ok = 0;
 		}
-		struct bp_stats st;
-
-		bp_get_stats(set, &st);
-		fprintf(rep, "STATS entries=%" PRIu64 " returns=%" PRIu64 " stale=%" PRIu64
-			" lost=%" PRIu64 " suppressed=%" PRIu64 " unknown_frees=%" PRIu64 "\n",
-			st.entries, st.returns, st.stale, st.lost, st.suppressed, unknown_frees);
+		report_stats();
 		bp_set_free(set);
 		set = NULL;
 	}
@@ -801,14 +714,8 @@ static void report(void)
 			pr->exe_bytes);
 	}
 	fprintf(rep, "LIVE %" PRIu64 "\n", live_bytes);
-	if (set) {
-		struct bp_stats st;
-
-		bp_get_stats(set, &st);
-		fprintf(rep, "STATS entries=%" PRIu64 " returns=%" PRIu64 " stale=%" PRIu64
-			" lost=%" PRIu64 " suppressed=%" PRIu64 " unknown_frees=%" PRIu64 "\n",
-			st.entries, st.returns, st.stale, st.lost, st.suppressed, unknown_frees);
-	}
+	if (set)
+		report_stats();
 	fflush(rep);
 }
 
@@ -955,20 +862,22 @@ int main(int argc, char **argv)
 		}
 	}
 	if (alloc || nprobes == 0) {
-		char *n;
+		static const struct {
+			const char *name;
+			enum probe_role role;
+		} fns[] = {
+			{ "malloc", ROLE_MALLOC },
+			{ "calloc", ROLE_CALLOC },
+			{ "realloc", ROLE_REALLOC },
+			{ "free", ROLE_FREE },
+		};
 
-		n = xasprintf("%smalloc", prefix);
-		add_probe(n, 1, ROLE_MALLOC);
-		free(n);
-		n = xasprintf("%scalloc", prefix);
-		add_probe(n, 1, ROLE_CALLOC);
-		free(n);
-		n = xasprintf("%srealloc", prefix);
-		add_probe(n, 1, ROLE_REALLOC);
-		free(n);
-		n = xasprintf("%sfree", prefix);
-		add_probe(n, 0, ROLE_FREE);
-		free(n);
+		for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+			char *n = xasprintf("%s%s", prefix, fns[i].name);
+
+			add_probe(n, fns[i].role != ROLE_FREE, fns[i].role);
+			free(n);
+		}
 	}
 	rep = outfile ? fopen(outfile, "w") : stdout;
 	if (!rep)

@@ -1,0 +1,44 @@
+/*
+ * procfs.h - the /proc files memtap reads (procfs.c).  Apart from
+ * memtap.h, so that the engines (breakpoint.c, elfsym.c, remote.c,
+ * modules.c) can use them without the tracer's state.
+ */
+#ifndef MEMTAP_PROCFS_H
+#define MEMTAP_PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct vmstat;
+
+int procfs_read_vmstat(pid_t pid, struct vmstat *vs);
+int procfs_read_comm(pid_t tid, char *buf, size_t size);
+/* Field "Name:" of /proc/PID/status as a long; -1 when absent. */
+int procfs_status_long(pid_t pid, const char *name, long *value);
+/* State letter and flags from /proc/PID/stat; -1 when gone. */
+int procfs_stat_state(pid_t pid, char *state, unsigned long *flags);
+uint64_t procfs_heap_end(pid_t pid);
+/* AT_ENTRY of /proc/PID/auxv: the program's entry point; 0 if unknown. */
+uint64_t procfs_auxv_entry(pid_t pid);
+
+/* One line of /proc/PID/maps. */
+struct procfs_map {
+	uint64_t start, end, offset;
+	unsigned perms;		/* PROT_READ | PROT_WRITE | PROT_EXEC, PROCFS_MAP_SHARED */
+	dev_t dev;
+	ino_t ino;
+	const char *path;	/* NULL if none; without its " (deleted)" */
+	int deleted;		/* the path ended in " (deleted)" */
+};
+#define PROCFS_MAP_SHARED 0x100	/* 's': a shared mapping */
+/*
+ * /proc/PID/maps as an array in address order: *n entries, in one block
+ * with the text their paths point into; free it with procfs_maps_free().
+ * 0, or -1 with errno set (the process is gone).  Paths may hold spaces;
+ * lines may be of any length.
+ */
+int procfs_read_maps(pid_t pid, struct procfs_map **maps, size_t *n);
+void procfs_maps_free(struct procfs_map *maps);
+
+#endif
