@@ -20,6 +20,8 @@ set -eu
 
 prog=${0##*/}
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
 
 reps=9
 scale=1
@@ -76,11 +78,6 @@ Tools:
 The default run takes about 5 minutes on a 2-CPU VM.
 Example: $prog -r 9 -t memtap-none,memtap-dwarf,heaptrack
 EOF
-}
-
-die() {
-	echo "$prog: $*" >&2
-	exit 64
 }
 
 while [ $# -gt 0 ]; do
@@ -141,31 +138,11 @@ for th in $threads_list; do
 	esac
 done
 
-if [ -z "$memtap" ]; then
-	if [ -x "$here/../memtap" ]; then
-		memtap=$here/../memtap
-	elif command -v memtap >/dev/null 2>&1; then
-		memtap=$(command -v memtap)
-	else
-		die "no memtap binary: build it first or pass --memtap=PATH"
-	fi
-fi
-[ -x "$memtap" ] || die "not executable: $memtap"
+find_memtap
 memtap=$(cd "$(dirname "$memtap")" && pwd)/${memtap##*/}
 harness=$(dirname "$memtap")/tests/unit/bp-harness
 
-if [ -z "$workdir" ]; then
-	workdir=$(mktemp -d "${TMPDIR:-/tmp}/memtap-bench.XXXXXX")
-	[ "$keep" = yes ] || trap 'rm -rf "$workdir"' EXIT
-else
-	mkdir -p "$workdir"
-fi
-workdir=$(cd "$workdir" && pwd)
-mkdir -p "$workdir/bin" "$workdir/samples" "$workdir/out"
-
-log() {
-	echo "$prog: $*" >&2
-}
+make_workdir memtap-bench
 
 # --- the loop ----------------------------------------------------------
 
@@ -285,11 +262,6 @@ fi
 	die "$memtap has no allocator probes (-e alloc)"
 
 # --- measuring ---------------------------------------------------------
-
-now_us() {
-	local t=${EPOCHREALTIME/[.,]/}
-	echo $((10#$t))
-}
 
 # timed LOG SAMPLES CMD...: runs CMD under cputime with its output in
 # LOG; appends "wall_us self_user self_sys child_user child_sys" to
