@@ -47,10 +47,23 @@ static const char *const map_kind_names[] = {
 	[MAP_KIND_FILE] = "file",
 };
 
+/*
+ * --trace lines go with a text report; next to folded, SVG, pprof or JSON
+ * output they go to standard error, so that the file stays one format.
+ */
+static FILE *trace_file(void)
+{
+	return opt.format == FORMAT_TEXT ? out : stderr;
+}
+
 void report_trace_header(void)
 {
+	FILE *saved = out;
+
+	out = trace_file();
 	fprintf(out, "%11s %7s %7s %-15s %-6s %12s %-18s %-4s %s\n", "TIME", "PID", "TID",
 		"COMM", "EVENT", "BYTES", "ADDRESS", "KIND", "CALL");
+	out = saved;
 }
 
 /*
@@ -156,8 +169,10 @@ static void print_trace_stack(uint32_t stack)
 
 void report_trace_event(const struct event *ev, uint32_t stack)
 {
+	FILE *saved = out;
 	char bytes[32];
 
+	out = trace_file();
 	if (ev->failed)
 		snprintf(bytes, sizeof(bytes), "failed");
 	else
@@ -168,6 +183,7 @@ void report_trace_event(const struct event *ev, uint32_t stack)
 		map_kind_names[ev->map_kind]);
 	print_call(ev);
 	print_trace_stack(stack);
+	out = saved;
 }
 
 void proc_status_text(const struct proc *p, char *buf, size_t size)

@@ -36,8 +36,8 @@ void timers_start(void)
 	struct itimerval it;
 	uint64_t now = now_ns();
 
-	status_on = !quiet && isatty(STDERR_FILENO) &&
-		    !(out == stdout && isatty(STDOUT_FILENO) && opt.trace);
+	/* no status line between trace lines on the same terminal */
+	status_on = !quiet && isatty(STDERR_FILENO) && !opt.trace;
 	if (opt.duration > 0)
 		deadline_ns = now + (uint64_t)(opt.duration * 1e9);
 	if (opt.interval > 0)
