@@ -209,8 +209,6 @@ extern int recording;		/* 0 after -d expired in launch mode */
 void report_trace_header(void);
 void report_trace_event(const struct event *ev, uint32_t stack);
 void report_summary(void);
-/* Write the report in the -F format (text: report_summary + top stacks). */
-int report_write(void);
 
 /* "exited with status 0", "killed by signal 9 (SIGKILL)", ... */
 void proc_status_text(const struct proc *p, char *buf, size_t size);
@@ -235,12 +233,13 @@ void status_clear(void);
 /* profile-build.c: the report model from the aggregates, at report time */
 struct profile;
 void profile_build(struct profile *prof);
+/* The last component of a path ("libc.so.6"), or the path itself. */
+const char *path_base_name(const char *path);
 
 /* stats.c: per-process stack state */
 struct stack_table *stack_table(void);
 void stats_proc_exec(struct proc *p);
 void stats_proc_fork(struct proc *child, const struct proc *parent);
-void stats_note_mapping(struct proc *p, const struct event *ev, int prot_exec);
 void stats_release(void);
 void stats_print_costs(void);	/* -v */
 

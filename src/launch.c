@@ -126,7 +126,7 @@ void launch_command(char **argv, int use_seccomp)
 	}
 	struct proc *p = tracer_new_proc(pid, 0);
 
-	snprintf(p->comm, sizeof(p->comm), "%s", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+	snprintf(p->comm, sizeof(p->comm), "%s", path_base_name(path));
 	struct thread *tcp = tracer_new_thread(pid, p);
 
 	memcpy(tcp->comm, p->comm, sizeof(tcp->comm));

@@ -31,7 +31,7 @@ enum {
 	VT_ALLOC_SPACE, VT_ALLOC_OBJECTS, VT_FIXED
 };
 
-static const char *base_name(const char *path)
+const char *path_base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
 
@@ -71,7 +71,7 @@ static size_t frame_location(struct profile *prof, struct symbolizer *sz, size_t
 		if (!fn)
 			break;
 		if (opt.lines && sf->file && sf->line) {
-			snprintf(name, sizeof(name), "%s (%s:%d)", fn, base_name(sf->file), sf->line);
+			snprintf(name, sizeof(name), "%s (%s:%d)", fn, path_base_name(sf->file), sf->line);
 			fn = name;
 		}
 		lines[n].function = profile_add_function(prof, fn, sf->system_name, sf->file);

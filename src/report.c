@@ -340,13 +340,6 @@ void report_summary(void)
 
 /* ---- top stacks (text) ---- */
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s && s[1] ? s + 1 : path;
-}
-
 static void print_location(const struct profile *prof, size_t loc)
 {
 	const struct prof_location *l = &prof->locations[loc];
@@ -361,7 +354,7 @@ static void print_location(const struct profile *prof, size_t loc)
 		return;
 	if (l->mapping < prof->nmappings)
 		fprintf(out, "        [unknown] (%s+0x%" PRIx64 ")\n",
-			base_name(prof->mappings[l->mapping].file), l->address);
+			path_base_name(prof->mappings[l->mapping].file), l->address);
 	else
 		fprintf(out, "        [unknown] (0x%" PRIx64 ")\n", l->address);
 }
@@ -485,7 +478,7 @@ static void text_top_stacks(void)
 	profile_release(&prof);
 }
 
-int report_write(void)
+static int report_write(void)
 {
 	if (opt.format == FORMAT_TEXT) {
 		report_summary();

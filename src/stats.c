@@ -1,22 +1,23 @@
 /*
  * stats.c - the event sink.
  *
- * event_emit() runs at the stop where the event happened: it filters
- * (recording, -e, --min-size), counts the event in its process, and,
- * when stacks are wanted, copies the top of the thread's stack with one
- * process_vm_readv (snapshot.c).  The tracer then resumes the thread and
- * calls events_flush(), which unwinds the copies, interns the stacks
- * (stacks.c) and adds the events to the byte-weighted aggregates
- * (aggregate.c); --trace lines are printed there, with their stacks.
- * So the target waits only for the copy, never for unwinding.
+ * event_emit() runs at the stop where the event happened: it decides
+ * whether the event is recorded (recording, -e, --min-size, --max-size)
+ * and, when stacks are wanted, copies the top of the thread's stack with
+ * one process_vm_readv (snapshot.c).  Events that are not recorded but
+ * give memory back are kept too, for the held ranges and the live table.
+ * The tracer then resumes the thread and calls events_flush(), which
+ * unwinds the copies, interns the stacks (stacks.c), counts the events,
+ * adds them to the byte-weighted aggregates (aggregate.c) and keeps the
+ * held ranges (maptrack.c) and live blocks (live.c); --trace lines are
+ * printed there, with their stacks.  So the target waits only for the
+ * copy, never for unwinding.
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <inttypes.h>
-
 #include <sys/mman.h>
 
 #include "aggregate.h"
@@ -39,6 +40,7 @@ struct pending {
 	char comm[16];
 	struct proc *proc;
 	int selected;		/* -e chose its kind */
+	int record;		/* selected and within --min/--max-size */
 	struct stack_snapshot snap;
 	int has_snap;
 };
@@ -78,12 +80,13 @@ void stats_proc_exec(struct proc *p)
 	}
 }
 
-void stats_note_mapping(struct proc *p, const struct event *ev, int prot_exec)
+/* Tell the module list of a mapping change that may concern code. */
+static void note_mapping(struct proc *p, const struct event *ev)
 {
 	if (!p->modules || ev->failed)
 		return;
-	if (ev->kind == EV_MMAP && prot_exec)
-		modules_note_mmap(p->modules, ev->addr, (uint64_t)ev->size, 0x4 /* PROT_EXEC */);
+	if (ev->kind == EV_MMAP && (ev->args[2] & PROT_EXEC))
+		modules_note_mmap(p->modules, ev->addr, (uint64_t)ev->size, PROT_EXEC);
 	else if (ev->kind == EV_MUNMAP)
 		modules_note_unmap(p->modules, ev->addr, (uint64_t)-ev->size);
 	else if (ev->kind == EV_MREMAP)
@@ -148,8 +151,7 @@ void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs)
 	struct pending *pe;
 	int selected = (opt.events & EV_BIT(ev->kind)) != 0;
 
-	if (ev->kind == EV_MMAP || ev->kind == EV_MUNMAP || ev->kind == EV_MREMAP)
-		stats_note_mapping(p, ev, ev->kind == EV_MMAP && (ev->args[2] & PROT_EXEC));
+	note_mapping(p, ev);
 	if (!recording || (!selected && !releases_memory(ev->kind)))
 		return;
 	pending = xgrowarray(pending, &pending_cap, npending + 1, sizeof(*pending));
@@ -159,8 +161,9 @@ void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs)
 	pe->ev.comm = NULL;
 	pe->proc = p;
 	pe->selected = selected;
+	pe->record = selected && size_selected(event_weight(p, ev));
 	pe->has_snap = 0;
-	if (!selected || !size_selected(event_weight(p, ev)))
+	if (!pe->record)
 		return;		/* only its effect on held memory counts */
 	if (opt.unwind != UNWIND_NONE && regs &&
 	    stack_snapshot_take(&pe->snap, p->pid, tcp->tid, regs, opt.stack_size) == 0) {
@@ -290,7 +293,7 @@ void events_flush(void)
 		struct pending *pe = &pending[i];
 		struct event *ev = &pe->ev;
 		struct proc *p = pe->proc;
-		int record = pe->selected && size_selected(event_weight(p, ev));
+		int record = pe->record;
 		uint32_t stack = 0;
 		uint64_t acquired, released;
 
@@ -336,6 +339,13 @@ void stats_print_costs(void)
 		 stacks ? stack_table_memory(stacks) : 0, stacks ? stack_table_lost(stacks) : 0,
 		 walks, frames, failures, opt.unwind == UNWIND_LIBDW ? "dwarf (libdw)" :
 		 opt.unwind == UNWIND_DWARF ? "libunwind" : unwind_kind_name(opt.unwind));
+	if (opt.events & EV_ALLOC) {
+		size_t blocks = 0;
+
+		for (struct proc *p = proc_list(); p; p = p->next)
+			blocks += live_count(p);
+		info_msg("live allocations: %zu blocks in %zu bytes of tables", blocks, live_memory());
+	}
 }
 
 void stats_release(void)
