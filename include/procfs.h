@@ -16,6 +16,10 @@ int procfs_read_vmstat(pid_t pid, struct vmstat *vs);
 int procfs_read_comm(pid_t tid, char *buf, size_t size);
 /* Field "Name:" of /proc/PID/status as a long; -1 when absent. */
 int procfs_status_long(pid_t pid, const char *name, long *value);
+/* Field "Name:" of /proc/PID/status in hex (CapEff, CapPrm...); -1 when absent. */
+int procfs_status_hex(pid_t pid, const char *name, uint64_t *value);
+/* The real, effective, saved and filesystem ids of "Uid" or "Gid"; -1 when absent. */
+int procfs_status_ids(pid_t pid, const char *name, long ids[4]);
 /* State letter and flags from /proc/PID/stat; -1 when gone. */
 int procfs_stat_state(pid_t pid, char *state, unsigned long *flags);
 uint64_t procfs_heap_end(pid_t pid);

@@ -18,8 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 
 #include "error.h"
 #include "memtap.h"
@@ -74,6 +78,51 @@ static char *resolve_command(const char *cmd)
 	return found;
 }
 
+/* The permitted capabilities that the file capabilities of path grant. */
+static uint64_t file_caps(const char *path)
+{
+	struct vfs_cap_data caps;
+	ssize_t n = getxattr(path, "security.capability", &caps, sizeof(caps));
+
+	if (n < (ssize_t)XATTR_CAPS_SZ_1)
+		return 0;
+	if (n < (ssize_t)XATTR_CAPS_SZ_2)
+		return caps.data[0].permitted;
+	return caps.data[0].permitted | (uint64_t)caps.data[1].permitted << 32;
+}
+
+/*
+ * A traced exec ignores set-user-ID and set-group-ID bits and file
+ * capabilities unless the tracer holds CAP_SYS_PTRACE, and always under
+ * no_new_privs, which the seccomp filter needs without CAP_SYS_ADMIN.
+ * Say so when path would have gained privileges.
+ */
+static void warn_lost_privileges(const char *path, int use_seccomp)
+{
+	uint64_t eff = 0, prm = 0, gained;
+	struct statvfs sv;
+	struct stat st;
+
+	if (stat(path, &st) < 0 || (statvfs(path, &sv) == 0 && (sv.f_flag & ST_NOSUID)))
+		return;
+	procfs_status_hex(getpid(), "CapEff", &eff);
+	procfs_status_hex(getpid(), "CapPrm", &prm);
+	if ((eff & (1ULL << CAP_SYS_PTRACE)) && prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1 &&
+	    !(use_seccomp && !(eff & (1ULL << CAP_SYS_ADMIN))))
+		return;		/* the kernel grants them */
+	gained = file_caps(path) & ~prm;
+	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+		warn_msg("'%s' is set-user-ID (uid %ld): traced, it runs without that user's "
+			 "privileges", path, (long)st.st_uid);
+	else if ((st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) &&
+		 st.st_gid != getegid())
+		warn_msg("'%s' is set-group-ID (gid %ld): traced, it runs without that group's "
+			 "privileges", path, (long)st.st_gid);
+	else if (gained)
+		warn_msg("'%s' has file capabilities (0x%llx) memtap lacks: traced, it runs "
+			 "without them", path, (unsigned long long)gained);
+}
+
 static void __attribute__((noreturn)) child_fail(int fd)
 {
 	int err = errno;
@@ -90,6 +139,8 @@ void launch_command(char **argv, int use_seccomp)
 	int go[2], errp[2];
 	pid_t pid;
 	char c = 0;
+
+	warn_lost_privileges(path, use_seccomp);
 
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
 		perror_msg_and_die("pipe");

@@ -85,16 +85,40 @@ static void usage(void)
 	       "  memtap diff before.folded after.folded  what grew between two runs\n");
 }
 
-/* "123", "64K", "1.5M", "2G" -> bytes; -1 on error. */
+/*
+ * Length of the unsigned decimal number at the start of s: digits, then
+ * with fraction set an optional ".digits", with exponent set an optional
+ * "e[+-]digits".  0 when s does not start with a digit: no sign, no
+ * space, no "0x", "inf" or "nan", which strtod() would take.
+ */
+static size_t decimal_span(const char *s, int fraction, int exponent)
+{
+	size_t n = strspn(s, "0123456789");
+
+	if (!n)
+		return 0;
+	if (fraction && s[n] == '.')
+		n += 1 + strspn(s + n + 1, "0123456789");
+	if (exponent && (s[n] == 'e' || s[n] == 'E')) {
+		size_t e = n + 1 + (s[n + 1] == '+' || s[n + 1] == '-');
+		size_t d = strspn(s + e, "0123456789");
+
+		if (d)
+			n = e + d;
+	}
+	return n;
+}
+
+/* "123", "64K", "1.5M", "2GiB" -> bytes; -1 on error. */
 static int parse_size(const char *s, uint64_t *bytes)
 {
-	char *end;
+	size_t n = decimal_span(s, 1, 0);
+	const char *end = s + n;
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || v < 0)
+	if (!n)
 		return -1;
+	v = strtod(s, NULL);
 	switch (*end) {
 	case 'k': case 'K': v *= 1024; end++; break;
 	case 'm': case 'M': v *= 1024.0 * 1024; end++; break;
@@ -102,7 +126,7 @@ static int parse_size(const char *s, uint64_t *bytes)
 	case 't': case 'T': v *= 1024.0 * 1024 * 1024 * 1024; end++; break;
 	default: break;
 	}
-	if (*end == 'i' && end[-1] != *s)
+	if (*end == 'i' && end != s + n)
 		end++;		/* KiB, MiB... */
 	if (*end == 'B' || *end == 'b')
 		end++;
@@ -112,18 +136,35 @@ static int parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
+/* A whole decimal number in [lo, hi], digits only; -1 if not that. */
+static int parse_whole(const char *s, long lo, long hi, long *value)
+{
+	size_t n = decimal_span(s, 0, 0);
+	char *end;
+	long v;
+
+	if (!n || s[n])
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || v < lo || v > hi)
+		return -1;
+	*value = v;
+	return 0;
+}
+
 static void parse_pids(const char *arg)
 {
 	char *copy = xstrdup(arg), *save = NULL;
 
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
 		long v;
 
-		errno = 0;
-		v = strtol(tok, &end, 10);
-		if (end == tok || *end || errno || v <= 0 || v > 0x3fffffff)
-			usage_error("invalid PID '%s' in -p", tok);
+		if (parse_whole(tok, 1, 0x3fffffff, &v) < 0)
+			usage_error("invalid PID '%s' in -p (want a decimal process id)", tok);
+		for (size_t i = 0; i < opt.npids; i++)
+			if (opt.pids[i] == (pid_t)v)
+				usage_error("PID %ld given twice in -p", v);
 		opt.pids = xrealloc(opt.pids, (opt.npids + 1) * sizeof(*opt.pids));
 		opt.pids[opt.npids++] = (pid_t)v;
 	}
@@ -258,25 +299,24 @@ static int format_from_path(const char *path)
 	return -1;
 }
 
-/* Seconds as a decimal number ("0.5", "1e3"); -1 on error. */
+/* Seconds as a decimal number ("30", "0.5", "1e3"); -1 on error. */
 static int parse_seconds(const char *s, double *secs)
 {
-	char *end;
+	size_t n = decimal_span(s, 1, 1);
 
+	if (!n || s[n])
+		return -1;
 	errno = 0;
-	*secs = strtod(s, &end);
-	return end == s || *end || errno ? -1 : 0;
+	*secs = strtod(s, NULL);
+	return errno ? -1 : 0;
 }
 
 /* A whole number in [lo, hi] for option name, or a usage error. */
 static long parse_long(const char *arg, const char *name, long lo, long hi)
 {
-	char *end;
 	long v;
 
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (end == arg || *end || errno || v < lo || v > hi)
+	if (parse_whole(arg, lo, hi, &v) < 0)
 		usage_error("invalid value '%s' for %s (want a whole number from %ld to %ld)",
 			    arg, name, lo, hi);
 	return v;
@@ -334,7 +374,8 @@ int main(int argc, char **argv)
 		case 'd':
 			if (parse_seconds(optarg, &opt.duration) < 0 || !(opt.duration > 0) ||
 			    opt.duration > 1e8)
-				usage_error("invalid duration '%s' for -d (want seconds > 0)", optarg);
+				usage_error("invalid duration '%s' for -d (want decimal seconds > 0)",
+					    optarg);
 			break;
 		case 'e':
 			parse_events(optarg);
@@ -354,7 +395,8 @@ int main(int argc, char **argv)
 		case 'i':
 			if (parse_seconds(optarg, &opt.interval) < 0 || !(opt.interval >= 0.1) ||
 			    opt.interval > 1e8)
-				usage_error("invalid interval '%s' for -i (want seconds >= 0.1)", optarg);
+				usage_error("invalid interval '%s' for -i (want decimal seconds >= 0.1)",
+					    optarg);
 			break;
 		case OPT_MAX_SIZE:
 			if (parse_size(optarg, &opt.max_size) < 0 || !opt.max_size)
@@ -369,7 +411,8 @@ int main(int argc, char **argv)
 		case OPT_MIN_AGE:
 			if (parse_seconds(optarg, &opt.min_age) < 0 || opt.min_age < 0 ||
 			    opt.min_age > 1e9)
-				usage_error("invalid age '%s' for --min-age (want seconds)", optarg);
+				usage_error("invalid age '%s' for --min-age (want decimal seconds)",
+					    optarg);
 			break;
 		case OPT_INVERTED:
 			opt.inverted = 1;
@@ -483,6 +526,8 @@ int main(int argc, char **argv)
 			    "(the default) or --syscalls=ptrace");
 	if (nprobes)
 		opt.events |= EV_BIT(EV_PROBE);
+	else if (opt.events & EV_BIT(EV_PROBE))
+		usage_error("-e probe needs at least one --probe SYMBOL[@OBJECT][:size=argN]");
 
 	if (opt.format < 0)
 		opt.format = opt.output && format_from_path(opt.output) >= 0 ?

@@ -104,21 +104,20 @@ int probes_add_user(const char *arg)
 	struct probe *pr;
 	int size_arg = -1;
 
-	colon = strrchr(spec, ':');
+	/* SYMBOL[@OBJECT][:size=argN]: the first ':' starts the one size= */
+	colon = strchr(spec, ':');
 	if (colon) {
-		char *end;
-		long n;
+		const char *n = colon + 1;
 
-		if (strncmp(colon + 1, "size=arg", 8) != 0)
+		if (strncmp(n, "size=arg", 8) != 0 || n[8] < '0' || n[8] > '5' || n[9])
 			goto bad;
-		n = strtol(colon + 9, &end, 10);
-		if (end == colon + 9 || *end || n < 0 || n > 5)
-			goto bad;
-		size_arg = (int)n;
+		size_arg = n[8] - '0';
 		*colon = '\0';
 	}
 	at = strchr(spec, '@');
-	if (!*spec || spec[0] == '@' || (at && !at[1]))
+	if (!*spec || spec[0] == '@' || (at && (!at[1] || strchr(at + 1, '@'))))
+		goto bad;
+	if (strpbrk(spec, " \t\n"))
 		goto bad;
 	pr = xcalloc(1, sizeof(*pr));
 	pr->spec = spec;

@@ -73,27 +73,65 @@ static char *read_all(const char *path, size_t *lenp)
 	return buf;
 }
 
-static int status_field(const char *buf, const char *name, long *value)
+/* The text after "name:" in a status file's buf, or NULL. */
+static const char *status_value(const char *buf, const char *name)
 {
 	size_t len = strlen(name);
 
-	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
-		if (strncmp(p, name, len) == 0 && p[len] == ':') {
-			*value = strtol(p + len + 1, NULL, 10);
-			return 0;
-		}
-	}
-	return -1;
+	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		if (strncmp(p, name, len) == 0 && p[len] == ':')
+			return p + len + 1;
+	return NULL;
+}
+
+static int status_field(const char *buf, const char *name, long *value)
+{
+	const char *p = status_value(buf, name);
+
+	if (!p)
+		return -1;
+	*value = strtol(p, NULL, 10);
+	return 0;
+}
+
+/* /proc/PID/status into buf; -1 when the task is gone. */
+static int read_status(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	return read_small(path, buf, size) < 0 ? -1 : 0;
 }
 
 int procfs_status_long(pid_t pid, const char *name, long *value)
 {
-	char path[64], buf[4096];
+	char buf[4096];
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if (read_small(path, buf, sizeof(buf)) < 0)
+	if (read_status(pid, buf, sizeof(buf)) < 0)
 		return -1;
 	return status_field(buf, name, value);
+}
+
+int procfs_status_hex(pid_t pid, const char *name, uint64_t *value)
+{
+	char buf[4096];
+	const char *p;
+
+	if (read_status(pid, buf, sizeof(buf)) < 0 || !(p = status_value(buf, name)))
+		return -1;
+	*value = strtoull(p, NULL, 16);
+	return 0;
+}
+
+int procfs_status_ids(pid_t pid, const char *name, long ids[4])
+{
+	char buf[4096], *q;
+
+	if (read_status(pid, buf, sizeof(buf)) < 0 || !(q = (char *)status_value(buf, name)))
+		return -1;
+	for (int i = 0; i < 4; i++)
+		ids[i] = strtol(q, &q, 10);
+	return 0;
 }
 
 int procfs_read_vmstat(pid_t pid, struct vmstat *vs)
