@@ -23,6 +23,13 @@ int procfs_status_ids(pid_t pid, const char *name, long ids[4]);
 /* State letter and flags from /proc/PID/stat; -1 when gone. */
 int procfs_stat_state(pid_t pid, char *state, unsigned long *flags);
 uint64_t procfs_heap_end(pid_t pid);
+/*
+ * A task of process pid whose /proc files show the address space: pid
+ * itself, or when its leader has exited (a zombie while other threads
+ * run) one of the live threads.  The maps, memory figures and auxv
+ * functions here use it by themselves.
+ */
+pid_t procfs_live_task(pid_t pid);
 /* AT_ENTRY of /proc/PID/auxv: the program's entry point; 0 if unknown. */
 uint64_t procfs_auxv_entry(pid_t pid);
 

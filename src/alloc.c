@@ -307,11 +307,11 @@ static void try_arm(struct alloc_space *s, struct thread *cur, int cur_listening
 	if (!use) {
 		/* all in a group-stop: the probes go in when it continues */
 		info_msg("attached to process %d (%s), %d thread%s; it is stopped: probes "
-			 "go in when it continues", s->pid, cur->proc->comm, n, n == 1 ? "" : "s");
+			 "go in when it continues", cur->proc->pid, cur->proc->comm, n, n == 1 ? "" : "s");
 		return;
 	}
 	arm(s, use);
-	info_msg("attached to process %d (%s), %d thread%s", s->pid, use->proc->comm, n,
+	info_msg("attached to process %d (%s), %d thread%s", use->proc->pid, use->proc->comm, n,
 		 n == 1 ? "" : "s");
 	debug_msg("process %d: %zu probes in", s->pid, s->nsites);
 	it = 0;
@@ -326,7 +326,8 @@ void alloc_attach(struct proc *p)
 {
 	if (!enabled)
 		return;
-	p->alloc = space_new(p->pid, SP_WAIT_ARM);
+	/* a process whose leader exited shows its memory through its threads */
+	p->alloc = space_new(procfs_live_task(p->pid), SP_WAIT_ARM);
 }
 
 /* ---- tracer hooks ---- */

@@ -1,8 +1,11 @@
 /*
  * attach.c - seize every thread of a running process, or explain in one
  * line why that is not possible: no such process, zombie, kernel thread,
- * already traced (by whom), another user's process, Yama ptrace_scope,
- * missing CAP_SYS_PTRACE.
+ * a thread already traced (by whom), and for EPERM the rule of
+ * ptrace_may_access() that refused: another user's process, one that
+ * is not dumpable, capabilities memtap lacks, Yama ptrace_scope, or a
+ * security module.  A process whose leader exited while its other
+ * threads run is attached through those threads.
  */
 #include "config.h"
 
@@ -12,15 +15,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 
 #include "alloc.h"
 #include "error.h"
 #include "memtap.h"
 #include "tracer.h"
+#include "xmalloc.h"
 
 #define PF_KTHREAD 0x00200000UL
-#define CAP_SYS_PTRACE_BIT 19
 
 static int yama_scope(void)
 {
@@ -35,56 +40,107 @@ static int yama_scope(void)
 	return v;
 }
 
-static int have_cap_sys_ptrace(void)
-{
-	char line[256];
-	unsigned long long caps = 0;
-	FILE *f = fopen("/proc/self/status", "re");
+/* Capability names by number, as capabilities(7) spells them. */
+static const char *const cap_names[] = {
+	"chown", "dac_override", "dac_read_search", "fowner", "fsetid", "kill",
+	"setgid", "setuid", "setpcap", "linux_immutable", "net_bind_service",
+	"net_broadcast", "net_admin", "net_raw", "ipc_lock", "ipc_owner",
+	"sys_module", "sys_rawio", "sys_chroot", "sys_ptrace", "sys_pacct",
+	"sys_admin", "sys_boot", "sys_nice", "sys_resource", "sys_time",
+	"sys_tty_config", "mknod", "lease", "audit_write", "audit_control",
+	"setfcap", "mac_override", "mac_admin", "syslog", "wake_alarm",
+	"block_suspend", "audit_read", "perfmon", "bpf", "checkpoint_restore",
+};
 
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &caps) == 1)
-			break;
-	fclose(f);
-	return (caps >> CAP_SYS_PTRACE_BIT) & 1;
+/* "cap_a, cap_b" for the bits of caps, into buf. */
+static void cap_list(uint64_t caps, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < 64 && n < size; i++) {
+		if (!(caps >> i & 1))
+			continue;
+		if (i < sizeof(cap_names) / sizeof(cap_names[0]))
+			n += (size_t)snprintf(buf + n, size - n, "%scap_%s", n ? ", " : "", cap_names[i]);
+		else
+			n += (size_t)snprintf(buf + n, size - n, "%scap_%u", n ? ", " : "", i);
+	}
 }
 
-/* The four uids of the Uid: line; -1 when unreadable. */
-static int task_uids(pid_t pid, long uids[4])
+/* The security modules other than capability, Yama and lockdown, or NULL. */
+static char *other_lsms(void)
 {
-	char path[64], line[256];
-	int ok = -1;
-	FILE *f;
+	char buf[256], *names = NULL, *save = NULL;
+	FILE *f = fopen("/sys/kernel/security/lsm", "re");
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
 	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Uid: %ld %ld %ld %ld", &uids[0], &uids[1], &uids[2], &uids[3]) == 4) {
-			ok = 0;
-			break;
-		}
+		return NULL;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
 	fclose(f);
-	return ok;
+	buf[strcspn(buf, "\n")] = '\0';
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *prev = names;
+
+		if (!strcmp(t, "capability") || !strcmp(t, "yama") || !strcmp(t, "lockdown"))
+			continue;
+		names = prev ? xasprintf("%s, %s", prev, t) : xstrdup(t);
+		free(prev);
+	}
+	return names;
 }
 
-static void die_already_traced(pid_t pid, long tracer)
+static void __attribute__((noreturn)) die_already_traced(pid_t pid, pid_t tid, long tracer)
 {
 	char comm[32];
 
+	if (tracer == getpid())
+		error_msg_and_die("cannot attach to process %d: memtap traces it already "
+				  "(a thread of a process named before it in -p)", pid);
 	procfs_read_comm((pid_t)tracer, comm, sizeof(comm));
-	error_msg_and_die("cannot attach to process %d: already traced by process %ld (%s); "
-			  "detach that tracer first", pid, tracer, comm);
+	if (tid == pid)
+		error_msg_and_die("cannot attach to process %d: already traced by process %ld (%s); "
+				  "detach that tracer first", pid, tracer, comm);
+	error_msg_and_die("cannot attach to process %d: thread %d is already traced by process "
+			  "%ld (%s); detach that tracer first", pid, tid, tracer, comm);
 }
 
-/* Refuse what can be refused before any ptrace call. */
-static void check_target(pid_t pid)
+/* Refuse when any thread of pid has a tracer: the leader's is named first. */
+static void check_tracers(pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	long tracer = 0;
+	DIR *d;
+
+	if (procfs_status_long(pid, "TracerPid", &tracer) == 0 && tracer != 0)
+		die_already_traced(pid, pid, tracer);
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+
+		if (tid > 0 && procfs_status_long(tid, "TracerPid", &tracer) == 0 && tracer != 0) {
+			closedir(d);
+			die_already_traced(pid, tid, tracer);
+		}
+	}
+	closedir(d);
+}
+
+/*
+ * Refuse what can be refused before any ptrace call.  Returns 1 when
+ * the leader has exited (a zombie) while other threads of the process
+ * run: those are to be seized, the leader cannot be.
+ */
+static int check_target(pid_t pid)
 {
 	char state;
 	unsigned long flags;
-	long tracer = 0;
+	int leader_gone = 0;
 
 	if (pid == getpid())
 		error_msg_and_die("cannot attach to process %d: that is memtap itself", pid);
@@ -92,66 +148,102 @@ static void check_target(pid_t pid)
 		error_msg_and_die("cannot attach to process %d: no such process", pid);
 	if (flags & PF_KTHREAD)
 		error_msg_and_die("cannot attach to process %d: it is a kernel thread", pid);
-	if (state == 'Z' || state == 'X')
-		error_msg_and_die("cannot attach to process %d: it is a zombie (exited, not yet reaped)", pid);
-	if (procfs_status_long(pid, "TracerPid", &tracer) == 0 && tracer != 0) {
-		if (tracer == getpid())
-			error_msg_and_die("cannot attach to process %d: named twice", pid);
-		die_already_traced(pid, tracer);
+	if (state == 'Z' || state == 'X') {
+		if (procfs_live_task(pid) == pid)
+			error_msg_and_die("cannot attach to process %d: it is a zombie (exited, not "
+					  "yet reaped)", pid);
+		leader_gone = 1;
 	}
+	check_tracers(pid);
+	return leader_gone;
 }
 
-/* PTRACE_SEIZE said EPERM: find out why, say how to fix it, exit. */
-static void __attribute__((noreturn)) die_eperm(pid_t pid)
+/*
+ * PTRACE_SEIZE of thread tid said EPERM: find which rule of the kernel's
+ * ptrace_may_access() refused, in its order, say how to fix it, exit.
+ * The uid and gid rule and the dumpable rule yield to CAP_SYS_PTRACE;
+ * then the capability rule (the target's permitted set within memtap's),
+ * then Yama, then any other security module.
+ */
+static void __attribute__((noreturn)) die_eperm(pid_t pid, pid_t tid)
 {
-	long uids[4], tracer = 0;
-	int cap = have_cap_sys_ptrace();
-	int yama = yama_scope();
-	uid_t me = geteuid();
+	long uids[4], gids[4], tracer = 0, me = (long)getuid(), my_gid = (long)getgid();
+	uint64_t my_eff = 0, my_prm = 0, prm = 0;
+	int yama = yama_scope(), cap;
+	struct stat st;
+	char path[64], *lsms;
 
-	if (procfs_status_long(pid, "TracerPid", &tracer) == 0 && tracer != 0)
-		die_already_traced(pid, tracer);
+	if (procfs_status_long(tid, "TracerPid", &tracer) == 0 && tracer != 0)
+		die_already_traced(pid, tid, tracer);
+	procfs_status_hex(getpid(), "CapEff", &my_eff);
+	procfs_status_hex(getpid(), "CapPrm", &my_prm);
+	cap = (my_eff >> CAP_SYS_PTRACE) & 1;
 	if (yama == 3)
 		error_msg_and_die("cannot attach to process %d: Yama ptrace_scope is 3, "
 				  "attaching is disabled until reboot", pid);
-	if (task_uids(pid, uids) == 0 && !cap) {
+	if (!cap && procfs_status_ids(tid, "Uid", uids) == 0) {
 		int same = 1;
 
 		for (int i = 0; i < 3; i++)
-			if (uids[i] != (long)me)
+			if (uids[i] != me)
 				same = 0;
 		if (!same && me == 0)
 			error_msg_and_die("cannot attach to process %d: memtap lacks CAP_SYS_PTRACE, "
-					  "needed for a process of uid %ld", pid, uids[0]);
-		if (!same && (uids[0] != uids[1] || uids[1] != uids[2]) &&
-		    uids[0] == (long)me)
+					  "needed for a process of uid %ld", pid, uids[1]);
+		if (!same && uids[0] == me)
 			error_msg_and_die("cannot attach to process %d: it changed its user ids "
-					  "(set-user-ID program); run memtap as root "
-					  "(CAP_SYS_PTRACE)", pid);
+					  "(uid %ld, effective %ld, saved %ld: a set-user-ID program); "
+					  "run memtap as root (CAP_SYS_PTRACE)", pid, uids[0],
+					  uids[1], uids[2]);
 		if (!same)
 			error_msg_and_die("cannot attach to process %d: it belongs to another user "
 					  "(uid %ld, memtap runs as uid %ld); run memtap as that "
-					  "user or as root", pid, uids[0], (long)me);
+					  "user or as root", pid, uids[0], me);
+	}
+	if (!cap && procfs_status_ids(tid, "Gid", gids) == 0 &&
+	    (gids[0] != my_gid || gids[1] != my_gid || gids[2] != my_gid))
+		error_msg_and_die("cannot attach to process %d: it runs with other group ids "
+				  "(gid %ld, effective %ld, saved %ld; memtap has gid %ld: a "
+				  "set-group-ID program?); run memtap as root (CAP_SYS_PTRACE)",
+				  pid, gids[0], gids[1], gids[2], my_gid);
+	/* a process that is not dumpable has its /proc files owned by root */
+	snprintf(path, sizeof(path), "/proc/%d", tid);
+	if (!cap && stat(path, &st) == 0 && st.st_uid == 0 && me != 0)
+		error_msg_and_die("cannot attach to process %d: it is not dumpable (it ran a "
+				  "set-user-ID, set-group-ID or capability program, or called "
+				  "prctl(PR_SET_DUMPABLE, 0)); only CAP_SYS_PTRACE may attach: "
+				  "run memtap as root", pid);
+	if (!cap && procfs_status_hex(tid, "CapPrm", &prm) == 0 && (prm & ~my_prm)) {
+		char names[512];
+
+		cap_list(prm & ~my_prm, names, sizeof(names));
+		error_msg_and_die("cannot attach to process %d: it holds capabilities memtap "
+				  "does not (%s) and memtap lacks CAP_SYS_PTRACE; run memtap with "
+				  "those capabilities or as root", pid, names);
 	}
 	if (yama == 2 && !cap)
 		error_msg_and_die("cannot attach to process %d: Yama ptrace_scope is 2, "
 				  "only CAP_SYS_PTRACE may attach; run memtap as root", pid);
 	if (yama == 1 && !cap)
 		error_msg_and_die("cannot attach to process %d: Yama ptrace_scope is 1, "
-				  "only its parent may attach; run memtap as root or set "
+				  "only its ancestors may attach; run memtap as root or set "
 				  "kernel.yama.ptrace_scope=0", pid);
-	if (!cap)
-		error_msg_and_die("cannot attach to process %d: memtap lacks CAP_SYS_PTRACE "
-				  "(the process is not dumpable or has capabilities memtap "
-				  "lacks)", pid);
-	error_msg_and_die("cannot attach to process %d: ptrace(PTRACE_SEIZE): %s "
-			  "(a security module may forbid it)", pid, strerror(EPERM));
+	lsms = other_lsms();
+	if (lsms)
+		error_msg_and_die("cannot attach to process %d: ptrace(PTRACE_SEIZE, %d): %s, "
+				  "though the uid, dumpable, capability and Yama rules allow it: "
+				  "a security module (%s) refused it", pid, tid, strerror(EPERM), lsms);
+	error_msg_and_die("cannot attach to process %d: ptrace(PTRACE_SEIZE, %d): %s, "
+			  "though the uid, dumpable, capability and Yama rules allow it",
+			  pid, tid, strerror(EPERM));
 }
 
 /* Seize one thread; 1 if seized now, 0 if ours already or gone. */
 static int seize_thread(pid_t pid, pid_t tid, struct proc *p)
 {
 	struct thread *tcp;
+	unsigned long flags;
+	char state;
 
 	if (tracer_find_thread(tid))
 		return 0;
@@ -163,8 +255,11 @@ static int seize_thread(pid_t pid, pid_t tid, struct proc *p)
 		if (errno == EPERM && procfs_status_long(tid, "TracerPid", &tracer) == 0 &&
 		    tracer == getpid())
 			return 0;	/* auto-attached as a child of a seized thread */
+		if (errno == EPERM && procfs_stat_state(tid, &state, &flags) == 0 &&
+		    (state == 'Z' || state == 'X'))
+			return 0;	/* exited: an exited leader, or one exiting now */
 		if (errno == EPERM)
-			die_eperm(pid);
+			die_eperm(pid, tid);
 		perror_msg_and_die("cannot attach to process %d: ptrace(PTRACE_SEIZE, %d)",
 				   pid, tid);
 	}
@@ -179,22 +274,24 @@ void attach_pid(pid_t pid)
 {
 	char path[64];
 	struct proc *p;
-	int seized, total = 0;
+	int seized, total = 0, leader_gone;
 
-	check_target(pid);
+	leader_gone = check_target(pid);
 	p = tracer_new_proc(pid, 0);
 	procfs_read_vmstat(pid, &p->vm_start);
 	/* Seize the leader first: ESRCH there means the process is gone. */
-	if (ptrace(PTRACE_SEIZE, pid, 0L, tracer_ptrace_options()) < 0) {
-		if (errno == ESRCH)
-			error_msg_and_die("cannot attach to process %d: no such process", pid);
-		if (errno == EPERM)
-			die_eperm(pid);
-		perror_msg_and_die("cannot attach to process %d: ptrace(PTRACE_SEIZE)", pid);
+	if (!leader_gone) {
+		if (ptrace(PTRACE_SEIZE, pid, 0L, tracer_ptrace_options()) < 0) {
+			if (errno == ESRCH)
+				error_msg_and_die("cannot attach to process %d: no such process", pid);
+			if (errno == EPERM)
+				die_eperm(pid, pid);
+			perror_msg_and_die("cannot attach to process %d: ptrace(PTRACE_SEIZE)", pid);
+		}
+		tracer_new_thread(pid, p);
+		ptrace(PTRACE_INTERRUPT, pid, 0L, 0L);
+		total = 1;
 	}
-	tracer_new_thread(pid, p);
-	ptrace(PTRACE_INTERRUPT, pid, 0L, 0L);
-	total = 1;
 
 	/* Threads may be created while we read: loop until none is new. */
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
@@ -215,6 +312,9 @@ void attach_pid(pid_t pid)
 		}
 		closedir(d);
 	} while (seized);
+	if (!total)
+		error_msg_and_die("cannot attach to process %d: no such process (its last "
+				  "threads exited)", pid);
 	alloc_attach(p);
 	if (!alloc_enabled())
 		info_msg("attached to process %d (%s), %d thread%s", pid, p->comm, total,

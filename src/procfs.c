@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -134,14 +135,46 @@ int procfs_status_ids(pid_t pid, const char *name, long ids[4])
 	return 0;
 }
 
+pid_t procfs_live_task(pid_t pid)
+{
+	char path[64], state;
+	unsigned long flags;
+	pid_t found = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (procfs_stat_state(pid, &state, &flags) < 0 || (state != 'Z' && state != 'X'))
+		return pid;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return pid;
+	while (!found && (de = readdir(d))) {
+		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+
+		if (tid > 0 && tid != pid && procfs_stat_state(tid, &state, &flags) == 0 &&
+		    state != 'Z' && state != 'X')
+			found = tid;
+	}
+	closedir(d);
+	return found ? found : pid;
+}
+
 int procfs_read_vmstat(pid_t pid, struct vmstat *vs)
 {
 	char path[64], buf[4096];
 	long size, rss, data;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if (read_small(path, buf, sizeof(buf)) < 0 ||
-	    status_field(buf, "VmSize", &size) < 0 ||
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return -1;
+	/* a leader that exited has no memory figures: its threads have */
+	if (!status_value(buf, "VmSize") && procfs_live_task(pid) != pid) {
+		snprintf(path, sizeof(path), "/proc/%d/status", procfs_live_task(pid));
+		if (read_small(path, buf, sizeof(buf)) < 0)
+			return -1;
+	}
+	if (status_field(buf, "VmSize", &size) < 0 ||
 	    status_field(buf, "VmRSS", &rss) < 0 ||
 	    status_field(buf, "VmData", &data) < 0)
 		return -1;
@@ -251,6 +284,14 @@ int procfs_read_maps(pid_t pid, struct procfs_map **maps, size_t *n)
 	buf = read_all(path, &len);
 	if (!buf)
 		return -1;
+	if (!len && procfs_live_task(pid) != pid) {
+		/* the leader exited: the address space is its threads' */
+		free(buf);
+		snprintf(path, sizeof(path), "/proc/%d/maps", procfs_live_task(pid));
+		buf = read_all(path, &len);
+		if (!buf)
+			return -1;
+	}
 	for (size_t i = 0; i < len; i++)
 		lines += buf[i] == '\n';
 	/* one block: the array, then the text its paths point into */
@@ -298,7 +339,7 @@ uint64_t procfs_heap_end(pid_t pid)
 		char buf[1024];
 		const char *p;
 
-		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		snprintf(path, sizeof(path), "/proc/%d/stat", procfs_live_task(pid));
 		if (read_small(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
 			return 0;
 		/* field 3 follows ") "; start_brk is field 47 */
@@ -318,7 +359,7 @@ uint64_t procfs_auxv_entry(pid_t pid)
 	uint64_t av[2], entry = 0;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
+	snprintf(path, sizeof(path), "/proc/%d/auxv", procfs_live_task(pid));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
