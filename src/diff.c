@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "outfile.h"
 #include "output.h"
 #include "xmalloc.h"
 
@@ -534,6 +535,7 @@ int diff_main(int argc, char **argv)
 	struct output_options o = { 0 };
 	struct folded_set s = FOLDED_SET_INIT;
 	const char *output = NULL, *type = NULL;
+	struct outfile *of = NULL;
 	int svg = 0, c, ret = EXIT_RUNTIME;
 	FILE *out = stdout;
 	char *end;
@@ -599,15 +601,18 @@ int diff_main(int argc, char **argv)
 	folded_set_finish(&s);
 
 	if (output) {
-		out = fopen(output, "we");
-		if (!out) {
+		of = outfile_open(output);
+		if (!of) {
 			perror_msg("cannot open output file '%s'", output);
 			goto out;
 		}
+		out = outfile_stream(of);
 	}
 	errno = 0;
 	c = svg ? svg_write_set(out, &s, &o) : folded_set_write(out, &s);
-	if ((out != stdout ? fclose(out) : fflush(out)) != 0)
+	if (c < 0 && of)
+		outfile_abort(of);
+	else if ((of ? outfile_commit(of) : fflush(out)) != 0)
 		c = -1;
 	if (c < 0) {
 		perror_msg("cannot write %s", output ? output : "standard output");

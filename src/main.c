@@ -16,6 +16,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "memtap.h"
+#include "outfile.h"
 #include "output.h"
 #include "unwind.h"
 #include "probes.h"
@@ -357,6 +358,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, status, use_seccomp, ptrace_syscalls, wrappers, nprobes = 0;
+	struct outfile *output_file = NULL;
 	enum syscalls_mode mode;
 	const char *source;
 
@@ -551,22 +553,22 @@ int main(int argc, char **argv)
 	if (!unwind_kind_available(opt.unwind))
 		usage_error("--unwind=%s is not available in this build", unwind_kind_name(opt.unwind));
 
+	/*
+	 * Outputs are written beside their path and renamed over it when
+	 * complete: found unwritable now, left alone if attaching fails.
+	 */
 	out = stdout;
 	if (opt.output && strstr(opt.output, "%n") && opt.interval > 0) {
 		/* numbered files are opened per interval; check the folder now */
-		char *probe = xasprintf("%s.probe", opt.output);
-		FILE *f = fopen(probe, "we");
-
-		if (!f)
-			error_msg_and_die("cannot open output file '%s': %s", opt.output, strerror(errno));
-		fclose(f);
-		unlink(probe);
-		free(probe);
-	} else if (opt.output) {
-		out = fopen(opt.output, "we");
-		if (!out)
+		if (outfile_check(opt.output) < 0)
 			error_msg_and_die("cannot open output file '%s': %s", opt.output,
 					  strerror(errno));
+	} else if (opt.output) {
+		output_file = outfile_open(opt.output);
+		if (!output_file)
+			error_msg_and_die("cannot open output file '%s': %s", opt.output,
+					  strerror(errno));
+		out = outfile_stream(output_file);
 	}
 
 	mode = opt.syscalls;
@@ -610,7 +612,7 @@ int main(int argc, char **argv)
 	if (verbose && opt.unwind != UNWIND_NONE)
 		stats_print_costs();
 	stats_release();
-	if (fflush(out) != 0 || (out != stdout && fclose(out) != 0)) {
+	if (output_file ? outfile_commit(output_file) < 0 : fflush(out) != 0) {
 		error_msg("cannot write output%s%s: %s", opt.output ? " to " : "",
 			  opt.output ? opt.output : "", strerror(errno));
 		return status ? status : EXIT_RUNTIME;

@@ -21,6 +21,7 @@
 #include "aggregate.h"
 #include "error.h"
 #include "memtap.h"
+#include "outfile.h"
 #include "xmalloc.h"
 
 #define TICK_US 100000
@@ -120,16 +121,16 @@ static void status_print(uint64_t now)
 }
 
 /* The output file of interval n: "%n" in -o replaced by n. */
-static FILE *interval_file(unsigned n)
+static struct outfile *interval_file(unsigned n)
 {
 	const char *pct = opt.output ? strstr(opt.output, "%n") : NULL;
-	FILE *f;
+	struct outfile *f;
 
 	if (!pct)
 		return NULL;
 	char *path = xasprintf("%.*s%u%s", (int)(pct - opt.output), opt.output, n, pct + 2);
 
-	f = fopen(path, "we");
+	f = outfile_open(path);
 	if (!f)
 		error_msg("cannot open output file '%s': %s", path, strerror(errno));
 	free(path);
@@ -138,19 +139,20 @@ static FILE *interval_file(unsigned n)
 
 void interval_report(int last)
 {
-	FILE *saved = out, *f;
+	FILE *saved = out;
+	struct outfile *f;
 
 	interval_no++;
 	events_flush();
 	status_clear();
 	f = interval_file(interval_no);
 	if (f)
-		out = f;
+		out = outfile_stream(f);
 	else if (opt.output && strstr(opt.output, "%n"))
 		return;
 	report_write_interval(interval_no, last);
 	if (f) {
-		if (fclose(f) != 0)
+		if (outfile_commit(f) < 0)
 			error_msg("cannot write interval %u: %s", interval_no, strerror(errno));
 		out = saved;
 	} else {
