@@ -206,8 +206,8 @@ static void __attribute__((noreturn)) die_eperm(pid_t pid, pid_t tid)
 				  "(gid %ld, effective %ld, saved %ld; memtap has gid %ld: a "
 				  "set-group-ID program?); run memtap as root (CAP_SYS_PTRACE)",
 				  pid, gids[0], gids[1], gids[2], my_gid);
-	/* a process that is not dumpable has its /proc files owned by root */
-	snprintf(path, sizeof(path), "/proc/%d", tid);
+	/* a process that is not dumpable has its /proc/PID/ files owned by root */
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
 	if (!cap && stat(path, &st) == 0 && st.st_uid == 0 && me != 0)
 		error_msg_and_die("cannot attach to process %d: it is not dumpable (it ran a "
 				  "set-user-ID, set-group-ID or capability program, or called "
