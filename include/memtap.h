@@ -49,7 +49,7 @@ struct options {
 	int no_demangle;	/* --no-demangle */
 	int top;		/* --top */
 	int format;		/* enum out_format of -F */
-	int weight_count;	/* --weight count */
+	int weight;		/* enum weight (output.h) of --weight */
 	const char *title;	/* --title */
 	int inverted;		/* --inverted */
 	double interval;	/* -i seconds, 0 = one report at the end */

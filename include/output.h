@@ -49,6 +49,7 @@ struct output_options {
 	 * type of the "before" profile; value_index is "after".  0: off.
 	 */
 	size_t base_index;
+	int top;		/* text: stacks per event; 0: 10 */
 };
 
 /* Writers.  See the file comments of src/out-*.c for each format. */
@@ -56,6 +57,23 @@ int write_folded(FILE *f, const struct profile *p, const struct output_options *
 int write_svg(FILE *f, const struct profile *p, const struct output_options *o);
 int write_pprof(FILE *f, const struct profile *p, const struct output_options *o);
 int write_json(FILE *f, const struct profile *p, const struct output_options *o);
+/* The heaviest stacks of each event kind, as text (out-text.c). */
+int write_text_stacks(FILE *f, const struct profile *p, const struct output_options *o);
+
+/*
+ * Views: what stacks are weighed by.  --weight gives enum weight,
+ * --net and --leaks the flags.  view_conflict() returns the usage error
+ * of an impossible combination ("--net and --weight=count exclude each
+ * other"), or NULL.  view_type() names the value type the view selects:
+ * "bytes" (acquired: growth), "count", "released", "net", "inuse_space"
+ * or "inuse_objects"; WEIGHT_DEFAULT means bytes, or count when
+ * count_default is set (--probe without size=).
+ */
+enum weight { WEIGHT_DEFAULT, WEIGHT_BYTES, WEIGHT_COUNT, WEIGHT_RELEASED };
+
+int weight_parse(const char *s);	/* enum weight, or -1 */
+const char *view_conflict(int weight, int net, int leaks);
+const char *view_type(int weight, int net, int leaks, int count_default);
 
 /*
  * `memtap diff [OPTIONS] A B`: main() calls it when argv[1] is "diff",
@@ -170,5 +188,7 @@ size_t profile_add_sample(struct profile *p, const size_t *locs, size_t nlocs,
 			  const char *event);
 /* Sum of value type t over every sample. */
 int64_t profile_total(const struct profile *p, size_t t);
+/* The index of the value type named type, or (size_t)-1. */
+size_t profile_find_type(const struct profile *p, const char *type);
 
 #endif /* MEMTAP_OUTPUT_H */

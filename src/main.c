@@ -71,7 +71,9 @@ static void usage(void)
 	       "      --unwind=METHOD     dwarf (default: libdw), libunwind, fp or none\n"
 	       "  -v, --verbose           more messages (twice: debug)\n"
 	       "  -V, --version           show the version and exit\n"
-	       "      --weight=WHAT       weigh stacks by bytes (default) or count\n"
+	       "      --weight=WHAT       weigh stacks by bytes acquired (default; calls\n"
+	       "                          with a --probe without size=), count (calls)\n"
+	       "                          or released (bytes given back)\n"
 	       "\n"
 	       "Examples:\n"
 	       "  memtap -- ./server --port 8080          trace a command to its end\n"
@@ -411,13 +413,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		case OPT_WEIGHT:
-			if (!strcmp(optarg, "bytes"))
-				opt.weight_count = 0;
-			else if (!strcmp(optarg, "count"))
-				opt.weight_count = 1;
-			else
-				usage_error("invalid value '%s' for --weight (want bytes or count)",
-					    optarg);
+			opt.weight = weight_parse(optarg);
+			if (opt.weight < 0)
+				usage_error("invalid value '%s' for --weight (want bytes, count or "
+					    "released)", optarg);
 			break;
 		case OPT_MIN_SIZE:
 			if (parse_size(optarg, &opt.min_size) < 0)
@@ -495,10 +494,8 @@ int main(int argc, char **argv)
 	    !(opt.output && strstr(opt.output, "%n")))
 		usage_error("-i with -F %s needs -o FILE with %%n (one file per interval)",
 			    format_names[opt.format]);
-	if (opt.net && opt.weight_count)
-		usage_error("--net and --weight=count exclude each other");
-	if (opt.net && opt.leaks)
-		usage_error("--net and --leaks exclude each other");
+	if (view_conflict(opt.weight, opt.net, opt.leaks))
+		usage_error("%s", view_conflict(opt.weight, opt.net, opt.leaks));
 	if (opt.min_age > 0 && !opt.leaks)
 		usage_error("--min-age goes with --leaks");
 	if (opt.leaks && opt.unwind == UNWIND_NONE)

@@ -23,24 +23,6 @@
 #include "stacks.h"
 #include "symbolize.h"
 
-const char *const event_kind_names[EV_NKINDS] = {
-	[EV_BRK] = "brk",
-	[EV_MMAP] = "mmap",
-	[EV_MUNMAP] = "munmap",
-	[EV_MREMAP] = "mremap",
-	[EV_MALLOC] = "malloc",
-	[EV_CALLOC] = "calloc",
-	[EV_REALLOC] = "realloc",
-	[EV_REALLOCARRAY] = "reallocarray",
-	[EV_FREE] = "free",
-	[EV_POSIX_MEMALIGN] = "posix_memalign",
-	[EV_ALIGNED_ALLOC] = "aligned_alloc",
-	[EV_MEMALIGN] = "memalign",
-	[EV_VALLOC] = "valloc",
-	[EV_PVALLOC] = "pvalloc",
-	[EV_PROBE] = "probe",
-};
-
 static const char *const map_kind_names[] = {
 	[MAP_KIND_NONE] = "-",
 	[MAP_KIND_ANON] = "anon",
@@ -338,103 +320,6 @@ void report_summary(void)
 		report_proc(p);
 }
 
-/* ---- top stacks (text) ---- */
-
-static void print_location(const struct profile *prof, size_t loc)
-{
-	const struct prof_location *l = &prof->locations[loc];
-
-	for (size_t i = 0; i < l->nlines; i++) {
-		const struct prof_function *fn = &prof->functions[l->lines[i].function];
-
-		fprintf(out, "        %s%s\n", opt.no_demangle && fn->system_name ?
-			fn->system_name : fn->name, i + 1 < l->nlines ? " (inlined)" : "");
-	}
-	if (l->nlines)
-		return;
-	if (l->mapping < prof->nmappings)
-		fprintf(out, "        [unknown] (%s+0x%" PRIx64 ")\n",
-			path_base_name(prof->mappings[l->mapping].file), l->address);
-	else
-		fprintf(out, "        [unknown] (0x%" PRIx64 ")\n", l->address);
-}
-
-static const struct profile *sort_prof;
-
-/*
- * What the text report ranks a stack by: the profile's default type, but
- * for bytes the bytes moved either way, so that munmap stacks rank too.
- */
-static int64_t sample_weight(const struct profile *prof, const struct prof_sample *s)
-{
-	if (prof->default_type == 0)
-		return s->values[0] + (strcmp(s->event, "munmap") ? s->values[2] : 0);
-	return s->values[prof->default_type];
-}
-
-/* Order samples by bytes moved (or calls), largest first. */
-static int cmp_samples(const void *a, const void *b)
-{
-	const struct prof_sample *x = &sort_prof->samples[*(const size_t *)a];
-	const struct prof_sample *y = &sort_prof->samples[*(const size_t *)b];
-	int64_t vx = sample_weight(sort_prof, x), vy = sample_weight(sort_prof, y);
-
-	return vx < vy ? 1 : vx > vy ? -1 : 0;
-}
-
-static void report_top_stacks(const struct profile *prof)
-{
-	size_t *idx = calloc(prof->nsamples ? prof->nsamples : 1, sizeof(*idx));
-
-	if (!idx)
-		return;
-	for (int k = 0; k < EV_NKINDS; k++) {
-		size_t n = 0;
-		int64_t total = 0, calls = 0;
-
-		for (size_t i = 0; i < prof->nsamples; i++) {
-			const struct prof_sample *s = &prof->samples[i];
-
-			if (strcmp(s->event, event_kind_names[k]))
-				continue;
-			idx[n++] = i;
-			total += sample_weight(prof, s);
-			calls += s->values[1];
-		}
-		if (!n || !total)
-			continue;
-		sort_prof = prof;
-		qsort(idx, n, sizeof(*idx), cmp_samples);
-		fprintf(out, "\ntop %d stacks of %s by %s (%" PRId64 " %s in %zu stacks, %" PRId64 " calls)\n",
-			opt.top < (int)n ? opt.top : (int)n, event_kind_names[k],
-			prof->types[prof->default_type].type, total,
-			prof->types[prof->default_type].unit, n, calls);
-		for (size_t j = 0; j < n && (int)j < opt.top; j++) {
-			const struct prof_sample *s = &prof->samples[idx[j]];
-			int64_t v = sample_weight(prof, s);
-
-			if (v <= 0)
-				break;
-
-			fprintf(out, "  #%zu  ", j + 1);
-			if (opt.leaks)
-				fprintf(out, "%" PRId64 " bytes held in %" PRId64 " block%s  ", s->values[4],
-					s->values[5], s->values[5] == 1 ? "" : "s");
-			else if (s->values[0])
-				fprintf(out, "+%" PRId64 " bytes  ", s->values[0]);
-			if (s->values[2])
-				fprintf(out, "-%" PRId64 " bytes  ", s->values[2]);
-			fprintf(out, "%.1f%%  %" PRId64 " call%s  pid %d (%s)\n", 100.0 * (double)v / (double)total,
-				s->values[1], s->values[1] == 1 ? "" : "s", s->pid, s->comm);
-			if (!s->nlocs)
-				fprintf(out, "        [no stack]\n");
-			for (size_t f = 0; f < s->nlocs; f++)
-				print_location(prof, s->locs[f]);
-		}
-	}
-	free(idx);
-}
-
 /* Write the aggregates as opt.format (not text) to out. */
 static int write_formatted(void)
 {
@@ -470,11 +355,15 @@ static int write_formatted(void)
 static void text_top_stacks(void)
 {
 	struct profile prof;
+	struct output_options oo;
 
 	if (opt.unwind == 0 /* UNWIND_NONE */)
 		return;
 	profile_build(&prof);
-	report_top_stacks(&prof);
+	memset(&oo, 0, sizeof(oo));
+	oo.top = opt.top;
+	oo.no_demangle = opt.no_demangle;
+	write_text_stacks(out, &prof, &oo);
 	profile_release(&prof);
 }
 
