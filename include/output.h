@@ -57,7 +57,14 @@ int write_folded(FILE *f, const struct profile *p, const struct output_options *
 int write_svg(FILE *f, const struct profile *p, const struct output_options *o);
 int write_pprof(FILE *f, const struct profile *p, const struct output_options *o);
 int write_json(FILE *f, const struct profile *p, const struct output_options *o);
-/* The heaviest stacks of each event kind, as text (out-text.c). */
+/*
+ * The text report (out-text.c): write_text() is the summary of the run
+ * and its processes (write_text_summary()) followed, when stacks were
+ * unwound, by the heaviest stacks of each event kind
+ * (write_text_stacks(), o->top of them).
+ */
+int write_text(FILE *f, const struct profile *p, const struct output_options *o);
+int write_text_summary(FILE *f, const struct profile *p);
 int write_text_stacks(FILE *f, const struct profile *p, const struct output_options *o);
 
 /*
@@ -81,6 +88,19 @@ const char *view_type(int weight, int net, int leaks, int count_default);
  * EXIT_USAGE).
  */
 int diff_main(int argc, char **argv);
+
+/*
+ * Recordings (recording.c): the JSON report read back into a profile.
+ * recording_parse() reads text[0..len) (name is for messages),
+ * recording_load() the file path ("-": standard input), both bounded
+ * (json-read.h).  They fill a zeroed p and return 0, or print one error
+ * line naming the file and return -1 with p released.
+ * report_main() is `memtap report` (argv[0] = "report"); it returns the
+ * exit status.
+ */
+int recording_parse(const char *name, const char *text, size_t len, struct profile *p);
+int recording_load(const char *path, struct profile *p);
+int report_main(int argc, char **argv);
 
 /*
  * Folded stack sets: the intermediate form of the folded, SVG and diff

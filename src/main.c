@@ -29,6 +29,8 @@ static void usage(void)
 {
 	printf("Usage: memtap [OPTIONS] -p PID[,PID...]\n"
 	       "       memtap [OPTIONS] -- COMMAND [ARGS...]\n"
+	       "       memtap report [OPTIONS] RECORDING\n"
+	       "       memtap diff [OPTIONS] BEFORE AFTER\n"
 	       "Show which code paths make a process's memory grow.\n"
 	       "\n"
 	       "  -d, --duration=SECONDS  stop after SECONDS (-p: detach; command: stop\n"
@@ -59,6 +61,7 @@ static void usage(void)
 	       "                          count calls of SYMBOL, weighed by argument N\n"
 	       "                          (0 = first); repeatable\n"
 	       "  -q, --quiet             no informational messages on stderr\n"
+	       "      --record=FILE       also save the recording (JSON) for memtap report\n"
 	       "      --stack-size=SIZE   bytes of stack copied at each event (default 32K)\n"
 	       "      --symbol-prefix=PREFIX\n"
 	       "                          allocator symbols carry PREFIX (je_, _rjem_)\n"
@@ -84,7 +87,9 @@ static void usage(void)
 	       "  memtap --trace -e mmap --min-size 128M -p 1234\n"
 	       "                                          every mmap of 128 MiB or more\n"
 	       "  memtap -e brk -d 30 -o heap.svg -p 1234 flame graph of heap growth\n"
-	       "  memtap diff before.folded after.folded  what grew between two runs\n");
+	       "  memtap diff before.folded after.folded  what grew between two runs\n"
+	       "  memtap --record run.json -p 1234 -d 60  record; later, anywhere:\n"
+	       "  memtap report --leaks -o held.svg run.json\n");
 }
 
 /* "123", "64K", "1.5M", "2G" -> bytes; -1 on error. */
@@ -223,6 +228,7 @@ enum {
 	OPT_NET,
 	OPT_LEAKS,
 	OPT_MIN_AGE,
+	OPT_RECORD,
 };
 
 static const char *const format_names[] = {
@@ -306,6 +312,7 @@ int main(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "probe", required_argument, NULL, OPT_PROBE },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 		{ "symbol-prefix", required_argument, NULL, OPT_SYMBOL_PREFIX },
 		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
@@ -324,6 +331,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return report_main(argc - 1, argv + 1);
 	opt.events = EV_SYSCALLS;
 	opt.unwind = UNWIND_DEFAULT;
 	opt.max_depth = 64;
@@ -438,6 +447,9 @@ int main(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
+		case OPT_RECORD:
+			opt.record = optarg;
+			break;
 		case OPT_SYMBOL_PREFIX:
 			opt.symbol_prefix = optarg;
 			break;
@@ -494,6 +506,8 @@ int main(int argc, char **argv)
 	    !(opt.output && strstr(opt.output, "%n")))
 		usage_error("-i with -F %s needs -o FILE with %%n (one file per interval)",
 			    format_names[opt.format]);
+	if (opt.record && opt.interval > 0)
+		usage_error("--record and -i exclude each other: record the whole run");
 	if (view_conflict(opt.weight, opt.net, opt.leaks))
 		usage_error("%s", view_conflict(opt.weight, opt.net, opt.leaks));
 	if (opt.min_age > 0 && !opt.leaks)

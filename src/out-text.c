@@ -1,6 +1,9 @@
 /*
- * out-text.c - the text report's stacks: for each event kind, the
- * heaviest stacks, leaf first, a pure function of the profile.
+ * out-text.c - the text report, a pure function of the profile: the
+ * summary (the run, then per process its status, a table of calls,
+ * failed calls, acquired and released bytes per event kind, the /proc
+ * figures and the account of the captured bytes against VmSize growth),
+ * then for each event kind the heaviest stacks, leaf first.
  *
  * A section is ranked by the value type the profile shows by default
  * (the view: --weight, --net, --leaks).  In the default byte view a
@@ -39,6 +42,179 @@ const char *const event_kind_names[EV_NKINDS] = {
 	[EV_PVALLOC] = "pvalloc",
 	[EV_PROBE] = "probe",
 };
+
+static const struct prof_event_totals *find_event(const struct prof_process *pr,
+						  const char *event)
+{
+	for (size_t k = 0; k < pr->nevents; k++)
+		if (pr->events[k].event && !strcmp(pr->events[k].event, event))
+			return &pr->events[k];
+	return NULL;
+}
+
+static int is_syscall_event(const char *e)
+{
+	return !strcmp(e, "brk") || !strcmp(e, "mmap") || !strcmp(e, "munmap") ||
+	       !strcmp(e, "mremap");
+}
+
+static int is_alloc_event(const char *e)
+{
+	for (int k = EV_MALLOC; k <= EV_PVALLOC; k++)
+		if (!strcmp(e, event_kind_names[k]))
+			return 1;
+	return 0;
+}
+
+static void print_vm_row(FILE *f, const char *name, int have, uint64_t start, uint64_t end)
+{
+	if (!have) {
+		fprintf(f, "  %-8s %16s %16s %16s\n", name, "-", "-", "-");
+		return;
+	}
+	fprintf(f, "  %-8s %16" PRIu64 " %16" PRIu64 " %+16" PRId64 "\n", name, start, end,
+		(int64_t)(end - start));
+}
+
+static void account_row(FILE *f, const char *name, int64_t bytes, const char *note)
+{
+	fprintf(f, "  %-24s %+16" PRId64 "%s%s\n", name, bytes, note ? "  " : "",
+		note ? note : "");
+}
+
+/*
+ * The reconciled account: what the traced calls add up to, next to the
+ * kernel's VmSize growth over the same interval, and the remainder with
+ * the reasons it can have.
+ */
+static void print_account(FILE *f, const struct prof_process *pr)
+{
+	const struct prof_event_totals *brk = find_event(pr, "brk"),
+		*mmap = find_event(pr, "mmap"), *munmap = find_event(pr, "munmap"),
+		*mremap = find_event(pr, "mremap");
+	int64_t captured = 0;
+	int syscalls = brk || mmap || munmap || mremap, alloc = 0;
+	int complete = brk && mmap && munmap && mremap && !pr->filtered;
+
+	for (size_t k = 0; k < pr->nevents; k++)
+		alloc |= is_alloc_event(pr->events[k].event);
+	if (!syscalls && !alloc)
+		return;
+	fprintf(f, "  %-24s %16s\n", "ACCOUNT", "BYTES");
+	if (alloc) {
+		char note[96];
+
+		snprintf(note, sizeof(note), "in %" PRIu64 " blocks not freed", pr->live_blocks);
+		account_row(f, "allocator, live", (int64_t)pr->live_bytes, note);
+		if (pr->unknown_frees)
+			fprintf(f, "  %-24s %16" PRIu64 "  (allocated before tracing or by a "
+				"function not probed; glibc's tcache at thread exit)\n",
+				"frees of unknown blocks", pr->unknown_frees);
+	}
+	if (!syscalls)
+		return;
+	if (brk) {
+		int64_t heap = (int64_t)brk->acquired - (int64_t)brk->released;
+
+		account_row(f, "heap (brk)", heap, NULL);
+		captured += heap;
+	}
+	if (mmap) {
+		account_row(f, "anonymous mmap", (int64_t)mmap->anon, NULL);
+		account_row(f, "file-backed mmap", (int64_t)mmap->file, NULL);
+		captured += (int64_t)mmap->acquired;
+	}
+	if (munmap) {
+		account_row(f, "munmap", -(int64_t)munmap->released, NULL);
+		captured -= (int64_t)munmap->released;
+	}
+	if (mremap) {
+		int64_t net = (int64_t)mremap->acquired - (int64_t)mremap->released;
+
+		account_row(f, "mremap", net, NULL);
+		captured += net;
+	}
+	account_row(f, "captured", captured, complete ? NULL :
+		    "(some events not selected or filtered)");
+	if (!pr->have_vm)
+		return;
+	int64_t growth = (int64_t)(pr->vm_size[1] - pr->vm_size[0]);
+
+	account_row(f, "VmSize growth", growth, NULL);
+	account_row(f, "unattributed", growth - captured, growth == captured ? NULL :
+		    "(mapped or unmapped before tracing or without these calls, exec, madvise)");
+}
+
+static void print_process(FILE *f, const struct prof_process *pr)
+{
+	struct prof_event_totals total = { 0 };
+	int w = 8;
+
+	/* allocator names are longer than syscall names */
+	for (size_t k = 0; k < pr->nevents; k++)
+		if (!is_syscall_event(pr->events[k].event))
+			w = 14;
+	fprintf(f, "\nprocess %d (%s), %s", (int)pr->pid, pr->comm ? pr->comm : "?",
+		pr->status ? pr->status : "?");
+	if (pr->ppid)
+		fprintf(f, ", child of %d", (int)pr->ppid);
+	fprintf(f, "\n  %-*s %8s %8s %16s %16s\n", w, "EVENT", "CALLS", "FAILED",
+		"ACQUIRED", "RELEASED");
+	for (size_t k = 0; k < pr->nevents; k++) {
+		const struct prof_event_totals *e = &pr->events[k];
+
+		fprintf(f, "  %-*s %8" PRIu64 " %8" PRIu64 " %16" PRIu64 " %16" PRIu64 "\n",
+			w, e->event, e->calls, e->failed, e->acquired, e->released);
+		if (!strcmp(e->event, "mmap") && e->acquired) {
+			fprintf(f, "    %-24s %16" PRIu64 "\n", "anonymous", e->anon);
+			fprintf(f, "    %-24s %16" PRIu64 "\n", "file-backed", e->file);
+		}
+		total.calls += e->calls;
+		total.failed += e->failed;
+		total.acquired += e->acquired;
+		total.released += e->released;
+	}
+	fprintf(f, "  %-*s %8" PRIu64 " %8" PRIu64 " %16" PRIu64 " %16" PRIu64 "\n", w, "total",
+		total.calls, total.failed, total.acquired, total.released);
+	if (pr->filtered)
+		fprintf(f, "  %" PRIu64 " events under --min-size not counted\n", pr->filtered);
+	fprintf(f, "  %-8s %16s %16s %16s\n", "/proc", "START", "END", "GROWTH");
+	print_vm_row(f, "VmSize", pr->have_vm, pr->vm_size[0], pr->vm_size[1]);
+	print_vm_row(f, "VmRSS", pr->have_vm, pr->vm_rss[0], pr->vm_rss[1]);
+	print_vm_row(f, "VmData", pr->have_vm, pr->vm_data[0], pr->vm_data[1]);
+	print_account(f, pr);
+}
+
+int write_text_summary(FILE *f, const struct profile *p)
+{
+	const struct prof_run *r = &p->run;
+	uint64_t ns = p->duration_nanos > 0 ? (uint64_t)p->duration_nanos : 0;
+
+	fprintf(f, "memtap: %zu process%s, %" PRIu64 ".%03" PRIu64 " s, syscalls via %s, "
+		"%" PRIu64 " stops (seccomp %" PRIu64 ", syscall %" PRIu64 ", breakpoint %" PRIu64
+		", signal %" PRIu64 ", other %" PRIu64 ")\n",
+		p->nprocesses, p->nprocesses == 1 ? "" : "es", ns / 1000000000u,
+		ns / 1000000u % 1000u, r->syscalls ? r->syscalls : "none", r->stops,
+		r->stops_seccomp, r->stops_syscall, r->stops_breakpoint, r->stops_signal,
+		r->stops_other);
+	for (size_t i = 0; i < p->nprocesses; i++)
+		print_process(f, &p->processes[i]);
+	if (ferror(f)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+int write_text(FILE *f, const struct profile *p, const struct output_options *o)
+{
+	if (write_text_summary(f, p) < 0)
+		return -1;
+	if (p->have_run && !p->run.stacks)
+		return 0;
+	return write_text_stacks(f, p, o);
+}
 
 /* The value types a section needs, by name ((size_t)-1: absent). */
 struct text_view {

@@ -28,6 +28,7 @@
 #include "probes.h"
 #include "stacks.h"
 #include "symbolize.h"
+#include "unwind.h"
 #include "xmalloc.h"
 
 enum {
@@ -185,6 +186,10 @@ static void add_processes(struct profile *prof)
 		pr->vm_rss[1] = p->vm_end.vm_rss;
 		pr->vm_data[0] = p->vm_start.vm_data;
 		pr->vm_data[1] = p->vm_end.vm_data;
+		pr->filtered = p->filtered;
+		pr->unknown_frees = p->unknown_frees;
+		pr->live_blocks = live_count(p);
+		pr->live_bytes = live_bytes(p);
 		pr->events = xcalloc(EV_NKINDS, sizeof(*pr->events));
 		for (int k = 0; k < EV_NKINDS; k++) {
 			const struct kind_stats *ks = &p->stats[k];
@@ -198,8 +203,46 @@ static void add_processes(struct profile *prof)
 			e->failed = ks->failed;
 			e->acquired = ks->acquired;
 			e->released = ks->released;
+			e->anon = ks->anon;
+			e->file = ks->file;
 		}
 	}
+}
+
+/*
+ * Is what each stack holds at the end known?  It is when every call
+ * that gives memory back was traced for the families selected: always
+ * with --leaks (events_to_trace() adds them), and when -e selected them
+ * anyway (the default syscalls, -e alloc).
+ */
+static int held_known(void)
+{
+	unsigned need;
+	int leaks = opt.leaks;
+
+	if (leaks)
+		return 1;
+	opt.leaks = 1;		/* what --leaks would trace */
+	need = events_to_trace();
+	opt.leaks = leaks;
+	return (need & ~opt.events) == 0;
+}
+
+static void add_run(struct profile *prof)
+{
+	struct prof_run *r = &prof->run;
+
+	prof->have_run = 1;
+	r->syscalls = xstrdup(syscall_source);
+	r->stops = stops.total;
+	r->stops_seccomp = stops.seccomp;
+	r->stops_syscall = stops.syscall;
+	r->stops_breakpoint = stops.breakpoint;
+	r->stops_signal = stops.signal;
+	r->stops_other = stops.event + stops.group;
+	r->stacks = opt.unwind != UNWIND_NONE;
+	/* -i reports (never recorded) have it with --leaks only: it costs */
+	r->held = held_known() && (opt.leaks || opt.interval <= 0);
 }
 
 void profile_build(struct profile *prof)
@@ -268,7 +311,9 @@ void profile_build(struct profile *prof)
 				   event_kind_names[a->kind]);
 	}
 	add_processes(prof);
-	if (opt.leaks) {
+	add_run(prof);
+	/* held memory in every recording where it is known: --leaks is a view */
+	if (prof->run.held) {
 		for (struct proc *p = proc_list(); p; p = p->next) {
 			b.proc = p;
 			maptrack_foreach(p, held_seg, &b);

@@ -491,5 +491,6 @@ void profile_release(struct profile *p)
 		free(pr->events);
 	}
 	free(p->processes);
+	free(p->run.syscalls);
 	memset(p, 0, sizeof(*p));
 }
