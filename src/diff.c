@@ -31,7 +31,7 @@ static void diff_usage(FILE *f)
 	fprintf(f,
 "Usage: memtap diff [OPTIONS] BEFORE AFTER\n"
 "Compare two recordings of memtap: folded stacks (-F folded) or JSON\n"
-"reports (-F json).\n"
+"reports (-F json, --record FILE).\n"
 "\n"
 "  -F, --format=FORMAT     folded (default): \"stack before after\" lines;\n"
 "                          svg: a differential flame graph, widths from AFTER,\n"

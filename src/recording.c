@@ -51,6 +51,19 @@ static int bad(struct reader *r, const char *fmt, ...)
 	return -1;
 }
 
+/* s as an error message may show it: 40 bytes, no control characters. */
+static const char *shown(const char *s, char *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 4 < size && i < 40; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	if (s[i])
+		buf[i++] = '.', buf[i++] = '.';
+	buf[i] = '\0';
+	return buf;
+}
+
 static uint64_t num_or(const struct jval *obj, const char *key, uint64_t dflt)
 {
 	const struct jval *v = json_get(obj, key, J_NUM);
@@ -89,6 +102,7 @@ static int read_types(struct reader *r, const struct jval *root)
 {
 	const struct jval *types = json_get(root, "value_types", J_ARR);
 	const char *def = json_get_str(root, "default_type");
+	char buf[48];
 
 	if (!types)
 		return bad(r, "no value_types: not a memtap recording");
@@ -99,12 +113,13 @@ static int read_types(struct reader *r, const struct jval *root)
 		if (!type || !unit)
 			return bad(r, "value type %zu has no type or unit", i);
 		if (profile_add_value_type(r->p, type, unit) != i)
-			return bad(r, "value type '%s' appears twice", type);
+			return bad(r, "value type '%s' appears twice", shown(type, buf, sizeof(buf)));
 	}
 	if (def) {
 		r->p->default_type = profile_find_type(r->p, def);
 		if (r->p->default_type == (size_t)-1)
-			return bad(r, "default_type '%s' is not a value type", def);
+			return bad(r, "default_type '%s' is not a value type",
+				   shown(def, buf, sizeof(buf)));
 	}
 	return 0;
 }

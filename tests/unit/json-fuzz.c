@@ -6,7 +6,8 @@
  * Usage: json-fuzz SEED SECONDS FILE...
  *   Mutates the FILEs (valid recordings) with a PRNG seeded by SEED,
  *   for SECONDS and at least 2000 inputs; prints "N inputs, M read".
- *   Error messages of the reader go to /dev/null.
+ *   The reader's messages (one line per refused input) go to standard
+ *   error, with any sanitizer report.
  */
 #include "config.h"
 
@@ -166,7 +167,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < nseeds; i++)
 		seeds[i] = slurp(argv[3 + i], &lens[i]);
 	null = fopen("/dev/null", "w");
-	if (!null || !freopen("/dev/null", "w", stderr))
+	if (!null)
 		return 99;
 	end = time(NULL) + (time_t)seconds;
 	while (inputs < 2000 || time(NULL) < end) {
