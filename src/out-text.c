@@ -341,47 +341,78 @@ static void print_stack(FILE *f, const struct text_view *v, const struct prof_sa
 }
 
 /*
- * One section: the samples of event whose weight is not 0.  The header's
- * calls are those of every sample of the event (failed calls weigh
- * nothing), as in the summary's CALLS column.
+ * One section: the samples idx[0..n) of one event kind, those whose
+ * weight is not 0.  The header's calls are those of every sample of the
+ * event (failed calls weigh nothing), as in the summary's CALLS column.
  */
-static void print_event(FILE *f, const struct text_view *v, const char *event, size_t *idx,
-			size_t top, int mangled)
+static void print_event(FILE *f, const struct text_view *v, const size_t *idx, size_t n,
+			size_t *ranked, size_t top, int mangled)
 {
 	const struct profile *p = v->p;
 	int64_t total = 0, acquired = 0, released = 0, calls = 0;
-	size_t n = 0;
+	size_t nr = 0;
 
-	for (size_t i = 0; i < p->nsamples; i++) {
-		const struct prof_sample *s = &p->samples[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct prof_sample *s = &p->samples[idx[i]];
 
-		if (strcmp(s->event ? s->event : "?", event))
-			continue;
-		/* calls of stacks that weigh nothing too: the CALLS column */
 		calls += value(s, v->count);
 		if (!weight(v, s))
 			continue;
-		idx[n++] = i;
+		ranked[nr++] = idx[i];
 		total += weight(v, s);
 		acquired += value(s, v->bytes);
 		released += value(s, v->released);
 	}
-	if (!n)
+	if (!nr)
 		return;
 	sort_view = v;
-	qsort(idx, n, sizeof(*idx), cmp_samples);
-	print_header(f, v, event, n < top ? n : top, n, total, acquired, released, calls);
-	for (size_t j = 0; j < n && j < top; j++)
-		print_stack(f, v, &p->samples[idx[j]], j + 1, total, mangled);
+	qsort(ranked, nr, sizeof(*ranked), cmp_samples);
+	print_header(f, v, p->samples[idx[0]].event ? p->samples[idx[0]].event : "?",
+		     nr < top ? nr : top, nr, total, acquired, released, calls);
+	for (size_t j = 0; j < nr && j < top; j++)
+		print_stack(f, v, &p->samples[ranked[j]], j + 1, total, mangled);
+}
+
+/* Sections in the order of the event kinds, then other names sorted. */
+static size_t event_rank(const char *e)
+{
+	for (size_t k = 0; k < EV_NKINDS; k++)
+		if (!strcmp(e, event_kind_names[k]))
+			return k;
+	return EV_NKINDS;
+}
+
+static const struct profile *sort_prof;
+
+static int cmp_events(const void *a, const void *b)
+{
+	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
+	const char *ea = sort_prof->samples[ia].event, *eb = sort_prof->samples[ib].event;
+	size_t ra, rb;
+	int c;
+
+	ea = ea ? ea : "?";
+	eb = eb ? eb : "?";
+	ra = event_rank(ea);
+	rb = event_rank(eb);
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	c = strcmp(ea, eb);
+	if (c)
+		return c;
+	return ia < ib ? -1 : ia > ib;
+}
+
+static int same_event(const struct prof_sample *a, const struct prof_sample *b)
+{
+	return !strcmp(a->event ? a->event : "?", b->event ? b->event : "?");
 }
 
 int write_text_stacks(FILE *f, const struct profile *p, const struct output_options *o)
 {
 	struct text_view v = { .p = p };
-	size_t *idx, top = o && o->top > 0 ? (size_t)o->top : 10;
+	size_t *idx, *ranked, top = o && o->top > 0 ? (size_t)o->top : 10;
 	int mangled = o && o->no_demangle;
-	const char **events;
-	size_t nevents = 0;
 
 	v.t = o && o->value_index ? o->value_index - 1 : p->default_type;
 	if (v.t >= p->ntypes) {
@@ -396,23 +427,19 @@ int write_text_stacks(FILE *f, const struct profile *p, const struct output_opti
 	v.inuse = profile_find_type(p, "inuse_space");
 	v.objects = profile_find_type(p, "inuse_objects");
 	v.moved = v.t == v.bytes;
-	/* sections in the order of the event kinds, then any other name */
 	idx = xcalloc(p->nsamples + 1, sizeof(*idx));
-	events = xcalloc(EV_NKINDS + p->nsamples + 1, sizeof(*events));
-	for (int k = 0; k < EV_NKINDS; k++)
-		events[nevents++] = event_kind_names[k];
-	for (size_t i = 0; i < p->nsamples; i++) {
-		const char *e = p->samples[i].event ? p->samples[i].event : "?";
-		size_t j;
-
-		for (j = 0; j < nevents && strcmp(events[j], e); j++)
+	ranked = xcalloc(p->nsamples + 1, sizeof(*ranked));
+	for (size_t i = 0; i < p->nsamples; i++)
+		idx[i] = i;
+	sort_prof = p;
+	qsort(idx, p->nsamples, sizeof(*idx), cmp_events);
+	for (size_t i = 0, j; i < p->nsamples; i = j) {
+		for (j = i + 1; j < p->nsamples &&
+		     same_event(&p->samples[idx[i]], &p->samples[idx[j]]); j++)
 			;
-		if (j == nevents)
-			events[nevents++] = e;
+		print_event(f, &v, idx + i, j - i, ranked, top, mangled);
 	}
-	for (size_t j = 0; j < nevents; j++)
-		print_event(f, &v, events[j], idx, top, mangled);
-	free(events);
+	free(ranked);
 	free(idx);
 	if (ferror(f)) {
 		if (!errno)

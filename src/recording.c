@@ -29,6 +29,9 @@
 #include "output.h"
 #include "xmalloc.h"
 
+/* memtap writes about 20 value types; more would only cost time */
+#define RECORDING_MAX_TYPES 256
+
 struct reader {
 	const char *name;
 	struct profile *p;
@@ -106,6 +109,8 @@ static int read_types(struct reader *r, const struct jval *root)
 
 	if (!types)
 		return bad(r, "no value_types: not a memtap recording");
+	if (types->n > RECORDING_MAX_TYPES)
+		return bad(r, "more than %d value types", RECORDING_MAX_TYPES);
 	for (size_t i = 0; i < types->n; i++) {
 		const char *type = json_get_str(&types->items[i], "type");
 		const char *unit = json_get_str(&types->items[i], "unit");
