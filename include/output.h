@@ -90,6 +90,16 @@ const char *view_type(int weight, int net, int leaks, int count_default);
 int diff_main(int argc, char **argv);
 
 /*
+ * Output formats by name ("text", "folded", "svg", "pprof", "json": the
+ * order of enum out_format), and by the suffix of a file name (.txt,
+ * .folded, .svg, .pb.gz or .pprof, .json).  Both return the index in
+ * output_format_names, or -1.
+ */
+extern const char *const output_format_names[5];
+int output_format_parse(const char *name);
+int output_format_from_path(const char *path);
+
+/*
  * Recordings (recording.c): the JSON report read back into a profile.
  * recording_parse() reads text[0..len) (name is for messages),
  * recording_load() the file path ("-": standard input), both bounded

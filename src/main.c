@@ -231,41 +231,6 @@ enum {
 	OPT_RECORD,
 };
 
-static const char *const format_names[] = {
-	[FORMAT_TEXT] = "text",
-	[FORMAT_FOLDED] = "folded",
-	[FORMAT_SVG] = "svg",
-	[FORMAT_PPROF] = "pprof",
-	[FORMAT_JSON] = "json",
-};
-
-static int parse_format(const char *name)
-{
-	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
-		if (!strcmp(name, format_names[i]))
-			return (int)i;
-	return -1;
-}
-
-/* The format a file name asks for, or -1. */
-static int format_from_path(const char *path)
-{
-	static const struct { const char *suffix; int format; } suffixes[] = {
-		{ ".folded", FORMAT_FOLDED }, { ".svg", FORMAT_SVG },
-		{ ".pb.gz", FORMAT_PPROF }, { ".pprof", FORMAT_PPROF },
-		{ ".json", FORMAT_JSON }, { ".txt", FORMAT_TEXT },
-	};
-	size_t len = strlen(path);
-
-	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-		size_t sl = strlen(suffixes[i].suffix);
-
-		if (len > sl && !strcmp(path + len - sl, suffixes[i].suffix))
-			return suffixes[i].format;
-	}
-	return -1;
-}
-
 /* Seconds as a decimal number ("0.5", "1e3"); -1 on error. */
 static int parse_seconds(const char *s, double *secs)
 {
@@ -354,7 +319,7 @@ int main(int argc, char **argv)
 			opt.follow_forks = 1;
 			break;
 		case 'F':
-			opt.format = parse_format(optarg);
+			opt.format = output_format_parse(optarg);
 			if (opt.format < 0)
 				usage_error("invalid format '%s' for -F (want text, folded, svg, pprof "
 					    "or json)", optarg);
@@ -496,8 +461,8 @@ int main(int argc, char **argv)
 		opt.events |= EV_BIT(EV_PROBE);
 
 	if (opt.format < 0)
-		opt.format = opt.output && format_from_path(opt.output) >= 0 ?
-			format_from_path(opt.output) : FORMAT_TEXT;
+		opt.format = opt.output && output_format_from_path(opt.output) >= 0 ?
+			output_format_from_path(opt.output) : FORMAT_TEXT;
 	if (opt.format == FORMAT_PPROF && !opt.output && isatty(STDOUT_FILENO))
 		usage_error("-F pprof writes gzip data: give -o FILE.pb.gz or redirect stdout");
 	if (opt.max_size && opt.max_size < opt.min_size)
@@ -505,7 +470,7 @@ int main(int argc, char **argv)
 	if (opt.interval > 0 && opt.format != FORMAT_TEXT && opt.format != FORMAT_FOLDED &&
 	    !(opt.output && strstr(opt.output, "%n")))
 		usage_error("-i with -F %s needs -o FILE with %%n (one file per interval)",
-			    format_names[opt.format]);
+			    output_format_names[opt.format]);
 	if (opt.record && opt.interval > 0)
 		usage_error("--record and -i exclude each other: record the whole run");
 	if (view_conflict(opt.weight, opt.net, opt.leaks))

@@ -479,6 +479,33 @@ out:
 	return ret;
 }
 
+const char *const output_format_names[5] = { "text", "folded", "svg", "pprof", "json" };
+
+int output_format_parse(const char *name)
+{
+	for (int i = 0; i < 5; i++)
+		if (!strcmp(name, output_format_names[i]))
+			return i;
+	return -1;
+}
+
+int output_format_from_path(const char *path)
+{
+	static const struct { const char *suffix; int format; } suffixes[] = {
+		{ ".txt", 0 }, { ".folded", 1 }, { ".svg", 2 }, { ".pb.gz", 3 },
+		{ ".pprof", 3 }, { ".json", 4 },
+	};
+	size_t len = strlen(path);
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t sl = strlen(suffixes[i].suffix);
+
+		if (len > sl && !strcmp(path + len - sl, suffixes[i].suffix))
+			return suffixes[i].format;
+	}
+	return -1;
+}
+
 /* ---- memtap report ---- */
 
 static void report_usage(void)
@@ -488,7 +515,8 @@ static void report_usage(void)
 "Write a recording (memtap --record FILE, or -F json) as a report again,\n"
 "in any format and view, without the traced program.\n"
 "\n"
-"  -F, --format=FORMAT     text (default), folded, svg, pprof or json\n"
+"  -F, --format=FORMAT     text (default), folded, svg, pprof or json; also\n"
+"                          chosen by -o FILE's suffix (.folded .svg .pb.gz .json)\n"
 "  -h, --help              show this help and exit\n"
 "      --inverted          svg: icicle graph, roots at the top\n"
 "      --leaks             weigh stacks by what they still held at the end\n"
@@ -503,7 +531,7 @@ static void report_usage(void)
 "Examples:\n"
 "  memtap --record run.json -p 1234 -d 60  record on the production host\n"
 "  memtap report run.json                  the text report, anywhere\n"
-"  memtap report --leaks -F svg -o held.svg run.json\n");
+"  memtap report --leaks -o held.svg run.json\n");
 }
 
 enum {
@@ -554,14 +582,13 @@ int report_main(int argc, char **argv)
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const formats[] = { "text", "folded", "svg", "pprof", "json" };
 	int (*const writers[])(FILE *, const struct profile *, const struct output_options *) = {
 		write_text, write_folded, write_svg, write_pprof, write_json,
 	};
 	struct output_options o = { 0 };
 	struct profile p;
 	const char *output = NULL;
-	int c, format = 0, weight = 0, net = 0, leaks = 0, r;
+	int c, format = -1, weight = 0, net = 0, leaks = 0, r;
 	FILE *f = stdout;
 	char *end;
 	long top;
@@ -571,9 +598,8 @@ int report_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:F:ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
-			for (format = 0; format < 5 && strcmp(optarg, formats[format]); format++)
-				;
-			if (format == 5)
+			format = output_format_parse(optarg);
+			if (format < 0)
 				usage_error("report: invalid format '%s' for -F (want text, folded, "
 					    "svg, pprof or json)", optarg);
 			break;
@@ -620,6 +646,9 @@ int report_main(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		usage_error("report: expected one recording file");
+	if (format < 0)
+		format = output && output_format_from_path(output) >= 0 ?
+			 output_format_from_path(output) : 0;
 	if (view_conflict(weight, net, leaks))
 		usage_error("report: %s", view_conflict(weight, net, leaks));
 	if (format == 3 && !output && isatty(STDOUT_FILENO))
