@@ -38,6 +38,13 @@ struct jval {
  * wrong"; *v is then released.  v must be released with jval_release().
  */
 int json_parse(const char *text, size_t len, struct jval *v, char *err, size_t errsize);
+/*
+ * json_parse(), but the values of object members named in skip (a
+ * NULL-terminated list) are checked and then dropped: they read as
+ * null.  Big parts a reader does not need cost no memory.
+ */
+int json_parse_skip(const char *text, size_t len, struct jval *v, const char *const *skip,
+		    char *err, size_t errsize);
 void jval_release(struct jval *v);
 
 /* The member key of object obj when it has that type, else NULL. */

@@ -20,7 +20,16 @@ struct jparser {
 	int depth;
 	char *err;
 	size_t errsize;
+	const char *const *skip;	/* member names whose values are dropped */
 };
+
+static int skipped(const struct jparser *j, const char *key)
+{
+	for (const char *const *k = j->skip; k && *k; k++)
+		if (!strcmp(*k, key))
+			return 1;
+	return 0;
+}
 
 void jval_release(struct jval *v)
 {
@@ -221,6 +230,8 @@ static int parse_container(struct jparser *j, struct jval *v, int obj)
 		v->n++;
 		if (parse_value(j, &v->items[v->n - 1]) < 0)
 			return -1;
+		if (obj && skipped(j, key))
+			jval_release(&v->items[v->n - 1]);	/* checked, now null */
 		skip_ws(j);
 		if (j->s < j->end && *j->s == ',') {
 			j->s++;
@@ -306,9 +317,10 @@ static int parse_value(struct jparser *j, struct jval *v)
 	}
 }
 
-int json_parse(const char *text, size_t len, struct jval *v, char *err, size_t errsize)
+int json_parse_skip(const char *text, size_t len, struct jval *v, const char *const *skip,
+		    char *err, size_t errsize)
 {
-	struct jparser j = { text, text, text + len, 0, err, errsize };
+	struct jparser j = { text, text, text + len, 0, err, errsize, skip };
 	const char *line = text;
 
 	memset(v, 0, sizeof(*v));
@@ -337,6 +349,11 @@ int json_parse(const char *text, size_t len, struct jval *v, char *err, size_t e
 bad:
 	jval_release(v);
 	return -1;
+}
+
+int json_parse(const char *text, size_t len, struct jval *v, char *err, size_t errsize)
+{
+	return json_parse_skip(text, len, v, NULL, err, errsize);
 }
 
 const struct jval *json_get(const struct jval *obj, const char *key, enum jtype type)

@@ -388,6 +388,7 @@ out:
 
 int recording_parse(const char *name, const char *text, size_t len, struct profile *p)
 {
+	static const char *const skip_frames[] = { "frames", NULL };
 	struct reader r = { .name = name, .p = p };
 	struct jval root;
 	const struct jval *maps, *fns, *locs, *version;
@@ -395,7 +396,13 @@ int recording_parse(const char *name, const char *text, size_t len, struct profi
 	int ret = -1;
 
 	memset(p, 0, sizeof(*p));
-	if (json_parse(text, len, &root, r.err, sizeof(r.err)) < 0) {
+	/* version 2: the tables make the frames redundant; version 1 needs them */
+	if (json_parse_skip(text, len, &root, skip_frames, r.err, sizeof(r.err)) == 0 &&
+	    !json_get(&root, "locations", J_ARR)) {
+		jval_release(&root);
+		json_parse(text, len, &root, r.err, sizeof(r.err));
+	}
+	if (r.err[0]) {
 		error_msg("'%s': not a valid recording: %s", name, r.err);
 		return -1;
 	}
