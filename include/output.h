@@ -74,7 +74,8 @@ int write_text_stacks(FILE *f, const struct profile *p, const struct output_opti
  * other"), or NULL.  view_type() names the value type the view selects:
  * "bytes" (acquired: growth), "count", "released", "net", "inuse_space"
  * or "inuse_objects"; WEIGHT_DEFAULT means bytes, or count when
- * count_default is set (--probe without size=).
+ * count_default is set (--probe without size=) and neither --net nor
+ * --leaks is.
  */
 enum weight { WEIGHT_DEFAULT, WEIGHT_BYTES, WEIGHT_COUNT, WEIGHT_RELEASED };
 

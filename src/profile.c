@@ -439,7 +439,7 @@ const char *view_conflict(int weight, int net, int leaks)
 const char *view_type(int weight, int net, int leaks, int count_default)
 {
 	int count = weight == WEIGHT_COUNT ||
-		    (weight == WEIGHT_DEFAULT && count_default && !net);
+		    (weight == WEIGHT_DEFAULT && count_default && !net && !leaks);
 
 	if (leaks)
 		return count ? "inuse_objects" : "inuse_space";
