@@ -1,8 +1,10 @@
 /*
- * report.c - the text outputs: one line per event (--trace) and the
- * end-of-run summary (counts and bytes per process and event kind, next
- * to the memory figures /proc/PID/status gave at start and at end).
- * Byte counts are exact integers, so that scripts and tests can use them.
+ * report.c - the reports of a run: one line per event (--trace), and at
+ * the end (or every -i interval) the report model built from the
+ * tracer's state (profile_build()) written in the chosen format, with
+ * the text summary on standard error next to other formats, and the
+ * recording (--record).  Every format is written by out-*.c from the
+ * model alone, so that `memtap report` can write it again.
  */
 #include "config.h"
 
