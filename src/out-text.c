@@ -190,6 +190,8 @@ int write_text_summary(FILE *f, const struct profile *p)
 	const struct prof_run *r = &p->run;
 	uint64_t ns = p->duration_nanos > 0 ? (uint64_t)p->duration_nanos : 0;
 
+	if (!p->have_run && !p->nprocesses)
+		return 0;	/* a profile that is not a run's: no summary */
 	fprintf(f, "memtap: %zu process%s, %" PRIu64 ".%03" PRIu64 " s, syscalls via %s, "
 		"%" PRIu64 " stops (seccomp %" PRIu64 ", syscall %" PRIu64 ", breakpoint %" PRIu64
 		", signal %" PRIu64 ", other %" PRIu64 ")\n",
