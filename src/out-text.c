@@ -313,8 +313,10 @@ static void print_header(FILE *f, const struct text_view *v, const char *event, 
 	} else {
 		fprintf(f, "%+" PRId64 " %s", total, ty->unit);
 	}
-	fprintf(f, " in %zu stack%s, %" PRId64 " call%s)\n", n, n == 1 ? "" : "s", calls,
-		calls == 1 ? "" : "s");
+	fprintf(f, " in %zu stack%s", n, n == 1 ? "" : "s");
+	if (v->count != (size_t)-1)
+		fprintf(f, ", %" PRId64 " call%s", calls, calls == 1 ? "" : "s");
+	fputs(")\n", f);
 }
 
 static void print_stack(FILE *f, const struct text_view *v, const struct prof_sample *s,
@@ -332,9 +334,10 @@ static void print_stack(FILE *f, const struct text_view *v, const struct prof_sa
 		print_moved(f, value(s, v->bytes), value(s, v->released), "  ");
 		fputs("  ", f);
 	}
-	fprintf(f, "%.1f%%  %" PRId64 " call%s  pid %d (%s)\n",
-		total ? 100.0 * (double)w / (double)total : 0.0, calls, calls == 1 ? "" : "s",
-		(int)s->pid, s->comm ? s->comm : "?");
+	fprintf(f, "%.1f%%  ", total ? 100.0 * (double)w / (double)total : 0.0);
+	if (v->count != (size_t)-1)
+		fprintf(f, "%" PRId64 " call%s  ", calls, calls == 1 ? "" : "s");
+	fprintf(f, "pid %d (%s)\n", (int)s->pid, s->comm ? s->comm : "?");
 	if (!s->nlocs)
 		fprintf(f, "        [no stack]\n");
 	for (size_t k = 0; k < s->nlocs; k++)
