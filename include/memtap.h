@@ -41,6 +41,7 @@ struct options {
 	uint64_t min_size;	/* --min-size: |weight| below this is dropped */
 	double duration;	/* -d seconds, 0 = until the end */
 	const char *output;	/* -o path or NULL for stdout */
+	const char *record;	/* --record: the JSON recording, or NULL */
 	int trace;		/* --trace */
 	int unwind;		/* enum unwind_kind of --unwind */
 	int max_depth;		/* --max-depth */
@@ -49,7 +50,7 @@ struct options {
 	int no_demangle;	/* --no-demangle */
 	int top;		/* --top */
 	int format;		/* enum out_format of -F */
-	int weight_count;	/* --weight count */
+	int weight;		/* enum weight (output.h) of --weight */
 	const char *title;	/* --title */
 	int inverted;		/* --inverted */
 	double interval;	/* -i seconds, 0 = one report at the end */
@@ -208,7 +209,6 @@ extern int recording;		/* 0 after -d expired in launch mode */
 /* report.c */
 void report_trace_header(void);
 void report_trace_event(const struct event *ev, uint32_t stack);
-void report_summary(void);
 
 /* "exited with status 0", "killed by signal 9 (SIGKILL)", ... */
 void proc_status_text(const struct proc *p, char *buf, size_t size);

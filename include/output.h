@@ -49,6 +49,7 @@ struct output_options {
 	 * type of the "before" profile; value_index is "after".  0: off.
 	 */
 	size_t base_index;
+	int top;		/* text: stacks per event; 0: 10 */
 };
 
 /* Writers.  See the file comments of src/out-*.c for each format. */
@@ -56,6 +57,31 @@ int write_folded(FILE *f, const struct profile *p, const struct output_options *
 int write_svg(FILE *f, const struct profile *p, const struct output_options *o);
 int write_pprof(FILE *f, const struct profile *p, const struct output_options *o);
 int write_json(FILE *f, const struct profile *p, const struct output_options *o);
+/*
+ * The text report (out-text.c): write_text() is the summary of the run
+ * and its processes (write_text_summary()) followed, when stacks were
+ * unwound, by the heaviest stacks of each event kind
+ * (write_text_stacks(), o->top of them).
+ */
+int write_text(FILE *f, const struct profile *p, const struct output_options *o);
+int write_text_summary(FILE *f, const struct profile *p);
+int write_text_stacks(FILE *f, const struct profile *p, const struct output_options *o);
+
+/*
+ * Views: what stacks are weighed by.  --weight gives enum weight,
+ * --net and --leaks the flags.  view_conflict() returns the usage error
+ * of an impossible combination ("--net and --weight=count exclude each
+ * other"), or NULL.  view_type() names the value type the view selects:
+ * "bytes" (acquired: growth), "count", "released", "net", "inuse_space"
+ * or "inuse_objects"; WEIGHT_DEFAULT means bytes, or count when
+ * count_default is set (--probe without size=) and neither --net nor
+ * --leaks is.
+ */
+enum weight { WEIGHT_DEFAULT, WEIGHT_BYTES, WEIGHT_COUNT, WEIGHT_RELEASED };
+
+int weight_parse(const char *s);	/* enum weight, or -1 */
+const char *view_conflict(int weight, int net, int leaks);
+const char *view_type(int weight, int net, int leaks, int count_default);
 
 /*
  * `memtap diff [OPTIONS] A B`: main() calls it when argv[1] is "diff",
@@ -63,6 +89,29 @@ int write_json(FILE *f, const struct profile *p, const struct output_options *o)
  * EXIT_USAGE).
  */
 int diff_main(int argc, char **argv);
+
+/*
+ * Output formats by name ("text", "folded", "svg", "pprof", "json": the
+ * order of enum out_format), and by the suffix of a file name (.txt,
+ * .folded, .svg, .pb.gz or .pprof, .json).  Both return the index in
+ * output_format_names, or -1.
+ */
+extern const char *const output_format_names[5];
+int output_format_parse(const char *name);
+int output_format_from_path(const char *path);
+
+/*
+ * Recordings (recording.c): the JSON report read back into a profile.
+ * recording_parse() reads text[0..len) (name is for messages),
+ * recording_load() the file path ("-": standard input), both bounded
+ * (json-read.h).  They fill a zeroed p and return 0, or print one error
+ * line naming the file and return -1 with p released.
+ * report_main() is `memtap report` (argv[0] = "report"); it returns the
+ * exit status.
+ */
+int recording_parse(const char *name, const char *text, size_t len, struct profile *p);
+int recording_load(const char *path, struct profile *p);
+int report_main(int argc, char **argv);
 
 /*
  * Folded stack sets: the intermediate form of the folded, SVG and diff
@@ -170,5 +219,7 @@ size_t profile_add_sample(struct profile *p, const size_t *locs, size_t nlocs,
 			  const char *event);
 /* Sum of value type t over every sample. */
 int64_t profile_total(const struct profile *p, size_t t);
+/* The index of the value type named type, or (size_t)-1. */
+size_t profile_find_type(const struct profile *p, const char *type);
 
 #endif /* MEMTAP_OUTPUT_H */

@@ -57,10 +57,15 @@ struct prof_sample {
 	char *event;		/* "brk", "mmap", "malloc", ... */
 };
 
-/* What one traced process did, for reports that carry it (JSON). */
+/*
+ * What one traced process did: the text report's summary and the JSON
+ * report's "processes".  events lists the event kinds selected (-e),
+ * in the tracer's order, each with its totals.
+ */
 struct prof_event_totals {
 	char *event;
 	uint64_t calls, failed, acquired, released;
+	uint64_t anon, file;	/* mmap: acquired bytes by mapping kind */
 };
 
 struct prof_process {
@@ -71,6 +76,18 @@ struct prof_process {
 	uint64_t vm_size[2], vm_rss[2], vm_data[2];	/* at start, at end (bytes) */
 	size_t nevents;
 	struct prof_event_totals *events;
+	uint64_t filtered;	/* events left out by --min-size/--max-size */
+	uint64_t unknown_frees;	/* frees of blocks not seen allocated */
+	uint64_t live_blocks, live_bytes;	/* allocator blocks not freed */
+};
+
+/* How the recording was made: the text summary's first line. */
+struct prof_run {
+	char *syscalls;		/* "seccomp", "ptrace", "breakpoints", "none" */
+	uint64_t stops, stops_seccomp, stops_syscall, stops_breakpoint,
+		 stops_signal, stops_other;
+	int stacks;		/* stacks were unwound (not --unwind=none) */
+	int held;		/* inuse_* values are what was held at the end */
 };
 
 struct profile {
@@ -87,6 +104,8 @@ struct profile {
 	size_t nsamples;
 	struct prof_process *processes;	/* may be empty */
 	size_t nprocesses;
+	int have_run;		/* run is filled (a recording of a run) */
+	struct prof_run run;
 	int64_t time_nanos;	/* wall clock at start */
 	int64_t duration_nanos;
 };

@@ -9,9 +9,10 @@
  * out-svg.c: frame widths show AFTER, colours the change (red grew,
  * blue shrank).
  *
- * JSON reports are read back into a struct profile (one value type, the
- * one chosen by --type or the report's default) so that their frames
- * are named exactly as the folded writer names them.
+ * JSON reports are recordings (recording.c), read back into a struct
+ * profile and weighed by one value type, the one chosen by --type or
+ * the recording's default, so that their frames are named exactly as
+ * the folded writer names them.
  */
 #include "config.h"
 
@@ -31,7 +32,7 @@ static void diff_usage(FILE *f)
 	fprintf(f,
 "Usage: memtap diff [OPTIONS] BEFORE AFTER\n"
 "Compare two recordings of memtap: folded stacks (-F folded) or JSON\n"
-"reports (-F json).\n"
+"reports (-F json, --record FILE).\n"
 "\n"
 "  -F, --format=FORMAT     folded (default): \"stack before after\" lines;\n"
 "                          svg: a differential flame graph, widths from AFTER,\n"
@@ -51,370 +52,6 @@ static void diff_usage(FILE *f)
 "Examples:\n"
 "  memtap diff before.folded after.folded > growth.folded\n"
 "  memtap diff -F svg -o growth.svg before.json after.json\n");
-}
-
-/*
- * A small JSON reader, enough for memtap's own reports: a tree of
- * values; numbers are kept as int64 (the report has no fractions).
- */
-enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUM, J_STR, J_ARR, J_OBJ };
-
-struct jval {
-	enum jtype type;
-	int64_t num;
-	char *str;		/* J_STR */
-	struct jval *items;	/* J_ARR, J_OBJ */
-	char **keys;		/* J_OBJ */
-	size_t n;
-};
-
-struct jparser {
-	const char *s, *end;
-	int depth;
-};
-
-static void jval_release(struct jval *v)
-{
-	size_t i;
-
-	for (i = 0; i < v->n; i++) {
-		jval_release(&v->items[i]);
-		if (v->keys)
-			free(v->keys[i]);
-	}
-	free(v->items);
-	free(v->keys);
-	free(v->str);
-	memset(v, 0, sizeof(*v));
-}
-
-static void skip_ws(struct jparser *j)
-{
-	while (j->s < j->end && (*j->s == ' ' || *j->s == '\t' ||
-				 *j->s == '\n' || *j->s == '\r'))
-		j->s++;
-}
-
-static int hex4(const char *s, unsigned *u)
-{
-	int i;
-
-	*u = 0;
-	for (i = 0; i < 4; i++) {
-		char c = s[i];
-
-		*u <<= 4;
-		if (c >= '0' && c <= '9')
-			*u |= c - '0';
-		else if (c >= 'a' && c <= 'f')
-			*u |= c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			*u |= c - 'A' + 10;
-		else
-			return -1;
-	}
-	return 0;
-}
-
-static void put_utf8(char **o, unsigned c)
-{
-	char *p = *o;
-
-	if (c < 0x80) {
-		*p++ = c;
-	} else if (c < 0x800) {
-		*p++ = 0xc0 | c >> 6;
-		*p++ = 0x80 | (c & 0x3f);
-	} else if (c < 0x10000) {
-		*p++ = 0xe0 | c >> 12;
-		*p++ = 0x80 | ((c >> 6) & 0x3f);
-		*p++ = 0x80 | (c & 0x3f);
-	} else {
-		*p++ = 0xf0 | c >> 18;
-		*p++ = 0x80 | ((c >> 12) & 0x3f);
-		*p++ = 0x80 | ((c >> 6) & 0x3f);
-		*p++ = 0x80 | (c & 0x3f);
-	}
-	*o = p;
-}
-
-/* Parse a string at j->s (on the opening quote) into a new buffer. */
-static char *parse_string(struct jparser *j)
-{
-	const char *s = j->s + 1;
-	char *buf, *o;
-	unsigned u, lo;
-
-	/* escapes never make a string longer */
-	buf = o = xmalloc(j->end - s + 1);
-	while (s < j->end && *s != '"') {
-		if (*s != '\\') {
-			*o++ = *s++;
-			continue;
-		}
-		if (++s >= j->end)
-			goto bad;
-		switch (*s++) {
-		case '"': *o++ = '"'; break;
-		case '\\': *o++ = '\\'; break;
-		case '/': *o++ = '/'; break;
-		case 'b': *o++ = '\b'; break;
-		case 'f': *o++ = '\f'; break;
-		case 'n': *o++ = '\n'; break;
-		case 'r': *o++ = '\r'; break;
-		case 't': *o++ = '\t'; break;
-		case 'u':
-			if (j->end - s < 4 || hex4(s, &u) < 0)
-				goto bad;
-			s += 4;
-			if (u >= 0xd800 && u < 0xdc00 && j->end - s >= 6 &&
-			    s[0] == '\\' && s[1] == 'u' && !hex4(s + 2, &lo) &&
-			    lo >= 0xdc00 && lo < 0xe000) {
-				u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
-				s += 6;
-			} else if (u >= 0xd800 && u < 0xe000) {
-				u = 0xfffd;
-			}
-			put_utf8(&o, u);
-			break;
-		default:
-			goto bad;
-		}
-	}
-	if (s >= j->end)
-		goto bad;
-	*o = '\0';
-	j->s = s + 1;
-	return buf;
-bad:
-	free(buf);
-	return NULL;
-}
-
-static int parse_value(struct jparser *j, struct jval *v);
-
-static int parse_container(struct jparser *j, struct jval *v, int obj)
-{
-	size_t alloc = 0, kalloc = 0;
-	char close = obj ? '}' : ']';
-
-	v->type = obj ? J_OBJ : J_ARR;
-	j->s++;
-	skip_ws(j);
-	if (j->s < j->end && *j->s == close) {
-		j->s++;
-		return 0;
-	}
-	for (;;) {
-		char *key = NULL;
-
-		skip_ws(j);
-		if (obj) {
-			if (j->s >= j->end || *j->s != '"' ||
-			    !(key = parse_string(j)))
-				return -1;
-			skip_ws(j);
-			if (j->s >= j->end || *j->s != ':') {
-				free(key);
-				return -1;
-			}
-			j->s++;
-			v->keys = xgrowarray(v->keys, &kalloc, v->n + 1,
-					     sizeof(*v->keys));
-			v->keys[v->n] = key;
-		}
-		v->items = xgrowarray(v->items, &alloc, v->n + 1,
-				      sizeof(*v->items));
-		v->n++;
-		if (parse_value(j, &v->items[v->n - 1]) < 0)
-			return -1;
-		skip_ws(j);
-		if (j->s < j->end && *j->s == ',') {
-			j->s++;
-			continue;
-		}
-		if (j->s < j->end && *j->s == close) {
-			j->s++;
-			return 0;
-		}
-		return -1;
-	}
-}
-
-static int parse_value(struct jparser *j, struct jval *v)
-{
-	char *e;
-	int ret;
-
-	skip_ws(j);
-	if (j->s >= j->end)
-		return -1;
-	switch (*j->s) {
-	case '{':
-	case '[':
-		if (++j->depth > 64)
-			return -1;
-		ret = parse_container(j, v, *j->s == '{');
-		j->depth--;
-		return ret;
-	case '"':
-		v->type = J_STR;
-		v->str = parse_string(j);
-		return v->str ? 0 : -1;
-	case 'n':
-		v->type = J_NULL;
-		ret = j->end - j->s >= 4 && !memcmp(j->s, "null", 4);
-		j->s += 4;
-		return ret ? 0 : -1;
-	case 't':
-		v->type = J_TRUE;
-		ret = j->end - j->s >= 4 && !memcmp(j->s, "true", 4);
-		j->s += 4;
-		return ret ? 0 : -1;
-	case 'f':
-		v->type = J_FALSE;
-		ret = j->end - j->s >= 5 && !memcmp(j->s, "false", 5);
-		j->s += 5;
-		return ret ? 0 : -1;
-	default:
-		v->type = J_NUM;
-		errno = 0;
-		v->num = strtoll(j->s, &e, 10);
-		if (e == j->s || errno)
-			return -1;
-		/* fractions and exponents: not in memtap reports, skip */
-		while (e < j->end && strchr("0123456789.eE+-", *e))
-			e++;
-		j->s = e;
-		return 0;
-	}
-}
-
-static const struct jval *jget(const struct jval *obj, const char *key,
-			       enum jtype type)
-{
-	size_t i;
-
-	if (!obj || obj->type != J_OBJ)
-		return NULL;
-	for (i = 0; i < obj->n; i++)
-		if (!strcmp(obj->keys[i], key))
-			return obj->items[i].type == type ? &obj->items[i] : NULL;
-	return NULL;
-}
-
-static const char *jstr(const struct jval *obj, const char *key)
-{
-	const struct jval *v = jget(obj, key, J_STR);
-
-	return v ? v->str : NULL;
-}
-
-static uint64_t jhex(const struct jval *obj, const char *key)
-{
-	const char *s = jstr(obj, key);
-
-	return s ? strtoull(s, NULL, 16) : 0;
-}
-
-/*
- * Rebuild one sample's locations: frames come leaf first, the inline
- * levels of a location innermost first, each but the last "inlined".
- */
-static int add_json_sample(struct profile *p, const struct jval *sm,
-			   size_t t)
-{
-	const struct jval *values = jget(sm, "values", J_ARR);
-	const struct jval *frames = jget(sm, "frames", J_ARR);
-	const struct jval *pid = jget(sm, "pid", J_NUM);
-	struct prof_line *lines = NULL;
-	size_t nlines = 0, alines = 0, *locs = NULL, nlocs = 0, alocs = 0, i;
-	int64_t value;
-
-	if (!values || t >= values->n || values->items[t].type != J_NUM ||
-	    !frames)
-		return -1;
-	value = values->items[t].num;
-	for (i = 0; i < frames->n; i++) {
-		const struct jval *fr = &frames->items[i];
-		const char *fn = jstr(fr, "function");
-		const char *module = jstr(fr, "module");
-		const struct jval *line = jget(fr, "line", J_NUM);
-		size_t mapping = (size_t)-1;
-		uint64_t address = jhex(fr, "address");
-
-		if (fn) {
-			lines = xgrowarray(lines, &alines, nlines + 1,
-					   sizeof(*lines));
-			lines[nlines].function = profile_add_function(p, fn,
-				jstr(fr, "system_name"), jstr(fr, "file"));
-			lines[nlines].line = line ? line->num : 0;
-			nlines++;
-		}
-		if (jget(fr, "inlined", J_TRUE))
-			continue;
-		if (module) {
-			/* module-relative: the folded writer's offsets */
-			mapping = profile_add_mapping(p, 0, 0, 0, module, NULL);
-			address = jhex(fr, "module_offset");
-		}
-		locs = xgrowarray(locs, &alocs, nlocs + 1, sizeof(*locs));
-		locs[nlocs++] = profile_add_location(p, address, mapping,
-						     lines, nlines);
-		nlines = 0;
-	}
-	profile_add_sample(p, locs, nlocs, &value, pid ? (pid_t)pid->num : 0,
-			   jstr(sm, "comm"), jstr(sm, "event"));
-	free(lines);
-	free(locs);
-	return 0;
-}
-
-/* Read a JSON report into p (one value type). */
-static int load_json(const char *path, const char *text, size_t len,
-		     struct profile *p, const char *type)
-{
-	struct jparser j = { text, text + len, 0 };
-	struct jval root = { 0 };
-	const struct jval *types, *samples, *ty;
-	size_t t, i;
-	int ret = -1;
-
-	if (parse_value(&j, &root) < 0) {
-		error_msg("'%s': not a valid JSON report near byte %zu", path,
-			  (size_t)(j.s - text));
-		goto out;
-	}
-	types = jget(&root, "value_types", J_ARR);
-	samples = jget(&root, "samples", J_ARR);
-	if (!types || !samples) {
-		error_msg("'%s': no value_types or samples: not a memtap JSON"
-			  " report", path);
-		goto out;
-	}
-	if (!type)
-		type = jstr(&root, "default_type");
-	for (t = 0; t < types->n; t++)
-		if (type && jstr(&types->items[t], "type") &&
-		    !strcmp(jstr(&types->items[t], "type"), type))
-			break;
-	if (t == types->n) {
-		error_msg("'%s': no value type '%s'", path, type ? type : "");
-		goto out;
-	}
-	ty = &types->items[t];
-	profile_add_value_type(p, type, jstr(ty, "unit") ? jstr(ty, "unit") :
-			       "bytes");
-	for (i = 0; i < samples->n; i++) {
-		if (add_json_sample(p, &samples->items[i], t) < 0) {
-			error_msg("'%s': sample %zu is malformed", path, i);
-			goto out;
-		}
-	}
-	ret = 0;
-out:
-	jval_release(&root);
-	return ret;
 }
 
 /* Slurp a file. */
@@ -472,8 +109,15 @@ static int load_input(struct folded_set *s, const char *path, int after,
 		po.base_index = 0;
 		static char unit[32];
 
-		if (load_json(path, text, len, &p, type) < 0 ||
-		    folded_set_from_profile(s, &p, &po) < 0)
+		if (recording_parse(path, text, len, &p) < 0)
+			goto out;
+		if (type && profile_find_type(&p, type) == (size_t)-1) {
+			error_msg("'%s': no value type '%s'", path, type);
+			goto out;
+		}
+		if (type)
+			po.value_index = profile_find_type(&p, type) + 1;
+		if (folded_set_from_profile(s, &p, &po) < 0)
 			goto out;
 		/* s->unit pointed into p, which goes away */
 		snprintf(unit, sizeof(unit), "%s", s->unit);

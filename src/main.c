@@ -30,6 +30,8 @@ static void usage(void)
 {
 	printf("Usage: memtap [OPTIONS] -p PID[,PID...]\n"
 	       "       memtap [OPTIONS] -- COMMAND [ARGS...]\n"
+	       "       memtap report [OPTIONS] RECORDING\n"
+	       "       memtap diff [OPTIONS] BEFORE AFTER\n"
 	       "Show which code paths make a process's memory grow.\n"
 	       "\n"
 	       "  -d, --duration=SECONDS  stop after SECONDS (-p: detach; command: stop\n"
@@ -60,6 +62,7 @@ static void usage(void)
 	       "                          count calls of SYMBOL, weighed by argument N\n"
 	       "                          (0 = first); repeatable\n"
 	       "  -q, --quiet             no informational messages on stderr\n"
+	       "      --record=FILE       also save the recording (JSON) for memtap report\n"
 	       "      --stack-size=SIZE   bytes of stack copied at each event (default 32K)\n"
 	       "      --symbol-prefix=PREFIX\n"
 	       "                          allocator symbols carry PREFIX (je_, _rjem_)\n"
@@ -72,7 +75,9 @@ static void usage(void)
 	       "      --unwind=METHOD     dwarf (default: libdw), libunwind, fp or none\n"
 	       "  -v, --verbose           more messages (twice: debug)\n"
 	       "  -V, --version           show the version and exit\n"
-	       "      --weight=WHAT       weigh stacks by bytes (default) or count\n"
+	       "      --weight=WHAT       weigh stacks by bytes acquired (default; calls\n"
+	       "                          with a --probe without size=), count (calls)\n"
+	       "                          or released (bytes given back)\n"
 	       "\n"
 	       "Examples:\n"
 	       "  memtap -- ./server --port 8080          trace a command to its end\n"
@@ -83,7 +88,9 @@ static void usage(void)
 	       "  memtap --trace -e mmap --min-size 128M -p 1234\n"
 	       "                                          every mmap of 128 MiB or more\n"
 	       "  memtap -e brk -d 30 -o heap.svg -p 1234 flame graph of heap growth\n"
-	       "  memtap diff before.folded after.folded  what grew between two runs\n");
+	       "  memtap diff before.folded after.folded  what grew between two runs\n"
+	       "  memtap --record run.json -p 1234 -d 60  record; later, anywhere:\n"
+	       "  memtap report --leaks -o held.svg run.json\n");
 }
 
 /*
@@ -263,42 +270,8 @@ enum {
 	OPT_NET,
 	OPT_LEAKS,
 	OPT_MIN_AGE,
+	OPT_RECORD,
 };
-
-static const char *const format_names[] = {
-	[FORMAT_TEXT] = "text",
-	[FORMAT_FOLDED] = "folded",
-	[FORMAT_SVG] = "svg",
-	[FORMAT_PPROF] = "pprof",
-	[FORMAT_JSON] = "json",
-};
-
-static int parse_format(const char *name)
-{
-	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
-		if (!strcmp(name, format_names[i]))
-			return (int)i;
-	return -1;
-}
-
-/* The format a file name asks for, or -1. */
-static int format_from_path(const char *path)
-{
-	static const struct { const char *suffix; int format; } suffixes[] = {
-		{ ".folded", FORMAT_FOLDED }, { ".svg", FORMAT_SVG },
-		{ ".pb.gz", FORMAT_PPROF }, { ".pprof", FORMAT_PPROF },
-		{ ".json", FORMAT_JSON }, { ".txt", FORMAT_TEXT },
-	};
-	size_t len = strlen(path);
-
-	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-		size_t sl = strlen(suffixes[i].suffix);
-
-		if (len > sl && !strcmp(path + len - sl, suffixes[i].suffix))
-			return suffixes[i].format;
-	}
-	return -1;
-}
 
 /* Seconds as a decimal number ("30", "0.5", "1e3"); -1 on error. */
 static int parse_seconds(const char *s, double *secs)
@@ -345,6 +318,7 @@ int main(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "probe", required_argument, NULL, OPT_PROBE },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 		{ "symbol-prefix", required_argument, NULL, OPT_SYMBOL_PREFIX },
 		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
@@ -364,6 +338,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return report_main(argc - 1, argv + 1);
 	opt.events = EV_SYSCALLS;
 	opt.unwind = UNWIND_DEFAULT;
 	opt.max_depth = 64;
@@ -386,7 +362,7 @@ int main(int argc, char **argv)
 			opt.follow_forks = 1;
 			break;
 		case 'F':
-			opt.format = parse_format(optarg);
+			opt.format = output_format_parse(optarg);
 			if (opt.format < 0)
 				usage_error("invalid format '%s' for -F (want text, folded, svg, pprof "
 					    "or json)", optarg);
@@ -456,13 +432,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		case OPT_WEIGHT:
-			if (!strcmp(optarg, "bytes"))
-				opt.weight_count = 0;
-			else if (!strcmp(optarg, "count"))
-				opt.weight_count = 1;
-			else
-				usage_error("invalid value '%s' for --weight (want bytes or count)",
-					    optarg);
+			opt.weight = weight_parse(optarg);
+			if (opt.weight < 0)
+				usage_error("invalid value '%s' for --weight (want bytes, count or "
+					    "released)", optarg);
 			break;
 		case OPT_MIN_SIZE:
 			if (parse_size(optarg, &opt.min_size) < 0)
@@ -483,6 +456,9 @@ int main(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = 1;
+			break;
+		case OPT_RECORD:
+			opt.record = optarg;
 			break;
 		case OPT_SYMBOL_PREFIX:
 			opt.symbol_prefix = optarg;
@@ -532,8 +508,8 @@ int main(int argc, char **argv)
 		usage_error("-e probe needs at least one --probe SYMBOL[@OBJECT][:size=argN]");
 
 	if (opt.format < 0)
-		opt.format = opt.output && format_from_path(opt.output) >= 0 ?
-			format_from_path(opt.output) : FORMAT_TEXT;
+		opt.format = opt.output && output_format_from_path(opt.output) >= 0 ?
+			output_format_from_path(opt.output) : FORMAT_TEXT;
 	if (opt.format == FORMAT_PPROF && !opt.output && isatty(STDOUT_FILENO))
 		usage_error("-F pprof writes gzip data: give -o FILE.pb.gz or redirect stdout");
 	if (opt.max_size && opt.max_size < opt.min_size)
@@ -541,11 +517,11 @@ int main(int argc, char **argv)
 	if (opt.interval > 0 && opt.format != FORMAT_TEXT && opt.format != FORMAT_FOLDED &&
 	    !(opt.output && strstr(opt.output, "%n")))
 		usage_error("-i with -F %s needs -o FILE with %%n (one file per interval)",
-			    format_names[opt.format]);
-	if (opt.net && opt.weight_count)
-		usage_error("--net and --weight=count exclude each other");
-	if (opt.net && opt.leaks)
-		usage_error("--net and --leaks exclude each other");
+			    output_format_names[opt.format]);
+	if (opt.record && opt.interval > 0)
+		usage_error("--record and -i exclude each other: record the whole run");
+	if (view_conflict(opt.weight, opt.net, opt.leaks))
+		usage_error("%s", view_conflict(opt.weight, opt.net, opt.leaks));
 	if (opt.min_age > 0 && !opt.leaks)
 		usage_error("--min-age goes with --leaks");
 	if (opt.leaks && opt.unwind == UNWIND_NONE)

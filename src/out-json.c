@@ -6,7 +6,7 @@
  *
  * {
  *   "format": "memtap-profile",
- *   "version": 1,
+ *   "version": 2,
  *   "time_nanos": 1700000000000000000,     wall clock at start (ns)
  *   "duration_nanos": 5000000000,          recording time (ns)
  *   "default_type": "alloc_space",         type shown by default
@@ -49,6 +49,25 @@
  *     }
  *   ]
  * }
+ *
+ * Version 2 adds what `memtap report` needs to write every other
+ * format and view again from the JSON alone (the report model,
+ * include/profile.h, exactly):
+ *
+ *   "run": { "syscalls": "seccomp", "stacks": true, "held": true,
+ *            "stops": { "total": 18, "seccomp": 8, "syscall": 8,
+ *                       "breakpoint": 0, "signal": 0, "other": 2 } },
+ *   per process: "filtered", "unknown_frees", "live_blocks",
+ *   "live_bytes"; per event: "anon", "file";
+ *   "mappings": [ { "start": "0x0", "limit": "0x0", "offset": "0x0",
+ *                   "file": "/usr/bin/server", "build_id": "ab12" } ],
+ *   "functions": [ { "name": "f", "system_name": "f", "file": null } ],
+ *   "locations": [ { "address": "0x5581a3c0", "mapping": 0,
+ *                    "lines": [ [ 3, 42 ] ] } ],  function index, line
+ *   per sample: "locations": [ 0, 5, 7 ]          leaf first
+ *
+ * Indexes are 0-based into those arrays; "mapping" is null for none.
+ * "frames" stays, for readers of version 1.
  *
  * Strings are escaped as RFC 8259 requires; bytes that are not valid
  * UTF-8 become U+FFFD.  Values are JSON integers.
@@ -162,7 +181,10 @@ static void json_sample(FILE *f, const struct profile *p,
 	fputs(",\n      \"values\": [", f);
 	for (i = 0; i < p->ntypes; i++)
 		fprintf(f, "%s%" PRId64, i ? ", " : " ", s->values[i]);
-	fputs(p->ntypes ? " ],\n      \"frames\": [" : "],\n      \"frames\": [", f);
+	fputs(p->ntypes ? " ],\n      \"locations\": [" : "],\n      \"locations\": [", f);
+	for (i = 0; i < s->nlocs; i++)
+		fprintf(f, "%s%zu", i ? ", " : " ", s->locs[i]);
+	fputs(s->nlocs ? " ],\n      \"frames\": [" : "],\n      \"frames\": [", f);
 	for (i = 0; i < s->nlocs; i++) {
 		const struct prof_location *l;
 
@@ -207,6 +229,9 @@ static void json_processes(FILE *f, const struct profile *p)
 		} else {
 			fputs("null", f);
 		}
+		fprintf(f, ",\n      \"filtered\": %" PRIu64 ", \"unknown_frees\": %" PRIu64
+			", \"live_blocks\": %" PRIu64 ", \"live_bytes\": %" PRIu64, pr->filtered,
+			pr->unknown_frees, pr->live_blocks, pr->live_bytes);
 		fputs(",\n      \"events\": [", f);
 		for (size_t k = 0; k < pr->nevents; k++) {
 			const struct prof_event_totals *e = &pr->events[k];
@@ -214,12 +239,81 @@ static void json_processes(FILE *f, const struct profile *p)
 			fputs(k ? ",\n        { \"event\": " : "\n        { \"event\": ", f);
 			json_str(f, e->event);
 			fprintf(f, ", \"calls\": %" PRIu64 ", \"failed\": %" PRIu64 ", \"acquired\": %"
-				PRIu64 ", \"released\": %" PRIu64 " }", e->calls, e->failed, e->acquired,
-				e->released);
+				PRIu64 ", \"released\": %" PRIu64 ", \"anon\": %" PRIu64 ", \"file\": %"
+				PRIu64 " }", e->calls, e->failed, e->acquired, e->released, e->anon,
+				e->file);
 		}
 		fputs(pr->nevents ? "\n      ] }" : "] }", f);
 	}
 	fputs("\n  ],", f);
+}
+
+static void json_hex(FILE *f, const char *key, uint64_t v)
+{
+	fprintf(f, "\"%s\": \"0x%" PRIx64 "\"", key, v);
+}
+
+static void json_run(FILE *f, const struct prof_run *r)
+{
+	fputs("\n  \"run\": { \"syscalls\": ", f);
+	json_str(f, r->syscalls);
+	fprintf(f, ", \"stacks\": %s, \"held\": %s,\n    \"stops\": { \"total\": %" PRIu64
+		", \"seccomp\": %" PRIu64 ", \"syscall\": %" PRIu64 ", \"breakpoint\": %" PRIu64
+		", \"signal\": %" PRIu64 ", \"other\": %" PRIu64 " } },",
+		r->stacks ? "true" : "false", r->held ? "true" : "false", r->stops,
+		r->stops_seccomp, r->stops_syscall, r->stops_breakpoint, r->stops_signal,
+		r->stops_other);
+}
+
+/* The tables the samples' "locations" point into. */
+static void json_tables(FILE *f, const struct profile *p)
+{
+	size_t i, k;
+
+	fputs("\n  \"mappings\": [", f);
+	for (i = 0; i < p->nmappings; i++) {
+		const struct prof_mapping *m = &p->mappings[i];
+
+		fputs(i ? ",\n    { " : "\n    { ", f);
+		json_hex(f, "start", m->start);
+		fputs(", ", f);
+		json_hex(f, "limit", m->limit);
+		fputs(", ", f);
+		json_hex(f, "offset", m->offset);
+		fputs(", \"file\": ", f);
+		json_str(f, m->file);
+		fputs(", \"build_id\": ", f);
+		json_str(f, m->build_id);
+		fputs(" }", f);
+	}
+	fputs(p->nmappings ? "\n  ],\n  \"functions\": [" : "],\n  \"functions\": [", f);
+	for (i = 0; i < p->nfunctions; i++) {
+		const struct prof_function *fn = &p->functions[i];
+
+		fputs(i ? ",\n    { \"name\": " : "\n    { \"name\": ", f);
+		json_str(f, fn->name);
+		fputs(", \"system_name\": ", f);
+		json_str(f, fn->system_name);
+		fputs(", \"file\": ", f);
+		json_str(f, fn->file);
+		fputs(" }", f);
+	}
+	fputs(p->nfunctions ? "\n  ],\n  \"locations\": [" : "],\n  \"locations\": [", f);
+	for (i = 0; i < p->nlocations; i++) {
+		const struct prof_location *l = &p->locations[i];
+
+		fputs(i ? ",\n    { " : "\n    { ", f);
+		json_hex(f, "address", l->address);
+		if (l->mapping < p->nmappings)
+			fprintf(f, ", \"mapping\": %zu, \"lines\": [", l->mapping);
+		else
+			fputs(", \"mapping\": null, \"lines\": [", f);
+		for (k = 0; k < l->nlines; k++)
+			fprintf(f, "%s[ %zu, %" PRId64 " ]", k ? ", " : " ", l->lines[k].function,
+				l->lines[k].line);
+		fputs(l->nlines ? " ] }" : "] }", f);
+	}
+	fputs(p->nlocations ? "\n  ]," : "],", f);
 }
 
 int write_json(FILE *f, const struct profile *p, const struct output_options *o)
@@ -232,7 +326,7 @@ int write_json(FILE *f, const struct profile *p, const struct output_options *o)
 		errno = EINVAL;
 		return -1;
 	}
-	fprintf(f, "{\n  \"format\": \"memtap-profile\",\n  \"version\": 1,\n"
+	fprintf(f, "{\n  \"format\": \"memtap-profile\",\n  \"version\": 2,\n"
 		"  \"time_nanos\": %" PRId64 ",\n  \"duration_nanos\": %" PRId64
 		",\n  \"default_type\": ", p->time_nanos, p->duration_nanos);
 	json_str(f, p->ntypes ? p->types[deftype].type : NULL);
@@ -245,8 +339,11 @@ int write_json(FILE *f, const struct profile *p, const struct output_options *o)
 		fprintf(f, ", \"total\": %" PRId64 " }", profile_total(p, i));
 	}
 	fputs(p->ntypes ? "\n  ]," : "],", f);
+	if (p->have_run)
+		json_run(f, &p->run);
 	if (p->nprocesses)
 		json_processes(f, p);
+	json_tables(f, p);
 	fputs("\n  \"samples\": [", f);
 	for (i = 0; i < p->nsamples; i++) {
 		if (!i)

@@ -548,15 +548,37 @@ int svg_write_set(FILE *f, const struct folded_set *s,
 	return 0;
 }
 
+/* The default title of a graph of value type t: what its widths are. */
+static const char *type_title(const struct profile *p, size_t t)
+{
+	static const struct { const char *type, *title; } titles[] = {
+		{ "released", "Memory released flame graph" },
+		{ "net", "Net memory growth flame graph" },
+		{ "inuse_space", "Memory held at the end flame graph" },
+		{ "inuse_objects", "Blocks held at the end flame graph" },
+		{ "count", "Calls flame graph" },
+	};
+
+	for (size_t i = 0; t < p->ntypes && i < sizeof(titles) / sizeof(titles[0]); i++)
+		if (!strcmp(p->types[t].type, titles[i].type))
+			return titles[i].title;
+	return NULL;
+}
+
 int write_svg(FILE *f, const struct profile *p, const struct output_options *o)
 {
 	struct folded_set s = FOLDED_SET_INIT;
+	struct output_options oo = { 0 };
 	int ret;
 
-	if (folded_set_from_profile(&s, p, o) < 0)
+	if (o)
+		oo = *o;
+	if (!oo.title)
+		oo.title = type_title(p, oo.value_index ? oo.value_index - 1 : p->default_type);
+	if (folded_set_from_profile(&s, p, &oo) < 0)
 		return -1;
 	folded_set_finish(&s);
-	ret = svg_write_set(f, &s, o);
+	ret = svg_write_set(f, &s, &oo);
 	folded_set_release(&s);
 	return ret;
 }

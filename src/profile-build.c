@@ -2,13 +2,16 @@
  * profile-build.c - build the report model (profile.h) from the
  * aggregates, the stack table and the symbolizer, once, at report time.
  *
- * Value types: "bytes" (acquired; released for munmap), "count" (calls),
- * "released" (bytes), "inuse_space" and "inuse_objects" (held at the
- * end, with --leaks), "alloc_space" and "alloc_objects" (allocator calls,
- * the Go heap profile's names),
- * "net" (acquired - released), then one "<event>_space" per event kind
- * seen, so that pprof users can pick a kind with -sample_index.  The
- * default type is bytes, or count with --weight count.
+ * Value types: "bytes" (acquired: growth, never negative), "count"
+ * (calls), "released" (bytes given back), "net" (acquired - released),
+ * "inuse_space" and "inuse_objects" (held at the end, with --leaks),
+ * "alloc_space" and "alloc_objects" (allocator calls, the Go heap
+ * profile's names), then one "<event>_space" (acquired bytes) per event
+ * kind seen that acquires memory, so that pprof users can pick a kind
+ * with -sample_index.  Every figure has one sign: acquired and released
+ * bytes are both positive numbers, as in the text report's table.  The
+ * default type is what --weight, --net and --leaks select (view_type()),
+ * count when a --probe has no size= and nothing else was asked for.
  */
 #include "config.h"
 
@@ -22,8 +25,10 @@
 #include "memtap.h"
 #include "modules.h"
 #include "output.h"
+#include "probes.h"
 #include "stacks.h"
 #include "symbolize.h"
+#include "unwind.h"
 #include "xmalloc.h"
 
 enum {
@@ -139,6 +144,24 @@ static void held_block(const struct live_block *blk, void *arg)
 	add_held(arg, blk->stack, blk->kind, blk->size, blk->time_ns);
 }
 
+/* Is there a --probe without size=?  Its calls weigh nothing in bytes. */
+static int unsized_probes(void)
+{
+	for (size_t i = 0; i < probes_count(); i++) {
+		const struct probe *pr = probes_get(i);
+
+		if (pr->role == PR_USER && pr->size_arg < 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Does an event of this kind ever acquire memory? */
+static int kind_acquires(enum event_kind k)
+{
+	return k != EV_MUNMAP && k != EV_FREE;
+}
+
 /* The per-process figures of the report: status, /proc, event totals. */
 static void add_processes(struct profile *prof)
 {
@@ -163,6 +186,10 @@ static void add_processes(struct profile *prof)
 		pr->vm_rss[1] = p->vm_end.vm_rss;
 		pr->vm_data[0] = p->vm_start.vm_data;
 		pr->vm_data[1] = p->vm_end.vm_data;
+		pr->filtered = p->filtered;
+		pr->unknown_frees = p->unknown_frees;
+		pr->live_blocks = live_count(p);
+		pr->live_bytes = live_bytes(p);
 		pr->events = xcalloc(EV_NKINDS, sizeof(*pr->events));
 		for (int k = 0; k < EV_NKINDS; k++) {
 			const struct kind_stats *ks = &p->stats[k];
@@ -176,8 +203,46 @@ static void add_processes(struct profile *prof)
 			e->failed = ks->failed;
 			e->acquired = ks->acquired;
 			e->released = ks->released;
+			e->anon = ks->anon;
+			e->file = ks->file;
 		}
 	}
+}
+
+/*
+ * Is what each stack holds at the end known?  It is when every call
+ * that gives memory back was traced for the families selected: always
+ * with --leaks (events_to_trace() adds them), and when -e selected them
+ * anyway (the default syscalls, -e alloc).
+ */
+static int held_known(void)
+{
+	unsigned need;
+	int leaks = opt.leaks;
+
+	if (leaks)
+		return 1;
+	opt.leaks = 1;		/* what --leaks would trace */
+	need = events_to_trace();
+	opt.leaks = leaks;
+	return (need & ~opt.events) == 0;
+}
+
+static void add_run(struct profile *prof)
+{
+	struct prof_run *r = &prof->run;
+
+	prof->have_run = 1;
+	r->syscalls = xstrdup(syscall_source);
+	r->stops = stops.total;
+	r->stops_seccomp = stops.seccomp;
+	r->stops_syscall = stops.syscall;
+	r->stops_breakpoint = stops.breakpoint;
+	r->stops_signal = stops.signal;
+	r->stops_other = stops.event + stops.group;
+	r->stacks = opt.unwind != UNWIND_NONE;
+	/* -i reports (never recorded) have it with --leaks only: it costs */
+	r->held = held_known() && (opt.leaks || opt.interval <= 0);
 }
 
 void profile_build(struct profile *prof)
@@ -201,15 +266,15 @@ void profile_build(struct profile *prof)
 	for (size_t i = 0; i < nagg; i++) {
 		enum event_kind k = aggs[i].kind;
 
-		if (kind_type[k] == (size_t)-1) {
+		if (kind_type[k] == (size_t)-1 && kind_acquires(k)) {
 			char name[64];
 
 			snprintf(name, sizeof(name), "%s_space", event_kind_names[k]);
 			kind_type[k] = profile_add_value_type(prof, name, "bytes");
 		}
 	}
-	prof->default_type = opt.leaks ? (opt.weight_count ? VT_INUSE_OBJECTS : VT_INUSE_SPACE) :
-			     opt.weight_count ? VT_COUNT : opt.net ? VT_NET : VT_BYTES;
+	prof->default_type = profile_find_type(prof, view_type(opt.weight, opt.net, opt.leaks,
+							       unsized_probes()));
 	prof->duration_nanos = (int64_t)(now_ns() - start_ns);
 	prof->time_nanos = start_wall_ns;
 
@@ -231,12 +296,12 @@ void profile_build(struct profile *prof)
 		size_t n = stack_locations(&b, a->stack);
 
 		memset(b.values, 0, prof->ntypes * sizeof(*b.values));
-		/* bytes: what the event moved; munmap only ever gives back */
-		b.values[VT_BYTES] = (int64_t)(a->kind == EV_MUNMAP ? a->released : a->acquired);
+		b.values[VT_BYTES] = (int64_t)a->acquired;
 		b.values[VT_COUNT] = (int64_t)a->calls;
 		b.values[VT_RELEASED] = (int64_t)a->released;
 		b.values[VT_NET] = (int64_t)a->acquired - (int64_t)a->released;
-		b.values[kind_type[a->kind]] = b.values[VT_BYTES];
+		if (kind_type[a->kind] != (size_t)-1)
+			b.values[kind_type[a->kind]] = b.values[VT_BYTES];
 		if (ev_is_alloc(a->kind) && a->kind != EV_FREE) {
 			/* the Go heap profile's names, for pprof users */
 			b.values[VT_ALLOC_SPACE] = (int64_t)a->acquired;
@@ -246,7 +311,9 @@ void profile_build(struct profile *prof)
 				   event_kind_names[a->kind]);
 	}
 	add_processes(prof);
-	if (opt.leaks) {
+	add_run(prof);
+	/* held memory in every recording where it is known: --leaks is a view */
+	if (prof->run.held) {
 		for (struct proc *p = proc_list(); p; p = p->next) {
 			b.proc = p;
 			maptrack_foreach(p, held_seg, &b);

@@ -402,6 +402,54 @@ int64_t profile_total(const struct profile *p, size_t t)
 	return sum;
 }
 
+size_t profile_find_type(const struct profile *p, const char *type)
+{
+	size_t i;
+
+	for (i = 0; i < p->ntypes; i++)
+		if (!strcmp(p->types[i].type, type))
+			return i;
+	return (size_t)-1;
+}
+
+int weight_parse(const char *s)
+{
+	if (!strcmp(s, "bytes"))
+		return WEIGHT_BYTES;
+	if (!strcmp(s, "count"))
+		return WEIGHT_COUNT;
+	if (!strcmp(s, "released"))
+		return WEIGHT_RELEASED;
+	return -1;
+}
+
+const char *view_conflict(int weight, int net, int leaks)
+{
+	if (net && leaks)
+		return "--net and --leaks exclude each other";
+	if (net && weight == WEIGHT_COUNT)
+		return "--net and --weight=count exclude each other";
+	if (net && weight == WEIGHT_RELEASED)
+		return "--net and --weight=released exclude each other";
+	if (leaks && weight == WEIGHT_RELEASED)
+		return "--leaks and --weight=released exclude each other";
+	return NULL;
+}
+
+const char *view_type(int weight, int net, int leaks, int count_default)
+{
+	int count = weight == WEIGHT_COUNT ||
+		    (weight == WEIGHT_DEFAULT && count_default && !net && !leaks);
+
+	if (leaks)
+		return count ? "inuse_objects" : "inuse_space";
+	if (net)
+		return "net";
+	if (weight == WEIGHT_RELEASED)
+		return "released";
+	return count ? "count" : "bytes";
+}
+
 void profile_release(struct profile *p)
 {
 	size_t i;
@@ -443,5 +491,6 @@ void profile_release(struct profile *p)
 		free(pr->events);
 	}
 	free(p->processes);
+	free(p->run.syscalls);
 	memset(p, 0, sizeof(*p));
 }

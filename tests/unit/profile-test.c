@@ -177,6 +177,27 @@ static void test_utf8(void)
 	CHECK(out_utf8_len("\xc3") == 0);		/* truncated */
 }
 
+/* Views: the value type each option combination selects. */
+static void test_views(void)
+{
+	CHECK(!strcmp(view_type(WEIGHT_DEFAULT, 0, 0, 0), "bytes"));
+	CHECK(!strcmp(view_type(WEIGHT_DEFAULT, 0, 0, 1), "count"));
+	CHECK(!strcmp(view_type(WEIGHT_BYTES, 0, 0, 1), "bytes"));
+	CHECK(!strcmp(view_type(WEIGHT_RELEASED, 0, 0, 0), "released"));
+	CHECK(!strcmp(view_type(WEIGHT_DEFAULT, 1, 0, 1), "net"));
+	CHECK(!strcmp(view_type(WEIGHT_DEFAULT, 0, 1, 1), "inuse_space"));
+	CHECK(!strcmp(view_type(WEIGHT_COUNT, 0, 1, 0), "inuse_objects"));
+	CHECK(view_conflict(WEIGHT_COUNT, 1, 0) != NULL);
+	CHECK(view_conflict(WEIGHT_RELEASED, 0, 1) != NULL);
+	CHECK(view_conflict(WEIGHT_DEFAULT, 1, 1) != NULL);
+	CHECK(view_conflict(WEIGHT_BYTES, 1, 0) == NULL);
+	CHECK(weight_parse("released") == WEIGHT_RELEASED);
+	CHECK(weight_parse("Bytes") == -1);
+	CHECK(output_format_from_path("x.pb.gz") == 3);
+	CHECK(output_format_from_path("x.gz") == -1);
+	CHECK(output_format_parse("json") == 4);
+}
+
 int main(void)
 {
 	test_dedup();
@@ -184,6 +205,7 @@ int main(void)
 	test_folded_set();
 	test_human();
 	test_utf8();
+	test_views();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
