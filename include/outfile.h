@@ -36,6 +36,14 @@ int outfile_commit(struct outfile *of);
 /* Close and remove the temporary file, leave the path alone; frees of. */
 void outfile_abort(struct outfile *of);
 /*
+ * One whole output: write(f, arg) to a new file for path, committed
+ * when write returns 0 (path NULL or "-": standard output, flushed).
+ * 0, or -1 after one error line naming path (write's errno, or the
+ * open, write or rename that failed).
+ */
+int outfile_write(const char *path, int (*write)(FILE *f, const void *arg),
+		  const void *arg);
+/*
  * Whether outputs can be created beside path: creates and removes a
  * temporary file there.  0, or -1 with errno set.
  */

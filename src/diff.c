@@ -160,6 +160,26 @@ enum {
 	OPT_WIDTH,
 };
 
+/* The differential set and its options, for outfile_write(). */
+struct diff_write {
+	const struct folded_set *s;
+	const struct output_options *o;
+};
+
+static int write_diff_svg(FILE *f, const void *arg)
+{
+	const struct diff_write *dw = arg;
+
+	return svg_write_set(f, dw->s, dw->o);
+}
+
+static int write_diff_folded(FILE *f, const void *arg)
+{
+	const struct diff_write *dw = arg;
+
+	return folded_set_write(f, dw->s);
+}
+
 int diff_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -179,9 +199,8 @@ int diff_main(int argc, char **argv)
 	struct output_options o = { 0 };
 	struct folded_set s = FOLDED_SET_INIT;
 	const char *output = NULL, *type = NULL;
-	struct outfile *of = NULL;
+	struct diff_write dw;
 	int svg = 0, c, ret = EXIT_RUNTIME;
-	FILE *out = stdout;
 	char *end;
 
 	optind = 0;	/* glibc: start over, even after main()'s getopt */
@@ -244,24 +263,10 @@ int diff_main(int argc, char **argv)
 	s.diff = 1;
 	folded_set_finish(&s);
 
-	if (output) {
-		of = outfile_open(output);
-		if (!of) {
-			perror_msg("cannot open output file '%s'", output);
-			goto out;
-		}
-		out = outfile_stream(of);
-	}
-	errno = 0;
-	c = svg ? svg_write_set(out, &s, &o) : folded_set_write(out, &s);
-	if (c < 0 && of)
-		outfile_abort(of);
-	else if ((of ? outfile_commit(of) : fflush(out)) != 0)
-		c = -1;
-	if (c < 0) {
-		perror_msg("cannot write %s", output ? output : "standard output");
+	dw.s = &s;
+	dw.o = &o;
+	if (outfile_write(output, svg ? write_diff_svg : write_diff_folded, &dw) < 0)
 		goto out;
-	}
 	ret = 0;
 out:
 	folded_set_release(&s);

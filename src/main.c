@@ -547,6 +547,10 @@ int main(int argc, char **argv)
 		out = outfile_stream(output_file);
 	}
 
+	if (opt.record && outfile_check(opt.record) < 0)
+		error_msg_and_die("cannot open recording file '%s': %s", opt.record,
+				  strerror(errno));
+
 	mode = opt.syscalls;
 	if (mode == SYSCALLS_AUTO)
 		mode = opt.argv ? SYSCALLS_SECCOMP : SYSCALLS_BREAKPOINTS;

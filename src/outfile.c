@@ -13,6 +13,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 
+#include "error.h"
 #include "outfile.h"
 #include "xmalloc.h"
 
@@ -199,6 +200,37 @@ void outfile_abort(struct outfile *of)
 	if (of->tmp)
 		unlink(of->tmp);
 	outfile_free(of);
+}
+
+int outfile_write(const char *path, int (*write)(FILE *f, const void *arg),
+		  const void *arg)
+{
+	int to_stdout = !path || !strcmp(path, "-");
+	struct outfile *of = NULL;
+	FILE *f = stdout;
+	int r;
+
+	if (!to_stdout) {
+		of = outfile_open(path);
+		if (!of) {
+			perror_msg("cannot open output file '%s'", path);
+			return -1;
+		}
+		f = outfile_stream(of);
+	}
+	errno = 0;
+	r = write(f, arg);
+	if (r < 0 && of) {
+		int err = errno;
+
+		outfile_abort(of);
+		errno = err;
+	} else if (of ? outfile_commit(of) : fflush(f)) {
+		r = -1;
+	}
+	if (r < 0)
+		perror_msg("cannot write %s", to_stdout ? "standard output" : path);
+	return r < 0 ? -1 : 0;
 }
 
 int outfile_check(const char *path)

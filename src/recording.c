@@ -26,6 +26,7 @@
 
 #include "error.h"
 #include "json-read.h"
+#include "outfile.h"
 #include "output.h"
 #include "xmalloc.h"
 
@@ -574,6 +575,20 @@ static int select_view(const char *path, struct profile *p, int weight, int net,
 	return 0;
 }
 
+/* One writer with its profile and options, for outfile_write(). */
+struct report_write {
+	int (*write)(FILE *f, const struct profile *p, const struct output_options *o);
+	const struct profile *p;
+	const struct output_options *o;
+};
+
+static int write_view(FILE *f, const void *arg)
+{
+	const struct report_write *rw = arg;
+
+	return rw->write(f, rw->p, rw->o);
+}
+
 int report_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -595,8 +610,8 @@ int report_main(int argc, char **argv)
 	struct output_options o = { 0 };
 	struct profile p;
 	const char *output = NULL;
-	int c, format = -1, weight = 0, net = 0, leaks = 0, r;
-	FILE *f = stdout;
+	int c, format = -1, weight = 0, net = 0, leaks = 0;
+	struct report_write rw;
 	char *end;
 	long top;
 
@@ -665,18 +680,11 @@ int report_main(int argc, char **argv)
 		return EXIT_RUNTIME;
 	if (select_view(argv[optind], &p, weight, net, leaks) < 0)
 		goto fail;
-	if (output && !(f = fopen(output, "we"))) {
-		perror_msg("cannot open output file '%s'", output);
+	rw.write = writers[format];
+	rw.p = &p;
+	rw.o = &o;
+	if (outfile_write(output, write_view, &rw) < 0)
 		goto fail;
-	}
-	errno = 0;
-	r = writers[format](f, &p, &o);
-	if ((f != stdout ? fclose(f) : fflush(f)) != 0)
-		r = -1;
-	if (r < 0) {
-		perror_msg("cannot write %s", output ? output : "standard output");
-		goto fail;
-	}
 	profile_release(&p);
 	return 0;
 fail:

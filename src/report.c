@@ -20,6 +20,7 @@
 #include "error.h"
 #include "live.h"
 #include "memtap.h"
+#include "outfile.h"
 #include "output.h"
 #include "profile.h"
 #include "stacks.h"
@@ -220,22 +221,19 @@ static void summary_to_stderr(const struct profile *prof)
 		write_text_summary(stderr, prof);
 }
 
+static int write_recording_json(FILE *f, const void *arg)
+{
+	struct output_options oo;
+
+	output_options_from_opt(&oo);
+	return write_json(f, arg, &oo);
+}
+
 /* --record FILE: the recording `memtap report` reads (JSON). */
 static void write_recording(const struct profile *prof)
 {
-	struct output_options oo;
-	FILE *f;
-
-	if (!opt.record)
-		return;
-	f = fopen(opt.record, "we");
-	if (!f) {
-		error_msg("cannot open recording file '%s': %s", opt.record, strerror(errno));
-		return;
-	}
-	output_options_from_opt(&oo);
-	if (write_json(f, prof, &oo) < 0 || fclose(f) != 0)
-		error_msg("cannot write recording file '%s': %s", opt.record, strerror(errno));
+	if (opt.record)
+		outfile_write(opt.record, write_recording_json, prof);
 }
 
 void report_final(void)
