@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "optparse.h"
 #include "outfile.h"
 #include "output.h"
 #include "xmalloc.h"
@@ -201,7 +202,6 @@ int diff_main(int argc, char **argv)
 	const char *output = NULL, *type = NULL;
 	struct diff_write dw;
 	int svg = 0, c, ret = EXIT_RUNTIME;
-	char *end;
 
 	optind = 0;	/* glibc: start over, even after main()'s getopt */
 	while ((c = getopt_long(argc, argv, "F:ho:t:", longopts, NULL)) != -1) {
@@ -222,9 +222,9 @@ int diff_main(int argc, char **argv)
 			o.inverted = 1;
 			break;
 		case OPT_MIN_WIDTH:
-			o.min_width = strtod(optarg, &end);
-			if (*end || o.min_width < 0)
-				usage_error("diff: bad --min-width '%s'", optarg);
+			if (parse_decimal(optarg, &o.min_width) < 0)
+				usage_error("diff: invalid value '%s' for --min-width (want a "
+					    "decimal number of pixels)", optarg);
 			break;
 		case OPT_NO_COMM:
 			o.no_comm = 1;
@@ -245,10 +245,7 @@ int diff_main(int argc, char **argv)
 			type = optarg;
 			break;
 		case OPT_WIDTH:
-			o.width = (int)strtol(optarg, &end, 10);
-			if (*end || o.width < 100 || o.width > 100000)
-				usage_error("diff: bad --width '%s' (100 to 100000)",
-					    optarg);
+			o.width = (int)xparse_whole(optarg, "diff --width", 100, 100000);
 			break;
 		default:
 			usage_error("diff: bad option");

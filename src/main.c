@@ -16,6 +16,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "memtap.h"
+#include "optparse.h"
 #include "outfile.h"
 #include "output.h"
 #include "unwind.h"
@@ -91,74 +92,6 @@ static void usage(void)
 	       "  memtap diff before.folded after.folded  what grew between two runs\n"
 	       "  memtap --record run.json -p 1234 -d 60  record; later, anywhere:\n"
 	       "  memtap report --leaks -o held.svg run.json\n");
-}
-
-/*
- * Length of the unsigned decimal number at the start of s: digits, then
- * with fraction set an optional ".digits", with exponent set an optional
- * "e[+-]digits".  0 when s does not start with a digit: no sign, no
- * space, no "0x", "inf" or "nan", which strtod() would take.
- */
-static size_t decimal_span(const char *s, int fraction, int exponent)
-{
-	size_t n = strspn(s, "0123456789");
-
-	if (!n)
-		return 0;
-	if (fraction && s[n] == '.')
-		n += 1 + strspn(s + n + 1, "0123456789");
-	if (exponent && (s[n] == 'e' || s[n] == 'E')) {
-		size_t e = n + 1 + (s[n + 1] == '+' || s[n + 1] == '-');
-		size_t d = strspn(s + e, "0123456789");
-
-		if (d)
-			n = e + d;
-	}
-	return n;
-}
-
-/* "123", "64K", "1.5M", "2GiB" -> bytes; -1 on error. */
-static int parse_size(const char *s, uint64_t *bytes)
-{
-	size_t n = decimal_span(s, 1, 0);
-	const char *end = s + n;
-	double v;
-
-	if (!n)
-		return -1;
-	v = strtod(s, NULL);
-	switch (*end) {
-	case 'k': case 'K': v *= 1024; end++; break;
-	case 'm': case 'M': v *= 1024.0 * 1024; end++; break;
-	case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
-	case 't': case 'T': v *= 1024.0 * 1024 * 1024 * 1024; end++; break;
-	default: break;
-	}
-	if (*end == 'i' && end != s + n)
-		end++;		/* KiB, MiB... */
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || v > 9.0e18)
-		return -1;
-	*bytes = (uint64_t)v;
-	return 0;
-}
-
-/* A whole decimal number in [lo, hi], digits only; -1 if not that. */
-static int parse_whole(const char *s, long lo, long hi, long *value)
-{
-	size_t n = decimal_span(s, 0, 0);
-	char *end;
-	long v;
-
-	if (!n || s[n])
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || v < lo || v > hi)
-		return -1;
-	*value = v;
-	return 0;
 }
 
 static void parse_pids(const char *arg)
@@ -273,29 +206,6 @@ enum {
 	OPT_RECORD,
 };
 
-/* Seconds as a decimal number ("30", "0.5", "1e3"); -1 on error. */
-static int parse_seconds(const char *s, double *secs)
-{
-	size_t n = decimal_span(s, 1, 1);
-
-	if (!n || s[n])
-		return -1;
-	errno = 0;
-	*secs = strtod(s, NULL);
-	return errno ? -1 : 0;
-}
-
-/* A whole number in [lo, hi] for option name, or a usage error. */
-static long parse_long(const char *arg, const char *name, long lo, long hi)
-{
-	long v;
-
-	if (parse_whole(arg, lo, hi, &v) < 0)
-		usage_error("invalid value '%s' for %s (want a whole number from %ld to %ld)",
-			    arg, name, lo, hi);
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -350,7 +260,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:d:e:fF:hi:o:p:qvV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			if (parse_seconds(optarg, &opt.duration) < 0 || !(opt.duration > 0) ||
+			if (parse_decimal(optarg, &opt.duration) < 0 || !(opt.duration > 0) ||
 			    opt.duration > 1e8)
 				usage_error("invalid duration '%s' for -d (want decimal seconds > 0)",
 					    optarg);
@@ -371,7 +281,7 @@ int main(int argc, char **argv)
 			usage();
 			return 0;
 		case 'i':
-			if (parse_seconds(optarg, &opt.interval) < 0 || !(opt.interval >= 0.1) ||
+			if (parse_decimal(optarg, &opt.interval) < 0 || !(opt.interval >= 0.1) ||
 			    opt.interval > 1e8)
 				usage_error("invalid interval '%s' for -i (want decimal seconds >= 0.1)",
 					    optarg);
@@ -387,7 +297,7 @@ int main(int argc, char **argv)
 			opt.leaks = 1;
 			break;
 		case OPT_MIN_AGE:
-			if (parse_seconds(optarg, &opt.min_age) < 0 || opt.min_age < 0 ||
+			if (parse_decimal(optarg, &opt.min_age) < 0 || opt.min_age < 0 ||
 			    opt.min_age > 1e9)
 				usage_error("invalid age '%s' for --min-age (want decimal seconds)",
 					    optarg);
@@ -399,7 +309,7 @@ int main(int argc, char **argv)
 			opt.lines = 1;
 			break;
 		case OPT_MAX_DEPTH:
-			opt.max_depth = (int)parse_long(optarg, "--max-depth", 1, UNWIND_MAX_DEPTH);
+			opt.max_depth = (int)xparse_whole(optarg, "--max-depth", 1, UNWIND_MAX_DEPTH);
 			break;
 		case OPT_NO_DEMANGLE:
 			opt.no_demangle = 1;
@@ -417,7 +327,7 @@ int main(int argc, char **argv)
 			opt.title = optarg;
 			break;
 		case OPT_TOP:
-			opt.top = (int)parse_long(optarg, "--top", 1, 1000000);
+			opt.top = (int)xparse_whole(optarg, "--top", 1, 1000000);
 			break;
 		case OPT_UNWIND: {
 			int k = !strcmp(optarg, "dwarf") ? UNWIND_LIBDW :

@@ -26,6 +26,7 @@
 
 #include "error.h"
 #include "json-read.h"
+#include "optparse.h"
 #include "outfile.h"
 #include "output.h"
 #include "xmalloc.h"
@@ -612,8 +613,6 @@ int report_main(int argc, char **argv)
 	const char *output = NULL;
 	int c, format = -1, weight = 0, net = 0, leaks = 0;
 	struct report_write rw;
-	char *end;
-	long top;
 
 	optind = 0;	/* glibc: start over */
 	opterr = 0;
@@ -647,12 +646,7 @@ int report_main(int argc, char **argv)
 			o.title = optarg;
 			break;
 		case OPT_TOP:
-			errno = 0;
-			top = strtol(optarg, &end, 10);
-			if (end == optarg || *end || errno || top < 1 || top > 1000000)
-				usage_error("report: invalid value '%s' for --top (want a whole "
-					    "number from 1 to 1000000)", optarg);
-			o.top = (int)top;
+			o.top = (int)xparse_whole(optarg, "report --top", 1, 1000000);
 			break;
 		case OPT_WEIGHT:
 			weight = weight_parse(optarg);
