@@ -239,8 +239,16 @@ static void report_account(const struct proc *p, int have_vm)
 	if (opt.events & EV_ALLOC) {
 		char note[96];
 
-		snprintf(note, sizeof(note), "in %zu blocks not freed", live_count(p));
-		account_row("allocator, live", (int64_t)live_bytes(p), note);
+		size_t inherited = live_inherited_count(p);
+
+		snprintf(note, sizeof(note), "in %zu blocks not freed", live_count(p) - inherited);
+		account_row("allocator, live",
+			    (int64_t)(live_bytes(p) - live_inherited_bytes(p)), note);
+		if (inherited) {
+			snprintf(note, sizeof(note), "in %zu blocks from the parent, not freed",
+				 inherited);
+			account_row("inherited at fork", (int64_t)live_inherited_bytes(p), note);
+		}
 		if (p->unknown_frees)
 			fprintf(out, "  %-24s %16" PRIu64 "  (allocated before tracing or by a "
 				"function not probed; glibc's tcache at thread exit)\n",
@@ -388,14 +396,17 @@ static void report_top_stacks(const struct profile *prof)
 
 	if (!idx)
 		return;
-	for (int k = 0; k < EV_NKINDS; k++) {
+	/* with --leaks, what fork children inherited after the rest */
+	for (int ki = 0; ki < EV_NKINDS * (opt.leaks ? 2 : 1); ki++) {
+		int k = ki % EV_NKINDS;
+		const char *event = held_event_name(k, ki >= EV_NKINDS);
 		size_t n = 0;
 		int64_t total = 0, calls = 0;
 
 		for (size_t i = 0; i < prof->nsamples; i++) {
 			const struct prof_sample *s = &prof->samples[i];
 
-			if (strcmp(s->event, event_kind_names[k]))
+			if (strcmp(s->event, event))
 				continue;
 			idx[n++] = i;
 			total += sample_weight(prof, s);
@@ -406,7 +417,7 @@ static void report_top_stacks(const struct profile *prof)
 		sort_prof = prof;
 		qsort(idx, n, sizeof(*idx), cmp_samples);
 		fprintf(out, "\ntop %d stacks of %s by %s (%" PRId64 " %s in %zu stacks, %" PRId64 " calls)\n",
-			opt.top < (int)n ? opt.top : (int)n, event_kind_names[k],
+			opt.top < (int)n ? opt.top : (int)n, event,
 			prof->types[prof->default_type].type, total,
 			prof->types[prof->default_type].unit, n, calls);
 		for (size_t j = 0; j < n && (int)j < opt.top; j++) {
