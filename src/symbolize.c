@@ -243,24 +243,41 @@ static void read_aliases(struct sym_module *sm)
 	sm->naliases = out;
 }
 
-/* The best alias of the function at addr, or name if none is better. */
-static const char *best_alias(struct sym_module *sm, uint64_t addr, const char *name)
+/*
+ * Of n elements sorted by key (key_of(arg, i) for element i), the number
+ * whose key is at most key: the index after the last of them.
+ */
+static size_t count_up_to(size_t n, uint64_t key, uint64_t (*key_of)(const void *, size_t),
+			  const void *arg)
 {
-	size_t lo = 0, hi;
+	size_t lo = 0, hi = n;
 
-	if (!sm->aliases_read)
-		read_aliases(sm);
-	hi = sm->naliases;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (sm->aliases[mid].addr < addr)
+		if (key_of(arg, mid) <= key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < sm->naliases && sm->aliases[lo].addr == addr)
-		return sm->aliases[lo].name;
+	return lo;
+}
+
+static uint64_t alias_key(const void *arg, size_t i)
+{
+	return ((const struct sym_module *)arg)->aliases[i].addr;
+}
+
+/* The best alias of the function at addr, or name if none is better. */
+static const char *best_alias(struct sym_module *sm, uint64_t addr, const char *name)
+{
+	size_t i;
+
+	if (!sm->aliases_read)
+		read_aliases(sm);
+	i = count_up_to(sm->naliases, addr, alias_key, sm);
+	if (i && sm->aliases[i - 1].addr == addr)
+		return sm->aliases[i - 1].name;
 	return name;
 }
 
@@ -459,23 +476,20 @@ static void read_cus(struct sym_module *sm)
 		qsort(sm->cus, sm->ncus, sizeof(*sm->cus), cu_range_cmp);
 }
 
+static uint64_t cu_key(const void *arg, size_t i)
+{
+	return ((const struct sym_module *)arg)->cus[i].start;
+}
+
 /* The CU whose code contains module address a, or NULL. */
 static Dwarf_Die *cu_of(struct sym_module *sm, uint64_t a)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!sm->cus_read)
 		read_cus(sm);
-	hi = sm->ncus;
 	/* the last range starting at or below a; ranges may nest (rare) */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sm->cus[mid].start <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = count_up_to(sm->ncus, a, cu_key, sm);
 	while (lo-- > 0)
 		if (a < sm->cus[lo].end)
 			return &sm->cus[lo].cu;
@@ -559,28 +573,26 @@ static int function_scopes(const struct sym_module *sm, Dwarf_Die *die, Dwarf_Ad
 	return 0;
 }
 
+static uint64_t row_key(const void *arg, size_t i)
+{
+	Dwarf_Line *row = dwarf_onesrcline((Dwarf_Lines *)arg, i);
+	Dwarf_Addr a;
+
+	return row && dwarf_lineaddr(row, &a) == 0 ? a : UINT64_MAX;
+}
+
 /* The line of DWARF address pc in cu: 0, or -1 when no row covers it. */
 static int line_of(Dwarf_Die *cu, Dwarf_Addr pc, const char **file, int *line)
 {
 	Dwarf_Lines *lines;
-	size_t n, lo = 0, hi;
+	size_t n, lo;
 	Dwarf_Line *row;
-	Dwarf_Addr a;
 	bool end;
 
 	if (dwarf_getsrclines(cu, &lines, &n) != 0 || !n)
 		return -1;
 	/* rows are sorted by address: the last one at or below pc */
-	hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		row = dwarf_onesrcline(lines, mid);
-		if (row && dwarf_lineaddr(row, &a) == 0 && a <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = count_up_to(n, pc, row_key, lines);
 	/* an end of sequence is the first address after its rows */
 	if (!lo || lo == n || !(row = dwarf_onesrcline(lines, lo - 1)) ||
 	    dwarf_lineendsequence(row, &end) != 0 || end)
