@@ -102,9 +102,20 @@ void folded_set_add(struct folded_set *s, const char *stack, int64_t value,
 int folded_set_from_profile(struct folded_set *s, const struct profile *p,
 			    const struct output_options *o);
 /*
+ * Limits of folded_set_parse(), so that no input (/dev/zero, a stream
+ * that never ends) makes it grow without bound: bytes of a line, bytes
+ * of an input, stacks (lines) of an input.
+ */
+#define FOLDED_MAX_LINE (1024 * 1024)
+#define FOLDED_MAX_INPUT (256ULL * 1024 * 1024)
+#define FOLDED_MAX_STACKS 4000000
+/*
  * Read folded lines "stack N" (or "stack A B" into base and value when
  * s->diff) from f.  Blank lines are skipped; returns the number of
- * malformed lines skipped (>= 0), or -1 with errno on a read error.
+ * malformed lines skipped (>= 0), or -1 with errno: E2BIG for a line
+ * longer than FOLDED_MAX_LINE, EFBIG for an input of more than
+ * FOLDED_MAX_INPUT bytes or FOLDED_MAX_STACKS stacks, else a read error.
+ * The stacks read before an error stay in s.
  */
 long folded_set_parse(struct folded_set *s, FILE *f);
 /*
@@ -116,6 +127,16 @@ long folded_set_parse(struct folded_set *s, FILE *f);
 void folded_set_finish(struct folded_set *s);
 void folded_set_release(struct folded_set *s);
 
+/*
+ * Append the stacks of one `memtap diff` input, read from f (folded
+ * stacks, or a JSON report when its first non-blank character is '{'),
+ * to s: as values (after) or bases (before).  path names the input in
+ * messages.  Folded inputs are read as a stream within the limits of
+ * folded_set_parse(), JSON reports up to FOLDED_MAX_INPUT bytes.
+ * Returns 0, or -1 after a one-line message.
+ */
+int diff_load(struct folded_set *s, const char *path, FILE *f, int after,
+	      const struct output_options *o, const char *type);
 /* Write a finished set: "stack value" lines ("stack base value" in diffs). */
 int folded_set_write(FILE *f, const struct folded_set *s);
 /* Draw a finished set as an SVG flame graph (red/blue when s->diff). */

@@ -140,13 +140,17 @@ static void put_utf8(char **o, unsigned c)
 /* Parse a string at j->s (on the opening quote) into a new buffer. */
 static char *parse_string(struct jparser *j)
 {
-	const char *s = j->s + 1;
+	const char *s = j->s + 1, *q = s;
 	char *buf, *o;
 	unsigned u, lo;
 
-	/* escapes never make a string longer */
-	buf = o = xmalloc(j->end - s + 1);
-	while (s < j->end && *s != '"') {
+	/* its end first: escapes never make a string longer */
+	while (q < j->end && *q != '"')
+		q += *q == '\\' && q + 1 < j->end ? 2 : 1;
+	if (q >= j->end)
+		return NULL;
+	buf = o = xmalloc((size_t)(q - s) + 1);
+	while (s < q) {
 		if (*s != '\\') {
 			*o++ = *s++;
 			continue;
@@ -180,7 +184,7 @@ static char *parse_string(struct jparser *j)
 			goto bad;
 		}
 	}
-	if (s >= j->end)
+	if (s != q)
 		goto bad;
 	*o = '\0';
 	j->s = s + 1;
@@ -416,77 +420,98 @@ out:
 	return ret;
 }
 
-/* Slurp a file. */
-static char *read_file(const char *path, size_t *len)
+/*
+ * Read the rest of f (a JSON report) into a NUL-terminated buffer, at
+ * most FOLDED_MAX_INPUT bytes.
+ */
+static char *read_rest(const char *path, FILE *f, size_t *len)
 {
-	FILE *f = fopen(path, "re");
 	size_t cap = 65536, n = 0, r;
-	char *buf;
+	char *buf = xmalloc(cap);
 
-	if (!f) {
-		perror_msg("cannot open '%s'", path);
-		return NULL;
-	}
-	buf = xmalloc(cap);
 	while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
 		n += r;
+		if (n > FOLDED_MAX_INPUT) {
+			error_msg("'%s': larger than %llu MiB, the limit of memtap diff inputs",
+				  path, FOLDED_MAX_INPUT >> 20);
+			free(buf);
+			return NULL;
+		}
 		if (cap - n - 1 == 0)
 			buf = xrealloc(buf, cap *= 2);
 	}
 	if (ferror(f)) {
 		perror_msg("cannot read '%s'", path);
-		fclose(f);
 		free(buf);
 		return NULL;
 	}
-	fclose(f);
 	buf[n] = '\0';
 	*len = n;
 	return buf;
 }
 
-/*
- * Append the stacks of one input to s, as base (before) or value
- * (after).  s->diff is 0 while parsing.
- */
-static int load_input(struct folded_set *s, const char *path, int after,
-		      const struct output_options *o, const char *type)
+/* The first character of f that is not white space, put back; or EOF. */
+static int peek_nonblank(FILE *f)
+{
+	uint64_t n = 0;
+	int c;
+
+	while ((c = getc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+		if (++n > FOLDED_MAX_INPUT) {
+			errno = EFBIG;
+			return EOF;
+		}
+	if (c != EOF)
+		ungetc(c, f);
+	else if (!ferror(f))
+		errno = 0;
+	return c;
+}
+
+int diff_load(struct folded_set *s, const char *path, FILE *f, int after,
+	      const struct output_options *o, const char *type)
 {
 	struct profile p = { 0 };
 	size_t len, first = s->n, i;
-	char *text = read_file(path, &len);
-	const char *c;
+	char *text = NULL;
 	long bad;
-	FILE *mem;
-	int ret = -1;
+	int c, ret = -1;
 
-	if (!text)
-		return -1;
-	for (c = text; *c == ' ' || *c == '\t' || *c == '\n' || *c == '\r'; c++)
-		;
-	if (*c == '{') {
+	c = peek_nonblank(f);
+	if (c == EOF && errno) {
+		if (errno == EFBIG)
+			error_msg("'%s': larger than %llu MiB, the limit of memtap diff inputs",
+				  path, FOLDED_MAX_INPUT >> 20);
+		else
+			perror_msg("cannot read '%s'", path);
+		goto out;
+	}
+	if (c == '{') {
 		struct output_options po = *o;
 
 		po.value_index = 0;
 		po.base_index = 0;
 		static char unit[32];
 
-		if (load_json(path, text, len, &p, type) < 0 ||
+		text = read_rest(path, f, &len);
+		if (!text || load_json(path, text, len, &p, type) < 0 ||
 		    folded_set_from_profile(s, &p, &po) < 0)
 			goto out;
 		/* s->unit pointed into p, which goes away */
 		snprintf(unit, sizeof(unit), "%s", s->unit);
 		s->unit = unit;
 	} else {
-		mem = fmemopen(text, len ? len : 1, "r");
-		if (!mem) {
-			perror_msg("fmemopen");
-			goto out;
-		}
-		bad = folded_set_parse(s, mem);
-		fclose(mem);
+		bad = folded_set_parse(s, f);
 		if (bad < 0) {
-			perror_msg("cannot read '%s'", path);
+			if (errno == E2BIG)
+				error_msg("'%s': a line is longer than %d MiB: not folded stacks",
+					  path, FOLDED_MAX_LINE >> 20);
+			else if (errno == EFBIG)
+				error_msg("'%s': more than %llu MiB or %d stacks, the limits of "
+					  "memtap diff inputs", path, FOLDED_MAX_INPUT >> 20,
+					  FOLDED_MAX_STACKS);
+			else
+				perror_msg("cannot read '%s'", path);
 			goto out;
 		}
 		if (bad)
@@ -502,6 +527,22 @@ static int load_input(struct folded_set *s, const char *path, int after,
 out:
 	profile_release(&p);
 	free(text);
+	return ret;
+}
+
+/* Append the stacks of the file at path to s (see diff_load). */
+static int load_input(struct folded_set *s, const char *path, int after,
+		      const struct output_options *o, const char *type)
+{
+	FILE *f = fopen(path, "re");
+	int ret;
+
+	if (!f) {
+		perror_msg("cannot open '%s'", path);
+		return -1;
+	}
+	ret = diff_load(s, path, f, after, o, type);
+	fclose(f);
 	return ret;
 }
 
