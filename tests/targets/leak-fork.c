@@ -60,35 +60,19 @@ __attribute__((noinline)) static void *map_bytes(size_t n)
 	return p;
 }
 
-__attribute__((noinline)) void *kept_by_parent(void)
-{
-	return alloc_bytes(KEPT_BY_PARENT);
-}
+/* One function per stack that holds memory: its name is the frame. */
+#define HOLDER(name, call)                          \
+	__attribute__((noinline)) void *name(void) \
+	{                                          \
+		return call;                       \
+	}
 
-__attribute__((noinline)) void *kept_by_both(void)
-{
-	return alloc_bytes(KEPT_BY_BOTH);
-}
-
-__attribute__((noinline)) void *child_leak(void)
-{
-	return alloc_bytes(CHILD_LEAK);
-}
-
-__attribute__((noinline)) void *parent_leak(void)
-{
-	return alloc_bytes(PARENT_LEAK);
-}
-
-__attribute__((noinline)) void *map_shared(void)
-{
-	return map_bytes(MAP_SHARED_LEN);
-}
-
-__attribute__((noinline)) void *child_map(void)
-{
-	return map_bytes(CHILD_MAP_LEN);
-}
+HOLDER(kept_by_parent, alloc_bytes(KEPT_BY_PARENT))
+HOLDER(kept_by_both, alloc_bytes(KEPT_BY_BOTH))
+HOLDER(child_leak, alloc_bytes(CHILD_LEAK))
+HOLDER(parent_leak, alloc_bytes(PARENT_LEAK))
+HOLDER(map_shared, map_bytes(MAP_SHARED_LEN))
+HOLDER(child_map, map_bytes(CHILD_MAP_LEN))
 
 static volatile sig_atomic_t got;
 
