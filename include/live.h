@@ -24,24 +24,33 @@ struct live_block {
 	uint64_t size;
 	uint64_t time_ns;	/* when it was allocated (since start) */
 	uint32_t stack;
-	uint32_t kind;		/* enum event_kind of the allocation */
+	uint16_t kind;		/* enum event_kind of the allocation */
+	uint16_t inherited;	/* 1: copied from the parent at fork */
 };
 
-/* Record a block; an entry at the same address is replaced. */
+/* Record a block of p's own; an entry at the same address is replaced. */
 void live_add(struct proc *p, uint64_t addr, uint64_t size, uint32_t stack,
 	      uint64_t time_ns, uint32_t kind);
 /* Take a block out; 0 and *removed filled, or -1 if unknown. */
 int live_remove(struct proc *p, uint64_t addr, struct live_block *removed);
 /* Look a block up without taking it out; 0 or -1. */
 int live_find(const struct proc *p, uint64_t addr, struct live_block *found);
-/* A fork child starts with a copy of its parent's blocks. */
+/*
+ * A fork child starts with a copy of its parent's blocks, marked
+ * inherited: they stay the parent's, and what the child still holds of
+ * them at its end is reported apart.
+ */
 void live_copy(struct proc *to, const struct proc *from);
 /* exec: the blocks are gone with the address space. */
 void live_clear(struct proc *p);
 /* Call fn for each live block of p. */
 void live_foreach(const struct proc *p, void (*fn)(const struct live_block *, void *), void *arg);
+/* Blocks and bytes of p, the inherited ones included. */
 size_t live_count(const struct proc *p);
 uint64_t live_bytes(const struct proc *p);
+/* Of these, the blocks and bytes inherited at fork. */
+size_t live_inherited_count(const struct proc *p);
+uint64_t live_inherited_bytes(const struct proc *p);
 size_t live_memory(void);	/* tracer bytes used by all tables */
 void live_release_all(void);
 

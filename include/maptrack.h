@@ -20,14 +20,20 @@ struct map_seg {
 	uint64_t start, end;
 	uint64_t time_ns;	/* when it was made (since start) */
 	uint32_t stack;
-	uint32_t kind;		/* enum event_kind that made it */
+	uint16_t kind;		/* enum event_kind that made it */
+	uint16_t inherited;	/* 1: copied from the parent at fork */
 };
 
 /* Take [start, end) out of whatever ranges hold it. */
 void maptrack_remove(struct proc *p, uint64_t start, uint64_t end);
-/* [start, end) is now held by stack (replacing what was there). */
+/* [start, end) is now held by stack, p's own (replacing what was there). */
 void maptrack_add(struct proc *p, uint64_t start, uint64_t end, uint32_t stack,
 		  uint64_t time_ns, uint32_t kind);
+/*
+ * A fork child starts with a copy of its parent's ranges, marked
+ * inherited: they stay the parent's, and what the child still holds of
+ * them at its end is reported apart.
+ */
 void maptrack_copy(struct proc *to, const struct proc *from);
 void maptrack_clear(struct proc *p);
 void maptrack_foreach(const struct proc *p, void (*fn)(const struct map_seg *, void *), void *arg);

@@ -233,6 +233,13 @@ void status_clear(void);
 /* profile-build.c: the report model from the aggregates, at report time */
 struct profile;
 void profile_build(struct profile *prof);
+/*
+ * --leaks: the event name of held memory, "malloc", or "malloc
+ * (inherited)" for what a fork child still holds of its parent's blocks
+ * and ranges.  Static storage.
+ */
+#define HELD_INHERITED_SUFFIX " (inherited)"
+const char *held_event_name(unsigned kind, int inherited);
 /* The last component of a path ("libc.so.6"), or the path itself. */
 const char *path_base_name(const char *path);
 

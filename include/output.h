@@ -103,13 +103,15 @@ int output_format_from_path(const char *path);
 /*
  * Recordings (recording.c): the JSON report read back into a profile.
  * recording_parse() reads text[0..len) (name is for messages),
- * recording_load() the file path ("-": standard input), both bounded
+ * recording_read() the rest of stream f, recording_load() the file
+ * path ("-": standard input), all bounded
  * (json-read.h).  They fill a zeroed p and return 0, or print one error
  * line naming the file and return -1 with p released.
  * report_main() is `memtap report` (argv[0] = "report"); it returns the
  * exit status.
  */
 int recording_parse(const char *name, const char *text, size_t len, struct profile *p);
+int recording_read(const char *name, FILE *f, struct profile *p);
 int recording_load(const char *path, struct profile *p);
 int report_main(int argc, char **argv);
 
@@ -151,9 +153,20 @@ void folded_set_add(struct folded_set *s, const char *stack, int64_t value,
 int folded_set_from_profile(struct folded_set *s, const struct profile *p,
 			    const struct output_options *o);
 /*
+ * Limits of folded_set_parse(), so that no input (/dev/zero, a stream
+ * that never ends) makes it grow without bound: bytes of a line, bytes
+ * of an input, stacks (lines) of an input.
+ */
+#define FOLDED_MAX_LINE (1024 * 1024)
+#define FOLDED_MAX_INPUT (256ULL * 1024 * 1024)
+#define FOLDED_MAX_STACKS 4000000
+/*
  * Read folded lines "stack N" (or "stack A B" into base and value when
  * s->diff) from f.  Blank lines are skipped; returns the number of
- * malformed lines skipped (>= 0), or -1 with errno on a read error.
+ * malformed lines skipped (>= 0), or -1 with errno: E2BIG for a line
+ * longer than FOLDED_MAX_LINE, EFBIG for an input of more than
+ * FOLDED_MAX_INPUT bytes or FOLDED_MAX_STACKS stacks, else a read error.
+ * The stacks read before an error stay in s.
  */
 long folded_set_parse(struct folded_set *s, FILE *f);
 /*
@@ -165,6 +178,16 @@ long folded_set_parse(struct folded_set *s, FILE *f);
 void folded_set_finish(struct folded_set *s);
 void folded_set_release(struct folded_set *s);
 
+/*
+ * Append the stacks of one `memtap diff` input, read from f (folded
+ * stacks, or a JSON report when its first non-blank character is '{'),
+ * to s: as values (after) or bases (before).  path names the input in
+ * messages.  Folded inputs are read as a stream within the limits of
+ * folded_set_parse(), JSON reports up to FOLDED_MAX_INPUT bytes.
+ * Returns 0, or -1 after a one-line message.
+ */
+int diff_load(struct folded_set *s, const char *path, FILE *f, int after,
+	      const struct output_options *o, const char *type);
 /* Write a finished set: "stack value" lines ("stack base value" in diffs). */
 int folded_set_write(FILE *f, const struct folded_set *s);
 /* Draw a finished set as an SVG flame graph (red/blue when s->diff). */

@@ -79,6 +79,8 @@ struct prof_process {
 	uint64_t filtered;	/* events left out by --min-size/--max-size */
 	uint64_t unknown_frees;	/* frees of blocks not seen allocated */
 	uint64_t live_blocks, live_bytes;	/* allocator blocks not freed */
+	/* of which a fork child still holds of its parent's (--leaks) */
+	uint64_t inherited_blocks, inherited_bytes;
 };
 
 /* How the recording was made: the text summary's first line. */

@@ -11,6 +11,11 @@
  * leading underscores is shown (malloc, not __libc_malloc); symbol
  * versions (@GLIBC_2.34) are dropped.
  *
+ * A source file and line are given only where the DWARF describes the
+ * address: a CU and a function (or assembler code) contain it and a row
+ * of the line table covers it; never the nearest line of other code
+ * (_start, assembly, code next to what the linker discarded).
+ *
  * Results are cached per (module, address): looking an address up twice
  * costs a hash probe.  Malformed or missing files give "[unknown]"
  * frames, never a failure.

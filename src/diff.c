@@ -55,62 +55,49 @@ static void diff_usage(FILE *f)
 "  memtap diff -F svg -o growth.svg before.json after.json\n");
 }
 
-/* Slurp a file. */
-static char *read_file(const char *path, size_t *len)
+/* The first character of f that is not white space, put back; or EOF. */
+static int peek_nonblank(FILE *f)
 {
-	FILE *f = fopen(path, "re");
-	size_t cap = 65536, n = 0, r;
-	char *buf;
+	uint64_t n = 0;
+	int c;
 
-	if (!f) {
-		perror_msg("cannot open '%s'", path);
-		return NULL;
-	}
-	buf = xmalloc(cap);
-	while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-		n += r;
-		if (cap - n - 1 == 0)
-			buf = xrealloc(buf, cap *= 2);
-	}
-	if (ferror(f)) {
-		perror_msg("cannot read '%s'", path);
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
+	while ((c = getc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+		if (++n > FOLDED_MAX_INPUT) {
+			errno = EFBIG;
+			return EOF;
+		}
+	if (c != EOF)
+		ungetc(c, f);
+	else if (!ferror(f))
+		errno = 0;
+	return c;
 }
 
-/*
- * Append the stacks of one input to s, as base (before) or value
- * (after).  s->diff is 0 while parsing.
- */
-static int load_input(struct folded_set *s, const char *path, int after,
-		      const struct output_options *o, const char *type)
+int diff_load(struct folded_set *s, const char *path, FILE *f, int after,
+	      const struct output_options *o, const char *type)
 {
 	struct profile p = { 0 };
-	size_t len, first = s->n, i;
-	char *text = read_file(path, &len);
-	const char *c;
+	size_t first = s->n, i;
 	long bad;
-	FILE *mem;
-	int ret = -1;
+	int c, ret = -1;
 
-	if (!text)
-		return -1;
-	for (c = text; *c == ' ' || *c == '\t' || *c == '\n' || *c == '\r'; c++)
-		;
-	if (*c == '{') {
+	c = peek_nonblank(f);
+	if (c == EOF && errno) {
+		if (errno == EFBIG)
+			error_msg("'%s': larger than %llu MiB, the limit of memtap diff inputs",
+				  path, FOLDED_MAX_INPUT >> 20);
+		else
+			perror_msg("cannot read '%s'", path);
+		goto out;
+	}
+	if (c == '{') {
 		struct output_options po = *o;
 
 		po.value_index = 0;
 		po.base_index = 0;
 		static char unit[32];
 
-		if (recording_parse(path, text, len, &p) < 0)
+		if (recording_read(path, f, &p) < 0)
 			goto out;
 		if (type && profile_find_type(&p, type) == (size_t)-1) {
 			error_msg("'%s': no value type '%s'", path, type);
@@ -124,15 +111,17 @@ static int load_input(struct folded_set *s, const char *path, int after,
 		snprintf(unit, sizeof(unit), "%s", s->unit);
 		s->unit = unit;
 	} else {
-		mem = fmemopen(text, len ? len : 1, "r");
-		if (!mem) {
-			perror_msg("fmemopen");
-			goto out;
-		}
-		bad = folded_set_parse(s, mem);
-		fclose(mem);
+		bad = folded_set_parse(s, f);
 		if (bad < 0) {
-			perror_msg("cannot read '%s'", path);
+			if (errno == E2BIG)
+				error_msg("'%s': a line is longer than %d MiB: not folded stacks",
+					  path, FOLDED_MAX_LINE >> 20);
+			else if (errno == EFBIG)
+				error_msg("'%s': more than %llu MiB or %d stacks, the limits of "
+					  "memtap diff inputs", path, FOLDED_MAX_INPUT >> 20,
+					  FOLDED_MAX_STACKS);
+			else
+				perror_msg("cannot read '%s'", path);
 			goto out;
 		}
 		if (bad)
@@ -147,7 +136,22 @@ static int load_input(struct folded_set *s, const char *path, int after,
 	ret = 0;
 out:
 	profile_release(&p);
-	free(text);
+	return ret;
+}
+
+/* Append the stacks of the file at path to s (see diff_load). */
+static int load_input(struct folded_set *s, const char *path, int after,
+		      const struct output_options *o, const char *type)
+{
+	FILE *f = fopen(path, "re");
+	int ret;
+
+	if (!f) {
+		perror_msg("cannot open '%s'", path);
+		return -1;
+	}
+	ret = diff_load(s, path, f, after, o, type);
+	fclose(f);
 	return ret;
 }
 

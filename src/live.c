@@ -19,7 +19,8 @@
 struct live_slot {
 	uint64_t addr;		/* 0 = empty */
 	uint64_t size : 48;	/* bytes asked for (< 256 TiB) */
-	uint64_t kind : 16;
+	uint64_t kind : 15;
+	uint64_t inherited : 1;	/* copied from the parent at fork */
 	uint32_t stack;
 	uint32_t time_ms;	/* since start: 49 days */
 };
@@ -29,6 +30,8 @@ struct live_table {
 	size_t size;		/* power of two, or 0 */
 	size_t used;
 	uint64_t bytes;
+	size_t inherited_used;	/* of used, copied from the parent */
+	uint64_t inherited_bytes;
 };
 
 static size_t total_memory;
@@ -50,7 +53,7 @@ static struct live_table *table(struct proc *p)
 static struct live_block block_of(const struct live_slot *s)
 {
 	return (struct live_block){ s->addr, s->size, (uint64_t)s->time_ms * 1000000u, s->stack,
-				    (uint32_t)s->kind };
+				    (uint16_t)s->kind, (uint16_t)s->inherited };
 }
 
 static void grow(struct live_table *t)
@@ -73,6 +76,17 @@ static void grow(struct live_table *t)
 	free(old);
 }
 
+/* Take slot s out of t's counts. */
+static void forget(struct live_table *t, const struct live_slot *s)
+{
+	t->bytes -= s->size;
+	t->used--;
+	if (s->inherited) {
+		t->inherited_bytes -= s->size;
+		t->inherited_used--;
+	}
+}
+
 void live_add(struct proc *p, uint64_t addr, uint64_t size, uint32_t stack,
 	      uint64_t time_ns, uint32_t kind)
 {
@@ -87,10 +101,9 @@ void live_add(struct proc *p, uint64_t addr, uint64_t size, uint32_t stack,
 	while (t->slots[j].addr && t->slots[j].addr != addr)
 		j = (j + 1) & (t->size - 1);
 	if (t->slots[j].addr)
-		t->bytes -= t->slots[j].size;
-	else
-		t->used++;
-	t->slots[j] = (struct live_slot){ addr, size, kind, stack, (uint32_t)(time_ns / 1000000u) };
+		forget(t, &t->slots[j]);
+	t->used++;
+	t->slots[j] = (struct live_slot){ addr, size, kind, 0, stack, (uint32_t)(time_ns / 1000000u) };
 	t->bytes += size;
 }
 
@@ -109,8 +122,7 @@ int live_remove(struct proc *p, uint64_t addr, struct live_block *removed)
 	}
 	if (removed)
 		*removed = block_of(&t->slots[j]);
-	t->bytes -= t->slots[j].size;
-	t->used--;
+	forget(t, &t->slots[j]);
 	/* backward-shift deletion keeps every probe chain unbroken */
 	for (k = (j + 1) & (t->size - 1); t->slots[k].addr; k = (k + 1) & (t->size - 1)) {
 		size_t home = slot_of(t->slots[k].addr, t->size);
@@ -153,6 +165,10 @@ void live_copy(struct proc *to, const struct proc *from)
 	t->bytes = f->bytes;
 	t->slots = xmalloc(t->size * sizeof(*t->slots));
 	memcpy(t->slots, f->slots, t->size * sizeof(*t->slots));
+	for (size_t i = 0; i < t->size; i++)
+		t->slots[i].inherited = 1;
+	t->inherited_used = t->used;
+	t->inherited_bytes = t->bytes;
 	total_memory += t->size * sizeof(*t->slots);
 }
 
@@ -185,6 +201,16 @@ size_t live_count(const struct proc *p)
 uint64_t live_bytes(const struct proc *p)
 {
 	return p->live ? p->live->bytes : 0;
+}
+
+size_t live_inherited_count(const struct proc *p)
+{
+	return p->live ? p->live->inherited_used : 0;
+}
+
+uint64_t live_inherited_bytes(const struct proc *p)
+{
+	return p->live ? p->live->inherited_bytes : 0;
 }
 
 size_t live_memory(void)

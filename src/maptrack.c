@@ -84,7 +84,7 @@ void maptrack_add(struct proc *p, uint64_t start, uint64_t end, uint32_t stack,
 		  uint64_t time_ns, uint32_t kind)
 {
 	struct map_table *t = table(p);
-	struct map_seg s = { start, end, time_ns, stack, kind };
+	struct map_seg s = { start, end, time_ns, stack, (uint16_t)kind, 0 };
 
 	if (start >= end)
 		return;
@@ -102,6 +102,8 @@ void maptrack_copy(struct proc *to, const struct proc *from)
 	t->segs = xgrowarray(t->segs, &t->cap, from->maps->n, sizeof(*t->segs));
 	memcpy(t->segs, from->maps->segs, from->maps->n * sizeof(*t->segs));
 	t->n = from->maps->n;
+	for (size_t i = 0; i < t->n; i++)
+		t->segs[i].inherited = 1;
 }
 
 void maptrack_clear(struct proc *p)

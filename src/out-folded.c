@@ -271,6 +271,16 @@ static int stack_cmp(const void *pa, const void *pb)
 	}
 }
 
+/* a + b, held at the int64 limits (read inputs can have any values) */
+static int64_t add_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return a < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
 void folded_set_finish(struct folded_set *s)
 {
 	size_t i, n = 0;
@@ -281,8 +291,8 @@ void folded_set_finish(struct folded_set *s)
 		struct folded_stack *cur = &s->stacks[i];
 
 		if (n && !strcmp(s->stacks[n - 1].stack, cur->stack)) {
-			s->stacks[n - 1].value += cur->value;
-			s->stacks[n - 1].base += cur->base;
+			s->stacks[n - 1].value = add_sat(s->stacks[n - 1].value, cur->value);
+			s->stacks[n - 1].base = add_sat(s->stacks[n - 1].base, cur->base);
 			free(cur->stack);
 			continue;
 		}
@@ -338,22 +348,67 @@ static int pop_number(char *line, size_t *len, int64_t *v)
 	return 0;
 }
 
+/*
+ * Read one line of f into *buf (grown as needed, to at most
+ * FOLDED_MAX_LINE bytes without the newline; NUL-terminated), adding
+ * the bytes read to *total.  Returns its length, -1 at the end of the
+ * input, -2 for a line that is too long (errno E2BIG), an input over
+ * FOLDED_MAX_INPUT (EFBIG) or a read error; *nul set when the line
+ * holds a NUL byte.
+ */
+static ssize_t read_line(FILE *f, char **buf, size_t *cap, uint64_t *total, int *nul)
+{
+	size_t len = 0;
+	int c;
+
+	*nul = 0;
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (++*total > FOLDED_MAX_INPUT) {
+			errno = EFBIG;
+			return -2;
+		}
+		if (c == '\n')
+			break;
+		if (len == FOLDED_MAX_LINE) {
+			errno = E2BIG;
+			return -2;
+		}
+		if (len + 1 >= *cap) {
+			*cap = *cap ? *cap * 2 : 4096;
+			if (*cap > FOLDED_MAX_LINE + 1)
+				*cap = FOLDED_MAX_LINE + 1;
+			*buf = xrealloc(*buf, *cap);
+		}
+		if (!c)
+			*nul = 1;
+		(*buf)[len++] = (char)c;
+	}
+	if (c == EOF && (ferror(f) || !len))
+		return ferror(f) ? -2 : -1;
+	if (!*buf)
+		*buf = xcalloc(1, *cap = 1);
+	(*buf)[len] = '\0';
+	return (ssize_t)len;
+}
+
 long folded_set_parse(struct folded_set *s, FILE *f)
 {
 	char *line = NULL;
-	size_t cap = 0, len;
+	uint64_t total = 0;
+	size_t cap = 0, len, first = s->n;
 	ssize_t r;
 	long bad = 0;
 	int64_t value, base;
+	int nul;
 
-	while ((r = getline(&line, &cap, f)) >= 0) {
-		len = r;
+	while ((r = read_line(f, &line, &cap, &total, &nul)) >= 0) {
+		len = (size_t)r;
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			len--;
 		line[len] = '\0';
 		if (!len)
 			continue;
-		if (pop_number(line, &len, &value) < 0) {
+		if (nul || pop_number(line, &len, &value) < 0) {
 			bad++;
 			continue;
 		}
@@ -371,10 +426,15 @@ long folded_set_parse(struct folded_set *s, FILE *f)
 			bad++;
 			continue;
 		}
+		if (s->n - first >= FOLDED_MAX_STACKS) {
+			errno = EFBIG;
+			r = -2;
+			break;
+		}
 		folded_set_add(s, line, value, base);
 	}
 	free(line);
-	if (ferror(f))
+	if (r == -2)
 		return -1;
 	return bad;
 }

@@ -58,7 +58,8 @@
  *            "stops": { "total": 18, "seccomp": 8, "syscall": 8,
  *                       "breakpoint": 0, "signal": 0, "other": 2 } },
  *   per process: "filtered", "unknown_frees", "live_blocks",
- *   "live_bytes"; per event: "anon", "file";
+ *   "live_bytes", "inherited_blocks", "inherited_bytes" (of the live
+ *   blocks, those a fork child holds of its parent's); per event: "anon", "file";
  *   "mappings": [ { "start": "0x0", "limit": "0x0", "offset": "0x0",
  *                   "file": "/usr/bin/server", "build_id": "ab12" } ],
  *   "functions": [ { "name": "f", "system_name": "f", "file": null } ],
@@ -230,8 +231,10 @@ static void json_processes(FILE *f, const struct profile *p)
 			fputs("null", f);
 		}
 		fprintf(f, ",\n      \"filtered\": %" PRIu64 ", \"unknown_frees\": %" PRIu64
-			", \"live_blocks\": %" PRIu64 ", \"live_bytes\": %" PRIu64, pr->filtered,
-			pr->unknown_frees, pr->live_blocks, pr->live_bytes);
+			", \"live_blocks\": %" PRIu64 ", \"live_bytes\": %" PRIu64
+			",\n      \"inherited_blocks\": %" PRIu64 ", \"inherited_bytes\": %" PRIu64,
+			pr->filtered, pr->unknown_frees, pr->live_blocks, pr->live_bytes,
+			pr->inherited_blocks, pr->inherited_bytes);
 		fputs(",\n      \"events\": [", f);
 		for (size_t k = 0; k < pr->nevents; k++) {
 			const struct prof_event_totals *e = &pr->events[k];

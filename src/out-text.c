@@ -104,8 +104,15 @@ static void print_account(FILE *f, const struct prof_process *pr)
 	if (alloc) {
 		char note[96];
 
-		snprintf(note, sizeof(note), "in %" PRIu64 " blocks not freed", pr->live_blocks);
-		account_row(f, "allocator, live", (int64_t)pr->live_bytes, note);
+		snprintf(note, sizeof(note), "in %" PRIu64 " blocks not freed",
+			 pr->live_blocks - pr->inherited_blocks);
+		account_row(f, "allocator, live", (int64_t)(pr->live_bytes - pr->inherited_bytes),
+			    note);
+		if (pr->inherited_blocks) {
+			snprintf(note, sizeof(note), "in %" PRIu64 " blocks from the parent, not freed",
+				 pr->inherited_blocks);
+			account_row(f, "inherited at fork", (int64_t)pr->inherited_bytes, note);
+		}
 		if (pr->unknown_frees)
 			fprintf(f, "  %-24s %16" PRIu64 "  (allocated before tracing or by a "
 				"function not probed; glibc's tcache at thread exit)\n",

@@ -118,9 +118,23 @@ static size_t stack_locations(struct build *b, uint32_t stack)
 	return n;
 }
 
+const char *held_event_name(unsigned kind, int inherited)
+{
+	static char names[EV_NKINDS][32];
+
+	if (kind >= EV_NKINDS)
+		return "?";
+	if (!inherited)
+		return event_kind_names[kind];
+	if (!names[kind][0])
+		snprintf(names[kind], sizeof(names[kind]), "%s" HELD_INHERITED_SUFFIX,
+			 event_kind_names[kind]);
+	return names[kind];
+}
+
 /* Add held memory (bytes, objects) of one stack to the profile. */
-static void add_held(struct build *b, uint32_t stack, uint32_t kind, uint64_t bytes,
-		     uint64_t time_ns)
+static void add_held(struct build *b, uint32_t stack, uint32_t kind, int inherited,
+		     uint64_t bytes, uint64_t time_ns)
 {
 	size_t n;
 
@@ -131,17 +145,17 @@ static void add_held(struct build *b, uint32_t stack, uint32_t kind, uint64_t by
 	b->values[VT_INUSE_SPACE] = (int64_t)bytes;
 	b->values[VT_INUSE_OBJECTS] = 1;
 	profile_add_sample(b->prof, b->locs, n, b->values, b->proc->pid, b->proc->comm,
-			   event_kind_names[kind]);
+			   held_event_name(kind, inherited));
 }
 
 static void held_seg(const struct map_seg *s, void *arg)
 {
-	add_held(arg, s->stack, s->kind, s->end - s->start, s->time_ns);
+	add_held(arg, s->stack, s->kind, s->inherited, s->end - s->start, s->time_ns);
 }
 
 static void held_block(const struct live_block *blk, void *arg)
 {
-	add_held(arg, blk->stack, blk->kind, blk->size, blk->time_ns);
+	add_held(arg, blk->stack, blk->kind, blk->inherited, blk->size, blk->time_ns);
 }
 
 /* Is there a --probe without size=?  Its calls weigh nothing in bytes. */
@@ -190,6 +204,8 @@ static void add_processes(struct profile *prof)
 		pr->unknown_frees = p->unknown_frees;
 		pr->live_blocks = live_count(p);
 		pr->live_bytes = live_bytes(p);
+		pr->inherited_blocks = live_inherited_count(p);
+		pr->inherited_bytes = live_inherited_bytes(p);
 		pr->events = xcalloc(EV_NKINDS, sizeof(*pr->events));
 		for (int k = 0; k < EV_NKINDS; k++) {
 			const struct kind_stats *ks = &p->stats[k];

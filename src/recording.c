@@ -195,6 +195,8 @@ static int read_processes(struct reader *r, const struct jval *root)
 		pr->unknown_frees = num_or(o, "unknown_frees", 0);
 		pr->live_blocks = num_or(o, "live_blocks", 0);
 		pr->live_bytes = num_or(o, "live_bytes", 0);
+		pr->inherited_blocks = num_or(o, "inherited_blocks", 0);
+		pr->inherited_bytes = num_or(o, "inherited_bytes", 0);
 		events = json_get(o, "events", J_ARR);
 		if (!events)
 			continue;
@@ -444,25 +446,18 @@ out:
 	return ret;
 }
 
-int recording_load(const char *path, struct profile *p)
+int recording_read(const char *name, FILE *f, struct profile *p)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
 	size_t cap = 65536, n = 0, r;
 	struct stat st;
 	char *buf;
 	int ret = -1;
 
 	memset(p, 0, sizeof(*p));
-	if (!f) {
-		perror_msg("cannot open '%s'", path);
-		return -1;
-	}
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
 	    (uint64_t)st.st_size > JSON_MAX_INPUT) {
-		error_msg("'%s': larger than %zu bytes: not a recording memtap reads", path,
+		error_msg("'%s': larger than %zu bytes: not a recording memtap reads", name,
 			  JSON_MAX_INPUT);
-		if (f != stdin)
-			fclose(f);
 		return -1;
 	}
 	buf = xmalloc(cap);
@@ -470,21 +465,35 @@ int recording_load(const char *path, struct profile *p)
 		n += r;
 		if (n > JSON_MAX_INPUT) {
 			error_msg("'%s': larger than %zu bytes: not a recording memtap reads",
-				  path, JSON_MAX_INPUT);
+				  name, JSON_MAX_INPUT);
 			goto out;
 		}
 		if (n == cap)
 			buf = xrealloc(buf, cap *= 2);
 	}
 	if (ferror(f)) {
-		perror_msg("cannot read '%s'", path);
+		perror_msg("cannot read '%s'", name);
 		goto out;
 	}
-	ret = recording_parse(path, buf, n, p);
+	ret = recording_parse(name, buf, n, p);
 out:
+	free(buf);
+	return ret;
+}
+
+int recording_load(const char *path, struct profile *p)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	int ret;
+
+	if (!f) {
+		memset(p, 0, sizeof(*p));
+		perror_msg("cannot open '%s'", path);
+		return -1;
+	}
+	ret = recording_read(path, f, p);
 	if (f != stdin)
 		fclose(f);
-	free(buf);
 	return ret;
 }
 

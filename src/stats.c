@@ -62,8 +62,16 @@ static struct proc_modules *proc_modules(struct proc *p)
 	return p->modules;
 }
 
+/*
+ * A fork child: its copy of the parent's held ranges and blocks, marked
+ * inherited, so that --leaks counts them once, as the parent's, and
+ * shows apart what the child still holds of them at its end.  A child
+ * memtap does not follow gets none: nothing it frees would be seen.
+ */
 void stats_proc_fork(struct proc *child, const struct proc *parent)
 {
+	if (child->unfollowed)
+		return;
 	maptrack_copy(child, parent);
 	live_copy(child, parent);
 }

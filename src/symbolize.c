@@ -49,6 +49,12 @@ struct sym_alias {
 	int rank;		/* lower is better */
 };
 
+/* An address range of a compilation unit's code (module addresses). */
+struct sym_cu_range {
+	uint64_t start, end;
+	Dwarf_Die cu;
+};
+
 struct sym_module {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -56,6 +62,12 @@ struct sym_module {
 	struct sym_alias *aliases;	/* sorted by addr, one per addr */
 	size_t naliases;
 	int aliases_read;
+	uint64_t (*code)[2];		/* executable PT_LOAD ranges */
+	size_t ncode;
+	Dwarf_Addr dwbias;		/* DWARF address + dwbias = module address */
+	struct sym_cu_range *cus;	/* sorted by start */
+	size_t ncus;
+	int cus_read;
 };
 
 struct symbolizer {
@@ -156,6 +168,8 @@ void symbolizer_free(struct symbolizer *sz)
 		if (sz->mods[i].dwfl)
 			dwfl_end(sz->mods[i].dwfl);
 		free(sz->mods[i].aliases);
+		free(sz->mods[i].code);
+		free(sz->mods[i].cus);
 	}
 	free(sz->mods);
 	for (size_t i = 0; i < sz->strs_size; i++)
@@ -229,24 +243,41 @@ static void read_aliases(struct sym_module *sm)
 	sm->naliases = out;
 }
 
-/* The best alias of the function at addr, or name if none is better. */
-static const char *best_alias(struct sym_module *sm, uint64_t addr, const char *name)
+/*
+ * Of n elements sorted by key (key_of(arg, i) for element i), the number
+ * whose key is at most key: the index after the last of them.
+ */
+static size_t count_up_to(size_t n, uint64_t key, uint64_t (*key_of)(const void *, size_t),
+			  const void *arg)
 {
-	size_t lo = 0, hi;
+	size_t lo = 0, hi = n;
 
-	if (!sm->aliases_read)
-		read_aliases(sm);
-	hi = sm->naliases;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (sm->aliases[mid].addr < addr)
+		if (key_of(arg, mid) <= key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < sm->naliases && sm->aliases[lo].addr == addr)
-		return sm->aliases[lo].name;
+	return lo;
+}
+
+static uint64_t alias_key(const void *arg, size_t i)
+{
+	return ((const struct sym_module *)arg)->aliases[i].addr;
+}
+
+/* The best alias of the function at addr, or name if none is better. */
+static const char *best_alias(struct sym_module *sm, uint64_t addr, const char *name)
+{
+	size_t i;
+
+	if (!sm->aliases_read)
+		read_aliases(sm);
+	i = count_up_to(sm->naliases, addr, alias_key, sm);
+	if (i && sm->aliases[i - 1].addr == addr)
+		return sm->aliases[i - 1].name;
 	return name;
 }
 
@@ -336,6 +367,251 @@ static void add_frame(struct symbolizer *sz, struct sym_entry *e, size_t *cap,
 	f->inlined = inlined;
 }
 
+/*
+ * Source lines, checked.
+ *
+ * libdwfl finds the CU of an address by the start of its nearest
+ * address range below, whatever the range's length, and
+ * dwfl_module_getsrc() returns the nearest line record below the
+ * address.  Neither says that DWARF describes the address: _start or an
+ * assembly function got the line of some unrelated function.  And the
+ * linker leaves the debug information of code it discarded
+ * (--gc-sections, duplicate COMDAT groups) in place, relocated to
+ * address 0: a function that no longer exists then covers the first
+ * pages of the module, lines and ranges included.
+ *
+ * So a line is only given where
+ *  - a range of a CU contains the address, the range starting in an
+ *    executable segment of the module (the CU index below);
+ *  - a DW_TAG_subprogram of that CU contains it, by a range that starts
+ *    in an executable segment too, or the CU is assembler code (which
+ *    has lines but no functions);
+ *  - a row of the CU's line table covers it: the last row at or below
+ *    the address, not an end of sequence.
+ */
+
+/* Read the executable segments of the module. */
+static void read_code_ranges(struct sym_module *sm)
+{
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(sm->mod, &bias);
+	size_t nph = 0, cap = 0;
+
+	if (!elf || elf_getphdrnum(elf, &nph) != 0)
+		return;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		sm->code = xgrowarray(sm->code, &cap, sm->ncode + 1, sizeof(*sm->code));
+		sm->code[sm->ncode][0] = ph.p_vaddr + bias;
+		sm->code[sm->ncode][1] = ph.p_vaddr + bias + ph.p_memsz;
+		sm->ncode++;
+	}
+}
+
+/* Does module address a lie in an executable segment (or are there none)? */
+static int in_code(const struct sym_module *sm, uint64_t a)
+{
+	if (!sm->ncode)
+		return 1;
+	for (size_t i = 0; i < sm->ncode; i++)
+		if (a >= sm->code[i][0] && a < sm->code[i][1])
+			return 1;
+	return 0;
+}
+
+/*
+ * Does a range of die that starts in code contain DWARF address pc?
+ * (-1 when die has no ranges at all.)
+ */
+static int die_covers(const struct sym_module *sm, Dwarf_Die *die, Dwarf_Addr pc)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	int any = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
+		any = 1;
+		if (pc >= start && pc < end && in_code(sm, start + sm->dwbias))
+			return 1;
+	}
+	return any ? 0 : -1;
+}
+
+static int cu_range_cmp(const void *a, const void *b)
+{
+	const struct sym_cu_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The index of the CUs' ranges that start in code. */
+static void read_cus(struct sym_module *sm)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	size_t cap = 0;
+
+	sm->cus_read = 1;
+	if (!dwfl_module_getdwarf(sm->mod, &sm->dwbias))
+		return;
+	read_code_ranges(sm);
+	while ((cu = dwfl_module_nextcu(sm->mod, cu, &bias)) != NULL) {
+		Dwarf_Addr base, start, end;
+		ptrdiff_t off = 0;
+
+		while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+			if (start >= end || !in_code(sm, start + bias))
+				continue;
+			sm->cus = xgrowarray(sm->cus, &cap, sm->ncus + 1, sizeof(*sm->cus));
+			sm->cus[sm->ncus].start = start + bias;
+			sm->cus[sm->ncus].end = end + bias;
+			sm->cus[sm->ncus].cu = *cu;
+			sm->ncus++;
+		}
+	}
+	if (sm->ncus)
+		qsort(sm->cus, sm->ncus, sizeof(*sm->cus), cu_range_cmp);
+}
+
+static uint64_t cu_key(const void *arg, size_t i)
+{
+	return ((const struct sym_module *)arg)->cus[i].start;
+}
+
+/* The CU whose code contains module address a, or NULL. */
+static Dwarf_Die *cu_of(struct sym_module *sm, uint64_t a)
+{
+	size_t lo;
+
+	if (!sm->cus_read)
+		read_cus(sm);
+	/* the last range starting at or below a; ranges may nest (rare) */
+	lo = count_up_to(sm->ncus, a, cu_key, sm);
+	while (lo-- > 0)
+		if (a < sm->cus[lo].end)
+			return &sm->cus[lo].cu;
+	if (!sm->ncus) {
+		/* no CU says where its code is: libdwfl's guess, checked later */
+		Dwarf_Addr bias;
+
+		return dwfl_module_addrdie(sm->mod, a, &bias);
+	}
+	return NULL;
+}
+
+#define MAX_SCOPES 64
+
+/*
+ * Inlined subroutines inside die that contain pc, outermost first, into
+ * scopes[*n...]: through lexical blocks, never into other functions.
+ */
+static void inlined_scopes(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *scopes, int *n)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(die, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block &&
+		    tag != DW_TAG_try_block && tag != DW_TAG_catch_block)
+			continue;
+		if (dwarf_haspc(&child, pc) != 1)
+			continue;
+		if (tag == DW_TAG_inlined_subroutine) {
+			if (*n >= MAX_SCOPES)
+				return;
+			scopes[(*n)++] = child;
+		}
+		inlined_scopes(&child, pc, scopes, n);
+		return;
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/*
+ * The function of the CU (found under die, through namespaces and
+ * types) that contains pc by a range starting in code: scopes[0], then
+ * the inlined subroutines in it, outermost first.  Returns their number,
+ * 0 when no function contains pc.
+ */
+static int function_scopes(const struct sym_module *sm, Dwarf_Die *die, Dwarf_Addr pc,
+			   Dwarf_Die *scopes, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 16 || dwarf_child(die, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child), n;
+
+		switch (tag) {
+		case DW_TAG_subprogram:
+		case DW_TAG_entry_point:
+			if (die_covers(sm, &child, pc) != 1)
+				break;
+			scopes[0] = child;
+			n = 1;
+			inlined_scopes(&child, pc, scopes, &n);
+			return n;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			n = function_scopes(sm, &child, pc, scopes, depth + 1);
+			if (n)
+				return n;
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+static uint64_t row_key(const void *arg, size_t i)
+{
+	Dwarf_Line *row = dwarf_onesrcline((Dwarf_Lines *)arg, i);
+	Dwarf_Addr a;
+
+	return row && dwarf_lineaddr(row, &a) == 0 ? a : UINT64_MAX;
+}
+
+/* The line of DWARF address pc in cu: 0, or -1 when no row covers it. */
+static int line_of(Dwarf_Die *cu, Dwarf_Addr pc, const char **file, int *line)
+{
+	Dwarf_Lines *lines;
+	size_t n, lo;
+	Dwarf_Line *row;
+	bool end;
+
+	if (dwarf_getsrclines(cu, &lines, &n) != 0 || !n)
+		return -1;
+	/* rows are sorted by address: the last one at or below pc */
+	lo = count_up_to(n, pc, row_key, lines);
+	/* an end of sequence is the first address after its rows */
+	if (!lo || lo == n || !(row = dwarf_onesrcline(lines, lo - 1)) ||
+	    dwarf_lineendsequence(row, &end) != 0 || end)
+		return -1;
+	*file = dwarf_linesrc(row, NULL, NULL);
+	if (!*file || dwarf_lineno(row, line) != 0)
+		return -1;
+	return 0;
+}
+
+static int is_assembler(Dwarf_Die *cu)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word lang;
+
+	return dwarf_formudata(dwarf_attr(cu, DW_AT_language, &attr), &lang) == 0 &&
+	       lang == DW_LANG_Mips_Assembler;
+}
+
 static void resolve(struct symbolizer *sz, struct sym_entry *e)
 {
 	const struct module *m = module_get(e->info.module);
@@ -355,41 +631,37 @@ static void resolve(struct symbolizer *sz, struct sym_entry *e)
 		add_frame(sz, e, &cap, NULL, 0, NULL, 0, 0);
 		return;
 	}
+	struct sym_module *sm = &sz->mods[m->id];
+
 	name = dwfl_module_addrinfo(mod, addr, &offset, &sym, NULL, NULL, NULL);
 	if (name)
-		name = best_alias(&sz->mods[m->id], addr - offset, name);
-	if (!(sz->flags & SYMBOLIZE_NO_LINES)) {
-		Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+		name = best_alias(sm, addr - offset, name);
 
-		if (l)
-			file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
-	}
-
-	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
-	Dwarf_Die *scopes = NULL;
-	int nscopes = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+	Dwarf_Die *cu = cu_of(sm, addr);
+	Dwarf_Addr pc = addr - sm->dwbias;
+	Dwarf_Die scopes[MAX_SCOPES];
+	int nscopes = cu ? function_scopes(sm, cu, pc, scopes, 0) : 0;
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 
+	if (cu && (nscopes || is_assembler(cu)) && !(sz->flags & SYMBOLIZE_NO_LINES) &&
+	    line_of(cu, pc, &file, &line) != 0) {
+		file = NULL;
+		line = 0;
+	}
 	if (cu && dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
 		files = NULL;
-	for (int i = 0; i < nscopes; i++) {
+	if (!name && nscopes) {
+		Dwarf_Addr low;
+
+		name = die_name(&scopes[0]);
+		if (dwarf_lowpc(&scopes[0], &low) == 0 && pc >= low)
+			offset = pc - low;
+	}
+	/* the inlined subroutines, innermost first */
+	for (int i = nscopes - 1; i > 0 && !(sz->flags & SYMBOLIZE_NO_INLINE); i--) {
 		Dwarf_Die *s = &scopes[i];
-		int tag = dwarf_tag(s);
 
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point) {
-			if (!name) {
-				Dwarf_Addr low;
-
-				name = die_name(s);
-				if (dwarf_lowpc(s, &low) == 0 && addr - bias >= low)
-					offset = addr - bias - low;
-			}
-			break;
-		}
-		if (tag != DW_TAG_inlined_subroutine || (sz->flags & SYMBOLIZE_NO_INLINE))
-			continue;
 		add_frame(sz, e, &cap, die_name(s), 0, file, line, 1);
 
 		/* The call site, in the scope around this one. */
@@ -403,7 +675,6 @@ static void resolve(struct symbolizer *sz, struct sym_entry *e)
 		if (dwarf_formudata(dwarf_attr(s, DW_AT_call_line, &attr), &v) == 0)
 			line = (int)v;
 	}
-	free(scopes);
 	add_frame(sz, e, &cap, name, name ? offset : 0, file, line, 0);
 }
 

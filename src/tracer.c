@@ -585,11 +585,11 @@ static void on_new_task(struct thread *tcp, int event)
 		struct proc *np = tracer_new_proc(child_tid, p->pid);
 
 		np->brk = p->brk;	/* a copy of the parent's memory */
+		np->unfollowed = !launched_pid && !opt.follow_forks;
 		if (event == PTRACE_EVENT_FORK)
 			stats_proc_fork(np, p);
 		memcpy(np->comm, p->comm, sizeof(np->comm));
 		procfs_read_vmstat(child_tid, &np->vm_start);
-		np->unfollowed = !launched_pid && !opt.follow_forks;
 		alloc_on_new_task(tcp, np, child_tid, event);
 		p = np;
 	}

@@ -129,10 +129,99 @@ static void test_live(void)
 	       live_memory(), (double)live_memory() / (double)(live_count(&the_proc) ? live_count(&the_proc) : 1));
 }
 
+/* A fork child: the_proc's blocks and ranges, marked inherited. */
+static struct proc child_proc;
+
+struct fork_seen {
+	size_t inherited, own;
+	uint64_t inherited_bytes;
+	int wrong;
+};
+
+static void block_origin(const struct live_block *b, void *arg)
+{
+	struct fork_seen *fs = arg;
+	int k = (int)((b->addr - 0x10000) / 16);
+
+	/* even slots were freed and allocated again by the child */
+	if (b->inherited != (k % 2 != 0))
+		fs->wrong++;
+	if (b->inherited) {
+		fs->inherited++;
+		fs->inherited_bytes += b->size;
+	} else {
+		fs->own++;
+	}
+}
+
+static uint8_t inherited_page[PAGES];
+
+static void seg_origin(const struct map_seg *s, void *arg)
+{
+	struct fork_seen *fs = arg;
+
+	for (uint64_t pg = s->start / 4096; pg < s->end / 4096; pg++)
+		if (inherited_page[pg] != s->inherited)
+			fs->wrong++;
+}
+
+static void page_model(const struct map_seg *s, void *arg)
+{
+	(void)arg;
+	for (uint64_t pg = s->start / 4096; pg < s->end / 4096; pg++)
+		inherited_page[pg] = 1;
+}
+
+static void test_fork(void)
+{
+	struct fork_seen fs = { 0 };
+	size_t count = live_count(&the_proc), freed = 0;
+	uint64_t bytes = live_bytes(&the_proc), freed_bytes = 0;
+
+	the_proc.next = &child_proc;
+	live_copy(&child_proc, &the_proc);
+	check(live_count(&child_proc) == count && live_bytes(&child_proc) == bytes,
+	      "the child has its parent's blocks", 0);
+	check(live_inherited_count(&child_proc) == count &&
+	      live_inherited_bytes(&child_proc) == bytes, "all of them inherited", 0);
+	check(live_inherited_count(&the_proc) == 0, "the parent's are its own", 0);
+	for (int k = 0; k < NADDR; k += 2) {
+		struct live_block b;
+		uint64_t addr = 0x10000 + (uint64_t)k * 16;
+
+		if (live_remove(&child_proc, addr, &b) == 0) {
+			check(b.inherited == 1, "a removed inherited block says so", k);
+			freed++;
+			freed_bytes += b.size;
+		}
+		live_add(&child_proc, addr, 8, 1, 0, 0);
+	}
+	check(live_inherited_count(&child_proc) == count - freed &&
+	      live_inherited_bytes(&child_proc) == bytes - freed_bytes,
+	      "inherited counts after frees", 0);
+	live_foreach(&child_proc, block_origin, &fs);
+	check(!fs.wrong && fs.inherited == count - freed && fs.inherited_bytes == bytes - freed_bytes &&
+	      fs.own == NADDR / 2, "each block inherited or the child's own", 0);
+	check(live_count(&the_proc) == count && live_bytes(&the_proc) == bytes,
+	      "the parent's blocks unchanged", 0);
+
+	/* ranges: a hole and a new range in the copy keep the rest inherited */
+	maptrack_foreach(&the_proc, page_model, NULL);
+	maptrack_copy(&child_proc, &the_proc);
+	maptrack_remove(&child_proc, 100 * 4096, 300 * 4096);
+	maptrack_add(&child_proc, 250 * 4096, 400 * 4096, 9, 0, 1);
+	for (int pg = 100; pg < 400; pg++)
+		inherited_page[pg] = 0;
+	memset(&fs, 0, sizeof(fs));
+	maptrack_foreach(&child_proc, seg_origin, &fs);
+	check(!fs.wrong, "each range inherited or the child's own", 0);
+}
+
 int main(void)
 {
 	test_maptrack();
 	test_live();
+	test_fork();
 	maptrack_release_all();
 	live_release_all();
 	if (failures)
