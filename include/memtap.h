@@ -103,6 +103,8 @@ struct proc {
 	struct alloc_space *fork_src;	/* fork child: the parent's, until cleaned */
 	int vfork_child;		/* shares its parent's space until exec */
 	int unfollowed;		/* -p without -f: detach once it is clean */
+	int ptrace_syscalls;	/* PTRACE_SYSCALL for it: its seccomp filters
+				   forbid the probes' scratch page (attach.c) */
 	struct proc *next;	/* in creation order */
 };
 

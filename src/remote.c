@@ -40,6 +40,7 @@
 #include <linux/ptrace.h>
 
 #include "arch.h"
+#include "error.h"
 #include "procfs.h"
 #include "remote.h"
 #include "sandbox.h"
@@ -209,9 +210,13 @@ int remote_may_inject(pid_t tid, uint64_t *insn, long nr, const uint64_t args[6]
 		first = *v;
 		n = find_syscall_insns(tid, alt, MAX_INSNS);
 		for (int i = 0; i < n && !ok; i++)
-			if (alt[i] != *insn && sandbox_allows(sb, nr, args, alt[i], v))
+			if (alt[i] != *insn && sandbox_allows(sb, nr, args, alt[i], v)) {
+				debug_msg("thread %d: syscall %ld from %#" PRIx64 " instead of %#"
+					  PRIx64 ", as its seccomp filter wants", tid, nr, alt[i],
+					  *insn);
 				*insn = alt[i];
-		ok = v->allowed;
+				ok = 1;
+			}
 		if (!ok)
 			*v = first;
 	}
