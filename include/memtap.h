@@ -170,6 +170,8 @@ const struct syscall_def *syscall_lookup(enum abi abi, long nr);
 int seccomp_filter_available(void);
 /* In the child: install the filter for the kinds in events; -1 + errno. */
 int seccomp_filter_install(unsigned events);
+/* In memtap: the filter the children get is memtap's own (sandbox.h). */
+void seccomp_filter_note_own(unsigned events);
 
 /* syscalls.c: from stops to events */
 void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,

@@ -74,6 +74,12 @@ struct sandbox_verdict;
 int remote_may_inject(pid_t tid, uint64_t *insn, long nr, const uint64_t args[6],
 		      struct sandbox_verdict *v);
 
+/*
+ * Why remote_syscall() last returned -EPERM, for a message after
+ * "process N (comm): ": "its seccomp filter forbids mmap (...)".
+ */
+const char *remote_refusal(void);
+
 /* Convenience wrappers: the mapped address, or -errno as an int64_t. */
 int64_t remote_mmap(pid_t tid, uint64_t insn, uint64_t addr, uint64_t len,
 		    int prot, int flags, struct remote_result *res);

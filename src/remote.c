@@ -194,6 +194,22 @@ int remote_find_syscall_insn(pid_t pid, uint64_t *addr)
 
 #define MAX_INSNS 64
 
+static char refusal[256];
+
+const char *remote_refusal(void)
+{
+	return refusal;
+}
+
+static const char *syscall_name(long nr)
+{
+	switch (nr) {
+	case SYS_mmap: return "mmap";
+	case SYS_munmap: return "munmap";
+	default: return "a syscall";
+	}
+}
+
 int remote_may_inject(pid_t tid, uint64_t *insn, long nr, const uint64_t args[6],
 		      struct sandbox_verdict *v)
 {
@@ -274,8 +290,10 @@ int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 	if (in_syscall_stop(tid))
 		return -EBUSY;
 	/* never run what the thread's seccomp filters forbid */
-	if (!remote_may_inject(tid, &insn, nr, args, &verdict))
+	if (!remote_may_inject(tid, &insn, nr, args, &verdict)) {
+		sandbox_reason(&verdict, syscall_name(nr), refusal, sizeof(refusal));
 		return -EPERM;
+	}
 	if (ptrace(PTRACE_GETREGS, tid, 0L, &saved) < 0)
 		return -errno;
 	if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(saved_mask), &saved_mask) < 0)

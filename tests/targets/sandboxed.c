@@ -20,7 +20,9 @@
  *            target.h), "ALLOC <pid> malloc <calls> <bytes> 0" and
  *            "round N done"
  *   SIGUSR2  prints "done rounds=N OK" and exits 0
- * With -l LIB, each round also dlopen()s LIB (and dlcloses it).
+ * With -l LIB, each round also dlopen()s LIB (and dlcloses it).  With
+ * -x PROG ARGS..., it execs PROG ARGS... once the filter is in, as a
+ * sandboxing wrapper does (filters stay across exec).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -209,8 +211,10 @@ int main(int argc, char **argv)
 
 	if (argc >= 4 && !strcmp(argv[2], "-l"))
 		lib = argv[3];
+	else if (argc >= 4 && !strcmp(argv[2], "-x"))
+		lib = NULL;
 	else if (argc != 2) {
-		fprintf(stderr, "usage: sandboxed MODE [-l LIB]\n");
+		fprintf(stderr, "usage: sandboxed MODE [-l LIB | -x PROG ARGS...]\n");
 		return 2;
 	}
 	signal(SIGUSR1, on_usr1);
@@ -220,6 +224,12 @@ int main(int argc, char **argv)
 	sigaddset(&block, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	install_mode(argv[1]);
+	if (argc >= 4 && !strcmp(argv[2], "-x")) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		execv(argv[3], argv + 3);
+		perror("execv");
+		return 99;
+	}
 	if (!strcmp(argv[1], "wx") && syscall(SYS_personality, 0xffffffffUL) != -1) {
 		fprintf(stderr, "the wx filter did not fail personality()\n");
 		return 99;
