@@ -13,6 +13,9 @@
  *              and on mprotect with PROT_EXEC (MemoryDenyWriteExecute=),
  *              fail personality() with EPERM: nothing memtap injects
  *   none       no filter
+ *   strict     strict mode (SECCOMP_MODE_STRICT: read, write, exit and
+ *              sigreturn only): after "ready PID" it echoes each byte
+ *              read on stdin as "got C", and exits 0 at end of file
  *
  * Then it prints "ready PID" and waits for signals:
  *   SIGUSR1  one round: maps 2 x 32 MiB, unmaps one, mallocs and frees
@@ -161,6 +164,21 @@ static void install_mode(const char *mode)
 			KILL,
 		};
 		install(f, sizeof(f) / sizeof(f[0]));
+	} else if (!strcmp(mode, "strict")) {
+		char line[32] = "got ?\n", c;
+
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT, 0, 0, 0) < 0) {
+			perror("seccomp strict");
+			exit(99);
+		}
+		/* raw syscalls only from here: exit_group is not allowed */
+		while (syscall(SYS_read, 0, &c, 1) == 1) {
+			line[4] = c;
+			syscall(SYS_write, 1, line, 6);
+		}
+		syscall(SYS_exit, 0);
 	} else if (strcmp(mode, "none")) {
 		fprintf(stderr, "sandboxed: unknown mode '%s'\n", mode);
 		exit(2);
