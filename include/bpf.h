@@ -19,6 +19,20 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
+/* Results that older headers lack. */
+#ifndef SECCOMP_RET_KILL_PROCESS
+# define SECCOMP_RET_KILL_PROCESS 0x80000000U
+#endif
+#ifndef SECCOMP_RET_ACTION_FULL
+# define SECCOMP_RET_ACTION_FULL 0xffff0000U
+#endif
+#ifndef SECCOMP_RET_LOG
+# define SECCOMP_RET_LOG 0x7ffc0000U
+#endif
+#ifndef SECCOMP_RET_USER_NOTIF
+# define SECCOMP_RET_USER_NOTIF 0x7fc00000U
+#endif
+
 /* The kernel's limit on one program (BPF_MAXINSNS). */
 #define BPF_PROG_MAX 4096
 

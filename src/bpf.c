@@ -19,19 +19,6 @@
 
 #include "bpf.h"
 
-#ifndef SECCOMP_RET_KILL_PROCESS
-# define SECCOMP_RET_KILL_PROCESS 0x80000000U
-#endif
-#ifndef SECCOMP_RET_ACTION_FULL
-# define SECCOMP_RET_ACTION_FULL 0xffff0000U
-#endif
-#ifndef SECCOMP_RET_LOG
-# define SECCOMP_RET_LOG 0x7ffc0000U
-#endif
-#ifndef SECCOMP_RET_USER_NOTIF
-# define SECCOMP_RET_USER_NOTIF 0x7fc00000U
-#endif
-
 /* The ALU operation op on a and b; -EINVAL for an unknown one. */
 static int alu(uint16_t op, uint32_t *a, uint32_t b)
 {
@@ -52,11 +39,44 @@ static int alu(uint16_t op, uint32_t *a, uint32_t b)
 	return 0;
 }
 
+/*
+ * A load into A (BPF_LD) or X (BPF_LDX): 32-bit words only, from
+ * seccomp_data (A only), its length, an immediate, or M[].  -EINVAL for
+ * anything else or out of bounds.
+ */
+static int load(const struct sock_filter *f, const uint32_t *mem,
+		const struct seccomp_data *data, uint32_t *reg)
+{
+	uint32_t k = f->k;
+
+	if (BPF_SIZE(f->code) != BPF_W)
+		return -EINVAL;
+	switch (BPF_MODE(f->code)) {
+	case BPF_ABS:
+		if (BPF_CLASS(f->code) != BPF_LD || k % 4 || k > sizeof(*data) - 4)
+			return -EINVAL;
+		memcpy(reg, (const unsigned char *)data + k, 4);
+		return 0;
+	case BPF_LEN:
+		*reg = sizeof(*data);
+		return 0;
+	case BPF_IMM:
+		*reg = k;
+		return 0;
+	case BPF_MEM:
+		if (k >= BPF_MEMWORDS)
+			return -EINVAL;
+		*reg = mem[k];
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
 int bpf_run(const struct sock_filter *prog, size_t len, const struct seccomp_data *data,
 	    uint32_t *ret)
 {
 	uint32_t a = 0, x = 0, mem[BPF_MEMWORDS];
-	const unsigned char *bytes = (const unsigned char *)data;
 
 	if (!prog || len == 0 || len > BPF_PROG_MAX)
 		return -EINVAL;
@@ -68,34 +88,12 @@ int bpf_run(const struct sock_filter *prog, size_t len, const struct seccomp_dat
 
 		switch (BPF_CLASS(f->code)) {
 		case BPF_LD:
-			if (f->code == (BPF_LD | BPF_W | BPF_ABS)) {
-				if (k % 4 || k > sizeof(*data) - 4)
-					return -EINVAL;
-				memcpy(&a, bytes + k, 4);
-			} else if (f->code == (BPF_LD | BPF_W | BPF_LEN)) {
-				a = sizeof(*data);
-			} else if (f->code == (BPF_LD | BPF_IMM)) {
-				a = k;
-			} else if (f->code == (BPF_LD | BPF_MEM)) {
-				if (k >= BPF_MEMWORDS)
-					return -EINVAL;
-				a = mem[k];
-			} else {
+			if (load(f, mem, data, &a) < 0)
 				return -EINVAL;
-			}
 			break;
 		case BPF_LDX:
-			if (f->code == (BPF_LDX | BPF_W | BPF_LEN)) {
-				x = sizeof(*data);
-			} else if (f->code == (BPF_LDX | BPF_IMM)) {
-				x = k;
-			} else if (f->code == (BPF_LDX | BPF_MEM)) {
-				if (k >= BPF_MEMWORDS)
-					return -EINVAL;
-				x = mem[k];
-			} else {
+			if (load(f, mem, data, &x) < 0)
 				return -EINVAL;
-			}
 			break;
 		case BPF_ST:
 		case BPF_STX:

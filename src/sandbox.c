@@ -26,12 +26,6 @@
 #ifndef PTRACE_SECCOMP_GET_FILTER
 # define PTRACE_SECCOMP_GET_FILTER 0x420c
 #endif
-#ifndef SECCOMP_RET_ACTION_FULL
-# define SECCOMP_RET_ACTION_FULL 0xffff0000U
-#endif
-#ifndef SECCOMP_RET_LOG
-# define SECCOMP_RET_LOG 0x7ffc0000U
-#endif
 
 /*
  * The kernel's limit on all the filters of a thread together is 32768

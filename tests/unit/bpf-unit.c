@@ -22,16 +22,6 @@
 
 #include "bpf.h"
 
-#ifndef SECCOMP_RET_KILL_PROCESS
-# define SECCOMP_RET_KILL_PROCESS 0x80000000U
-#endif
-#ifndef SECCOMP_RET_LOG
-# define SECCOMP_RET_LOG 0x7ffc0000U
-#endif
-#ifndef SECCOMP_RET_USER_NOTIF
-# define SECCOMP_RET_USER_NOTIF 0x7fc00000U
-#endif
-
 #define S(code, k) ((struct sock_filter)BPF_STMT(code, k))
 #define J(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 #define N(a) (sizeof(a) / sizeof((a)[0]))
