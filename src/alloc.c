@@ -176,13 +176,12 @@ int alloc_any_active(void)
 
 /*
  * bp_insert() said -EPERM: the process's seccomp filters forbid the
- * syscalls of a scratch page (remote.h).  No probe goes in; one line.
+ * syscalls of a scratch page (remote.h).  No probe goes in.
  */
-static void refuse(struct alloc_space *s, const struct proc *p)
+static void refuse(struct alloc_space *s, struct proc *p)
 {
 	if (!s->refused)
-		warn_msg("cannot probe functions in process %d (%s): %s", s->pid, p->comm,
-			 remote_refusal());
+		attach_refuse_probes(p, remote_refusal(), 0);
 	s->refused = 1;
 	s->state = SP_ARMED;
 }

@@ -220,23 +220,12 @@ static int scratch_allowed(struct proc *p, char *buf, size_t size)
 	return 1;
 }
 
-/*
- * Mechanisms after attach.  Breakpoints (on libc's syscall wrappers by
- * default, on allocator functions with -e alloc or --probe) need a
- * scratch page in the target; where its seccomp state forbids mapping
- * one, syscall events fall back to PTRACE_SYSCALL and allocator probes
- * are refused, each with one line saying why; with nothing left to
- * trace, memtap exits.  1 when p's probes may go in.
- */
-static int choose_mechanisms(struct proc *p)
+void attach_refuse_probes(struct proc *p, const char *why, int at_attach)
 {
-	char why[256];
 	int wrappers = !strcmp(syscall_source, "breakpoints") && (opt.events & EV_SYSCALLS);
 	int allocs = (events_to_trace() & EV_BREAKPOINT) != 0;
 
-	if (!alloc_enabled() || scratch_allowed(p, why, sizeof(why)))
-		return 1;
-	if (allocs && !(opt.events & EV_SYSCALLS))
+	if (allocs && at_attach && !(opt.events & EV_SYSCALLS))
 		error_msg_and_die("cannot probe allocator functions in process %d (%s): %s",
 				  p->pid, p->comm, why);
 	if (allocs)
@@ -247,8 +236,23 @@ static int choose_mechanisms(struct proc *p)
 			 "(--syscalls=ptrace), which stops at every syscall", p->pid, p->comm,
 			 why);
 		p->ptrace_syscalls = 1;
-		syscall_source = opt.npids > 1 ? "breakpoints, or ptrace under seccomp" : "ptrace";
+		syscall_source = proc_list()->next || tracer_launch_mode() ?
+			"breakpoints, or ptrace under seccomp" : "ptrace";
 	}
+}
+
+/*
+ * Mechanisms after attach: probes go in only where the target's seccomp
+ * state lets memtap map a scratch page (attach_refuse_probes() else).
+ * 1 when p's probes may go in.
+ */
+static int choose_mechanisms(struct proc *p)
+{
+	char why[256];
+
+	if (!alloc_enabled() || scratch_allowed(p, why, sizeof(why)))
+		return 1;
+	attach_refuse_probes(p, why, 1);
 	return 0;
 }
 
