@@ -236,7 +236,7 @@ void attach_refuse_probes(struct proc *p, const char *why, int at_attach)
 			 "(--syscalls=ptrace), which stops at every syscall", p->pid, p->comm,
 			 why);
 		p->ptrace_syscalls = 1;
-		syscall_source = proc_list()->next || tracer_launch_mode() ?
+		syscall_source = opt.npids > 1 || proc_list()->next || tracer_launch_mode() ?
 			"breakpoints, or ptrace under seccomp" : "ptrace";
 	}
 }
