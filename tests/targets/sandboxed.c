@@ -7,6 +7,8 @@
  *   exec       kill the process on mmap with PROT_EXEC
  *   exec-anon  kill the process on anonymous mmap with PROT_EXEC
  *              (files, as ld.so maps them, are allowed)
+ *   munmap-page kill the process on munmap of one page (memtap's page
+ *              may be mapped, but never unmapped)
  *   munmap-ip  kill the process on munmap made from outside the C
  *              library's code (a filter that checks instruction_pointer)
  *   wx         kill the process on mmap with PROT_WRITE and PROT_EXEC
@@ -123,6 +125,20 @@ static void install_mode(const char *mode)
 			J(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 2),
 			S(BPF_LD | BPF_W | BPF_ABS, OFF(args[3])),
 			J(BPF_JMP | BPF_JSET | BPF_K, MAP_ANONYMOUS, 1, 0),
+			ALLOW,
+			KILL,
+		};
+		install(f, sizeof(f) / sizeof(f[0]));
+	} else if (!strcmp(mode, "munmap-page")) {
+		struct sock_filter f[] = {
+			S(BPF_LD | BPF_W | BPF_ABS, OFF(arch)),
+			J(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 6),
+			S(BPF_LD | BPF_W | BPF_ABS, OFF(nr)),
+			J(BPF_JMP | BPF_JEQ | BPF_K, SYS_munmap, 0, 4),
+			S(BPF_LD | BPF_W | BPF_ABS, OFF(args[1]) + 4),
+			J(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2),
+			S(BPF_LD | BPF_W | BPF_ABS, OFF(args[1])),
+			J(BPF_JMP | BPF_JEQ | BPF_K, 4096, 1, 0),
 			ALLOW,
 			KILL,
 		};
