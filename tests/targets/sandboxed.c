@@ -25,11 +25,13 @@
  *            target.h), "ALLOC <pid> malloc <calls> <bytes> 0" and
  *            "round N done"
  *   SIGUSR2  prints "done rounds=N OK" and exits 0
+ * With -t N, N new threads make the round's mmaps and munmap, each.
  * With -l LIB, each round also dlopen()s LIB (and dlcloses it).  With
  * -x PROG ARGS..., it execs PROG ARGS... once the filter is in, as a
  * sandboxing wrapper does (filters stay across exec).
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
@@ -207,13 +209,31 @@ static inline void escape(void *p)
 	__asm__ volatile("" : : "r"(p) : "memory");
 }
 
-static void one_round(int n, const char *lib)
-{
-	void *a = xmmap_anon(32 * MiB), *p[ROUND_MALLOCS];
-	int pid = (int)getpid();
+static int nthreads;
 
+static void *maps(void *arg)
+{
+	void *a = xmmap_anon(32 * MiB);
+
+	(void)arg;
 	xmmap_anon(32 * MiB);
 	xmunmap(a, 32 * MiB);
+	return NULL;
+}
+
+static void one_round(int n, const char *lib)
+{
+	void *p[ROUND_MALLOCS];
+	pthread_t t[64];
+	int pid = (int)getpid(), k = nthreads ? nthreads : 1;
+
+	if (!nthreads)
+		maps(NULL);
+	for (int i = 0; i < nthreads; i++)
+		if (pthread_create(&t[i], NULL, maps, NULL) != 0)
+			exit(99);
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(t[i], NULL);
 	for (int i = 0; i < ROUND_MALLOCS; i++) {
 		p[i] = malloc(ROUND_SIZE);
 		escape(p[i]);
@@ -230,8 +250,8 @@ static void one_round(int n, const char *lib)
 		}
 		dlclose(h);
 	}
-	expect("mmap", 2, 64 * MiB, 0);
-	expect("munmap", 1, 0, 32 * MiB);
+	expect("mmap", 2 * k, 64 * MiB * k, 0);
+	expect("munmap", k, 0, 32 * MiB * k);
 	printf("ALLOC %d malloc %d %d 0\n", pid, ROUND_MALLOCS, ROUND_MALLOCS * ROUND_SIZE);
 	printf("round %d done\n", n);
 	fflush(stdout);
@@ -245,10 +265,12 @@ int main(int argc, char **argv)
 
 	if (argc >= 4 && !strcmp(argv[2], "-l"))
 		lib = argv[3];
+	else if (argc == 4 && !strcmp(argv[2], "-t") && atoi(argv[3]) > 0 && atoi(argv[3]) <= 64)
+		nthreads = atoi(argv[3]);
 	else if (argc >= 4 && !strcmp(argv[2], "-x"))
 		lib = NULL;
 	else if (argc != 2) {
-		fprintf(stderr, "usage: sandboxed MODE [-l LIB | -x PROG ARGS...]\n");
+		fprintf(stderr, "usage: sandboxed MODE [-t N | -l LIB | -x PROG ARGS...]\n");
 		return 2;
 	}
 	signal(SIGUSR1, on_usr1);
