@@ -205,6 +205,16 @@ int sandbox_check(pid_t tid, long nr, const uint64_t args[6], uint64_t insn,
 	return r;
 }
 
+/* Why PTRACE_SECCOMP_GET_FILTER said EACCES. */
+static const char *eacces_why(void)
+{
+	long mine = 0;
+
+	if (procfs_status_long(getpid(), "Seccomp", &mine) == 0 && mine != 0)
+		return ": memtap itself runs under seccomp";
+	return ": it needs CAP_SYS_ADMIN";
+}
+
 void sandbox_reason(const struct sandbox_verdict *v, const char *call, char *buf,
 		    size_t size)
 {
@@ -219,7 +229,7 @@ void sandbox_reason(const struct sandbox_verdict *v, const char *call, char *buf
 		snprintf(buf, size, "its seccomp filters cannot be read "
 			 "(ptrace(PTRACE_SECCOMP_GET_FILTER): %s%s), so whether they allow "
 			 "%s is unknown", strerror(-v->err),
-			 v->err == -EACCES ? ": it needs CAP_SYS_ADMIN" : "", call);
+			 v->err == -EACCES ? eacces_why() : "", call);
 	else
 		snprintf(buf, size, "its seccomp filter forbids %s (SECCOMP_RET_%s)", call,
 			 bpf_seccomp_action_name(v->action));

@@ -282,8 +282,8 @@ int main(int argc, char **argv)
 	install_mode(argv[1]);
 	if (argc >= 4 && !strcmp(argv[2], "-x")) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		execv(argv[3], argv + 3);
-		perror("execv");
+		execvp(argv[3], argv + 3);
+		perror("execvp");
 		return 99;
 	}
 	if (!strcmp(argv[1], "wx") && syscall(SYS_personality, 0xffffffffUL) != -1) {
