@@ -75,8 +75,9 @@ int remote_may_inject(pid_t tid, uint64_t *insn, long nr, const uint64_t args[6]
 		      struct sandbox_verdict *v);
 
 /*
- * Why remote_syscall() last returned -EPERM, for a message after
- * "process N (comm): ": "its seccomp filter forbids mmap (...)".
+ * Why the last remote_syscall() refused to run its syscall (-EPERM),
+ * for a message after "process N (comm): ": "its seccomp filter forbids
+ * mmap (...)"; NULL if it did not refuse.
  */
 const char *remote_refusal(void);
 

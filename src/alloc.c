@@ -175,8 +175,9 @@ int alloc_any_active(void)
 /* ---- inserting ---- */
 
 /*
- * bp_insert() said -EPERM: the process's seccomp filters forbid the
- * syscalls of a scratch page (remote.h).  No probe goes in.
+ * bp_insert() said -EPERM and remote_refusal() why: the process's
+ * seccomp filters forbid the syscalls of a scratch page (remote.h).  No
+ * probe goes in.
  */
 static void refuse(struct alloc_space *s, struct proc *p)
 {
@@ -234,7 +235,7 @@ static size_t insert_probes(struct alloc_space *s, struct thread *tcp,
 			in++;
 			continue;
 		}
-		if (err == -EPERM) {
+		if (err == -EPERM && remote_refusal()) {
 			refuse(s, tcp->proc);
 			break;
 		}
@@ -432,7 +433,7 @@ enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group)
 		uint64_t e = procfs_auxv_entry(p->pid);
 		int err = e ? bp_insert(s->set, tcp->tid, e, 0, &entry_cookie) : -ENOENT;
 
-		if (err == -EPERM) {
+		if (err == -EPERM && remote_refusal()) {
 			refuse(s, p);
 		} else if (err < 0) {
 			error_msg("cannot break at the entry point of process %d (%s): %s; "

@@ -198,7 +198,7 @@ static char refusal[256];
 
 const char *remote_refusal(void)
 {
-	return refusal;
+	return refusal[0] ? refusal : NULL;
 }
 
 static const char *syscall_name(long nr)
@@ -287,6 +287,7 @@ int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 	res->ret = -ENOSYS;
 	res->reaped = 0;
 	res->status = 0;
+	refusal[0] = '\0';
 	if (in_syscall_stop(tid))
 		return -EBUSY;
 	/* never run what the thread's seccomp filters forbid */
