@@ -46,9 +46,23 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/types.h>
 
 #include "arch.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+# define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+/*
+ * How a scratch page is mapped: one page, by an injected mmap with these
+ * prot and flags (fd -1, offset 0); it goes with an injected munmap.
+ * Whoever checks beforehand that the target's seccomp filters allow
+ * them (attach.c) uses these.
+ */
+#define BP_SCRATCH_PROT (PROT_READ | PROT_EXEC)
+#define BP_SCRATCH_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE)
 
 struct bp_set;
 struct bp;

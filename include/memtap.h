@@ -104,6 +104,8 @@ struct proc {
 	struct alloc_space *fork_src;	/* fork child: the parent's, until cleaned */
 	int vfork_child;		/* shares its parent's space until exec */
 	int unfollowed;		/* -p without -f: detach once it is clean */
+	int ptrace_syscalls;	/* PTRACE_SYSCALL for it: its seccomp filters
+				   forbid the probes' scratch page (attach.c) */
 	struct proc *next;	/* in creation order */
 };
 
@@ -169,6 +171,8 @@ const struct syscall_def *syscall_lookup(enum abi abi, long nr);
 int seccomp_filter_available(void);
 /* In the child: install the filter for the kinds in events; -1 + errno. */
 int seccomp_filter_install(unsigned events);
+/* In memtap: the filter the children get is memtap's own (sandbox.h). */
+void seccomp_filter_note_own(unsigned events);
 
 /* syscalls.c: from stops to events */
 void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,

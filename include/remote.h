@@ -22,6 +22,11 @@
  * is consumed here and handed back in res->status (res->reaped set): the
  * caller must then treat the thread as dead.
  *
+ * Seccomp: remote_syscall() runs nothing that the thread's seccomp
+ * state forbids (strict mode, a filter that would kill, trap or fail
+ * it, filters memtap cannot read): see sandbox.h.  Callers that want
+ * to know beforehand, and why, ask remote_may_inject().
+ *
  * Memory: remote_read()/remote_write() use process_vm_readv and
  * /proc/PID/mem (which can write read-only text); remote_write() falls
  * back to PTRACE_PEEKDATA/POKEDATA through a stopped thread, and then
@@ -49,12 +54,32 @@ int remote_find_syscall_insn(pid_t pid, uint64_t *addr);
 /*
  * Run syscall nr with up to six arguments in thread tid, using the
  * `syscall` instruction at insn (from remote_find_syscall_insn() or one
- * that memtap wrote).  Returns 0 when the syscall ran (its result, maybe
- * negative, in res->ret), -errno when it could not be run: -EBUSY (the
- * thread is in a syscall stop), -ESRCH (gone; see res->reaped), -EIO.
+ * that memtap wrote, or another one of the process if the thread's
+ * seccomp filters allow the call from there only).  Returns 0 when the
+ * syscall ran (its result, maybe negative, in res->ret), -errno when it
+ * could not be run: -EBUSY (the thread is in a syscall stop), -EPERM
+ * (its seccomp state does not allow it; nothing was done), -ESRCH
+ * (gone; see res->reaped), -EIO.
  */
 int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 		   struct remote_result *res);
+
+/*
+ * Would remote_syscall(tid, *insn, nr, args) be let through by the
+ * thread's seccomp state?  tid in a ptrace-stop.  1 yes (*insn may be
+ * changed to another `syscall` instruction of the process that the
+ * filters allow), 0 no; *v says why (sandbox_reason()).
+ */
+struct sandbox_verdict;
+int remote_may_inject(pid_t tid, uint64_t *insn, long nr, const uint64_t args[6],
+		      struct sandbox_verdict *v);
+
+/*
+ * Why the last remote_syscall() refused to run its syscall (-EPERM),
+ * for a message after "process N (comm): ": "its seccomp filter forbids
+ * mmap (...)"; NULL if it did not refuse.
+ */
+const char *remote_refusal(void);
 
 /* Convenience wrappers: the mapped address, or -errno as an int64_t. */
 int64_t remote_mmap(pid_t tid, uint64_t insn, uint64_t addr, uint64_t len,

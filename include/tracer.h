@@ -60,6 +60,15 @@ int tracer_launch_mode(void);
 /* attach.c: seize every thread of pid; exits with a message on failure. */
 void attach_pid(pid_t pid);
 
+/*
+ * p's seccomp state forbids the scratch page that breakpoints need (why:
+ * the reason, see sandbox_reason()): refuse its allocator probes and
+ * catch its syscalls with PTRACE_SYSCALL instead of breakpoints, each
+ * with one line.  at_attach: exit when no syscall event is selected
+ * either (at attach only: never in the middle of a launched command).
+ */
+void attach_refuse_probes(struct proc *p, const char *why, int at_attach);
+
 /* launch.c: start argv under ptrace (and the seccomp filter). */
 void launch_command(char **argv, int use_seccomp);
 

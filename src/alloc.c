@@ -56,6 +56,7 @@
 #include "error.h"
 #include "memtap.h"
 #include "probes.h"
+#include "remote.h"
 #include "tracer.h"
 #include "xmalloc.h"
 
@@ -82,6 +83,7 @@ struct alloc_space {
 	uint64_t dl_state;	/* _dl_debug_state breakpoint, 0 = none */
 	struct site *sites;	/* probes inserted */
 	size_t nsites;
+	int refused;		/* its seccomp filters forbid a scratch page */
 	struct alloc_space *next;
 };
 
@@ -172,6 +174,19 @@ int alloc_any_active(void)
 
 /* ---- inserting ---- */
 
+/*
+ * bp_insert() said -EPERM and remote_refusal() why: the process's
+ * seccomp filters forbid the syscalls of a scratch page (remote.h).  No
+ * probe goes in.
+ */
+static void refuse(struct alloc_space *s, struct proc *p)
+{
+	if (!s->refused)
+		attach_refuse_probes(p, remote_refusal(), 0);
+	s->refused = 1;
+	s->state = SP_ARMED;
+}
+
 static void site_add(struct alloc_space *s, uint64_t addr, const struct probe *pr)
 {
 	s->sites = xrealloc(s->sites, (s->nsites + 1) * sizeof(*s->sites));
@@ -220,6 +235,10 @@ static size_t insert_probes(struct alloc_space *s, struct thread *tcp,
 			in++;
 			continue;
 		}
+		if (err == -EPERM && remote_refusal()) {
+			refuse(s, tcp->proc);
+			break;
+		}
 		if (err < 0) {
 			if (!pr->reported)
 				warn_msg("cannot probe '%s' at %#" PRIx64 " in %s (process %d): %s",
@@ -247,14 +266,15 @@ static void arm(struct alloc_space *s, struct thread *tcp)
 		error_msg("cannot read the objects of process %d: %s", s->pid, strerror(errno));
 	} else {
 		in = insert_probes(s, tcp, ep, 0);
-		if (!s->dl_state && elfsym_lookup(ep, "_dl_debug_state", NULL, &r) == 0 &&
+		if (!s->refused && !s->dl_state &&
+		    elfsym_lookup(ep, "_dl_debug_state", NULL, &r) == 0 &&
 		    bp_insert(s->set, tcp->tid, r.addr, 0, &dl_cookie) == 0)
 			s->dl_state = r.addr;
 		elfsym_proc_free(ep);
 	}
 	if (!armed_once) {
 		armed_once = 1;
-		if (!in)
+		if (!in && !s->refused)
 			error_msg_and_die("nothing to probe in process %d (%s): none of the "
 					  "functions asked for was found", s->pid, tcp->proc->comm);
 	}
@@ -414,7 +434,9 @@ enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group)
 		uint64_t e = procfs_auxv_entry(p->pid);
 		int err = e ? bp_insert(s->set, tcp->tid, e, 0, &entry_cookie) : -ENOENT;
 
-		if (err < 0) {
+		if (err == -EPERM && remote_refusal()) {
+			refuse(s, p);
+		} else if (err < 0) {
 			error_msg("cannot break at the entry point of process %d (%s): %s; "
 				  "probing now, without the libraries loaded later", p->pid,
 				  p->comm, strerror(-err));

@@ -5,7 +5,8 @@
  * ptrace_may_access() that refused: another user's process, one that
  * is not dumpable, capabilities memtap lacks, Yama ptrace_scope, or a
  * security module.  A process whose leader exited while its other
- * threads run is attached through those threads.
+ * threads run is attached through those threads.  Then, for a process under
+ * seccomp, choose mechanisms that inject nothing its filters forbid.
  */
 #include "config.h"
 
@@ -18,10 +19,15 @@
 #include <linux/capability.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "alloc.h"
+#include "breakpoint.h"
 #include "error.h"
 #include "memtap.h"
+#include "remote.h"
+#include "sandbox.h"
 #include "tracer.h"
 #include "xmalloc.h"
 
@@ -270,6 +276,81 @@ static int seize_thread(pid_t pid, pid_t tid, struct proc *p)
 	return 1;
 }
 
+/*
+ * Would the seccomp state of p's leader (seized, maybe not stopped yet)
+ * let memtap map a scratch page and unmap it again?  1 yes (or no
+ * seccomp); 0 no, with the reason in buf.  The filters are fetched at
+ * the leader's first stop, which is waited for and left for the event
+ * loop to report (WNOWAIT).  The page's address is not known yet: the
+ * filters see a representative one, and remote_syscall() checks the
+ * real calls again.
+ */
+static int scratch_allowed(struct proc *p, char *buf, size_t size)
+{
+	uint64_t insn = 0, a = 0x10000000;
+	const uint64_t mmap_args[6] = { a, ARCH_PAGE_SIZE, BP_SCRATCH_PROT, BP_SCRATCH_FLAGS,
+					(uint64_t)-1, 0 };
+	const uint64_t munmap_args[6] = { a, ARCH_PAGE_SIZE, 0, 0, 0, 0 };
+	struct sandbox_verdict v;
+	siginfo_t si;
+	long mode = 0;
+
+	if (procfs_status_long(p->pid, "Seccomp", &mode) < 0 || mode == 0)
+		return 1;
+	while (waitid(P_PID, (id_t)p->pid, &si, WSTOPPED | WEXITED | WNOWAIT | __WALL) < 0)
+		if (errno != EINTR)
+			return 1;
+	if (si.si_code != CLD_TRAPPED && si.si_code != CLD_STOPPED)
+		return 1;	/* gone: the event loop will tell */
+	if (remote_find_syscall_insn(p->pid, &insn) < 0)
+		return 1;	/* the probes will say why */
+	if (!remote_may_inject(p->pid, &insn, SYS_mmap, mmap_args, &v)) {
+		sandbox_reason(&v, "mmap", buf, size);
+		return 0;
+	}
+	if (!remote_may_inject(p->pid, &insn, SYS_munmap, munmap_args, &v)) {
+		sandbox_reason(&v, "munmap", buf, size);
+		return 0;
+	}
+	return 1;
+}
+
+void attach_refuse_probes(struct proc *p, const char *why, int at_attach)
+{
+	int wrappers = !strcmp(syscall_source, "breakpoints") && (opt.events & EV_SYSCALLS);
+	int allocs = (events_to_trace() & EV_BREAKPOINT) != 0;
+
+	if (allocs && at_attach && !(opt.events & EV_SYSCALLS))
+		error_msg_and_die("cannot probe allocator functions in process %d (%s): %s",
+				  p->pid, p->comm, why);
+	if (allocs)
+		warn_msg("cannot probe allocator functions in process %d (%s): %s", p->pid,
+			 p->comm, why);
+	if (wrappers) {
+		warn_msg("process %d (%s): %s: catching its syscalls with PTRACE_SYSCALL "
+			 "(--syscalls=ptrace), which stops at every syscall", p->pid, p->comm,
+			 why);
+		p->ptrace_syscalls = 1;
+		syscall_source = opt.npids > 1 || proc_list()->next || tracer_launch_mode() ?
+			"breakpoints, or ptrace under seccomp" : "ptrace";
+	}
+}
+
+/*
+ * Mechanisms after attach: probes go in only where the target's seccomp
+ * state lets memtap map a scratch page (attach_refuse_probes() else).
+ * 1 when p's probes may go in.
+ */
+static int choose_mechanisms(struct proc *p)
+{
+	char why[256];
+
+	if (!alloc_enabled() || scratch_allowed(p, why, sizeof(why)))
+		return 1;
+	attach_refuse_probes(p, why, 1);
+	return 0;
+}
+
 void attach_pid(pid_t pid)
 {
 	char path[64];
@@ -315,8 +396,9 @@ void attach_pid(pid_t pid)
 	if (!total)
 		error_msg_and_die("cannot attach to process %d: no such process (its last "
 				  "threads exited)", pid);
-	alloc_attach(p);
-	if (!alloc_enabled())
+	if (choose_mechanisms(p))
+		alloc_attach(p);
+	if (!p->alloc)
 		info_msg("attached to process %d (%s), %d thread%s", pid, p->comm, total,
 		 total == 1 ? "" : "s");
 }

@@ -59,10 +59,6 @@
 #include "remote.h"
 #include "xmalloc.h"
 
-#ifndef MAP_FIXED_NOREPLACE
-# define MAP_FIXED_NOREPLACE 0x100000
-#endif
-
 #define PAGE ARCH_PAGE_SIZE
 #define SLOT0 32u		/* first slot offset; below: trampoline */
 #define NBUCKETS 256		/* breakpoint hash; a few dozen probes */
@@ -367,8 +363,8 @@ static int scratch_map(struct bp_set *set, pid_t tid, uint64_t addr)
 		procfs_maps_free(r);
 		if (!a)
 			return -ENOMEM;
-		got = remote_mmap(tid, set->syscall_insn, a, PAGE, PROT_READ | PROT_EXEC,
-				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, &res);
+		got = remote_mmap(tid, set->syscall_insn, a, PAGE, BP_SCRATCH_PROT,
+				  BP_SCRATCH_FLAGS, &res);
 		if (got == -EEXIST)
 			continue;	/* another thread mapped it meanwhile */
 		if (got < 0 && got > -4096)

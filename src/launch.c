@@ -142,6 +142,8 @@ void launch_command(char **argv, int use_seccomp)
 
 	warn_lost_privileges(path, use_seccomp);
 
+	if (use_seccomp)
+		seccomp_filter_note_own(events_to_trace());
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
 		perror_msg_and_die("pipe");
 	fflush(NULL);

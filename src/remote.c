@@ -6,18 +6,21 @@
  *   1. refuse syscall stops: a thread at a syscall-entry or -exit stop
  *      is inside a syscall, and changing its registers there would lose
  *      or restart that syscall;
- *   2. save the registers and the signal mask (PTRACE_GETSIGMASK), block
+ *   2. ask the thread's seccomp state (sandbox.c) whether the kernel
+ *      would run this syscall from this instruction, else from another
+ *      `syscall` instruction of the process; refuse if none will do;
+ *   3. save the registers and the signal mask (PTRACE_GETSIGMASK), block
  *      every blockable signal, so that no handler runs on our registers;
- *   3. rip = a `syscall` instruction that exists already (the vdso has
+ *   4. rip = a `syscall` instruction that exists already (the vdso has
  *      them), rax = nr, arguments in rdi rsi rdx r10 r8 r9, and
  *      orig_rax = -1: the stop may have interrupted a syscall (rax is
  *      then -ERESTARTSYS), and orig_rax >= 0 would make the kernel
  *      "restart" it over our registers;
- *   4. PTRACE_SINGLESTEP until the step trap after the instruction
+ *   5. PTRACE_SINGLESTEP until the step trap after the instruction
  *      (a seccomp stop for our own syscall is stepped through; SIGSTOP,
  *      which cannot be blocked, is suppressed now and raised again at
  *      the end);
- *   5. read rax, put the registers and the mask back.  Restoring orig_rax
+ *   6. read rax, put the registers and the mask back.  Restoring orig_rax
  *      and rax also restores a pending restart of an interrupted syscall.
  */
 #include "config.h"
@@ -37,8 +40,10 @@
 #include <linux/ptrace.h>
 
 #include "arch.h"
+#include "error.h"
 #include "procfs.h"
 #include "remote.h"
+#include "sandbox.h"
 
 #ifndef PTRACE_EVENT_STOP
 # define PTRACE_EVENT_STOP 128
@@ -149,30 +154,90 @@ static int scan_for_syscall(pid_t pid, uint64_t start, uint64_t len, uint64_t *a
 	return -1;
 }
 
-int remote_find_syscall_insn(pid_t pid, uint64_t *addr)
+/*
+ * Up to max `syscall` instructions of pid, one per executable mapping:
+ * the vdso's first, then the others' in address order.  How many, or
+ * -errno when the maps cannot be read.
+ */
+static int find_syscall_insns(pid_t pid, uint64_t *addrs, size_t max)
 {
 	struct procfs_map *maps;
 	size_t n;
-	int found = -1;
+	int found = 0;
 
 	if (procfs_read_maps(pid, &maps, &n) < 0)
 		return -errno;
-	/* pass 0: the vdso only; pass 1: any executable mapping */
-	for (int pass = 0; pass < 2 && found < 0; pass++)
-		for (size_t i = 0; i < n && found < 0; i++) {
+	/* pass 0: the vdso only; pass 1: any other executable mapping */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n && (size_t)found < max; i++) {
 			const char *name = maps[i].path ? maps[i].path : "";
+			int vdso = strstr(name, "[vdso]") != NULL;
 
-			if (!(maps[i].perms & PROT_EXEC))
+			if (!(maps[i].perms & PROT_EXEC) || vdso != (pass == 0))
 				continue;
-			if (pass == 0 && !strstr(name, "[vdso]"))
+			if (strstr(name, "[vsyscall]"))
 				continue;
-			if (pass == 1 && strstr(name, "[vsyscall]"))
-				continue;
-			found = scan_for_syscall(pid, maps[i].start, maps[i].end - maps[i].start,
-						 addr);
+			if (scan_for_syscall(pid, maps[i].start, maps[i].end - maps[i].start,
+					     &addrs[found]) == 0)
+				found++;
 		}
 	procfs_maps_free(maps);
-	return found < 0 ? -ENOENT : 0;
+	return found;
+}
+
+int remote_find_syscall_insn(pid_t pid, uint64_t *addr)
+{
+	int n = find_syscall_insns(pid, addr, 1);
+
+	return n < 0 ? n : n == 0 ? -ENOENT : 0;
+}
+
+#define MAX_INSNS 64
+
+static char refusal[256];
+
+const char *remote_refusal(void)
+{
+	return refusal[0] ? refusal : NULL;
+}
+
+static const char *syscall_name(long nr)
+{
+	switch (nr) {
+	case SYS_mmap: return "mmap";
+	case SYS_munmap: return "munmap";
+	default: return "a syscall";
+	}
+}
+
+int remote_may_inject(pid_t tid, uint64_t *insn, long nr, const uint64_t args[6],
+		      struct sandbox_verdict *v)
+{
+	struct sandbox *sb = sandbox_load(tid);
+	uint64_t alt[MAX_INSNS];
+	struct sandbox_verdict first;
+	int n, ok = sandbox_allows(sb, nr, args, *insn, v);
+
+	/*
+	 * A filter may allow syscalls only from some code (the C
+	 * library's, say): try the other executable mappings' `syscall`.
+	 */
+	if (!ok && v->mode == 2 && !v->err) {
+		first = *v;
+		n = find_syscall_insns(tid, alt, MAX_INSNS);
+		for (int i = 0; i < n && !ok; i++)
+			if (alt[i] != *insn && sandbox_allows(sb, nr, args, alt[i], v)) {
+				debug_msg("thread %d: syscall %ld from %#" PRIx64 " instead of %#"
+					  PRIx64 ", as its seccomp filter wants", tid, nr, alt[i],
+					  *insn);
+				*insn = alt[i];
+				ok = 1;
+			}
+		if (!ok)
+			*v = first;
+	}
+	sandbox_free(sb);
+	return ok;
 }
 
 /*
@@ -217,11 +282,19 @@ int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 	uint64_t saved_mask, all = ~0ULL;
 	int status, err = 0, pending_sig = 0;
 
+	struct sandbox_verdict verdict;
+
 	res->ret = -ENOSYS;
 	res->reaped = 0;
 	res->status = 0;
+	refusal[0] = '\0';
 	if (in_syscall_stop(tid))
 		return -EBUSY;
+	/* never run what the thread's seccomp filters forbid */
+	if (!remote_may_inject(tid, &insn, nr, args, &verdict)) {
+		sandbox_reason(&verdict, syscall_name(nr), refusal, sizeof(refusal));
+		return -EPERM;
+	}
 	if (ptrace(PTRACE_GETREGS, tid, 0L, &saved) < 0)
 		return -errno;
 	if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(saved_mask), &saved_mask) < 0)

@@ -11,6 +11,9 @@
  *
  * A filter cannot be removed: it is only ever installed in a command
  * memtap launches and follows to its end, never in an attached process.
+ * memtap tells sandbox.c what it installed: a syscall memtap injects
+ * (remote.c) that this filter answers with SECCOMP_RET_TRACE stops in
+ * memtap, which lets it run.
  */
 #include "config.h"
 
@@ -21,6 +24,7 @@
 #include <linux/seccomp.h>
 
 #include "memtap.h"
+#include "sandbox.h"
 
 #ifndef SECCOMP_RET_TRACE
 # define SECCOMP_RET_TRACE 0x7ff00000U
@@ -67,14 +71,28 @@ static size_t gen_arch(struct sock_filter *f, size_t n, uint32_t audit_arch,
 	return n;
 }
 
-int seccomp_filter_install(unsigned events)
+/* The filter for events into f (128 entries): its length. */
+static size_t gen_filter(struct sock_filter *f, unsigned events)
 {
-	struct sock_filter f[128];
 	size_t n = 0;
 
 	n = gen_arch(f, n, ARCH_AUDIT_NATIVE, (1u << ABI_X86_64) | (1u << ABI_X32), events);
 	n = gen_arch(f, n, ARCH_AUDIT_COMPAT, 1u << ABI_I386, events);
 	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	return n;
+}
+
+void seccomp_filter_note_own(unsigned events)
+{
+	struct sock_filter f[128];
+
+	sandbox_own_filter(f, gen_filter(f, events));
+}
+
+int seccomp_filter_install(unsigned events)
+{
+	struct sock_filter f[128];
+	size_t n = gen_filter(f, events);
 
 	struct sock_fprog prog = { .len = (unsigned short)n, .filter = f };
 

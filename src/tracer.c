@@ -263,7 +263,8 @@ static void ptrace_or_warn(int req, pid_t tid, unsigned long data, const char *w
  */
 static void resume(struct thread *tcp, int sig)
 {
-	int syscall_stops = !detaching && (ptrace_syscalls || tcp->sc != SC_IDLE);
+	int syscall_stops = !detaching && (ptrace_syscalls || tcp->sc != SC_IDLE ||
+					   (tcp->proc && tcp->proc->ptrace_syscalls));
 
 	tcp->flags &= ~(T_STOPPED | T_PARKED | T_GOOD_STOP);
 	ptrace_or_warn(syscall_stops ? PTRACE_SYSCALL : PTRACE_CONT, tcp->tid,
@@ -586,6 +587,7 @@ static void on_new_task(struct thread *tcp, int event)
 
 		np->brk = p->brk;	/* a copy of the parent's memory */
 		np->unfollowed = !launched_pid && !opt.follow_forks;
+		np->ptrace_syscalls = p->ptrace_syscalls;	/* and its filters */
 		if (event == PTRACE_EVENT_FORK)
 			stats_proc_fork(np, p);
 		memcpy(np->comm, p->comm, sizeof(np->comm));

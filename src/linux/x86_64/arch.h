@@ -16,6 +16,11 @@
 #define ARCH_NAME "x86_64"
 #define ARCH_PAGE_SIZE 4096UL
 #define X32_SYSCALL_BIT 0x40000000UL
+/*
+ * Length of the `syscall` instruction (0f 05); seccomp_data's
+ * instruction_pointer is the address after it (verified on Linux 6.18).
+ */
+#define ARCH_SYSCALL_INSN_LEN 2
 
 typedef struct user_regs_struct arch_regs_t;
 
