@@ -126,6 +126,16 @@ int report_main(int argc, char **argv);
  * then folded_set_finish() to sort and merge; folded_set_release() frees
  * the strings and the array.  The set owns every stack string.
  */
+/* a + b, held at the int64 limits (read inputs can have any values) */
+static inline int64_t int64_add_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return a < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
 struct folded_stack {
 	char *stack;
 	int64_t value;

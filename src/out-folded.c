@@ -271,16 +271,6 @@ static int stack_cmp(const void *pa, const void *pb)
 	}
 }
 
-/* a + b, held at the int64 limits (read inputs can have any values) */
-static int64_t add_sat(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (__builtin_add_overflow(a, b, &r))
-		return a < 0 ? INT64_MIN : INT64_MAX;
-	return r;
-}
-
 void folded_set_finish(struct folded_set *s)
 {
 	size_t i, n = 0;
@@ -291,8 +281,8 @@ void folded_set_finish(struct folded_set *s)
 		struct folded_stack *cur = &s->stacks[i];
 
 		if (n && !strcmp(s->stacks[n - 1].stack, cur->stack)) {
-			s->stacks[n - 1].value = add_sat(s->stacks[n - 1].value, cur->value);
-			s->stacks[n - 1].base = add_sat(s->stacks[n - 1].base, cur->base);
+			s->stacks[n - 1].value = int64_add_sat(s->stacks[n - 1].value, cur->value);
+			s->stacks[n - 1].base = int64_add_sat(s->stacks[n - 1].base, cur->base);
 			free(cur->stack);
 			continue;
 		}

@@ -189,7 +189,7 @@ static void frame_colour(char *buf, size_t size, const struct frame *fr,
 {
 	if (diff) {
 		double r = maxdelta > 0 ?
-			fabs((double)(fr->value - fr->base)) / maxdelta : 0;
+			fabs((double)fr->value - (double)fr->base) / maxdelta : 0;
 		int c = 245 - (int)(200 * (r > 1 ? 1 : r));
 
 		if (fr->value > fr->base)
@@ -283,8 +283,8 @@ static void layout(const struct folded_set *s, struct frames *fs,
 			p = e ? e + 1 : p + len;
 		}
 		for (k = 0; k < nopen; k++)
-			open[k].base += s->stacks[i].base;
-		x += v;
+			open[k].base = int64_add_sat(open[k].base, s->stacks[i].base);
+		x = int64_add_sat(x, v);
 	}
 	free(open);
 }
@@ -434,7 +434,7 @@ static void write_frame(FILE *f, const struct frame *fr, double x, double y,
 	fprintf(f, " (%s, %.2f%%", human(buf, sizeof(buf), fr->value, unit),
 		total > 0 ? 100.0 * fr->value / total : 0.0);
 	if (diff) {
-		int64_t d = fr->value - fr->base;
+		int64_t d = int64_add_sat(fr->value, fr->base == INT64_MIN ? INT64_MAX : -fr->base);
 
 		fprintf(f, "; %s%s", d > 0 ? "+" : "",
 			human(buf, sizeof(buf), d, unit));
@@ -472,13 +472,13 @@ int svg_write_set(FILE *f, const struct folded_set *s,
 		"Memory growth flame graph";
 	for (k = 0; k < s->n; k++) {
 		if (s->stacks[k].value > 0)
-			total += s->stacks[k].value;
-		total_base += s->stacks[k].base;
+			total = int64_add_sat(total, s->stacks[k].value);
+		total_base = int64_add_sat(total_base, s->stacks[k].base);
 	}
 	if (total > 0)
 		layout(s, &fs, total, total_base, min_w * total / avail);
 	for (k = 1; k < fs.n; k++) {
-		double d = fabs((double)(fs.v[k].value - fs.v[k].base));
+		double d = fabs((double)fs.v[k].value - (double)fs.v[k].base);
 
 		if (d > maxdelta)
 			maxdelta = d;
