@@ -17,6 +17,7 @@
 #ifndef MEMTAP_ALLOC_H
 #define MEMTAP_ALLOC_H
 
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "memtap.h"
@@ -63,6 +64,20 @@ enum alloc_action alloc_on_sigtrap(struct thread *tcp);
  * resumed; child is the new process (NULL for a thread).
  */
 void alloc_on_new_task(struct thread *tcp, struct proc *child, pid_t child_tid, int event);
+
+/*
+ * tcp's syscall-exit stop of a call that mapped code (or made memory
+ * executable): probes not found yet are looked up again at the thread's
+ * next stop (it is interrupted for it).
+ */
+void alloc_on_code_mapped(struct thread *tcp);
+
+/*
+ * At the end: every --probe never found in any traced process, one line
+ * each into f (the text report; nothing when f is stderr), and the
+ * first time also a warning on stderr.
+ */
+void alloc_report_unfound(FILE *f);
 
 /* tcp is about to be freed (exit, detach, exec by another thread). */
 void alloc_thread_free(struct thread *tcp);

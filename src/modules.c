@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/mman.h>
@@ -40,14 +39,6 @@ static size_t nmods, mods_cap;
 static uint32_t *mod_hash;	/* open addressing, MODULE_NONE = empty */
 static size_t mod_hash_size;
 static size_t nfds;
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static size_t key_hash(dev_t dev, ino_t ino, const char *path)
 {
@@ -277,6 +268,7 @@ struct proc_modules *proc_modules_new(pid_t pid)
 
 	pm->pid = pid;
 	pm->generation = 1;	/* read at first use */
+	pm->miss_budget = 1;
 	return pm;
 }
 
@@ -285,6 +277,7 @@ void proc_modules_free(struct proc_modules *pm)
 	if (!pm)
 		return;
 	free(pm->ranges);
+	free(pm->anon);
 	free(pm);
 }
 
@@ -406,20 +399,26 @@ int modules_refresh(struct proc_modules *pm, int force)
 	if (!force && pm->generation == pm->read_generation)
 		return 0;
 	pm->read_generation = pm->generation;
-	pm->last_read_ns = mono_ns();
 	pm->reads++;
 	if (procfs_read_maps(pm->pid, &maps, &nmaps) < 0)
 		return -1;
 
 	pm->ranges = NULL;
 	pm->nranges = pm->cap = 0;
+	pm->nanon = 0;
 	for (size_t i = 0; i < nmaps; i++) {
 		const struct procfs_map *mp = &maps[i];
 
-		if (!(mp->perms & PROT_EXEC) || !mp->path)
+		if (!(mp->perms & PROT_EXEC))
 			continue;
-		if (mp->path[0] != '/' && strcmp(mp->path, "[vdso]") != 0)
-			continue;	/* anonymous code, [vsyscall] */
+		if (!mp->path || (mp->path[0] != '/' && strcmp(mp->path, "[vdso]") != 0)) {
+			/* anonymous code, [vsyscall]: no module, no re-read */
+			pm->anon = xgrowarray(pm->anon, &pm->anon_cap, pm->nanon + 1,
+					      sizeof(*pm->anon));
+			pm->anon[pm->nanon].start = mp->start;
+			pm->anon[pm->nanon++].end = mp->end;
+			continue;
+		}
 
 		uint32_t id = mapping_module(pm, old, nold, &hint, mp);
 		const struct module *m = mods[id];
@@ -441,23 +440,69 @@ int modules_refresh(struct proc_modules *pm, int force)
 		changed = old[i].start != pm->ranges[i].start || old[i].end != pm->ranges[i].end ||
 			  old[i].module != pm->ranges[i].module || old[i].bias != pm->ranges[i].bias;
 	free(old);
-	if (changed)
+	if (changed) {
 		pm->version++;
+		memset(pm->miss_cache, 0, sizeof(pm->miss_cache));
+	}
 	return changed;
+}
+
+static size_t miss_slot(uint64_t pc)
+{
+	return (size_t)((pc * 0x9e3779b97f4a7c15ULL) >> 40) & (MODULES_MISS_CACHE - 1);
+}
+
+/* Is pc known to be in no file: in anonymous code, or missed after a read? */
+static int miss_known(const struct proc_modules *pm, uint64_t pc)
+{
+	size_t lo = 0, hi = pm->nanon;
+
+	if (pc < 4096 || pm->miss_cache[miss_slot(pc)] == pc)
+		return 1;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pc < pm->anon[mid].start)
+			hi = mid;
+		else if (pc >= pm->anon[mid].end)
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+const struct module_range *modules_lookup(struct proc_modules *pm, uint64_t pc)
+{
+	const struct module_range *r;
+	int fresh = 0;
+
+	if (pm->generation != pm->read_generation)
+		fresh = modules_refresh(pm, 0) >= 0;
+	r = modules_find_range(pm, pc);
+	if (r || miss_known(pm, pc))
+		return r;
+	if (!fresh) {
+		if (pm->miss_budget <= 0)
+			return NULL;
+		pm->miss_budget--;
+		pm->miss_reads++;
+		if (modules_refresh(pm, 1) < 0)
+			return NULL;
+		r = modules_find_range(pm, pc);
+		if (r || miss_known(pm, pc))
+			return r;
+	}
+	/* not in any mapping as of a read made now: do not ask again */
+	pm->miss_cache[miss_slot(pc)] = pc;
+	return NULL;
 }
 
 int modules_resolve(struct proc_modules *pm, uint64_t pc, uint32_t *module_id,
 		    uint64_t *rel_addr)
 {
-	const struct module_range *r;
+	const struct module_range *r = modules_lookup(pm, pc);
 
-	if (pm->generation != pm->read_generation)
-		modules_refresh(pm, 0);
-	r = modules_find_range(pm, pc);
-	if (!r && pc >= 4096 && mono_ns() - pm->last_read_ns >= MODULES_MISS_REREAD_MS * 1000000ULL) {
-		modules_refresh(pm, 1);
-		r = modules_find_range(pm, pc);
-	}
 	if (!r) {
 		*module_id = MODULE_NONE;
 		*rel_addr = pc;

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "aggregate.h"
+#include "alloc.h"
 #include "error.h"
 #include "live.h"
 #include "memtap.h"
@@ -334,6 +335,7 @@ void report_summary(void)
 		nprocs, nprocs == 1 ? "" : "es", elapsed / 1000000000u, elapsed / 1000000u % 1000u,
 		syscall_source, stops.total, stops.seccomp, stops.syscall, stops.breakpoint,
 		stops.signal, stops.event + stops.group);
+	alloc_report_unfound(out);
 	for (struct proc *p = proc_list(); p; p = p->next)
 		report_proc(p);
 }
