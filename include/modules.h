@@ -113,6 +113,12 @@ void modules_map_changed(struct proc_modules *pm);
  */
 void modules_note_mmap(struct proc_modules *pm, uint64_t addr, uint64_t len, int prot);
 void modules_note_unmap(struct proc_modules *pm, uint64_t addr, uint64_t len);
+/*
+ * mprotect made [addr, addr + len) executable: marks the list changed
+ * unless the range is known code already (a module's, or anonymous code
+ * of the last read: JITs flip their pages often).
+ */
+void modules_note_mprotect(struct proc_modules *pm, uint64_t addr, uint64_t len);
 
 /*
  * Re-read /proc/PID/maps now if the list is marked changed (or force).

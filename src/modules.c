@@ -325,6 +325,20 @@ void modules_note_unmap(struct proc_modules *pm, uint64_t addr, uint64_t len)
 		}
 }
 
+static int anon_holds(const struct proc_modules *pm, uint64_t addr, uint64_t end);
+
+void modules_note_mprotect(struct proc_modules *pm, uint64_t addr, uint64_t len)
+{
+	const struct module_range *r = modules_find_range(pm, addr);
+	uint64_t end = addr + len;
+
+	if (end < addr)
+		end = UINT64_MAX;
+	if ((r && end <= r->end) || anon_holds(pm, addr, end))
+		return;
+	modules_map_changed(pm);
+}
+
 /* Open the file of one mapping of pid, the way that works in containers. */
 static int open_mapped(pid_t pid, uint64_t start, uint64_t end, const char *path)
 {
@@ -452,24 +466,28 @@ static size_t miss_slot(uint64_t pc)
 	return (size_t)((pc * 0x9e3779b97f4a7c15ULL) >> 40) & (MODULES_MISS_CACHE - 1);
 }
 
-/* Is pc known to be in no file: in anonymous code, or missed after a read? */
-static int miss_known(const struct proc_modules *pm, uint64_t pc)
+/* Does one anonymous executable mapping of the last read hold [addr, end)? */
+static int anon_holds(const struct proc_modules *pm, uint64_t addr, uint64_t end)
 {
 	size_t lo = 0, hi = pm->nanon;
 
-	if (pc < 4096 || pm->miss_cache[miss_slot(pc)] == pc)
-		return 1;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (pc < pm->anon[mid].start)
+		if (addr < pm->anon[mid].start)
 			hi = mid;
-		else if (pc >= pm->anon[mid].end)
+		else if (addr >= pm->anon[mid].end)
 			lo = mid + 1;
 		else
-			return 1;
+			return end <= pm->anon[mid].end;
 	}
 	return 0;
+}
+
+/* Is pc known to be in no file: in anonymous code, or missed after a read? */
+static int miss_known(const struct proc_modules *pm, uint64_t pc)
+{
+	return pc < 4096 || pm->miss_cache[miss_slot(pc)] == pc || anon_holds(pm, pc, pc + 1);
 }
 
 const struct module_range *modules_lookup(struct proc_modules *pm, uint64_t pc)

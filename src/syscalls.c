@@ -159,7 +159,9 @@ static void code_mapped(struct thread *tcp, const struct syscall_def *def,
 
 	if (is_error(ret))
 		return;
-	if (p->modules)
+	if (p->modules && def->id == SC_MPROTECT)
+		modules_note_mprotect(p->modules, addr, args[1]);
+	else if (p->modules)
 		modules_note_mmap(p->modules, addr, args[1], PROT_EXEC);
 	alloc_on_code_mapped(tcp);
 }

@@ -8,9 +8,9 @@
  *                                   SIGUSR1 ("round K done"); SIGUSR2
  *                                   exits
  *
- * A round: a malloc of 64 KiB here (so that memtap has seen this
- * process's modules before the library comes), dlopen, lib_grow(N)
- * (alloc-dl-lib.c), dlclose.  Prints "RANGE <pid> <start> <end>" of its
+ * A round: mallocs here that grow the heap and make an mmap (so that
+ * memtap has seen this process's modules before the library comes),
+ * dlopen, lib_grow(N) (alloc-dl-lib.c), dlclose, free.  Prints "RANGE <pid> <start> <end>" of its
  * own code and, after each round, "EXPECT <pid> probe <calls> <bytes> 0"
  * for --probe lib_grow:size=arg0 (see alloc-lib.sh), then OK at the end.
  */
@@ -25,18 +25,19 @@
 
 extern char __start_dlgrow_text[], __stop_dlgrow_text[];
 
-static volatile unsigned char *keep;
-
 SECTION static int round_work(const char *lib, unsigned long n)
 {
-	void *h;
+	void *h, *keep[5];
 	int (*grow)(unsigned long);
 	int bad;
 
-	keep = malloc(64 * 1024);
-	if (!keep)
-		return 1;
-	keep[0] = 1;
+	/* before the library: the heap grows (brk), and an mmap */
+	for (int i = 0; i < 5; i++) {
+		keep[i] = malloc(i < 4 ? 64 * 1024 : 256 * 1024);
+		if (!keep[i])
+			return 1;
+		memset(keep[i], i, 4096);
+	}
 	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		fprintf(stderr, "dl-grow: %s\n", dlerror());
@@ -48,7 +49,8 @@ SECTION static int round_work(const char *lib, unsigned long n)
 	bad = grow(n);
 	if (dlclose(h) != 0)
 		exit(99);
-	free((void *)keep);
+	for (int i = 0; i < 5; i++)
+		free(keep[i]);
 	return bad;
 }
 
