@@ -500,6 +500,7 @@ static int report_write(void)
 void report_final(void)
 {
 	status_clear();
+	alloc_report_unfound(stderr);
 	if (opt.interval > 0) {
 		interval_report(1);
 		return;

@@ -15,11 +15,8 @@
  * for --probe lib_grow:size=arg0 (see alloc-lib.sh), then OK at the end.
  */
 #include <dlfcn.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+
+#include "target.h"
 
 #define SECTION __attribute__((section("dlgrow_text"), noinline))
 
@@ -74,10 +71,7 @@ SECTION int main(int argc, char **argv)
 		sigset_t set;
 		int sig;
 
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		sigaddset(&set, SIGUSR2);
-		sigprocmask(SIG_BLOCK, &set, NULL);
+		block_usr_signals(&set);
 		printf("ready %d\n", (int)getpid());
 		fflush(stdout);
 		while (sigwait(&set, &sig) == 0 && sig == SIGUSR1) {
