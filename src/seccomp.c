@@ -12,9 +12,8 @@
  * SECCOMP_RET_DATA carries the index of the matched syscall_defs[] entry,
  * so the tracer knows the ABI and the call without decoding anything.
  *
- * The filter ends at the first RET: the rest of the program is jumped
- * over, so an 8-bit jump offset limits a block to 255 instructions (13
- * entries make at most 5 each here).
+ * Jump offsets are 8 bits: the block of one arch must stay under 256
+ * instructions (each entry takes 2, or 5 with the PROT_EXEC test).
  *
  * A filter cannot be removed: it is only ever installed in a command
  * memtap launches and follows to its end, never in an attached process.
