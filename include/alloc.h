@@ -65,6 +65,9 @@ enum alloc_action alloc_on_sigtrap(struct thread *tcp);
  */
 void alloc_on_new_task(struct thread *tcp, struct proc *child, pid_t child_tid, int event);
 
+/* A syscall stop of tcp (PTRACE_SYSCALL), before it is resumed. */
+void alloc_on_syscall_stop(struct thread *tcp);
+
 /*
  * tcp's syscall-exit stop of a call that mapped code (or made memory
  * executable): probes not found yet are looked up again at the thread's

@@ -453,6 +453,20 @@ enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group)
 	}
 }
 
+void alloc_on_syscall_stop(struct thread *tcp)
+{
+	struct alloc_space *s = alloc_active_space(tcp->proc);
+
+	/*
+	 * Under PTRACE_SYSCALL the exit stop of execve comes before the
+	 * interrupt stop asked for at the exec event, and takes its place:
+	 * ask again, the thread stops before its first instruction.
+	 */
+	if (s && s->state == SP_NEW && !tracer_detaching() &&
+	    ptrace(PTRACE_INTERRUPT, tcp->tid, 0L, 0L) < 0 && errno != ESRCH)
+		perror_msg("ptrace(PTRACE_INTERRUPT, %d)", tcp->tid);
+}
+
 void alloc_on_code_mapped(struct thread *tcp)
 {
 	struct alloc_space *s = alloc_active_space(tcp->proc);

@@ -532,6 +532,7 @@ static void on_syscall_stop(struct thread *tcp)
 		if (tcp->sc_def)
 			syscall_exit(tcp, &regs);
 	}
+	alloc_on_syscall_stop(tcp);
 	resume(tcp, 0);
 }
 
