@@ -21,12 +21,13 @@
  * bumps a generation; the next modules_resolve() (or modules_refresh())
  * re-reads the file.
  *
- * Misses.  A pc outside every known mapping may be code mapped in a way
+ * Misses.  A pc outside every known module may be code mapped in a way
  * memtap did not see: it triggers a re-read, at most once per event
  * (modules_event_begin() grants one), and never for a pc known not to
- * be in a file: one in an anonymous executable mapping of the last read
- * (JIT code, [vsyscall]), or one that a re-read did not find either
- * (remembered until the ranges change).
+ * be in a file's code: one inside another mapping of the last read
+ * (anonymous code of a JIT, [vsyscall], or data: a garbage return
+ * address), or one that a re-read did not find either (remembered until
+ * the ranges change).
  */
 #ifndef MEMTAP_MODULES_H
 #define MEMTAP_MODULES_H
@@ -75,9 +76,10 @@ struct module_range {
 	uint32_t module;
 };
 
-/* An executable mapping without a file (JIT code, [vsyscall]). */
-struct anon_range {
+/* Mappings of the last read that hold no module's code. */
+struct other_range {
 	uint64_t start, end;
+	int file;		/* of a file (not code), else anonymous memory */
 };
 
 struct proc_modules {
@@ -87,8 +89,8 @@ struct proc_modules {
 	unsigned version;	/* bumped when a re-read changed the ranges */
 	struct module_range *ranges;	/* sorted by start, disjoint */
 	size_t nranges, cap;
-	struct anon_range *anon;	/* of the last read, sorted */
-	size_t nanon, anon_cap;
+	struct other_range *other;	/* of the last read, sorted, merged */
+	size_t nother, other_cap;
 	uint64_t miss_cache[MODULES_MISS_CACHE];	/* 0 = empty */
 	int miss_budget;	/* re-reads a miss may still cause (this event) */
 	uint64_t reads;		/* statistics: /proc/PID/maps reads */
@@ -116,7 +118,8 @@ void modules_note_unmap(struct proc_modules *pm, uint64_t addr, uint64_t len);
 /*
  * mprotect made [addr, addr + len) executable: marks the list changed
  * unless the range is known code already (a module's, or anonymous code
- * of the last read: JITs flip their pages often).
+ * of the last read: JITs flip their pages often) or anonymous memory
+ * (which becomes JIT code, not a module's).
  */
 void modules_note_mprotect(struct proc_modules *pm, uint64_t addr, uint64_t len);
 

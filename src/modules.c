@@ -277,8 +277,25 @@ void proc_modules_free(struct proc_modules *pm)
 	if (!pm)
 		return;
 	free(pm->ranges);
-	free(pm->anon);
+	free(pm->other);
 	free(pm);
+}
+
+/* Remember a mapping that holds no module's code (merged with the last). */
+static void other_add(struct proc_modules *pm, const struct procfs_map *mp)
+{
+	int file = mp->path && mp->path[0] == '/';
+	struct other_range *o = pm->nother ? &pm->other[pm->nother - 1] : NULL;
+
+	if (o && o->end == mp->start && o->file == file) {
+		o->end = mp->end;
+		return;
+	}
+	pm->other = xgrowarray(pm->other, &pm->other_cap, pm->nother + 1, sizeof(*pm->other));
+	o = &pm->other[pm->nother++];
+	o->start = mp->start;
+	o->end = mp->end;
+	o->file = file;
 }
 
 void modules_map_changed(struct proc_modules *pm)
@@ -325,16 +342,19 @@ void modules_note_unmap(struct proc_modules *pm, uint64_t addr, uint64_t len)
 		}
 }
 
-static int anon_holds(const struct proc_modules *pm, uint64_t addr, uint64_t end);
+static const struct other_range *other_holding(const struct proc_modules *pm, uint64_t addr,
+					      uint64_t end);
 
 void modules_note_mprotect(struct proc_modules *pm, uint64_t addr, uint64_t len)
 {
 	const struct module_range *r = modules_find_range(pm, addr);
+	const struct other_range *o;
 	uint64_t end = addr + len;
 
 	if (end < addr)
 		end = UINT64_MAX;
-	if ((r && end <= r->end) || anon_holds(pm, addr, end))
+	o = other_holding(pm, addr, end);
+	if ((r && end <= r->end) || (o && !o->file))
 		return;
 	modules_map_changed(pm);
 }
@@ -419,18 +439,14 @@ int modules_refresh(struct proc_modules *pm, int force)
 
 	pm->ranges = NULL;
 	pm->nranges = pm->cap = 0;
-	pm->nanon = 0;
+	pm->nother = 0;
 	for (size_t i = 0; i < nmaps; i++) {
 		const struct procfs_map *mp = &maps[i];
 
-		if (!(mp->perms & PROT_EXEC))
-			continue;
-		if (!mp->path || (mp->path[0] != '/' && strcmp(mp->path, "[vdso]") != 0)) {
-			/* anonymous code, [vsyscall]: no module, no re-read */
-			pm->anon = xgrowarray(pm->anon, &pm->anon_cap, pm->nanon + 1,
-					      sizeof(*pm->anon));
-			pm->anon[pm->nanon].start = mp->start;
-			pm->anon[pm->nanon++].end = mp->end;
+		if (!(mp->perms & PROT_EXEC) || !mp->path ||
+		    (mp->path[0] != '/' && strcmp(mp->path, "[vdso]") != 0)) {
+			/* data, anonymous code, [vsyscall]: no module, no re-read */
+			other_add(pm, mp);
 			continue;
 		}
 
@@ -466,28 +482,32 @@ static size_t miss_slot(uint64_t pc)
 	return (size_t)((pc * 0x9e3779b97f4a7c15ULL) >> 40) & (MODULES_MISS_CACHE - 1);
 }
 
-/* Does one anonymous executable mapping of the last read hold [addr, end)? */
-static int anon_holds(const struct proc_modules *pm, uint64_t addr, uint64_t end)
+/* The mapping of the last read, not a module's code, that holds [addr, end). */
+static const struct other_range *other_holding(const struct proc_modules *pm, uint64_t addr,
+					      uint64_t end)
 {
-	size_t lo = 0, hi = pm->nanon;
+	size_t lo = 0, hi = pm->nother;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (addr < pm->anon[mid].start)
+		if (addr < pm->other[mid].start)
 			hi = mid;
-		else if (addr >= pm->anon[mid].end)
+		else if (addr >= pm->other[mid].end)
 			lo = mid + 1;
 		else
-			return end <= pm->anon[mid].end;
+			return end <= pm->other[mid].end ? &pm->other[mid] : NULL;
 	}
-	return 0;
+	return NULL;
 }
 
-/* Is pc known to be in no file: in anonymous code, or missed after a read? */
+/*
+ * Is pc known to be in no module: in another mapping (anonymous code,
+ * data), or missed by a read?
+ */
 static int miss_known(const struct proc_modules *pm, uint64_t pc)
 {
-	return pc < 4096 || pm->miss_cache[miss_slot(pc)] == pc || anon_holds(pm, pc, pc + 1);
+	return pc < 4096 || pm->miss_cache[miss_slot(pc)] == pc || other_holding(pm, pc, pc + 1);
 }
 
 const struct module_range *modules_lookup(struct proc_modules *pm, uint64_t pc)
