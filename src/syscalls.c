@@ -118,15 +118,15 @@ void syscall_fill_event(struct event *ev, const struct syscall_def *def, int abi
 	}
 }
 
-/* Does the call make memory executable (prot is args[2])? */
-static int maps_code(const struct syscall_def *def, const uint64_t args[6])
+/* Does the call make memory executable, prot being its third argument? */
+static int maps_code(const struct syscall_def *def, uint64_t prot)
 {
 	switch (def->id) {
 	case SC_MMAP:
 	case SC_MMAP2:
 	case SC_OLD_MMAP:
 	case SC_MPROTECT:
-		return (args[2] & PROT_EXEC) != 0;
+		return (prot & PROT_EXEC) != 0;
 	default:
 		return 0;
 	}
@@ -142,9 +142,7 @@ int syscall_wanted(const struct syscall_def *def, const arch_regs_t *regs, enum 
 	if (selected(def))
 		return 1;
 	/* old_mmap's arguments are in memory: syscall_enter() reads them */
-	return def->id == SC_OLD_MMAP ||
-	       ((def->id == SC_MMAP || def->id == SC_MMAP2 || def->id == SC_MPROTECT) &&
-		(arch_syscall_arg(regs, abi, 2) & PROT_EXEC));
+	return def->id == SC_OLD_MMAP || maps_code(def, arch_syscall_arg(regs, abi, 2));
 }
 
 /*
@@ -192,6 +190,6 @@ void syscall_exit(struct thread *tcp, const arch_regs_t *regs)
 		/* stopped at for its code only: no event */
 		stops.code++;
 	}
-	if (maps_code(def, tcp->sc_args))
+	if (maps_code(def, tcp->sc_args[2]))
 		code_mapped(tcp, def, tcp->sc_args, ret);
 }
