@@ -17,6 +17,7 @@
 #ifndef MEMTAP_ALLOC_H
 #define MEMTAP_ALLOC_H
 
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "memtap.h"
@@ -63,6 +64,24 @@ enum alloc_action alloc_on_sigtrap(struct thread *tcp);
  * resumed; child is the new process (NULL for a thread).
  */
 void alloc_on_new_task(struct thread *tcp, struct proc *child, pid_t child_tid, int event);
+
+/* A syscall stop of tcp (PTRACE_SYSCALL), before it is resumed. */
+void alloc_on_syscall_stop(struct thread *tcp);
+
+/*
+ * tcp's syscall-exit stop of a call that mapped code (or made memory
+ * executable): probes not found yet are looked up again at the thread's
+ * next stop (it is interrupted for it).
+ */
+void alloc_on_code_mapped(struct thread *tcp);
+
+/*
+ * The --probe specs never found in any traced process: the next one
+ * from *iter (start at 0), or NULL.  Borrowed strings.
+ */
+const char *alloc_unfound_probe(size_t *iter);
+/* At the end: one warning on stderr per probe never found, once. */
+void alloc_warn_unfound(void);
 
 /* tcp is about to be freed (exit, detach, exec by another thread). */
 void alloc_thread_free(struct thread *tcp);

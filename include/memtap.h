@@ -152,13 +152,14 @@ enum sc_id {
 	SC_OLD_MMAP,		/* i386: arguments in a struct in memory */
 	SC_MUNMAP,
 	SC_MREMAP,
+	SC_MPROTECT,		/* no event: watched for code mappings only */
 };
 
 struct syscall_def {
 	enum abi abi;
 	long nr;		/* number in that ABI (x32: with the x32 bit) */
 	enum sc_id id;
-	enum event_kind kind;
+	enum event_kind kind;	/* EV_NKINDS: makes no event */
 	const char *name;
 };
 
@@ -169,7 +170,11 @@ const struct syscall_def *syscall_lookup(enum abi abi, long nr);
 
 /* seccomp.c */
 int seccomp_filter_available(void);
-/* In the child: install the filter for the kinds in events; -1 + errno. */
+/*
+ * In the child: install the filter for the kinds in events, plus the
+ * calls that map code (mmap and mprotect with PROT_EXEC) whatever
+ * events says; -1 + errno.
+ */
 int seccomp_filter_install(unsigned events);
 /* In memtap: the filter the children get is memtap's own (sandbox.h). */
 void seccomp_filter_note_own(unsigned events);
@@ -178,6 +183,11 @@ void seccomp_filter_note_own(unsigned events);
 void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
 		   const struct syscall_def *def);
 void syscall_exit(struct thread *tcp, const arch_regs_t *regs);
+/*
+ * PTRACE_SYSCALL mode, at a syscall-entry stop of def: is the call
+ * wanted, for an event of events_to_trace() or as a mapping of code?
+ */
+int syscall_wanted(const struct syscall_def *def, const arch_regs_t *regs, enum abi abi);
 /*
  * Fill kind, abi, call, args, ret, failed, size, addr, old_brk and
  * map_kind of ev for syscall def with arguments args and the kernel's
@@ -263,6 +273,7 @@ uint64_t now_ns(void);
 /* Stop counts for the report and the I/O test. */
 struct stop_counts {
 	uint64_t total, seccomp, syscall, signal, event, group, breakpoint;
+	uint64_t code;		/* syscalls stopped at for a code mapping only */
 };
 extern struct stop_counts stops;
 extern const char *syscall_source;	/* "seccomp", "ptrace" or "breakpoints" */

@@ -19,8 +19,15 @@
  * Per-process list (struct proc_modules): the executable file mappings
  * of /proc/PID/maps, sorted, re-read lazily: modules_map_changed() only
  * bumps a generation; the next modules_resolve() (or modules_refresh())
- * re-reads the file.  A pc outside every known mapping also triggers a
- * re-read, at most once every MODULES_MISS_REREAD_MS.
+ * re-reads the file.
+ *
+ * Misses.  A pc outside every known module may be code mapped in a way
+ * memtap did not see: it triggers a re-read, at most once per event
+ * (modules_event_begin() grants one), and never for a pc known not to
+ * be in a file's code: one inside another mapping of the last read
+ * (anonymous code of a JIT, [vsyscall], or data: a garbage return
+ * address), or one that a re-read did not find either (remembered until
+ * the ranges change).
  */
 #ifndef MEMTAP_MODULES_H
 #define MEMTAP_MODULES_H
@@ -31,7 +38,7 @@
 
 #define MODULE_NONE UINT32_MAX
 #define MODULE_MAX_FDS 512
-#define MODULES_MISS_REREAD_MS 100
+#define MODULES_MISS_CACHE 256	/* pcs known to miss, direct-mapped */
 #define MODULE_BUILD_ID_MAX 64
 
 /* One PT_LOAD segment of a module's ELF. */
@@ -69,6 +76,12 @@ struct module_range {
 	uint32_t module;
 };
 
+/* Mappings of the last read that hold no module's code. */
+struct other_range {
+	uint64_t start, end;
+	int file;		/* of a file (not code), else anonymous memory */
+};
+
 struct proc_modules {
 	pid_t pid;
 	unsigned generation;	/* bumped by modules_map_changed() */
@@ -76,8 +89,12 @@ struct proc_modules {
 	unsigned version;	/* bumped when a re-read changed the ranges */
 	struct module_range *ranges;	/* sorted by start, disjoint */
 	size_t nranges, cap;
-	uint64_t last_read_ns;	/* CLOCK_MONOTONIC of the last read */
+	struct other_range *other;	/* of the last read, sorted, merged */
+	size_t nother, other_cap;
+	uint64_t miss_cache[MODULES_MISS_CACHE];	/* 0 = empty */
+	int miss_budget;	/* re-reads a miss may still cause (this event) */
 	uint64_t reads;		/* statistics: /proc/PID/maps reads */
+	uint64_t miss_reads;	/* of which caused by a miss */
 };
 
 /*
@@ -98,6 +115,13 @@ void modules_map_changed(struct proc_modules *pm);
  */
 void modules_note_mmap(struct proc_modules *pm, uint64_t addr, uint64_t len, int prot);
 void modules_note_unmap(struct proc_modules *pm, uint64_t addr, uint64_t len);
+/*
+ * mprotect made [addr, addr + len) executable: marks the list changed
+ * unless the range is known code already (a module's, or anonymous code
+ * of the last read: JITs flip their pages often) or anonymous memory
+ * (which becomes JIT code, not a module's).
+ */
+void modules_note_mprotect(struct proc_modules *pm, uint64_t addr, uint64_t len);
 
 /*
  * Re-read /proc/PID/maps now if the list is marked changed (or force).
@@ -107,10 +131,24 @@ void modules_note_unmap(struct proc_modules *pm, uint64_t addr, uint64_t len);
 int modules_refresh(struct proc_modules *pm, int force);
 
 /*
+ * A new event: a miss may re-read the maps once more (see above).  Call
+ * it while the thread is stopped, before the first lookup of the event.
+ */
+static inline void modules_event_begin(struct proc_modules *pm)
+{
+	pm->miss_budget = 1;
+}
+
+/*
+ * The range holding pc, after a re-read when the list is marked changed
+ * or when pc misses (as the miss policy above allows); NULL if none.
+ */
+const struct module_range *modules_lookup(struct proc_modules *pm, uint64_t pc);
+
+/*
  * The module of pc and the address relative to its ELF.  Returns 0, or
  * -1 when pc is in no file mapping (JIT code, [vsyscall], garbage):
- * *module_id = MODULE_NONE, *rel_addr = pc.  A binary search, plus a
- * maps re-read when the list is marked changed.
+ * *module_id = MODULE_NONE, *rel_addr = pc.  modules_lookup() inside.
  */
 int modules_resolve(struct proc_modules *pm, uint64_t pc, uint32_t *module_id,
 		    uint64_t *rel_addr);

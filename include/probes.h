@@ -46,6 +46,7 @@ struct probe {
 	int want_return;	/* capture the result (never for functions that throw) */
 	int optional;		/* missing: no message (jemalloc's API) */
 	int reported;		/* a failure to probe it was reported once */
+	int found;		/* found in some process (maybe removed since) */
 };
 
 /*
@@ -68,6 +69,9 @@ struct probe *probes_get(size_t i);
 
 /* Does the list contain anything at all? */
 int probes_any(void);
+
+/* Is a --probe not found yet (it may be in a library loaded later)? */
+int probes_user_pending(void);
 
 /*
  * Fill ev (kind, call, args, size, addr, old_addr, failed, ret) for an

@@ -90,6 +90,8 @@ struct prof_run {
 		 stops_signal, stops_other;
 	int stacks;		/* stacks were unwound (not --unwind=none) */
 	int held;		/* inuse_* values are what was held at the end */
+	char **unfound;		/* --probe specs never found, nunfound of them */
+	size_t nunfound;
 };
 
 struct profile {

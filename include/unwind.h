@@ -158,8 +158,12 @@ void unwinder_maps_changed(struct unwinder *uw);
 
 /*
  * Unwind the thread of snapshot s into pcs (see the frame convention
- * above).  The thread may be running: reads beyond the snapshot then see
- * its current memory.  Returns the depth, 0 if max_depth is 0, -1 on
+ * above).  The module list is brought up to date first (re-read when
+ * marked changed, or when the pc is in no known module); a walk that
+ * ends at a pc of no known module re-reads it (modules_lookup(): at
+ * most once per event) and, if that found new code, walks again.  The
+ * thread may be running: reads beyond the snapshot then see its current
+ * memory.  Returns the depth, 0 if max_depth is 0, -1 on
  * bad arguments.  Never blocks on the tracee, never calls ptrace except
  * PTRACE_PEEKDATA when process_vm_readv fails.
  */

@@ -14,8 +14,13 @@
  *     DT_NEEDED library and LD_PRELOAD: resolve and insert the probes;
  *   - dlopen and dlclose: a breakpoint on ld.so's _dl_debug_state, which
  *     ld.so calls before and after each change of the library list:
- *     probes not yet found are looked up again, and breakpoints whose
- *     code is no longer mapped are forgotten;
+ *     probes not yet found are looked up again, breakpoints whose code
+ *     is no longer mapped are forgotten, and the module list is marked
+ *     changed (this is how attach mode learns of ld.so's own mmaps);
+ *   - code mapped (launch mode: the seccomp filter stops at mmap and
+ *     mprotect with PROT_EXEC, see syscalls.c): while a probe is not
+ *     found, the thread is interrupted and at that stop the probes are
+ *     looked up again, which also covers code mapped without ld.so;
  *   - fork: the child's copy of the memory is cleaned at the parent's
  *     fork event (bp_clean_fork_child()) and its copies of the scratch
  *     pages unmapped at its first stop; a followed child (launch mode,
@@ -55,6 +60,7 @@
 #include "elfsym.h"
 #include "error.h"
 #include "memtap.h"
+#include "modules.h"
 #include "probes.h"
 #include "remote.h"
 #include "tracer.h"
@@ -84,6 +90,8 @@ struct alloc_space {
 	struct site *sites;	/* probes inserted */
 	size_t nsites;
 	int refused;		/* its seccomp filters forbid a scratch page */
+	size_t pending;		/* probes (not optional) not found yet */
+	int rearm;		/* code was mapped: look again at the next interrupt stop */
 	struct alloc_space *next;
 };
 
@@ -205,12 +213,15 @@ static size_t insert_probes(struct alloc_space *s, struct thread *tcp,
 {
 	size_t in = 0;
 
+	s->pending = 0;
 	for (size_t i = 0; i < probes_count(); i++) {
 		struct probe *pr = probes_get(i);
 		struct elfsym_result r;
 		int err;
 
 		if (elfsym_lookup(ep, pr->spec, NULL, &r) < 0) {
+			if (!pr->optional)
+				s->pending++;
 			if (!silent && !pr->optional && !pr->reported) {
 				warn_msg("cannot probe '%s' in process %d (%s): no such function "
 					 "in the executable or its libraries (libraries it loads "
@@ -219,6 +230,7 @@ static size_t insert_probes(struct alloc_space *s, struct thread *tcp,
 			}
 			continue;
 		}
+		pr->found = 1;
 		if (bp_at(s->set, r.addr)) {
 			in++;	/* in already, or an alias of one that is */
 			continue;
@@ -272,9 +284,12 @@ static void arm(struct alloc_space *s, struct thread *tcp)
 			s->dl_state = r.addr;
 		elfsym_proc_free(ep);
 	}
+	if (tcp->proc->modules)
+		modules_map_changed(tcp->proc->modules);
 	if (!armed_once) {
 		armed_once = 1;
-		if (!in && !s->refused)
+		/* a --probe may be in a library loaded later: run, and tell at the end */
+		if (!in && !s->refused && !probes_user_pending())
 			error_msg_and_die("nothing to probe in process %d (%s): none of the "
 					  "functions asked for was found", s->pid, tcp->proc->comm);
 	}
@@ -286,6 +301,7 @@ static void rearm(struct alloc_space *s, struct thread *tcp)
 	struct elfsym_proc *ep = elfsym_proc_load(s->pid);
 	size_t kept = 0;
 
+	s->rearm = 0;
 	if (!ep)
 		return;
 	/* dlclose: forget breakpoints whose code is gone */
@@ -451,9 +467,66 @@ enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group)
 		tcp->flags |= T_PARKED;
 		try_arm(s, tcp, 0);
 		return ALLOC_KEEP;
+	case SP_ARMED:
+		if (s->rearm && !first)
+			rearm(s, tcp);
+		return ALLOC_RESUME;
 	default:
 		return ALLOC_RESUME;
 	}
+}
+
+void alloc_on_syscall_stop(struct thread *tcp)
+{
+	struct alloc_space *s = alloc_active_space(tcp->proc);
+
+	/*
+	 * Under PTRACE_SYSCALL the exit stop of execve comes before the
+	 * interrupt stop asked for at the exec event, and takes its place:
+	 * ask again, the thread stops before its first instruction.
+	 */
+	if (s && s->state == SP_NEW && !tracer_detaching() &&
+	    ptrace(PTRACE_INTERRUPT, tcp->tid, 0L, 0L) < 0 && errno != ESRCH)
+		perror_msg("ptrace(PTRACE_INTERRUPT, %d)", tcp->tid);
+}
+
+void alloc_on_code_mapped(struct thread *tcp)
+{
+	struct alloc_space *s = alloc_active_space(tcp->proc);
+
+	if (!s || s->state != SP_ARMED || !s->pending || s->rearm || tracer_detaching())
+		return;
+	/* no syscall can be injected at a syscall stop: at the next stop */
+	if (ptrace(PTRACE_INTERRUPT, tcp->tid, 0L, 0L) < 0) {
+		if (errno != ESRCH)
+			perror_msg("ptrace(PTRACE_INTERRUPT, %d)", tcp->tid);
+		return;
+	}
+	s->rearm = 1;
+}
+
+const char *alloc_unfound_probe(size_t *iter)
+{
+	for (size_t i = *iter; armed_once && i < probes_count(); i++) {
+		const struct probe *pr = probes_get(i);
+
+		if (pr->role == PR_USER && !pr->found) {
+			*iter = i + 1;
+			return pr->spec;
+		}
+	}
+	*iter = probes_count();
+	return NULL;
+}
+
+void alloc_warn_unfound(void)
+{
+	static int warned;
+	const char *spec;
+
+	for (size_t it = 0; !warned && (spec = alloc_unfound_probe(&it));)
+		warn_msg("probe '%s' was never found in the traced processes", spec);
+	warned = 1;
 }
 
 void alloc_on_new_task(struct thread *tcp, struct proc *child, pid_t child_tid, int event)
@@ -686,6 +759,9 @@ enum alloc_action alloc_on_sigtrap(struct thread *tcp)
 			if (s->state == SP_AT_ENTRY && !tracer_detaching())
 				arm(s, tcp);
 		} else if (h.cookie == &dl_cookie) {
+			/* the library list changes (before) or changed (after) */
+			if (tcp->proc->modules)
+				modules_map_changed(tcp->proc->modules);
 			if (s->state == SP_ARMED && !tracer_detaching())
 				rearm(s, tcp);
 		} else if (h.cookie) {

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/mman.h>
@@ -40,14 +39,6 @@ static size_t nmods, mods_cap;
 static uint32_t *mod_hash;	/* open addressing, MODULE_NONE = empty */
 static size_t mod_hash_size;
 static size_t nfds;
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static size_t key_hash(dev_t dev, ino_t ino, const char *path)
 {
@@ -277,6 +268,7 @@ struct proc_modules *proc_modules_new(pid_t pid)
 
 	pm->pid = pid;
 	pm->generation = 1;	/* read at first use */
+	pm->miss_budget = 1;
 	return pm;
 }
 
@@ -285,7 +277,25 @@ void proc_modules_free(struct proc_modules *pm)
 	if (!pm)
 		return;
 	free(pm->ranges);
+	free(pm->other);
 	free(pm);
+}
+
+/* Remember a mapping that holds no module's code (merged with the last). */
+static void other_add(struct proc_modules *pm, const struct procfs_map *mp)
+{
+	int file = mp->path && mp->path[0] == '/';
+	struct other_range *o = pm->nother ? &pm->other[pm->nother - 1] : NULL;
+
+	if (o && o->end == mp->start && o->file == file) {
+		o->end = mp->end;
+		return;
+	}
+	pm->other = xgrowarray(pm->other, &pm->other_cap, pm->nother + 1, sizeof(*pm->other));
+	o = &pm->other[pm->nother++];
+	o->start = mp->start;
+	o->end = mp->end;
+	o->file = file;
 }
 
 void modules_map_changed(struct proc_modules *pm)
@@ -330,6 +340,23 @@ void modules_note_unmap(struct proc_modules *pm, uint64_t addr, uint64_t len)
 			modules_map_changed(pm);
 			return;
 		}
+}
+
+static const struct other_range *other_holding(const struct proc_modules *pm, uint64_t addr,
+					      uint64_t end);
+
+void modules_note_mprotect(struct proc_modules *pm, uint64_t addr, uint64_t len)
+{
+	const struct module_range *r = modules_find_range(pm, addr);
+	const struct other_range *o;
+	uint64_t end = addr + len;
+
+	if (end < addr)
+		end = UINT64_MAX;
+	o = other_holding(pm, addr, end);
+	if ((r && end <= r->end) || (o && !o->file))
+		return;
+	modules_map_changed(pm);
 }
 
 /* Open the file of one mapping of pid, the way that works in containers. */
@@ -406,20 +433,22 @@ int modules_refresh(struct proc_modules *pm, int force)
 	if (!force && pm->generation == pm->read_generation)
 		return 0;
 	pm->read_generation = pm->generation;
-	pm->last_read_ns = mono_ns();
 	pm->reads++;
 	if (procfs_read_maps(pm->pid, &maps, &nmaps) < 0)
 		return -1;
 
 	pm->ranges = NULL;
 	pm->nranges = pm->cap = 0;
+	pm->nother = 0;
 	for (size_t i = 0; i < nmaps; i++) {
 		const struct procfs_map *mp = &maps[i];
 
-		if (!(mp->perms & PROT_EXEC) || !mp->path)
+		if (!(mp->perms & PROT_EXEC) || !mp->path ||
+		    (mp->path[0] != '/' && strcmp(mp->path, "[vdso]") != 0)) {
+			/* data, anonymous code, [vsyscall]: no module, no re-read */
+			other_add(pm, mp);
 			continue;
-		if (mp->path[0] != '/' && strcmp(mp->path, "[vdso]") != 0)
-			continue;	/* anonymous code, [vsyscall] */
+		}
 
 		uint32_t id = mapping_module(pm, old, nold, &hint, mp);
 		const struct module *m = mods[id];
@@ -441,23 +470,77 @@ int modules_refresh(struct proc_modules *pm, int force)
 		changed = old[i].start != pm->ranges[i].start || old[i].end != pm->ranges[i].end ||
 			  old[i].module != pm->ranges[i].module || old[i].bias != pm->ranges[i].bias;
 	free(old);
-	if (changed)
+	if (changed) {
 		pm->version++;
+		memset(pm->miss_cache, 0, sizeof(pm->miss_cache));
+	}
 	return changed;
+}
+
+static size_t miss_slot(uint64_t pc)
+{
+	return (size_t)((pc * 0x9e3779b97f4a7c15ULL) >> 40) & (MODULES_MISS_CACHE - 1);
+}
+
+/* The mapping of the last read, not a module's code, that holds [addr, end). */
+static const struct other_range *other_holding(const struct proc_modules *pm, uint64_t addr,
+					      uint64_t end)
+{
+	size_t lo = 0, hi = pm->nother;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < pm->other[mid].start)
+			hi = mid;
+		else if (addr >= pm->other[mid].end)
+			lo = mid + 1;
+		else
+			return end <= pm->other[mid].end ? &pm->other[mid] : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Is pc known to be in no module: in another mapping (anonymous code,
+ * data), or missed by a read?
+ */
+static int miss_known(const struct proc_modules *pm, uint64_t pc)
+{
+	return pc < 4096 || pm->miss_cache[miss_slot(pc)] == pc || other_holding(pm, pc, pc + 1);
+}
+
+const struct module_range *modules_lookup(struct proc_modules *pm, uint64_t pc)
+{
+	const struct module_range *r;
+	int fresh = 0;
+
+	if (pm->generation != pm->read_generation)
+		fresh = modules_refresh(pm, 0) >= 0;
+	r = modules_find_range(pm, pc);
+	if (r || miss_known(pm, pc))
+		return r;
+	if (!fresh) {
+		if (pm->miss_budget <= 0)
+			return NULL;
+		pm->miss_budget--;
+		pm->miss_reads++;
+		if (modules_refresh(pm, 1) < 0)
+			return NULL;
+		r = modules_find_range(pm, pc);
+		if (r || miss_known(pm, pc))
+			return r;
+	}
+	/* not in any mapping as of a read made now: do not ask again */
+	pm->miss_cache[miss_slot(pc)] = pc;
+	return NULL;
 }
 
 int modules_resolve(struct proc_modules *pm, uint64_t pc, uint32_t *module_id,
 		    uint64_t *rel_addr)
 {
-	const struct module_range *r;
+	const struct module_range *r = modules_lookup(pm, pc);
 
-	if (pm->generation != pm->read_generation)
-		modules_refresh(pm, 0);
-	r = modules_find_range(pm, pc);
-	if (!r && pc >= 4096 && mono_ns() - pm->last_read_ns >= MODULES_MISS_REREAD_MS * 1000000ULL) {
-		modules_refresh(pm, 1);
-		r = modules_find_range(pm, pc);
-	}
 	if (!r) {
 		*module_id = MODULE_NONE;
 		*rel_addr = pc;

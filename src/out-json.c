@@ -57,6 +57,8 @@
  *   "run": { "syscalls": "seccomp", "stacks": true, "held": true,
  *            "stops": { "total": 18, "seccomp": 8, "syscall": 8,
  *                       "breakpoint": 0, "signal": 0, "other": 2 } },
+ *   "probes_not_found": [ "sqlite3_malloc64" ],   --probe specs never
+ *                                                 found (when any)
  *   per process: "filtered", "unknown_frees", "live_blocks",
  *   "live_bytes", "inherited_blocks", "inherited_bytes" (of the live
  *   blocks, those a fork child holds of its parent's); per event: "anon", "file";
@@ -266,6 +268,14 @@ static void json_run(FILE *f, const struct prof_run *r)
 		r->stacks ? "true" : "false", r->held ? "true" : "false", r->stops,
 		r->stops_seccomp, r->stops_syscall, r->stops_breakpoint, r->stops_signal,
 		r->stops_other);
+	if (r->nunfound) {
+		fputs("\n  \"probes_not_found\": [", f);
+		for (size_t i = 0; i < r->nunfound; i++) {
+			fputs(i ? ", " : " ", f);
+			json_str(f, r->unfound[i]);
+		}
+		fputs(" ],", f);
+	}
 }
 
 /* The tables the samples' "locations" point into. */

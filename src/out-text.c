@@ -206,6 +206,8 @@ int write_text_summary(FILE *f, const struct profile *p)
 		ns / 1000000u % 1000u, r->syscalls ? r->syscalls : "none", r->stops,
 		r->stops_seccomp, r->stops_syscall, r->stops_breakpoint, r->stops_signal,
 		r->stops_other);
+	for (size_t i = 0; i < r->nunfound; i++)
+		fprintf(f, "memtap: probe '%s' was never found\n", r->unfound[i]);
 	for (size_t i = 0; i < p->nprocesses; i++)
 		print_process(f, &p->processes[i]);
 	if (ferror(f)) {

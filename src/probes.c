@@ -165,6 +165,14 @@ int probes_any(void)
 	return nlist > 0;
 }
 
+int probes_user_pending(void)
+{
+	for (size_t i = 0; i < nlist; i++)
+		if (list[i]->role == PR_USER && !list[i]->found)
+			return 1;
+	return 0;
+}
+
 /* m * n, or UINT64_MAX when the product overflows. */
 static uint64_t product(uint64_t m, uint64_t n)
 {

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "aggregate.h"
+#include "alloc.h"
 #include "live.h"
 #include "maptrack.h"
 #include "memtap.h"
@@ -247,6 +248,7 @@ static int held_known(void)
 static void add_run(struct profile *prof)
 {
 	struct prof_run *r = &prof->run;
+	const char *spec;
 
 	prof->have_run = 1;
 	r->syscalls = xstrdup(syscall_source);
@@ -259,6 +261,10 @@ static void add_run(struct profile *prof)
 	r->stacks = opt.unwind != UNWIND_NONE;
 	/* -i reports (never recorded) have it with --leaks only: it costs */
 	r->held = held_known() && (opt.leaks || opt.interval <= 0);
+	for (size_t it = 0; (spec = alloc_unfound_probe(&it));) {
+		r->unfound = xrealloc(r->unfound, (r->nunfound + 1) * sizeof(*r->unfound));
+		r->unfound[r->nunfound++] = xstrdup(spec);
+	}
 }
 
 void profile_build(struct profile *prof)

@@ -492,5 +492,8 @@ void profile_release(struct profile *p)
 	}
 	free(p->processes);
 	free(p->run.syscalls);
+	for (size_t k = 0; k < p->run.nunfound; k++)
+		free(p->run.unfound[k]);
+	free(p->run.unfound);
 	memset(p, 0, sizeof(*p));
 }

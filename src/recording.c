@@ -133,7 +133,7 @@ static int read_types(struct reader *r, const struct jval *root)
 
 static void read_run(struct reader *r, const struct jval *root)
 {
-	const struct jval *run = json_get(root, "run", J_OBJ), *st;
+	const struct jval *run = json_get(root, "run", J_OBJ), *st, *nf;
 	struct prof_run *pr = &r->p->run;
 	const char *sys;
 
@@ -151,6 +151,13 @@ static void read_run(struct reader *r, const struct jval *root)
 	pr->stops_breakpoint = num_or(st, "breakpoint", 0);
 	pr->stops_signal = num_or(st, "signal", 0);
 	pr->stops_other = num_or(st, "other", 0);
+	nf = json_get(root, "probes_not_found", J_ARR);
+	for (size_t i = 0; nf && i < nf->n; i++) {
+		if (nf->items[i].type != J_STR)
+			continue;
+		pr->unfound = xrealloc(pr->unfound, (pr->nunfound + 1) * sizeof(*pr->unfound));
+		pr->unfound[pr->nunfound++] = xstrdup(nf->items[i].str);
+	}
 }
 
 static void read_vm(struct prof_process *pr, const struct jval *vm, const char *when, int i)

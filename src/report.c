@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "aggregate.h"
+#include "alloc.h"
 #include "error.h"
 #include "live.h"
 #include "memtap.h"
@@ -238,6 +239,7 @@ static void write_recording(const struct profile *prof)
 
 void report_final(void)
 {
+	alloc_warn_unfound();
 	struct profile prof;
 
 	status_clear();

@@ -5,9 +5,15 @@
  * The filter is generated from syscall_defs[]: it checks
  * seccomp_data.arch first (x86-64 and x32 share AUDIT_ARCH_X86_64 and
  * differ by bit 30 of the number; i386 is AUDIT_ARCH_I386), then compares
- * the number.  Any other architecture or syscall is allowed untouched.
+ * the number.  Calls that map code (mmap, mprotect with PROT_EXEC) stop
+ * too whatever -e selects, so that memtap knows every module: the
+ * tracer counts them apart and makes no event of them (syscalls.c).
+ * Any other architecture or syscall is allowed untouched.
  * SECCOMP_RET_DATA carries the index of the matched syscall_defs[] entry,
  * so the tracer knows the ABI and the call without decoding anything.
+ *
+ * Jump offsets are 8 bits: the block of one arch must stay under 256
+ * instructions (each entry takes 2, or 5 with the PROT_EXEC test).
  *
  * A filter cannot be removed: it is only ever installed in a command
  * memtap launches and follows to its end, never in an attached process.
@@ -19,6 +25,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -44,34 +51,66 @@ int seccomp_filter_available(void)
 #define STMT(code, k) ((struct sock_filter)BPF_STMT(code, k))
 #define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 
+/* Does an mmap or mprotect of this entry map code (prot in args[2])? */
+static int watches_code(const struct syscall_def *d)
+{
+	return d->id == SC_MMAP || d->id == SC_MMAP2 || d->id == SC_MPROTECT;
+}
+
 /*
  * Append, for one audit arch, "if arch matches: for each syscall of the
- * ABIs in abis, if nr == def.nr return TRACE|index; allow".
+ * ABIs in abis, if nr == def.nr return TRACE|index; allow".  Syscalls
+ * whose kind is not in events but that can map code stop only when
+ * their prot argument has PROT_EXEC (old_mmap, whose arguments are in
+ * memory, always).
  */
 static size_t gen_arch(struct sock_filter *f, size_t n, uint32_t audit_arch,
 		       unsigned abis, unsigned events)
 {
-	size_t match[32], nmatch = 0;
+	size_t match[32], nmatch = 0, len = 0;
+	int code[32];
 
-	for (size_t i = 0; i < syscall_ndefs; i++)
-		if ((abis & (1u << syscall_defs[i].abi)) &&
-		    (events & EV_BIT(syscall_defs[i].kind)))
-			match[nmatch++] = i;
+	for (size_t i = 0; i < syscall_ndefs; i++) {
+		const struct syscall_def *d = &syscall_defs[i];
+		int selected = d->kind < EV_NKINDS && (events & EV_BIT(d->kind));
 
-	/* arch != audit_arch: skip this block (2 + 2*nmatch + 1 insns) */
+		if (!(abis & (1u << d->abi)) || nmatch == 32)
+			continue;
+		if (!selected && !watches_code(d) && d->id != SC_OLD_MMAP)
+			continue;
+		code[nmatch] = !selected && watches_code(d);
+		len += code[nmatch] ? 5 : 2;
+		match[nmatch++] = i;
+	}
+
+	/* arch != audit_arch: skip this block (1 + len + 1 insns) */
 	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
-	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, audit_arch, 0, 1 + 2 * nmatch + 1);
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, audit_arch, 0, (uint8_t)(1 + len + 1));
 	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
 	for (size_t j = 0; j < nmatch; j++) {
 		const struct syscall_def *d = &syscall_defs[match[j]];
-		f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)d->nr, 0, 1);
-		f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE | (uint32_t)match[j]);
+		uint32_t ret = SECCOMP_RET_TRACE | (uint32_t)match[j];
+
+		if (!code[j]) {
+			f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)d->nr, 0, 1);
+			f[n++] = STMT(BPF_RET | BPF_K, ret);
+			continue;
+		}
+		/* prot: the low word of args[2] (little-endian) */
+		f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)d->nr, 0, 4);
+		f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2]));
+		f[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 1);
+		f[n++] = STMT(BPF_RET | BPF_K, ret);
+		f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	}
 	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	return n;
 }
 
-/* The filter for events into f (128 entries): its length. */
+/* Room for the filter: two arch blocks of under 128 instructions, + 1. */
+#define FILTER_MAX 256
+
+/* The filter for events into f (FILTER_MAX entries): its length. */
 static size_t gen_filter(struct sock_filter *f, unsigned events)
 {
 	size_t n = 0;
@@ -84,14 +123,14 @@ static size_t gen_filter(struct sock_filter *f, unsigned events)
 
 void seccomp_filter_note_own(unsigned events)
 {
-	struct sock_filter f[128];
+	struct sock_filter f[FILTER_MAX];
 
 	sandbox_own_filter(f, gen_filter(f, events));
 }
 
 int seccomp_filter_install(unsigned events)
 {
-	struct sock_filter f[128];
+	struct sock_filter f[FILTER_MAX];
 	size_t n = gen_filter(f, events);
 
 	struct sock_fprog prog = { .len = (unsigned short)n, .filter = f };

@@ -183,12 +183,15 @@ void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs)
 		if (bps)
 			bp_fix_stack(bps, pe->snap.start, pe->snap.data, pe->snap.len);
 		/*
-		 * Mappings changed since they were last read: read them now,
-		 * while the thread is stopped; by the time the stack is
-		 * unwound the code may be unmapped already (dlclose).
+		 * Mappings changed since they were last read, or the pc is in
+		 * none of them: read them now, while the thread is stopped; by
+		 * the time the stack is unwound the code may be unmapped
+		 * already (dlclose).
 		 */
-		if (pm->generation != pm->read_generation)
-			modules_refresh(pm, 0);
+		modules_event_begin(pm);
+		modules_lookup(pm, arch_pc(regs));
+		if (ev->leaf)
+			modules_lookup(pm, ev->leaf);
 	}
 }
 
@@ -333,14 +336,21 @@ void events_flush(void)
 /* -v: what the stack machinery cost, on stderr. */
 void stats_print_costs(void)
 {
-	uint64_t walks = 0, frames = 0, failures = 0;
+	uint64_t walks = 0, frames = 0, failures = 0, reads = 0, miss_reads = 0;
 
-	for (struct proc *p = proc_list(); p; p = p->next)
+	for (struct proc *p = proc_list(); p; p = p->next) {
 		if (p->unwinder) {
 			walks += p->unwinder->walks;
 			frames += p->unwinder->frames;
 			failures += p->unwinder->failures;
 		}
+		if (p->modules) {
+			reads += p->modules->reads;
+			miss_reads += p->modules->miss_reads;
+		}
+	}
+	info_msg("modules: %" PRIu64 " maps reads (%" PRIu64 " for a pc in no known module), %"
+		 PRIu64 " stops at code mappings that are no event", reads, miss_reads, stops.code);
 	info_msg("stacks: %u distinct, %zu bytes in the stack table, %" PRIu64
 		 " events without a stack (table full); unwinds: %" PRIu64 " (%" PRIu64
 		 " frames, %" PRIu64 " failed), with %s", stacks ? stack_table_count(stacks) : 0,

@@ -10,6 +10,12 @@
  * length, mremap the difference of the page-rounded lengths.  Failed
  * calls weigh 0 and are counted apart.
  *
+ * Calls that map code (mmap, mprotect with PROT_EXEC) are stopped at
+ * whatever -e selects (the seccomp filter, or syscall_wanted() under
+ * PTRACE_SYSCALL): they tell the module list and the pending probes of
+ * new code.  Unless their kind is selected they make no event, and are
+ * counted in stops.code.
+ *
  * syscall_fill_event() is the one place that computes these weights: for
  * syscall stops here, and for breakpoints on libc's syscall wrappers
  * (alloc.c), which give it the result the kernel would have returned.
@@ -20,7 +26,9 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 
+#include "alloc.h"
 #include "memtap.h"
+#include "modules.h"
 
 static uint64_t page_round(uint64_t len)
 {
@@ -110,6 +118,52 @@ void syscall_fill_event(struct event *ev, const struct syscall_def *def, int abi
 	}
 }
 
+/* Does the call make memory executable, prot being its third argument? */
+static int maps_code(const struct syscall_def *def, uint64_t prot)
+{
+	switch (def->id) {
+	case SC_MMAP:
+	case SC_MMAP2:
+	case SC_OLD_MMAP:
+	case SC_MPROTECT:
+		return (prot & PROT_EXEC) != 0;
+	default:
+		return 0;
+	}
+}
+
+static int selected(const struct syscall_def *def)
+{
+	return def->kind < EV_NKINDS && (events_to_trace() & EV_BIT(def->kind));
+}
+
+int syscall_wanted(const struct syscall_def *def, const arch_regs_t *regs, enum abi abi)
+{
+	if (selected(def))
+		return 1;
+	/* old_mmap's arguments are in memory: syscall_enter() reads them */
+	return def->id == SC_OLD_MMAP || maps_code(def, arch_syscall_arg(regs, abi, 2));
+}
+
+/*
+ * Code was mapped (or made executable): the process's modules may have
+ * changed, and probes not found yet may be in the new code.
+ */
+static void code_mapped(struct thread *tcp, const struct syscall_def *def,
+			const uint64_t args[6], int64_t ret)
+{
+	struct proc *p = tcp->proc;
+	uint64_t addr = def->id == SC_MPROTECT ? args[0] : (uint64_t)ret;
+
+	if (is_error(ret))
+		return;
+	if (p->modules && def->id == SC_MPROTECT)
+		modules_note_mprotect(p->modules, addr, args[1]);
+	else if (p->modules)
+		modules_note_mmap(p->modules, addr, args[1], PROT_EXEC);
+	alloc_on_code_mapped(tcp);
+}
+
 void syscall_exit(struct thread *tcp, const arch_regs_t *regs)
 {
 	int64_t ret = arch_syscall_ret(regs, tcp->sc_abi);
@@ -122,13 +176,20 @@ void syscall_exit(struct thread *tcp, const arch_regs_t *regs)
 	if (tcp->sc_abi == ABI_I386 && !is_error(ret))
 		ret = (uint32_t)ret;	/* a 32-bit address, not a negative number */
 
-	memset(&ev, 0, sizeof(ev));
-	ev.pid = tcp->proc->pid;
-	ev.tid = tcp->tid;
-	ev.comm = tcp->comm;
-	ev.time_ns = now_ns() - start_ns;
-	syscall_fill_event(&ev, def, tcp->sc_abi, tcp->sc_args, ret, tcp->sc_old_brk);
-	if (def->kind == EV_BRK)
-		tcp->proc->brk = (uint64_t)ret;
-	event_emit(tcp, &ev, regs);
+	if (selected(def)) {
+		memset(&ev, 0, sizeof(ev));
+		ev.pid = tcp->proc->pid;
+		ev.tid = tcp->tid;
+		ev.comm = tcp->comm;
+		ev.time_ns = now_ns() - start_ns;
+		syscall_fill_event(&ev, def, tcp->sc_abi, tcp->sc_args, ret, tcp->sc_old_brk);
+		if (def->kind == EV_BRK)
+			tcp->proc->brk = (uint64_t)ret;
+		event_emit(tcp, &ev, regs);
+	} else {
+		/* stopped at for its code only: no event */
+		stops.code++;
+	}
+	if (maps_code(def, tcp->sc_args[2]))
+		code_mapped(tcp, def, tcp->sc_args, ret);
 }

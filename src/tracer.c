@@ -525,7 +525,7 @@ static void on_syscall_stop(struct thread *tcp)
 				def = syscall_lookup(syscall_abi(tcp, &regs), nr);
 				break;
 			}
-		if (def && (opt.events & EV_BIT(def->kind)))
+		if (def && syscall_wanted(def, &regs, def->abi))
 			syscall_enter(tcp, &regs, def->abi, def);
 	} else {
 		tcp->flags |= T_SC_KNOWN;
@@ -533,6 +533,7 @@ static void on_syscall_stop(struct thread *tcp)
 		if (tcp->sc_def)
 			syscall_exit(tcp, &regs);
 	}
+	alloc_on_syscall_stop(tcp);
 	resume(tcp, 0);
 }
 

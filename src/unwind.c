@@ -100,6 +100,26 @@ void unwinder_maps_changed(struct unwinder *uw)
 		modules_map_changed(uw->pm);
 }
 
+/*
+ * Bring the module list up to date for a walk: re-read when marked
+ * changed, or when pc misses (modules_lookup()); flag the back end when
+ * the ranges changed.
+ */
+static void sync_modules(struct unwinder *uw, uint64_t pc)
+{
+	if (uw->pm) {
+		modules_lookup(uw->pm, pc);
+		if (modules_version(uw->pm) != uw->pm_version)
+			uw->dirty = 1;
+		uw->pm_version = modules_version(uw->pm);
+	}
+	if (uw->dirty) {
+		uw->dirty = 0;
+		if (uw->ops->maps_changed)
+			uw->ops->maps_changed(uw);
+	}
+}
+
 int unwinder_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		  uint64_t *pcs, int max_depth)
 {
@@ -111,17 +131,22 @@ int unwinder_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		return 0;
 	if (max_depth > UNWIND_MAX_DEPTH)
 		max_depth = UNWIND_MAX_DEPTH;
-	if (uw->pm) {
-		if (modules_refresh(uw->pm, 0) > 0 || modules_version(uw->pm) != uw->pm_version)
-			uw->dirty = 1;
-		uw->pm_version = modules_version(uw->pm);
-	}
-	if (uw->dirty) {
-		uw->dirty = 0;
-		if (uw->ops->maps_changed)
-			uw->ops->maps_changed(uw);
-	}
+	sync_modules(uw, arch_pc(&s->regs));
 	depth = uw->ops->walk(uw, s, pcs, max_depth);
+	if (uw->pm && depth >= 1 && depth < max_depth) {
+		/*
+		 * The walk stopped at a pc of no known module: maybe code mapped
+		 * since the list was read.  If a re-read finds it, walk again.
+		 */
+		uint64_t last = depth > 1 ? pcs[depth - 1] - 1 : pcs[0];
+		unsigned version = modules_version(uw->pm);
+
+		if (!modules_find_range(uw->pm, last)) {
+			sync_modules(uw, last);
+			if (modules_version(uw->pm) != version)
+				depth = uw->ops->walk(uw, s, pcs, max_depth);
+		}
+	}
 	if (depth < 1) {
 		/* Every back end owes the caller at least the pc. */
 		pcs[0] = arch_pc(&s->regs);

@@ -11,6 +11,7 @@
 #ifndef TARGET_H
 #define TARGET_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,18 @@ static inline void *xmmap_anon(size_t len)
 	}
 	((volatile char *)p)[0] = 1;
 	return p;
+}
+
+/*
+ * Block SIGUSR1 and SIGUSR2 (before any thread is created, which then
+ * inherits the mask), for sigwait(set).
+ */
+static inline void block_usr_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGUSR1);
+	sigaddset(set, SIGUSR2);
+	sigprocmask(SIG_BLOCK, set, NULL);
 }
 
 static inline void xmunmap(void *p, size_t len)

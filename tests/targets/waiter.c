@@ -56,10 +56,7 @@ int main(int argc, char **argv)
 	nthreads = argc > 1 ? atoi(argv[1]) : 1;
 	if (nthreads < 1 || nthreads > 64)
 		return 99;
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGUSR2);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	block_usr_signals(&set);
 	if (busy)
 		for (long i = 0; i < nthreads; i++)
 			if (pthread_create(&t[i], NULL, busy_work, (void *)i))
