@@ -742,7 +742,14 @@ static int attach(pid_t pid)
 			if (ptrace(PTRACE_SEIZE, tid, 0L,
 				   PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
 				   PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC) < 0) {
+				char state;
+				unsigned long flags;
+
 				if (errno == ESRCH)
+					continue;
+				/* an exiting thread refuses with EPERM */
+				if (errno == EPERM && (procfs_stat_state(tid, &state, &flags) < 0 ||
+						       state == 'Z' || state == 'X'))
 					continue;
 				perror_msg("ptrace(PTRACE_SEIZE, %d)", tid);
 				closedir(d);
