@@ -1,25 +1,36 @@
 /*
  * parse-fuzz.c - feed generated garbage and mutations of valid inputs
- * to memtap's input parsers: nothing may crash, leak or break a
- * parser's contract.  Run in the build with sanitizers, it finds memory
- * errors too.
+ * to memtap's input parsers, and what they accept to the writers:
+ * nothing may crash, leak or break a parser's contract.  Run in the
+ * build with sanitizers, it finds memory errors too.
  *
- *   parse-fuzz [-q] [-s SEED] [-t SECONDS] [-n COUNT] [-i INDEX [-o FILE]] [PARSER...]
+ *   parse-fuzz [-q] [-s SEED] [-t SECONDS] [-n COUNT] [-i INDEX [-o FILE]]
+ *              [-f FILE]... [PARSER...]
  *
  * Runs the named parsers (default: all) on inputs 0, 1, 2, ... for
- * SECONDS (default 3) or COUNT inputs.  Input i of a seed is always the
- * same: "-s SEED -i INDEX" runs that one input again, "-o FILE" writes
- * it to FILE.  The parsers' messages go to standard error, or nowhere
- * with -q (sanitizer reports too).  The seed (default: from the clock) is printed first; a
- * failure prints the seed and the index of its input.  Exit 0, or 1 on a
- * contract violation (sanitizers exit with their own status).
+ * SECONDS (default 3, and at least 200 inputs) or COUNT inputs.
+ * -f adds FILE (a recording) to the valid inputs of the parsers that
+ * read recordings.  Input i of a seed and files is always the same:
+ * "-s SEED -i INDEX" with the same -f runs that one input again, "-o
+ * FILE" writes it to FILE.  The seed (default: from the clock) is
+ * printed first, then for each parser "NAME: N inputs, M read" (M: how
+ * many it accepted), then "ok, N inputs".  A failure prints the seed,
+ * the index of its input and what the parser printed.  Exit 0, or 1 on
+ * a contract violation (sanitizers exit with their own status).
+ *
+ * The contract on messages: a parser refuses an input with one line on
+ * standard error, "memtap: 'fuzz': why" (lowercase), after any
+ * "memtap: warning: 'fuzz': ..." lines; an input it accepts gets
+ * warnings at most.  The messages are checked, not shown; sanitizer
+ * reports go to standard error, or nowhere with -q.
  *
  * Built with -DPARSE_FUZZ_LIBFUZZER and -fsanitize=fuzzer, the same
  * parsers run under libFuzzer instead (LLVMFuzzerTestOneInput).
  *
  * Add a parser: a function that parses one buffer (not NUL-terminated)
- * and returns 0, or -1 after printing what contract it broke, and one
- * row in parsers[] with the valid inputs its mutations start from.
+ * and returns READ or REFUSED, or BROKEN after printing what contract
+ * it broke, and one row in parsers[] with the valid inputs its
+ * mutations start from.
  */
 #include "config.h"
 
@@ -30,12 +41,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "output.h"
+#include "profile.h"
+#include "xmalloc.h"
 
 /* ---- the parsers ---- */
+
+enum { BROKEN = -1, REFUSED = 0, READ = 1 };
+
+/* The name of every input in the parsers' messages. */
+#define NAME "fuzz"
 
 /* A read-only stream over data (fmemopen refuses an empty buffer). */
 static FILE *open_data(const uint8_t *data, size_t len)
@@ -56,10 +75,13 @@ static int check_set(const char *parser, const struct folded_set *s)
 	return 0;
 }
 
-/* folded_set_parse(), plain and differential, then finish and write. */
+/*
+ * folded_set_parse(), plain and differential, then finish and write.
+ * It prints nothing; READ means a stack was read.
+ */
 static int parse_folded(const uint8_t *data, size_t len)
 {
-	int ret = 0;
+	int ret = 0, stacks = 0;
 
 	for (int diff = 0; diff < 2 && !ret; diff++) {
 		struct folded_set s = FOLDED_SET_INIT;
@@ -78,6 +100,7 @@ static int parse_folded(const uint8_t *data, size_t len)
 		}
 		if (!ret)
 			ret = check_set("folded", &s);
+		stacks |= s.n > 0;
 		folded_set_finish(&s);
 		if (!ret)
 			ret = check_set("folded (finished)", &s);
@@ -88,12 +111,11 @@ static int parse_folded(const uint8_t *data, size_t len)
 		}
 		folded_set_release(&s);
 	}
-	return ret;
+	return ret < 0 ? BROKEN : stacks ? READ : REFUSED;
 }
 
-/* diff_load(): format detection, folded or JSON, as `memtap diff` reads. */
 /* The writers of a differential set must take whatever was read. */
-static int write_all(const struct folded_set *s)
+static int write_set(const struct folded_set *s)
 {
 	FILE *null = fopen("/dev/null", "we");
 	int ret = 0;
@@ -104,10 +126,11 @@ static int write_all(const struct folded_set *s)
 		ret = -1;
 	fclose(null);
 	if (ret)
-		fprintf(stderr, "parse-fuzz: a writer failed on a set it was given\n");
+		printf("diff: a writer failed on a set it was given\n");
 	return ret;
 }
 
+/* diff_load(): format detection, folded or JSON, as `memtap diff` reads. */
 static int parse_diff_input(const uint8_t *data, size_t len)
 {
 	struct output_options o = { 0 };
@@ -120,7 +143,7 @@ static int parse_diff_input(const uint8_t *data, size_t len)
 
 		if (!f)
 			break;
-		ok = diff_load(&s, "input", f, after, &o, after ? "alloc_objects" : NULL) == 0;
+		ok = diff_load(&s, NAME, f, after, &o, after ? "alloc_objects" : NULL) == 0;
 		fclose(f);
 	}
 	if (ok) {
@@ -130,9 +153,51 @@ static int parse_diff_input(const uint8_t *data, size_t len)
 		if (!ret)
 			ret = check_set("diff (finished)", &s);
 		if (!ret)
-			ret = write_all(&s);
+			ret = write_set(&s);
 	}
 	folded_set_release(&s);
+	return ret < 0 ? BROKEN : ok ? READ : REFUSED;
+}
+
+/* Every writer, for each value type, must take an accepted profile. */
+static int write_profile(const struct profile *p)
+{
+	static int (*const writers[])(FILE *, const struct profile *,
+				      const struct output_options *) = {
+		write_text, write_folded, write_svg, write_pprof, write_json,
+	};
+	struct output_options o = { 0 };
+	FILE *null = fopen("/dev/null", "we");
+	int ret = 0;
+
+	if (!null)
+		return 0;
+	for (size_t w = 0; w < sizeof(writers) / sizeof(writers[0]) && !ret; w++)
+		for (size_t t = 0; t <= p->ntypes && t < 4 && !ret; t++) {
+			o.value_index = t;
+			if (writers[w](null, p, &o) < 0) {
+				printf("recording: writer %zu failed on value type %zu\n", w, t);
+				ret = -1;
+			}
+		}
+	fclose(null);
+	return ret;
+}
+
+/* recording_parse() (`memtap report`), then every writer. */
+static int parse_recording(const uint8_t *data, size_t len)
+{
+	/* a copy of its exact size: reading past len is a sanitizer error */
+	char *text = xmalloc(len ? len : 1);
+	struct profile p;
+	int ret = REFUSED;
+
+	memcpy(text, data, len);
+	if (recording_parse(NAME, text, len, &p) == 0) {
+		ret = write_profile(&p) < 0 ? BROKEN : READ;
+		profile_release(&p);
+	}
+	free(text);
 	return ret;
 }
 
@@ -171,14 +236,22 @@ struct parser {
 	const char *name;
 	int (*parse)(const uint8_t *data, size_t len);
 	const char *const *const *seeds;	/* lists of valid inputs */
+	int files;		/* the -f files are valid inputs too */
+	int messages;		/* it prints why it refuses an input */
 };
 
 static const char *const *const folded_only[] = { folded_seeds, NULL };
+static const char *const *const json_only[] = { json_seeds, NULL };
 
 static const struct parser parsers[] = {
-	{ "folded", parse_folded, folded_only },
-	{ "diff", parse_diff_input, diff_seeds },
+	{ "folded", parse_folded, folded_only, 0, 0 },
+	{ "diff", parse_diff_input, diff_seeds, 1, 1 },
+	{ "recording", parse_recording, json_only, 1, 1 },
 };
+
+/* The contents of the -f files, NULL-terminated. */
+static const char **files;
+static size_t nfiles;
 
 #define NPARSERS (sizeof(parsers) / sizeof(parsers[0]))
 
@@ -210,7 +283,8 @@ static const char *const tokens[] = {
 };
 
 #define NTOKENS (sizeof(tokens) / sizeof(tokens[0]))
-#define MAX_INPUT (64 * 1024)
+#define MAX_INPUT (256 * 1024)
+#define MIN_INPUTS 200		/* of a timed run, however slow */
 
 static size_t token_len(size_t t)
 {
@@ -274,6 +348,8 @@ static size_t make_input(const struct parser *p, uint64_t seed, uint64_t index, 
 		next();
 	while (p->seeds[nlists])
 		nlists++;
+	if (p->files && nfiles)
+		nlists++;
 	if (below(4) == 0) {
 		/* garbage: bytes, or tokens */
 		size_t want = below(4096);
@@ -289,7 +365,8 @@ static size_t make_input(const struct parser *p, uint64_t seed, uint64_t index, 
 		}
 		return len;
 	}
-	const char *const *list = p->seeds[below(nlists)];
+	n = below(nlists);
+	const char *const *list = p->seeds[n] ? p->seeds[n] : files;
 
 	for (n = 0; list[n]; n++)
 		;
@@ -327,12 +404,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 static uint64_t cur_seed, cur_index;
 static const char *cur_parser = "";
 
+/*
+ * Standard error while a parser runs: a file whose contents are checked
+ * after each input (capture_fd), and the real one (saved_fd).
+ */
+static int capture_fd = -1, saved_fd = -1, capturing;
+
+/* Put the real standard error back, with what was captured: a report. */
+static void release_stderr(void)
+{
+	char buf[4096];
+	off_t at = 0;
+	ssize_t n;
+
+	if (!capturing)
+		return;
+	capturing = 0;
+	dup2(saved_fd, STDERR_FILENO);
+	while ((n = pread(capture_fd, buf, sizeof(buf), at)) > 0) {
+		if (write(STDERR_FILENO, buf, (size_t)n) < 0)
+			break;
+		at += n;
+	}
+}
+
 static void say_where(const char *what)
 {
 	char msg[200];
 	int n = snprintf(msg, sizeof(msg), "parse-fuzz: %s in parser %s, seed %" PRIu64
 			 " input %" PRIu64 "\n", what, cur_parser, cur_seed, cur_index);
 
+	release_stderr();
 	if (write(STDOUT_FILENO, msg, (size_t)n) < 0)
 		_exit(2);
 }
@@ -355,8 +457,97 @@ static void on_sanitizer_error(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: parse-fuzz [-q] [-s SEED] [-t SECONDS] [-n COUNT] "
-		"[-i INDEX [-o FILE]] [PARSER...]\n");
+		"[-i INDEX [-o FILE]] [-f FILE]... [PARSER...]\n");
 	exit(99);
+}
+
+/* Read a -f file: a valid input of at most MAX_INPUT bytes, no NUL. */
+static void add_file(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *s = xmalloc(MAX_INPUT + 2);
+	size_t n = f ? fread(s, 1, MAX_INPUT + 1, f) : 0;
+
+	if (!f || ferror(f) || n > MAX_INPUT || memchr(s, '\0', n)) {
+		fprintf(stderr, "parse-fuzz: '%s': %s\n", path,
+			!f || ferror(f) ? strerror(errno) : "larger than the input limit or holds a NUL");
+		exit(99);
+	}
+	fclose(f);
+	s[n] = '\0';
+	files = xrealloc(files, (nfiles + 2) * sizeof(*files));
+	files[nfiles++] = s;
+	files[nfiles] = NULL;
+}
+
+/* The line at s starts with prefix and then a word not capitalized. */
+static int line_is(const char *s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return !strncmp(s, prefix, n) && s[n] > ' ' && !(s[n] >= 'A' && s[n] <= 'Z');
+}
+
+/*
+ * What parser p printed for one input, as its result says: nothing for a
+ * parser without messages; else "memtap: warning: 'fuzz': " lines, then
+ * one "memtap: 'fuzz': " line exactly when it refused.  Prints what is
+ * wrong and returns -1, or 0.
+ */
+static int check_messages(const struct parser *p, int result)
+{
+	static char buf[64 * 1024];
+	struct stat st;
+	ssize_t len = -1;
+	int errors = 0, bad = 0;
+
+	if (fstat(capture_fd, &st) == 0 && st.st_size < (off_t)sizeof(buf))
+		len = pread(capture_fd, buf, sizeof(buf) - 1, 0);
+	if (len < 0) {
+		printf("%s: more than %zu bytes of messages\n", p->name, sizeof(buf));
+		return -1;
+	}
+	buf[len] = '\0';
+	if (len && buf[len - 1] != '\n')
+		bad = 1;
+	for (char *s = buf; *s && !bad; s = strchr(s, '\n') + 1) {
+		for (char *c = s; *c != '\n'; c++)
+			bad |= (unsigned char)*c < ' ';
+		if (line_is(s, "memtap: '" NAME "': ") && !errors)
+			errors++;
+		else if (!line_is(s, "memtap: warning: '" NAME "': ") || errors)
+			bad = 1;
+	}
+	if (!p->messages && len)
+		bad = 1;
+	if (p->messages && errors != (result == REFUSED))
+		bad = 1;
+	if (bad)
+		printf("%s: input %s, and its messages are not one line why:\n%s", p->name,
+		       result == READ ? "read" : "refused", buf);
+	return bad ? -1 : 0;
+}
+
+/* Run parser p on one input with standard error captured; check it. */
+static int run_parser(const struct parser *p, const uint8_t *buf, size_t len, int *read)
+{
+	int result;
+
+	fflush(stderr);
+	if (ftruncate(capture_fd, 0) < 0 || lseek(capture_fd, 0, SEEK_SET) < 0 ||
+	    dup2(capture_fd, STDERR_FILENO) < 0) {
+		perror("parse-fuzz: standard error");
+		exit(99);
+	}
+	capturing = 1;
+	result = p->parse(buf, len);
+	fflush(stderr);
+	capturing = 0;
+	dup2(saved_fd, STDERR_FILENO);
+	*read = result == READ;
+	if (result == BROKEN)
+		return -1;
+	return check_messages(p, result);
 }
 
 /* The limits of the folded parser, exactly. */
@@ -400,16 +591,28 @@ static int check_limits(void)
 	return ret;
 }
 
+
+/* How to run input index of parser p again. */
+static void say_replay(const struct parser *p, uint64_t seed, uint64_t index)
+{
+	printf("parse-fuzz: parser %s failed, seed %" PRIu64 " input %" PRIu64
+	       " (again: parse-fuzz -s %" PRIu64 " -i %" PRIu64 "%s %s)\n", p->name, seed, index,
+	       seed, index, p->files && nfiles ? " -f FILE..." : "", p->name);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid(), count = 0, index = 0;
+	uint64_t inputs[NPARSERS] = { 0 }, reads[NPARSERS] = { 0 }, runs = 0;
 	const char *dump = NULL;
 	double seconds = 3;
 	int one = 0, quiet = 0, c, devnull;
 	int use[NPARSERS] = { 0 }, any = 0;
 	static uint8_t buf[MAX_INPUT];
+	struct timespec t0, t;
+	FILE *capture;
 
-	while ((c = getopt(argc, argv, "s:t:n:i:o:q")) != -1) {
+	while ((c = getopt(argc, argv, "s:t:n:i:o:f:q")) != -1) {
 		switch (c) {
 		case 'q':
 			quiet = 1;
@@ -429,6 +632,9 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			dump = optarg;
+			break;
+		case 'f':
+			add_file(optarg);
 			break;
 		default:
 			usage();
@@ -453,16 +659,20 @@ int main(int argc, char **argv)
 	signal(SIGFPE, on_signal);
 	if (__sanitizer_set_death_callback)
 		__sanitizer_set_death_callback(on_sanitizer_error);
-	/* -q: the parsers' one-line messages are expected; sanitizers' too */
+	/* -q: sanitizer reports go nowhere */
 	devnull = quiet ? open("/dev/null", O_WRONLY) : -1;
 	if (devnull >= 0)
 		dup2(devnull, STDERR_FILENO);
+	capture = tmpfile();
+	saved_fd = dup(STDERR_FILENO);
+	if (!capture || saved_fd < 0) {
+		perror("parse-fuzz: standard error");
+		return 99;
+	}
+	capture_fd = fileno(capture);
 	cur_seed = seed;
 	if (!one && check_limits() < 0)
 		return 1;
-
-	struct timespec t0, t;
-	uint64_t runs = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (uint64_t i = one ? index : 0;; i++) {
@@ -470,7 +680,7 @@ int main(int argc, char **argv)
 			break;
 		if (!one && count && i >= count)
 			break;
-		if (!one && !count && (i & 63) == 0) {
+		if (!one && !count && i >= MIN_INPUTS && (i & 63) == 0) {
 			clock_gettime(CLOCK_MONOTONIC, &t);
 			if ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 >=
 			    seconds)
@@ -478,6 +688,7 @@ int main(int argc, char **argv)
 		}
 		for (size_t k = 0; k < NPARSERS; k++) {
 			size_t len;
+			int read;
 
 			if (!use[k])
 				continue;
@@ -492,15 +703,24 @@ int main(int argc, char **argv)
 					return 99;
 				}
 			}
-			if (parsers[k].parse(buf, len) < 0) {
-				printf("parse-fuzz: parser %s failed, seed %" PRIu64 " input %" PRIu64
-				       "\n", parsers[k].name, seed, i);
+			if (run_parser(&parsers[k], buf, len, &read) < 0) {
+				say_replay(&parsers[k], seed, i);
 				return 1;
 			}
+			inputs[k]++;
+			reads[k] += (uint64_t)read;
 			runs++;
 		}
 	}
+	for (size_t k = 0; k < NPARSERS; k++)
+		if (use[k])
+			printf("parse-fuzz: %s: %" PRIu64 " inputs, %" PRIu64 " read\n",
+			       parsers[k].name, inputs[k], reads[k]);
 	printf("parse-fuzz: ok, %" PRIu64 " inputs\n", runs);
+	for (size_t k = 0; k < nfiles; k++)
+		free((void *)files[k]);
+	free(files);
+	fclose(capture);
 	return 0;
 }
 #endif /* PARSE_FUZZ_LIBFUZZER */
