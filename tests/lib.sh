@@ -30,12 +30,13 @@ framework_error() { echo "ERROR: $ME: $*" >&2; exit 99; }
 # Run memtap with a time limit; stdout/stderr as the caller redirects.
 memtap() { timeout -k 5 60 "$MEMTAP" "$@"; }
 
-# wait_for FILE REGEX [SECONDS]: poll until a line of FILE matches.
+# wait_for FILE REGEX [SECONDS]: poll until a line of FILE matches (30 s
+# by default: generous, a loaded machine can be slow to start a target).
 wait_for() {
 	_wi=0
 	while ! grep -qE "$2" "$1" 2>/dev/null; do
 		_wi=$((_wi + 1))
-		[ $_wi -gt $((${3:-10} * 20)) ] && fail "timed out waiting for /$2/ in $1: $(cat "$1" 2>/dev/null)"
+		[ $_wi -gt $((${3:-30} * 20)) ] && fail "timed out waiting for /$2/ in $1: $(cat "$1" 2>/dev/null)"
 		sleep 0.05
 	done
 }
