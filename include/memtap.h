@@ -233,6 +233,8 @@ void report_trace_event(const struct event *ev, uint32_t stack);
  * exits at once.  Returns 0, or -1 when the output is gone.
  */
 int output_check(FILE *f, const char *path);
+/* The same for a file already closed: its fclose() failed with err. */
+int output_closed(const char *path, int err);
 
 /* "exited with status 0", "killed by signal 9 (SIGKILL)", ... */
 void proc_status_text(const struct proc *p, char *buf, size_t size);

@@ -132,16 +132,22 @@ static void status_print(uint64_t now)
 	status_shown = 1;
 }
 
-/* The output file of interval n: "%n" in -o replaced by n. */
-static struct outfile *interval_file(unsigned n)
+/* The path of interval n's output: "%n" in -o replaced by n, or NULL. */
+static char *interval_path(unsigned n)
 {
 	const char *pct = opt.output ? strstr(opt.output, "%n") : NULL;
+
+	return pct ? xasprintf("%.*s%u%s", (int)(pct - opt.output), opt.output, n, pct + 2) : NULL;
+}
+
+/* The output file of interval n, or NULL. */
+static struct outfile *interval_file(unsigned n)
+{
+	char *path = interval_path(n);
 	struct outfile *f;
 
-	if (!pct)
+	if (!path)
 		return NULL;
-	char *path = xasprintf("%.*s%u%s", (int)(pct - opt.output), opt.output, n, pct + 2);
-
 	f = outfile_open(path);
 	if (!f)
 		error_msg("cannot open output file '%s': %s", path, strerror(errno));
@@ -163,12 +169,18 @@ void interval_report(int last)
 	else if (opt.output && strstr(opt.output, "%n"))
 		return;
 	report_write_interval(interval_no, last);
+	fflush(out);
 	if (f) {
-		if (outfile_commit(f) < 0)
-			error_msg("cannot write interval %u: %s", interval_no, strerror(errno));
+		char *path = interval_path(interval_no);
+
 		out = saved;
+		if (output_check(outfile_stream(f), path) < 0)
+			outfile_abort(f);
+		else if (outfile_commit(f) < 0)
+			output_closed(path, errno);
+		free(path);
 	} else {
-		fflush(out);
+		output_check(out, NULL);
 	}
 	aggregate_clear();
 	for (struct proc *p = proc_list(); p; p = p->next)

@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -82,6 +83,7 @@ static int launched_exec_seen;
 static int detaching;
 static volatile sig_atomic_t stop_signal;
 static volatile pid_t wake_tid;
+static uint64_t detach_ns;	/* when detaching started */
 static int in_loop;		/* tracer_run() is serving stops */
 static int output_err;		/* errno of the output's first failed write */
 
@@ -136,17 +138,17 @@ void tracer_init(int seccomp, int ptrace_all, const char *source)
 
 /* ---- output errors ---- */
 
-int output_check(FILE *f, const char *path)
+/*
+ * The output is gone (err): say so once, drop what is still buffered in
+ * f (NULL: closed already), stop recording; the loop then detaches.
+ */
+static void output_fail(FILE *f, const char *path, int err)
 {
-	int err = errno;
-
 	if (output_err)
-		return -1;
-	if (!ferror(f))
-		return 0;
+		return;
 	output_err = err ? err : EIO;
-	/* what is still buffered cannot be written either */
-	__fpurge(f);
+	if (f)
+		__fpurge(f);
 	recording = 0;
 	if (!path)
 		path = f == stdout ? NULL : f == stderr ? "standard error" : opt.output;
@@ -154,6 +156,25 @@ int output_check(FILE *f, const char *path)
 		  strerror(output_err));
 	if (!in_loop)
 		exit(EXIT_RUNTIME);
+}
+
+int output_check(FILE *f, const char *path)
+{
+	int err = errno;
+
+	if (output_err) {
+		__fpurge(f);	/* written since: it goes nowhere */
+		return -1;
+	}
+	if (!ferror(f))
+		return 0;
+	output_fail(f, path, err);
+	return -1;
+}
+
+int output_closed(const char *path, int err)
+{
+	output_fail(NULL, path, err);
 	return -1;
 }
 
@@ -414,6 +435,8 @@ static void space_finish(struct alloc_space *s)
 		if (!good || ((t->flags & T_GOOD_STOP) && !(good->flags & T_GOOD_STOP)))
 			good = t;
 	}
+	debug_msg("detaching: %zu threads stopped after %.1f ms", n,
+		  (double)(now_ns() - detach_ns) / 1e6);
 	if (good)
 		alloc_space_remove(s, good, parked, n);
 	for (size_t i = 0; i < n; i++) {
@@ -825,6 +848,8 @@ static void handle_stop(struct thread *tcp, pid_t pid, int status)
 static void start_detach(void)
 {
 	detaching = 1;
+	detach_ns = now_ns();
+	debug_msg("detaching from %zu threads", nthreads);
 	for (size_t i = 0; i < tab_size; i++) {
 		struct thread *tcp = tab[i];
 
@@ -887,7 +912,7 @@ static struct wait_rec *batch;
 static size_t batch_cap;
 static int sigchld_fd = -1;
 static int no_children;
-static int clock_started;
+static uint64_t clock_ns;		/* when every probe was in */
 
 /*
  * Block SIGCHLD and read it through a signalfd: the loop sleeps in
@@ -896,9 +921,15 @@ static int clock_started;
  */
 #define FALLBACK_MS 100
 
+static int out_fd = -1;		/* out, when a pipe: POLLERR once its reader is gone */
+
 static void loop_init(void)
 {
+	struct stat st;
 	sigset_t set;
+
+	if (fstat(fileno(out), &st) == 0 && S_ISFIFO(st.st_mode))
+		out_fd = fileno(out);
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -950,7 +981,10 @@ static size_t collect_stops(void)
 /* Sleep until a tracee changes state, a signal comes, or a timer is due. */
 static void wait_for_stops(void)
 {
-	struct pollfd pfd = { .fd = sigchld_fd, .events = POLLIN };
+	struct pollfd pfd[2] = {
+		{ .fd = sigchld_fd, .events = POLLIN },
+		{ .fd = output_err ? -1 : out_fd, .events = 0 },
+	};
 	uint64_t next = timers_next_ns(), now = now_ns();
 	int ms = FALLBACK_MS;
 
@@ -962,8 +996,14 @@ static void wait_for_stops(void)
 	}
 	if (stop_signal || output_err)
 		return;
-	if (poll(&pfd, sigchld_fd >= 0 ? 1 : 0, ms) < 0 && errno != EINTR)
-		perror_msg_and_die("poll");
+	if (poll(pfd, 2, ms) < 0) {
+		if (errno != EINTR)
+			perror_msg_and_die("poll");
+		return;
+	}
+	/* the reader of the output pipe is gone: no need to wait for a write */
+	if (pfd[1].revents & POLLERR)
+		output_fail(out, NULL, EPIPE);
 }
 
 /* One wait status: a death, or a stop to handle. */
@@ -1003,6 +1043,15 @@ static void serve_wait(pid_t pid, int status)
 	handle_stop(tcp, pid, status);
 }
 
+/* Is the reader of the output pipe gone?  Then no report is worth making. */
+static void check_out_pipe(void)
+{
+	struct pollfd pfd = { .fd = out_fd, .events = 0 };
+
+	if (out_fd >= 0 && !output_err && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR))
+		output_fail(out, NULL, EPIPE);
+}
+
 static int timer_due(void)
 {
 	uint64_t t = timers_next_ns();
@@ -1029,13 +1078,16 @@ int tracer_run(void)
 			serve_wait(batch[i].pid, batch[i].status);
 		/* every thread of the batch runs again: now unwind */
 		events_flush();
-		if (!clock_started && probes_armed()) {
-			clock_started = 1;
+		if (!clock_ns && probes_armed()) {
+			clock_ns = now_ns();
+			debug_msg("every probe in: -d and -i count from now");
 			timers_armed();
 		}
-		if (timer_due()) {
-			if (timers_serve() && !detaching)
-				stop_signal = SIGALRM;
+		if (timer_due())
+			check_out_pipe();
+		if (timer_due() && timers_serve() && !detaching) {
+			debug_msg("-d time over after %.1f ms", (double)(now_ns() - clock_ns) / 1e6);
+			stop_signal = SIGALRM;
 		}
 		if (output_err && recording)
 			recording = 0;
@@ -1051,6 +1103,9 @@ int tracer_run(void)
 			wait_for_stops();
 	}
 	in_loop = 0;
+	if (detach_ns)
+		debug_msg("detached in %.1f ms, %.1f ms after the probes were in",
+			  (double)(now_ns() - detach_ns) / 1e6, (double)(now_ns() - clock_ns) / 1e6);
 	if (output_err)
 		return EXIT_RUNTIME;
 	if (launched_pid) {
