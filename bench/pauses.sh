@@ -19,14 +19,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$here/lib.sh"
 
-reps=3
-memtap=${MEMTAP:-}
-threads_list="8 200"
-duration=3
-events=alloc
-workdir=
-keep=no
-cc=${CC:-cc}
+reps=3 duration=3 events=alloc threads_list="8 200"
+memtap=${MEMTAP:-} cc=${CC:-cc} workdir='' keep=no
 
 usage() {
 	cat <<EOF
@@ -51,41 +45,30 @@ memtap gone within 100 ms of -d.
 EOF
 }
 
+# options: --opt=value is split in two; every option but --keep and
+# --help takes a value
 while [ $# -gt 0 ]; do
-	opt=$1
-	case $opt in
-	--*=*)
-		arg=${opt#*=}
-		opt=${opt%%=*}
-		;;
-	-r | -T | -d | -e | -m | --reps | --threads | --duration | --events | --memtap | --workdir | --cc)
-		[ $# -ge 2 ] || die "option $opt needs an argument"
-		arg=$2
-		shift
-		;;
-	*)
-		arg=
-		;;
+	case $1 in
+	--*=*) set -- "${1%%=*}" "${1#*=}" "${@:2}" ;;
 	esac
-	case $opt in
-	-r | --reps) reps=$arg ;;
-	-T | --threads) threads_list=${arg//,/ } ;;
-	-d | --duration) duration=$arg ;;
-	-e | --events) events=$arg ;;
-	-m | --memtap) memtap=$arg ;;
-	--workdir) workdir=$arg ;;
-	--cc) cc=$arg ;;
-	--keep) keep=yes ;;
-	-h | --help)
-		usage
-		exit 0
-		;;
-	*)
-		usage >&2
-		exit 64
-		;;
+	case $1 in
+	-h | --help) usage && exit 0 ;;
+	--keep) keep=yes && shift && continue ;;
+	-r | --reps | -T | --threads | -d | --duration | -e | --events) ;;
+	-m | --memtap | --workdir | --cc) ;;
+	*) usage >&2 && exit 64 ;;
 	esac
-	shift
+	[ $# -ge 2 ] || die "option $1 needs an argument"
+	case $1 in
+	-r | --reps) reps=$2 ;;
+	-T | --threads) threads_list=${2//,/ } ;;
+	-d | --duration) duration=$2 ;;
+	-e | --events) events=$2 ;;
+	-m | --memtap) memtap=$2 ;;
+	--workdir) workdir=$2 ;;
+	--cc) cc=$2 ;;
+	esac
+	shift 2
 done
 
 case $reps in
@@ -111,7 +94,7 @@ mpid=
 cleanup_run() {
 	[ -n "$mpid" ] && kill -INT "$mpid" 2>/dev/null && wait "$mpid" 2>/dev/null
 	[ -n "$tpid" ] && kill -KILL "$tpid" 2>/dev/null && wait "$tpid" 2>/dev/null
-	mpid= tpid=
+	mpid='' tpid=''
 	return 0
 }
 trap 'cleanup_run' INT TERM
