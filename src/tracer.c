@@ -1,7 +1,13 @@
 /*
  * tracer.c - the ptrace event loop.
  *
- * One loop, waitpid(-1, __WALL), serves every stop of every tracee:
+ * One loop serves every stop of every tracee, in rounds: it collects
+ * every pending stop (waitpid(-1, __WALL | WNOHANG) until none is left),
+ * serves them in that order, resuming each, then unwinds the stacks
+ * taken, serves the timers (-d, -i) and sleeps in poll() on a SIGCHLD
+ * signalfd until the next stop or timer.  A thread is served at most
+ * once per round, so a busy thread cannot keep the others waiting.
+ * The stops:
  *
  *   seccomp stop        a memory syscall matched the filter (launch mode):
  *                       read its arguments, resume with PTRACE_SYSCALL to
@@ -456,16 +462,23 @@ static void detach_progress(void)
 	int again = 1;
 
 	while (again) {
+		struct alloc_space *not_ready = NULL;
+
 		again = 0;
 		it = 0;
 		while ((t = tracer_next_thread(&it))) {
 			struct alloc_space *s = alloc_active_space(t->proc);
 
-			if (s && (t->flags & T_PARKED) && space_ready(s)) {
-				space_finish(s);
-				again = 1;
-				break;
+			/* one look per space (mostly one): threads are many */
+			if (!s || !(t->flags & T_PARKED) || s == not_ready)
+				continue;
+			if (!space_ready(s)) {
+				not_ready = s;
+				continue;
 			}
+			space_finish(s);
+			again = 1;
+			break;
 		}
 	}
 }
@@ -1089,8 +1102,6 @@ int tracer_run(void)
 			debug_msg("-d time over after %.1f ms", (double)(now_ns() - clock_ns) / 1e6);
 			stop_signal = SIGALRM;
 		}
-		if (output_err && recording)
-			recording = 0;
 		if (output_err && !launched_pid && !detaching)
 			start_detach();
 		if (stop_signal)
