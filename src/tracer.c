@@ -1007,7 +1007,7 @@ static void wait_for_stops(void)
 		if (left < (uint64_t)ms * 1000000u)
 			ms = (int)((left + 999999u) / 1000000u);
 	}
-	if (stop_signal || output_err)
+	if (stop_signal)
 		return;
 	if (poll(pfd, 2, ms) < 0) {
 		if (errno != EINTR)
