@@ -44,6 +44,13 @@ int alloc_enabled(void);
 /* attach_pid(): every thread of p seized; probes go in once all stopped. */
 void alloc_attach(struct proc *p);
 
+/*
+ * 1 while a process waits for its probes (attach: until every thread has
+ * stopped; exec: until the entry point), else 0.  A process whose
+ * threads are all group-stopped does not wait.
+ */
+int alloc_arming(void);
+
 /* PTRACE_EVENT_EXEC of tcp (the address space is new). */
 enum alloc_action alloc_on_exec(struct thread *tcp);
 

@@ -224,6 +224,18 @@ extern int recording;		/* 0 after -d expired in launch mode */
 void report_trace_header(void);
 void report_trace_event(const struct event *ev, uint32_t stack);
 
+/*
+ * tracer.c: call after writing to f, the output (or --trace's stderr);
+ * path names it, NULL for out's name.  When a write to f failed (EPIPE:
+ * the reader is gone; ENOSPC...): say so once, stop recording and end
+ * the session, detaching in attach mode (launch mode: the command runs
+ * on, unrecorded); memtap's exit status is then 1.  After tracing it
+ * exits at once.  Returns 0, or -1 when the output is gone.
+ */
+int output_check(FILE *f, const char *path);
+/* The same for a file already closed: its fclose() failed with err. */
+int output_closed(const char *path, int err);
+
 /* "exited with status 0", "killed by signal 9 (SIGKILL)", ... */
 void proc_status_text(const struct proc *p, char *buf, size_t size);
 /* The last report (at the end, or at -d in launch mode). */
@@ -234,12 +246,18 @@ void report_write_interval(unsigned n, int last);
 struct agg;
 void report_stack_brief(const struct agg *a, char *buf, size_t size);
 
-/* timers.c: -d, -i and the status line */
+/*
+ * timers.c: -d, -i and the status line.  timers_start() before tracing;
+ * timers_armed() once every probe is in: -d and -i count from there;
+ * timers_next_ns() is when timers_serve() is due next (now_ns() clock,
+ * 0 = never); timers_serve() returns 1, once, when the -d time is over.
+ */
 #include <signal.h>
-extern volatile sig_atomic_t timer_tick;
+extern volatile sig_atomic_t timer_tick;	/* unused: SIGALRM is not armed */
 void timers_start(void);
+void timers_armed(void);
+uint64_t timers_next_ns(void);
 void timers_stop(void);
-/* Serve a tick; returns 1 when the -d time is over. */
 int timers_serve(void);
 void interval_report(int last);
 void status_clear(void);

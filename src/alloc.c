@@ -358,6 +358,29 @@ static void try_arm(struct alloc_space *s, struct thread *cur, int cur_listening
 		}
 }
 
+/*
+ * Is a space still waiting to put its probes in (attach, or an exec
+ * whose entry point was not reached yet)?  Not one whose threads are all
+ * group-stopped: nothing runs before they continue, and then the probes
+ * go in first.
+ */
+int alloc_arming(void)
+{
+	for (struct alloc_space *s = spaces; s; s = s->next) {
+		struct thread *t;
+		size_t it = 0;
+
+		if (!s->set || s->state == SP_ARMED)
+			continue;
+		if (s->state != SP_WAIT_ARM)
+			return 1;
+		while ((t = tracer_next_thread(&it)))
+			if (t->proc && t->proc->alloc == s && !(t->flags & T_LISTENING))
+				return 1;
+	}
+	return 0;
+}
+
 void alloc_attach(struct proc *p)
 {
 	if (!enabled)

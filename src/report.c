@@ -169,6 +169,7 @@ void report_trace_event(const struct event *ev, uint32_t stack)
 		map_kind_names[ev->map_kind]);
 	print_call(ev);
 	print_trace_stack(stack);
+	output_check(out, NULL);
 	out = saved;
 }
 
@@ -249,8 +250,10 @@ void report_final(void)
 	}
 	profile_build(&prof);
 	summary_to_stderr(&prof);
-	if (write_format(out, &prof) < 0)
+	if (write_format(out, &prof) < 0 && !ferror(out))
 		error_msg("cannot write the output: %s", strerror(errno));
+	fflush(out);
+	output_check(out, NULL);
 	write_recording(&prof);
 	profile_release(&prof);
 }

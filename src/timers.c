@@ -2,10 +2,16 @@
  * timers.c - what happens on the clock while tracing: the -d deadline,
  * -i interval reports, and the live status line on a terminal.
  *
- * One periodic ITIMER_REAL tick (100 ms) interrupts waitpid(); the
- * SIGALRM handler only sets timer_tick, and the tracer loop calls
- * timers_serve() when it sees it.  A tick that arrives just before the
- * loop blocks is served at the next one, 100 ms later at most.
+ * The tracer loop blocks with a timeout of timers_next_ns() - now and
+ * calls timers_serve() whenever that time has come, between batches of
+ * stops: a busy loop serves its timers as promptly as an idle one.
+ *
+ * -d and -i count recording time: from timers_armed(), which the tracer
+ * calls once every probe is in (attach: every thread stopped and the
+ * breakpoints inserted; launch: the command exec'd and, with allocator
+ * probes, its entry point reached).  Attaching to many threads or
+ * inserting many breakpoints on a loaded machine takes time that is not
+ * part of the window asked for.  The status line runs from the start.
  */
 #include "config.h"
 
@@ -16,7 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <sys/time.h>
 
 #include "aggregate.h"
 #include "error.h"
@@ -24,40 +29,47 @@
 #include "outfile.h"
 #include "xmalloc.h"
 
-#define TICK_US 100000
-
 volatile sig_atomic_t timer_tick;
 
 static uint64_t deadline_ns, next_interval_ns, next_status_ns;
-static int status_on, status_shown;
+static int status_on, status_shown, armed;
 static unsigned interval_no;
 
 void timers_start(void)
 {
-	struct itimerval it;
-	uint64_t now = now_ns();
-
 	/* no status line between trace lines on the same terminal */
 	status_on = !quiet && isatty(STDERR_FILENO) && !opt.trace;
+	if (status_on)
+		next_status_ns = now_ns() + 1000000000u;
+}
+
+void timers_armed(void)
+{
+	uint64_t now = now_ns();
+
+	if (armed)
+		return;
+	armed = 1;
 	if (opt.duration > 0)
 		deadline_ns = now + (uint64_t)(opt.duration * 1e9);
 	if (opt.interval > 0)
 		next_interval_ns = now + (uint64_t)(opt.interval * 1e9);
-	next_status_ns = now + 1000000000u;
-	if (!deadline_ns && !next_interval_ns && !status_on)
-		return;
-	memset(&it, 0, sizeof(it));
-	it.it_interval.tv_usec = TICK_US;
-	it.it_value.tv_usec = TICK_US;
-	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+uint64_t timers_next_ns(void)
+{
+	uint64_t next = 0;
+	const uint64_t t[] = { deadline_ns, next_interval_ns, next_status_ns };
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (t[i] && (!next || t[i] < next))
+			next = t[i];
+	return next;
 }
 
 void timers_stop(void)
 {
-	struct itimerval it;
-
-	memset(&it, 0, sizeof(it));
-	setitimer(ITIMER_REAL, &it, NULL);
+	deadline_ns = next_interval_ns = next_status_ns = 0;
 	status_clear();
 }
 
@@ -120,16 +132,22 @@ static void status_print(uint64_t now)
 	status_shown = 1;
 }
 
-/* The output file of interval n: "%n" in -o replaced by n. */
-static struct outfile *interval_file(unsigned n)
+/* The path of interval n's output: "%n" in -o replaced by n, or NULL. */
+static char *interval_path(unsigned n)
 {
 	const char *pct = opt.output ? strstr(opt.output, "%n") : NULL;
+
+	return pct ? xasprintf("%.*s%u%s", (int)(pct - opt.output), opt.output, n, pct + 2) : NULL;
+}
+
+/* The output file of interval n, or NULL. */
+static struct outfile *interval_file(unsigned n)
+{
+	char *path = interval_path(n);
 	struct outfile *f;
 
-	if (!pct)
+	if (!path)
 		return NULL;
-	char *path = xasprintf("%.*s%u%s", (int)(pct - opt.output), opt.output, n, pct + 2);
-
 	f = outfile_open(path);
 	if (!f)
 		error_msg("cannot open output file '%s': %s", path, strerror(errno));
@@ -151,12 +169,18 @@ void interval_report(int last)
 	else if (opt.output && strstr(opt.output, "%n"))
 		return;
 	report_write_interval(interval_no, last);
+	fflush(out);
 	if (f) {
-		if (outfile_commit(f) < 0)
-			error_msg("cannot write interval %u: %s", interval_no, strerror(errno));
+		char *path = interval_path(interval_no);
+
 		out = saved;
+		if (output_check(outfile_stream(f), path) < 0)
+			outfile_abort(f);
+		else if (outfile_commit(f) < 0)
+			output_closed(path, errno);
+		free(path);
 	} else {
-		fflush(out);
+		output_check(out, NULL);
 	}
 	aggregate_clear();
 	for (struct proc *p = proc_list(); p; p = p->next)
@@ -167,15 +191,21 @@ int timers_serve(void)
 {
 	uint64_t now = now_ns();
 
-	if (next_interval_ns && now >= next_interval_ns && recording) {
+	if (!recording)
+		next_interval_ns = next_status_ns = 0;
+	if (next_interval_ns && now >= next_interval_ns) {
 		next_interval_ns += (uint64_t)(opt.interval * 1e9);
 		if (next_interval_ns <= now)
 			next_interval_ns = now + (uint64_t)(opt.interval * 1e9);
 		interval_report(0);
 	}
-	if (status_on && now >= next_status_ns && recording) {
+	if (next_status_ns && now >= next_status_ns) {
 		next_status_ns = now + 1000000000u;
 		status_print(now);
 	}
-	return deadline_ns && now >= deadline_ns;
+	if (deadline_ns && now >= deadline_ns) {
+		deadline_ns = 0;	/* once */
+		return 1;
+	}
+	return 0;
 }

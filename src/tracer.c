@@ -1,7 +1,13 @@
 /*
  * tracer.c - the ptrace event loop.
  *
- * One loop, waitpid(-1, __WALL), serves every stop of every tracee:
+ * One loop serves every stop of every tracee, in rounds: it collects
+ * every pending stop (waitpid(-1, __WALL | WNOHANG) until none is left),
+ * serves them in that order, resuming each, then unwinds the stacks
+ * taken, serves the timers (-d, -i) and sleeps in poll() on a SIGCHLD
+ * signalfd until the next stop or timer.  A thread is served at most
+ * once per round, so a busy thread cannot keep the others waiting.
+ * The stops:
  *
  *   seccomp stop        a memory syscall matched the filter (launch mode):
  *                       read its arguments, resume with PTRACE_SYSCALL to
@@ -24,13 +30,17 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -79,6 +89,9 @@ static int launched_exec_seen;
 static int detaching;
 static volatile sig_atomic_t stop_signal;
 static volatile pid_t wake_tid;
+static uint64_t detach_ns;	/* when detaching started */
+static int in_loop;		/* tracer_run() is serving stops */
+static int output_err;		/* errno of the output's first failed write */
 
 uint64_t now_ns(void)
 {
@@ -127,6 +140,48 @@ void tracer_init(int seccomp, int ptrace_all, const char *source)
 		clock_gettime(CLOCK_REALTIME, &ts);
 		start_wall_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	}
+}
+
+/* ---- output errors ---- */
+
+/*
+ * The output is gone (err): say so once, drop what is still buffered in
+ * f (NULL: closed already), stop recording; the loop then detaches.
+ */
+static void output_fail(FILE *f, const char *path, int err)
+{
+	if (output_err)
+		return;
+	output_err = err ? err : EIO;
+	if (f)
+		__fpurge(f);
+	recording = 0;
+	if (!path)
+		path = f == stdout ? NULL : f == stderr ? "standard error" : opt.output;
+	error_msg("cannot write output%s%s: %s", path ? " to " : "", path ? path : "",
+		  strerror(output_err));
+	if (!in_loop)
+		exit(EXIT_RUNTIME);
+}
+
+int output_check(FILE *f, const char *path)
+{
+	int err = errno;
+
+	if (output_err) {
+		__fpurge(f);	/* written since: it goes nowhere */
+		return -1;
+	}
+	if (!ferror(f))
+		return 0;
+	output_fail(f, path, err);
+	return -1;
+}
+
+int output_closed(const char *path, int err)
+{
+	output_fail(NULL, path, err);
+	return -1;
 }
 
 /* ---- tables ---- */
@@ -386,6 +441,8 @@ static void space_finish(struct alloc_space *s)
 		if (!good || ((t->flags & T_GOOD_STOP) && !(good->flags & T_GOOD_STOP)))
 			good = t;
 	}
+	debug_msg("detaching: %zu threads stopped after %.1f ms", n,
+		  (double)(now_ns() - detach_ns) / 1e6);
 	if (good)
 		alloc_space_remove(s, good, parked, n);
 	for (size_t i = 0; i < n; i++) {
@@ -405,16 +462,23 @@ static void detach_progress(void)
 	int again = 1;
 
 	while (again) {
+		struct alloc_space *not_ready = NULL;
+
 		again = 0;
 		it = 0;
 		while ((t = tracer_next_thread(&it))) {
 			struct alloc_space *s = alloc_active_space(t->proc);
 
-			if (s && (t->flags & T_PARKED) && space_ready(s)) {
-				space_finish(s);
-				again = 1;
-				break;
+			/* one look per space (mostly one): threads are many */
+			if (!s || !(t->flags & T_PARKED) || s == not_ready)
+				continue;
+			if (!space_ready(s)) {
+				not_ready = s;
+				continue;
 			}
+			space_finish(s);
+			again = 1;
+			break;
 		}
 	}
 }
@@ -797,6 +861,8 @@ static void handle_stop(struct thread *tcp, pid_t pid, int status)
 static void start_detach(void)
 {
 	detaching = 1;
+	detach_ns = now_ns();
+	debug_msg("detaching from %zu threads", nthreads);
 	for (size_t i = 0; i < tab_size; i++) {
 		struct thread *tcp = tab[i];
 
@@ -847,61 +913,212 @@ static void serve_stop_request(void)
 	}
 }
 
-int tracer_run(void)
-{
-	while (nthreads > 0) {
-		int status;
-		pid_t pid;
+/* ---- the loop ---- */
 
-		if (timer_tick) {
-			timer_tick = 0;
-			if (timers_serve() && !detaching)
-				stop_signal = SIGALRM;
-		}
-		if (stop_signal)
-			serve_stop_request();
-		if (detaching)
-			detach_progress();
-		if (!nthreads)
+/* A wait status collected by collect_stops(), served by serve_wait(). */
+struct wait_rec {
+	pid_t pid;
+	int status;
+};
+
+static struct wait_rec *batch;
+static size_t batch_cap;
+static int sigchld_fd = -1;
+static int no_children;
+static uint64_t clock_ns;		/* when every probe was in */
+
+/*
+ * Block SIGCHLD and read it through a signalfd: the loop sleeps in
+ * poll() until a tracee changes state or a timer is due.  Without a
+ * signalfd the loop polls every FALLBACK_MS.
+ */
+#define FALLBACK_MS 100
+
+static int out_fd = -1;		/* out, when a pipe: POLLERR once its reader is gone */
+
+static void loop_init(void)
+{
+	struct stat st;
+	sigset_t set;
+
+	if (fstat(fileno(out), &st) == 0 && S_ISFIFO(st.st_mode))
+		out_fd = fileno(out);
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return;
+	sigchld_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (sigchld_fd < 0)
+		debug_msg("signalfd: %s; polling every %d ms", strerror(errno), FALLBACK_MS);
+}
+
+/*
+ * Collect every stop and death pending now (waitpid with WNOHANG until
+ * none is left), in the kernel's order; returns how many.  A thread has
+ * at most one pending stop, so serving the batch serves each thread
+ * with a stop once before any is served twice: waitpid(-1) alone
+ * returns the same early threads again and again while later ones wait.
+ */
+static size_t collect_stops(void)
+{
+	struct signalfd_siginfo si;
+	size_t n = 0;
+
+	/* first, so that a stop after the last waitpid() wakes poll() */
+	while (sigchld_fd >= 0 && read(sigchld_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		;
+	for (;;) {
+		int status;
+		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
+
+		if (pid == 0)
 			break;
-		pid = waitpid(-1, &status, __WALL);
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno == ECHILD)
-				break;
-			perror_msg_and_die("waitpid");
+				no_children = 1;
+			else
+				perror_msg_and_die("waitpid");
+			break;
 		}
-		struct thread *tcp = tracer_find_thread(pid);
+		batch = xgrowarray(batch, &batch_cap, n + 1, sizeof(*batch));
+		batch[n].pid = pid;
+		batch[n].status = status;
+		n++;
+	}
+	return n;
+}
 
-		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			if (!tcp)
-				continue;
-			if (pid == launched_pid && !launched_exec_seen)
-				launch_failed();
-			on_death(tcp, status);
-			continue;
-		}
-		if (!WIFSTOPPED(status))
-			continue;
-		stops.total++;
-		if (!tcp && ((unsigned)status >> 16) == PTRACE_EVENT_EXEC) {
+/* Sleep until a tracee changes state, a signal comes, or a timer is due. */
+static void wait_for_stops(void)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = sigchld_fd, .events = POLLIN },
+		{ .fd = output_err ? -1 : out_fd, .events = 0 },
+	};
+	uint64_t next = timers_next_ns(), now = now_ns();
+	int ms = FALLBACK_MS;
+
+	if (next) {
+		uint64_t left = next > now ? next - now : 0;
+
+		if (left < (uint64_t)ms * 1000000u)
+			ms = (int)((left + 999999u) / 1000000u);
+	}
+	if (stop_signal)
+		return;
+	if (poll(pfd, 2, ms) < 0) {
+		if (errno != EINTR)
+			perror_msg_and_die("poll");
+		return;
+	}
+	/* the reader of the output pipe is gone: no need to wait for a write */
+	if (pfd[1].revents & POLLERR)
+		output_fail(out, NULL, EPIPE);
+}
+
+/* One wait status: a death, or a stop to handle. */
+static void serve_wait(pid_t pid, int status)
+{
+	struct thread *tcp = tracer_find_thread(pid);
+
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (!tcp)
+			return;
+		if (pid == launched_pid && !launched_exec_seen)
+			launch_failed();
+		on_death(tcp, status);
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	stops.total++;
+	if (((unsigned)status >> 16) == PTRACE_EVENT_EXEC) {
+		/* the image goes: unwind what was taken of the old one first */
+		events_flush();
+		if (!tcp) {
 			/* exec by a non-leader whose leader we did not know */
 			on_exec(NULL, pid);
-			continue;
+			return;
 		}
-		if (!tcp) {
-			/* A new task whose parent's event has not come yet. */
-			tcp = tracer_new_thread(pid, NULL);
-			tcp->flags |= T_HELD | T_STOPPED | T_STARTED;
-			stops.event++;
-			if (detaching && !alloc_any_active())
-				detach_thread(tcp, 0);
-			continue;
-		}
-		handle_stop(tcp, pid, status);
-		events_flush();
 	}
+	if (!tcp) {
+		/* A new task whose parent's event has not come yet. */
+		tcp = tracer_new_thread(pid, NULL);
+		tcp->flags |= T_HELD | T_STOPPED | T_STARTED;
+		stops.event++;
+		if (detaching && !alloc_any_active())
+			detach_thread(tcp, 0);
+		return;
+	}
+	handle_stop(tcp, pid, status);
+}
+
+/* Is the reader of the output pipe gone?  Then no report is worth making. */
+static void check_out_pipe(void)
+{
+	struct pollfd pfd = { .fd = out_fd, .events = 0 };
+
+	if (out_fd >= 0 && !output_err && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR))
+		output_fail(out, NULL, EPIPE);
+}
+
+static int timer_due(void)
+{
+	uint64_t t = timers_next_ns();
+
+	return t && now_ns() >= t;
+}
+
+/* Is every probe in: -d and -i count from then (see timers.c)? */
+static int probes_armed(void)
+{
+	if (launched_pid && !launched_exec_seen)
+		return 0;
+	return !alloc_arming();
+}
+
+int tracer_run(void)
+{
+	loop_init();
+	in_loop = 1;
+	while (nthreads > 0) {
+		size_t n = collect_stops();
+
+		for (size_t i = 0; i < n; i++)
+			serve_wait(batch[i].pid, batch[i].status);
+		/* every thread of the batch runs again: now unwind */
+		events_flush();
+		if (!clock_ns && probes_armed()) {
+			clock_ns = now_ns();
+			debug_msg("every probe in: -d and -i count from now");
+			timers_armed();
+		}
+		if (timer_due())
+			check_out_pipe();
+		if (timer_due() && timers_serve() && !detaching) {
+			debug_msg("-d time over after %.1f ms", (double)(now_ns() - clock_ns) / 1e6);
+			stop_signal = SIGALRM;
+		}
+		if (output_err && !launched_pid && !detaching)
+			start_detach();
+		if (stop_signal)
+			serve_stop_request();
+		if (detaching)
+			detach_progress();
+		if (!nthreads || no_children)
+			break;
+		if (!n)
+			wait_for_stops();
+	}
+	in_loop = 0;
+	if (detach_ns)
+		debug_msg("detached in %.1f ms, %.1f ms after the probes were in",
+			  (double)(now_ns() - detach_ns) / 1e6, (double)(now_ns() - clock_ns) / 1e6);
+	if (output_err)
+		return EXIT_RUNTIME;
 	if (launched_pid) {
 		if (launched_status < 0)
 			return EXIT_RUNTIME;

@@ -99,7 +99,8 @@ attach_memtap() {
 	shift 2
 	# no stale "attached" line from an earlier run may answer wait_for
 	rm -f "$_err"
-	timeout -k 5 120 "$MEMTAP" "$@" > "$_out" 2> "$_err" &
+	# -k: a signal the test sends is forwarded, and starts the clock too
+	timeout -k 60 120 "$MEMTAP" "$@" > "$_out" 2> "$_err" &
 	MPID=$!
 	BGPIDS="$BGPIDS $MPID"
 	wait_for "$_err" 'attached to process'
