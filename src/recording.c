@@ -131,17 +131,22 @@ static int read_types(struct reader *r, const struct jval *root)
 	return 0;
 }
 
+static char *dup_str(const struct jval *obj, const char *key)
+{
+	const char *s = json_get_str(obj, key);
+
+	return s ? xstrdup(s) : NULL;
+}
+
 static void read_run(struct reader *r, const struct jval *root)
 {
 	const struct jval *run = json_get(root, "run", J_OBJ), *st, *nf;
 	struct prof_run *pr = &r->p->run;
-	const char *sys;
 
 	if (!run)
 		return;
 	r->p->have_run = 1;
-	sys = json_get_str(run, "syscalls");
-	pr->syscalls = sys ? xstrdup(sys) : NULL;
+	pr->syscalls = dup_str(run, "syscalls");
 	pr->stacks = flag(run, "stacks");
 	pr->held = flag(run, "held");
 	st = json_get(run, "stops", J_OBJ);
@@ -167,13 +172,6 @@ static void read_vm(struct prof_process *pr, const struct jval *vm, const char *
 	pr->vm_size[i] = num_or(o, "size", 0);
 	pr->vm_rss[i] = num_or(o, "rss", 0);
 	pr->vm_data[i] = num_or(o, "data", 0);
-}
-
-static char *dup_str(const struct jval *obj, const char *key)
-{
-	const char *s = json_get_str(obj, key);
-
-	return s ? xstrdup(s) : NULL;
 }
 
 static int read_processes(struct reader *r, const struct jval *root)
