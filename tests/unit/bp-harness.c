@@ -57,13 +57,13 @@
 #include <linux/ptrace.h>
 
 #include "arch.h"
-#include "breakpoint.h"
+#include "probe/breakpoint.h"
 #include "detach-check.h"
-#include "elfsym.h"
-#include "error.h"
-#include "procfs.h"
-#include "remote.h"
-#include "xmalloc.h"
+#include "probe/elfsym.h"
+#include "util/error.h"
+#include "linux/procfs.h"
+#include "probe/remote.h"
+#include "util/xmalloc.h"
 
 #ifndef PTRACE_EVENT_STOP
 # define PTRACE_EVENT_STOP 128

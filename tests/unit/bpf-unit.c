@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <linux/audit.h>
 
-#include "bpf.h"
+#include "linux/bpf.h"
 
 #define S(code, k) ((struct sock_filter)BPF_STMT(code, k))
 #define J(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "detach-check.h"
-#include "remote.h"
-#include "xmalloc.h"
+#include "probe/remote.h"
+#include "util/xmalloc.h"
 
 int text_compare(pid_t pid, const char *path, uint64_t bias, struct text_diff *diff)
 {

@@ -19,9 +19,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "elfsym.h"
-#include "error.h"
-#include "xmalloc.h"
+#include "probe/elfsym.h"
+#include "util/error.h"
+#include "util/xmalloc.h"
 
 static int failures;
 

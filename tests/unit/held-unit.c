@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live.h"
-#include "maptrack.h"
-#include "memtap.h"
+#include "record/live.h"
+#include "record/maptrack.h"
+#include "trace/memtap.h"
 
 static struct proc the_proc;
 

@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "output.h"
+#include "report/output.h"
 
 int main(int argc, char **argv)
 {

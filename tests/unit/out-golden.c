@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
+#include "report/output.h"
 
 static size_t line_loc(struct profile *p, uint64_t addr, size_t map,
 		       size_t fn, int64_t line)

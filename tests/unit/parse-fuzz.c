@@ -45,9 +45,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "output.h"
-#include "profile.h"
-#include "xmalloc.h"
+#include "report/output.h"
+#include "report/profile.h"
+#include "util/xmalloc.h"
 
 /* ---- the parsers ---- */
 

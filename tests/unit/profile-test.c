@@ -1,6 +1,6 @@
 /*
- * profile-test.c - unit tests of the profile builder (src/profile.c)
- * and of the folded stack set (src/out-folded.c).  Prints one line per
+ * profile-test.c - unit tests of the profile builder (src/report/profile.c)
+ * and of the folded stack set (src/report/out-folded.c).  Prints one line per
  * check and "N passed, N failed"; exits 1 when a check fails.
  */
 #include "config.h"
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
+#include "report/output.h"
 
 static int passed, failed;
 

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modules.h"
-#include "symbolize.h"
+#include "stack/modules.h"
+#include "stack/symbolize.h"
 
 static int failures;
 

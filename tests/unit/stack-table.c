@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modules.h"
-#include "stacks.h"
+#include "stack/modules.h"
+#include "stack/stacks.h"
 
 static int failures;
 

@@ -21,8 +21,8 @@
 #include <sys/mman.h>
 
 #include "detach-check.h"
-#include "elfsym.h"
-#include "procfs.h"
+#include "probe/elfsym.h"
+#include "linux/procfs.h"
 
 static int compare_text(pid_t pid, const char *path, uint64_t bias)
 {

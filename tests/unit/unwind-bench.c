@@ -28,8 +28,8 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 
-#include "modules.h"
-#include "unwind.h"
+#include "stack/modules.h"
+#include "stack/unwind.h"
 
 #define STACK_DEEP_MAGIC 0x2347000UL
 #define BATCHES 9

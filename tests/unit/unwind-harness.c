@@ -34,10 +34,10 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 
-#include "modules.h"
-#include "stacks.h"
-#include "symbolize.h"
-#include "unwind.h"
+#include "stack/modules.h"
+#include "stack/stacks.h"
+#include "stack/symbolize.h"
+#include "stack/unwind.h"
 
 #define MAX_EVENTS 64
 

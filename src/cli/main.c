@@ -1,0 +1,511 @@
+/*
+ * main.c - memtap's command line: options, launching or attaching,
+ * signals, and the report at the end.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/time.h>
+
+#include "trace/alloc.h"
+#include "util/error.h"
+#include "trace/memtap.h"
+#include "util/optparse.h"
+#include "util/outfile.h"
+#include "report/output.h"
+#include "stack/unwind.h"
+#include "probe/probes.h"
+#include "trace/tracer.h"
+#include "util/xmalloc.h"
+
+struct options opt;
+FILE *out;
+
+static void usage(void)
+{
+	printf("Usage: memtap [OPTIONS] -p PID[,PID...]\n"
+	       "       memtap [OPTIONS] -- COMMAND [ARGS...]\n"
+	       "       memtap report [OPTIONS] RECORDING\n"
+	       "       memtap diff [OPTIONS] BEFORE AFTER\n"
+	       "Show which code paths make a process's memory grow.\n"
+	       "\n"
+	       "  -d, --duration=SECONDS  stop after SECONDS (-p: detach; command: stop\n"
+	       "                          recording, report, let it run to its end)\n"
+	       "  -e, --events=LIST       events to trace: brk,mmap,munmap,mremap (group\n"
+	       "                          syscalls, the default), malloc,calloc,realloc,\n"
+	       "                          reallocarray,free,posix_memalign,aligned_alloc,\n"
+	       "                          memalign,valloc,pvalloc (group alloc), all;\n"
+	       "                          probe: only the --probe functions\n"
+	       "  -f, --follow-forks      -p: follow fork children (with probes of their\n"
+	       "                          own); without it they are detached\n"
+	       "  -F, --format=FORMAT     text (default), folded, svg, pprof or json; also\n"
+	       "                          chosen by -o FILE's suffix (.folded .svg .pb.gz .json)\n"
+	       "  -h, --help              show this help and exit\n"
+	       "  -i, --interval=SECONDS  a report every SECONDS (numbered files if -o has %%n)\n"
+	       "      --inverted          svg: icicle graph, roots at the top\n"
+	       "      --leaks             weigh stacks by what they still hold at the end\n"
+	       "      --lines             add source file:line to function names\n"
+	       "      --max-depth=N       unwind at most N frames (default 64)\n"
+	       "      --max-size=SIZE     ignore events of more bytes\n"
+	       "      --min-age=SECONDS   --leaks: only what is held for SECONDS or more\n"
+	       "      --min-size=SIZE     ignore events of fewer bytes (suffixes K, M, G)\n"
+	       "      --net               weigh stacks by bytes acquired minus released\n"
+	       "      --no-demangle       show C++ and Rust names as in the binary\n"
+	       "  -o, --output=FILE       write the output to FILE instead of stdout\n"
+	       "  -p, --pid=PID[,PID...]  attach to running processes\n"
+	       "      --probe=SYMBOL[@OBJECT][:size=argN]\n"
+	       "                          count calls of SYMBOL, weighed by argument N\n"
+	       "                          (0 = first); repeatable\n"
+	       "  -q, --quiet             no informational messages on stderr\n"
+	       "      --record=FILE       also save the recording (JSON) for memtap report\n"
+	       "      --stack-size=SIZE   bytes of stack copied at each event (default 32K)\n"
+	       "      --symbol-prefix=PREFIX\n"
+	       "                          allocator symbols carry PREFIX (je_, _rjem_)\n"
+	       "      --syscalls=MODE     how syscalls are caught: seccomp (default for a\n"
+	       "                          command), breakpoints on libc's wrappers (default\n"
+	       "                          for -p) or ptrace (every syscall stops)\n"
+	       "      --title=TEXT        svg: the title\n"
+	       "      --top=N             text: the N heaviest stacks per event (default 10)\n"
+	       "      --trace             print one line per event (and its stack)\n"
+	       "      --unwind=METHOD     dwarf (default: libdw), libunwind, fp or none\n"
+	       "  -v, --verbose           more messages (twice: debug)\n"
+	       "  -V, --version           show the version and exit\n"
+	       "      --weight=WHAT       weigh stacks by bytes acquired (default; calls\n"
+	       "                          with a --probe without size=), count (calls)\n"
+	       "                          or released (bytes given back)\n"
+	       "\n"
+	       "Examples:\n"
+	       "  memtap -- ./server --port 8080          trace a command to its end\n"
+	       "  memtap -p 1234 -d 30                    attach for 30 seconds\n"
+	       "  memtap -e alloc -- ./server             every malloc, free... of a command\n"
+	       "  memtap --probe je_extent_alloc_mmap:size=arg1 --min-size 128M -p 1234\n"
+	       "                                          jemalloc's large extents\n"
+	       "  memtap --trace -e mmap --min-size 128M -p 1234\n"
+	       "                                          every mmap of 128 MiB or more\n"
+	       "  memtap -e brk -d 30 -o heap.svg -p 1234 flame graph of heap growth\n"
+	       "  memtap diff before.folded after.folded  what grew between two runs\n"
+	       "  memtap --record run.json -p 1234 -d 60  record; later, anywhere:\n"
+	       "  memtap report --leaks -o held.svg run.json\n");
+}
+
+static void parse_pids(const char *arg)
+{
+	char *copy = xstrdup(arg), *save = NULL;
+
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long v;
+
+		if (parse_whole(tok, 1, 0x3fffffff, &v) < 0)
+			usage_error("invalid PID '%s' in -p (want a decimal process id)", tok);
+		for (size_t i = 0; i < opt.npids; i++)
+			if (opt.pids[i] == (pid_t)v)
+				usage_error("PID %ld given twice in -p", v);
+		opt.pids = xrealloc(opt.pids, (opt.npids + 1) * sizeof(*opt.pids));
+		opt.pids[opt.npids++] = (pid_t)v;
+	}
+	if (!opt.npids)
+		usage_error("-p needs a PID");
+	free(copy);
+}
+
+static void parse_events(const char *arg)
+{
+	char *copy = xstrdup(arg), *save = NULL;
+
+	opt.events = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int found = 0;
+
+		if (!strcmp(tok, "syscalls")) {
+			opt.events |= EV_SYSCALLS;
+			continue;
+		}
+		if (!strcmp(tok, "alloc")) {
+			opt.events |= EV_ALLOC;
+			continue;
+		}
+		if (!strcmp(tok, "all")) {
+			opt.events |= EV_SYSCALLS | EV_ALLOC;
+			continue;
+		}
+		for (int k = 0; k < EV_NKINDS; k++)
+			if (!strcmp(tok, event_kind_names[k])) {
+				opt.events |= EV_BIT(k);
+				found = 1;
+			}
+		if (!found)
+			usage_error("unknown event '%s' in -e (known: brk, mmap, munmap, mremap, "
+				    "malloc, calloc, realloc, reallocarray, free, posix_memalign, "
+				    "aligned_alloc, memalign, valloc, pvalloc, probe, and the groups "
+				    "syscalls, alloc, all)", tok);
+	}
+	if (!opt.events)
+		usage_error("-e needs at least one event");
+	free(copy);
+}
+
+static void on_signal(int sig)
+{
+	if (sig == SIGALRM)
+		timer_tick = 1;
+	else
+		tracer_request_stop(sig);
+}
+
+static void setup_signals(int launch)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: interrupt waitpid */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+	if (launch) {
+		/* The terminal sends these to the command too: let it decide. */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
+	} else {
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGQUIT, &sa, NULL);
+	}
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void die_detach(void)
+{
+	tracer_detach_all();
+}
+
+enum {
+	OPT_MIN_SIZE = 256,
+	OPT_PROBE,
+	OPT_SYMBOL_PREFIX,
+	OPT_SYSCALLS,
+	OPT_TRACE,
+	OPT_UNWIND,
+	OPT_MAX_DEPTH,
+	OPT_STACK_SIZE,
+	OPT_LINES,
+	OPT_NO_DEMANGLE,
+	OPT_TOP,
+	OPT_WEIGHT,
+	OPT_TITLE,
+	OPT_INVERTED,
+	OPT_MAX_SIZE,
+	OPT_NET,
+	OPT_LEAKS,
+	OPT_MIN_AGE,
+	OPT_RECORD,
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "duration", required_argument, NULL, 'd' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "follow-forks", no_argument, NULL, 'f' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "inverted", no_argument, NULL, OPT_INVERTED },
+		{ "leaks", no_argument, NULL, OPT_LEAKS },
+		{ "lines", no_argument, NULL, OPT_LINES },
+		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "min-age", required_argument, NULL, OPT_MIN_AGE },
+		{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
+		{ "net", no_argument, NULL, OPT_NET },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "probe", required_argument, NULL, OPT_PROBE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
+		{ "symbol-prefix", required_argument, NULL, OPT_SYMBOL_PREFIX },
+		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "trace", no_argument, NULL, OPT_TRACE },
+		{ "unwind", required_argument, NULL, OPT_UNWIND },
+		{ "weight", required_argument, NULL, OPT_WEIGHT },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, status, use_seccomp, ptrace_syscalls, wrappers, nprobes = 0;
+	struct outfile *output_file = NULL;
+	enum syscalls_mode mode;
+	const char *source;
+
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return diff_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return report_main(argc - 1, argv + 1);
+	opt.events = EV_SYSCALLS;
+	opt.unwind = UNWIND_DEFAULT;
+	opt.max_depth = 64;
+	opt.stack_size = STACK_SNAPSHOT_DEFAULT;
+	opt.top = 10;
+	opt.format = -1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:d:e:fF:hi:o:p:qvV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (parse_decimal(optarg, &opt.duration) < 0 || !(opt.duration > 0) ||
+			    opt.duration > 1e8)
+				usage_error("invalid duration '%s' for -d (want decimal seconds > 0)",
+					    optarg);
+			break;
+		case 'e':
+			parse_events(optarg);
+			break;
+		case 'f':
+			opt.follow_forks = 1;
+			break;
+		case 'F':
+			opt.format = output_format_parse(optarg);
+			if (opt.format < 0)
+				usage_error("invalid format '%s' for -F (want text, folded, svg, pprof "
+					    "or json)", optarg);
+			break;
+		case 'h':
+			usage();
+			return 0;
+		case 'i':
+			if (parse_decimal(optarg, &opt.interval) < 0 || !(opt.interval >= 0.1) ||
+			    opt.interval > 1e8)
+				usage_error("invalid interval '%s' for -i (want decimal seconds >= 0.1)",
+					    optarg);
+			break;
+		case OPT_MAX_SIZE:
+			if (parse_size(optarg, &opt.max_size) < 0 || !opt.max_size)
+				usage_error("invalid size '%s' for --max-size (e.g. 1M, 2G)", optarg);
+			break;
+		case OPT_NET:
+			opt.net = 1;
+			break;
+		case OPT_LEAKS:
+			opt.leaks = 1;
+			break;
+		case OPT_MIN_AGE:
+			if (parse_decimal(optarg, &opt.min_age) < 0 || opt.min_age < 0 ||
+			    opt.min_age > 1e9)
+				usage_error("invalid age '%s' for --min-age (want decimal seconds)",
+					    optarg);
+			break;
+		case OPT_INVERTED:
+			opt.inverted = 1;
+			break;
+		case OPT_LINES:
+			opt.lines = 1;
+			break;
+		case OPT_MAX_DEPTH:
+			opt.max_depth = (int)xparse_whole(optarg, "--max-depth", 1, UNWIND_MAX_DEPTH);
+			break;
+		case OPT_NO_DEMANGLE:
+			opt.no_demangle = 1;
+			break;
+		case OPT_STACK_SIZE: {
+			uint64_t v;
+
+			if (parse_size(optarg, &v) < 0 || v < 256 || v > 64 * 1024 * 1024)
+				usage_error("invalid size '%s' for --stack-size (from 256 to 64M)",
+					    optarg);
+			opt.stack_size = (size_t)v;
+			break;
+		}
+		case OPT_TITLE:
+			opt.title = optarg;
+			break;
+		case OPT_TOP:
+			opt.top = (int)xparse_whole(optarg, "--top", 1, 1000000);
+			break;
+		case OPT_UNWIND: {
+			int k = !strcmp(optarg, "dwarf") ? UNWIND_LIBDW :
+				!strcmp(optarg, "libunwind") ? UNWIND_DWARF :
+				!strcmp(optarg, "fp") ? UNWIND_FP :
+				!strcmp(optarg, "none") ? UNWIND_NONE : -1;
+
+			if (k < 0)
+				usage_error("invalid value '%s' for --unwind (want dwarf, libunwind, "
+					    "fp or none)", optarg);
+			opt.unwind = k;
+			break;
+		}
+		case OPT_WEIGHT:
+			opt.weight = weight_parse(optarg);
+			if (opt.weight < 0)
+				usage_error("invalid value '%s' for --weight (want bytes, count or "
+					    "released)", optarg);
+			break;
+		case OPT_MIN_SIZE:
+			if (parse_size(optarg, &opt.min_size) < 0)
+				usage_error("invalid size '%s' for --min-size (e.g. 4096, 64K, 128M, 1G)",
+					    optarg);
+			break;
+		case 'o':
+			opt.output = optarg;
+			break;
+		case 'p':
+			parse_pids(optarg);
+			break;
+		case OPT_PROBE:
+			if (probes_add_user(optarg) < 0)
+				usage_error("invalid probe '%s' (want SYMBOL[@OBJECT][:size=argN], "
+					    "N from 0 to 5)", optarg);
+			nprobes++;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case OPT_RECORD:
+			opt.record = optarg;
+			break;
+		case OPT_SYMBOL_PREFIX:
+			opt.symbol_prefix = optarg;
+			break;
+		case OPT_SYSCALLS:
+			if (!strcmp(optarg, "seccomp"))
+				opt.syscalls = SYSCALLS_SECCOMP;
+			else if (!strcmp(optarg, "ptrace"))
+				opt.syscalls = SYSCALLS_PTRACE;
+			else if (!strcmp(optarg, "breakpoints"))
+				opt.syscalls = SYSCALLS_BREAKPOINTS;
+			else
+				usage_error("invalid value '%s' for --syscalls (want seccomp, "
+					    "breakpoints or ptrace)", optarg);
+			break;
+		case OPT_TRACE:
+			opt.trace = 1;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'V':
+			printf("memtap %s\n", PACKAGE_VERSION);
+			return 0;
+		case ':':
+			usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt && optopt < 256)
+				usage_error("invalid option '-%c'", optopt);
+			usage_error("unrecognized option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		opt.argv = argv + optind;
+	if (opt.npids && opt.argv)
+		usage_error("give either -p PID or a command, not both");
+	if (!opt.npids && !opt.argv)
+		usage_error("give -p PID or a command to run (memtap -- COMMAND)");
+	if (opt.npids && opt.syscalls == SYSCALLS_SECCOMP)
+		usage_error("--syscalls=seccomp cannot be used with -p: a seccomp filter cannot be "
+			    "removed from a running process, which would be left with failing "
+			    "memory syscalls after memtap detaches; use --syscalls=breakpoints "
+			    "(the default) or --syscalls=ptrace");
+	if (nprobes)
+		opt.events |= EV_BIT(EV_PROBE);
+	else if (opt.events & EV_BIT(EV_PROBE))
+		usage_error("-e probe needs at least one --probe SYMBOL[@OBJECT][:size=argN]");
+
+	if (opt.format < 0)
+		opt.format = opt.output && output_format_from_path(opt.output) >= 0 ?
+			output_format_from_path(opt.output) : FORMAT_TEXT;
+	if (opt.format == FORMAT_PPROF && !opt.output && isatty(STDOUT_FILENO))
+		usage_error("-F pprof writes gzip data: give -o FILE.pb.gz or redirect stdout");
+	if (opt.max_size && opt.max_size < opt.min_size)
+		usage_error("--max-size is below --min-size");
+	if (opt.interval > 0 && opt.format != FORMAT_TEXT && opt.format != FORMAT_FOLDED &&
+	    !(opt.output && strstr(opt.output, "%n")))
+		usage_error("-i with -F %s needs -o FILE with %%n (one file per interval)",
+			    output_format_names[opt.format]);
+	if (opt.record && opt.interval > 0)
+		usage_error("--record and -i exclude each other: record the whole run");
+	if (view_conflict(opt.weight, opt.net, opt.leaks))
+		usage_error("%s", view_conflict(opt.weight, opt.net, opt.leaks));
+	if (opt.min_age > 0 && !opt.leaks)
+		usage_error("--min-age goes with --leaks");
+	if (opt.leaks && opt.unwind == UNWIND_NONE)
+		usage_error("--leaks needs stacks: not with --unwind=none");
+	if (!unwind_kind_available(opt.unwind))
+		usage_error("--unwind=%s is not available in this build", unwind_kind_name(opt.unwind));
+
+	/*
+	 * Outputs are written beside their path and renamed over it when
+	 * complete: found unwritable now, left alone if attaching fails.
+	 */
+	out = stdout;
+	if (opt.output && strstr(opt.output, "%n") && opt.interval > 0) {
+		/* numbered files are opened per interval; check the folder now */
+		if (outfile_check(opt.output) < 0)
+			error_msg_and_die("cannot open output file '%s': %s", opt.output,
+					  strerror(errno));
+	} else if (opt.output) {
+		output_file = outfile_open(opt.output);
+		if (!output_file)
+			error_msg_and_die("cannot open output file '%s': %s", opt.output,
+					  strerror(errno));
+		out = outfile_stream(output_file);
+	}
+
+	if (opt.record && outfile_check(opt.record) < 0)
+		error_msg_and_die("cannot open recording file '%s': %s", opt.record,
+				  strerror(errno));
+
+	mode = opt.syscalls;
+	if (mode == SYSCALLS_AUTO)
+		mode = opt.argv ? SYSCALLS_SECCOMP : SYSCALLS_BREAKPOINTS;
+	if (!(opt.events & EV_SYSCALLS) && mode != SYSCALLS_BREAKPOINTS)
+		mode = SYSCALLS_BREAKPOINTS;	/* nothing to stop syscalls for */
+	if (mode == SYSCALLS_SECCOMP && !seccomp_filter_available()) {
+		if (opt.syscalls == SYSCALLS_SECCOMP)
+			error_msg_and_die("--syscalls=seccomp: this kernel has no seccomp filter "
+					  "support (CONFIG_SECCOMP_FILTER)");
+		warn_msg("no seccomp filter support in this kernel: using PTRACE_SYSCALL, "
+			 "which stops at every syscall");
+		mode = SYSCALLS_PTRACE;
+	}
+	use_seccomp = mode == SYSCALLS_SECCOMP;
+	ptrace_syscalls = mode == SYSCALLS_PTRACE;
+	wrappers = mode == SYSCALLS_BREAKPOINTS && (opt.events & EV_SYSCALLS);
+	source = use_seccomp ? "seccomp" : ptrace_syscalls ? "ptrace" :
+		 wrappers ? "breakpoints" : "none";
+	alloc_init(opt.symbol_prefix, wrappers, opt.follow_forks);
+	tracer_init(use_seccomp, ptrace_syscalls, source);
+	setup_signals(opt.argv != NULL);
+	die_hook = die_detach;
+
+	if (opt.argv) {
+		launch_command(opt.argv, use_seccomp);
+	} else {
+		for (size_t i = 0; i < opt.npids; i++)
+			attach_pid(opt.pids[i]);
+	}
+	timers_start();
+	if (opt.trace)
+		report_trace_header();
+
+	status = tracer_run();
+	die_hook = NULL;
+	timers_stop();
+	if (recording)
+		report_final();
+	if (verbose && opt.unwind != UNWIND_NONE)
+		stats_print_costs();
+	stats_release();
+	if (output_file ? outfile_commit(output_file) < 0 : fflush(out) != 0) {
+		error_msg("cannot write output%s%s: %s", opt.output ? " to " : "",
+			  opt.output ? opt.output : "", strerror(errno));
+		return status ? status : EXIT_RUNTIME;
+	}
+	return status;
+}

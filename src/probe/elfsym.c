@@ -1,0 +1,880 @@
+/*
+ * elfsym.c - symbols of the ELF objects mapped in a process (libelf).
+ *
+ * Load bias.  A PT_LOAD segment maps file offset p_offset at link-time
+ * address p_vaddr; the kernel (or ld.so) maps it page-aligned, so a
+ * mapping that starts at address start with file offset off shows link
+ * address p_vaddr - p_offset + off at start:
+ *
+ *	bias = start - (p_vaddr - p_offset + off)
+ *
+ * for the PT_LOAD whose page-rounded file range holds off.  Taking the
+ * first mapping's start as the base, or the executable mapping's start
+ * minus the text section's address, is wrong for separate-code layouts
+ * (ld -z separate-code, the default on Debian 12), where the first
+ * segment is read-only and text starts one or more pages later.  ET_EXEC
+ * comes out as bias 0.
+ *
+ * Scope order.  ld.so binds a symbol to its first definition in the
+ * global scope: the executable, the LD_PRELOAD objects, then DT_NEEDED
+ * breadth-first.  Objects loaded later (dlopen) come after, in address
+ * order, which is as good a guess as any.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <elf.h>
+#include <sys/stat.h>
+
+#include "probe/elfsym.h"
+#include "util/error.h"
+#include "linux/procfs.h"
+#include "util/xmalloc.h"
+
+#define PAGE_MASK_ (~(uint64_t)4095)
+
+/* A symbol: the name is an offset in the image's string pool. */
+struct sym {
+	size_t name;
+	uint64_t value, size;
+	unsigned char bind, type;
+	unsigned char dynamic;	/* from .dynsym */
+	unsigned char visible;	/* default or protected visibility */
+};
+
+struct load {
+	uint64_t vaddr, offset, filesz;
+};
+
+struct elfsym_image {
+	int etype;
+	struct load *loads;
+	size_t nloads;
+	struct sym *syms;
+	size_t nsyms, syms_cap;
+	char *pool;
+	size_t pool_len, pool_cap;
+	size_t *needed;		/* pool offsets */
+	size_t nneeded, needed_cap;
+	ssize_t soname;		/* pool offset or -1 */
+	ssize_t debuglink;	/* pool offset or -1 */
+	uint8_t build_id[64];
+	size_t build_id_len;
+	int has_symtab;
+};
+
+struct module {
+	struct elfsym_module pub;	/* first: pub pointers convert back */
+	struct elfsym_image *img;
+	struct elfsym_image *dbg;	/* separate debug file or NULL */
+	uint64_t ino;
+	uint64_t first_start, first_end, first_off;
+	int has_off0;
+	int placed;
+};
+
+struct elfsym_proc {
+	pid_t pid;
+	struct module **mods;	/* scope order once loaded */
+	size_t nmods, mods_cap;
+	size_t skipped;
+};
+
+/* ---- one image ---- */
+
+static size_t pool_add(struct elfsym_image *img, const char *s, size_t len)
+{
+	size_t off = img->pool_len;
+
+	img->pool = xgrowarray(img->pool, &img->pool_cap, img->pool_len + len + 1, 1);
+	memcpy(img->pool + off, s, len);
+	img->pool[off + len] = '\0';
+	img->pool_len += len + 1;
+	return off;
+}
+
+static void read_symbols(struct elfsym_image *img, Elf *elf, Elf_Scn *scn,
+			 const GElf_Shdr *sh, int dynamic)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t ent = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	size_t n;
+
+	if (!data || !ent || !data->d_buf)
+		return;
+	n = data->d_size / ent;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym s;
+		const char *name;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			break;
+		type = GELF_ST_TYPE(s.st_info);
+		if (s.st_shndx == SHN_UNDEF || s.st_name == 0)
+			continue;
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT &&
+		    type != STT_NOTYPE)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		img->syms = xgrowarray(img->syms, &img->syms_cap, img->nsyms + 1,
+				       sizeof(*img->syms));
+		struct sym *y = &img->syms[img->nsyms++];
+
+		y->name = pool_add(img, name, strlen(name));
+		y->value = s.st_value;
+		y->size = s.st_size;
+		y->bind = GELF_ST_BIND(s.st_info);
+		y->type = type;
+		y->dynamic = dynamic;
+		y->visible = GELF_ST_VISIBILITY(s.st_other) == STV_DEFAULT ||
+			     GELF_ST_VISIBILITY(s.st_other) == STV_PROTECTED;
+	}
+}
+
+static void read_dynamic(struct elfsym_image *img, Elf *elf, Elf_Scn *scn,
+			 const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t ent = gelf_fsize(elf, ELF_T_DYN, 1, EV_CURRENT);
+
+	if (!data || !ent)
+		return;
+	for (size_t i = 0; i < data->d_size / ent; i++) {
+		GElf_Dyn d;
+		const char *s;
+
+		if (!gelf_getdyn(data, (int)i, &d) || d.d_tag == DT_NULL)
+			break;
+		if (d.d_tag != DT_NEEDED && d.d_tag != DT_SONAME)
+			continue;
+		s = elf_strptr(elf, sh->sh_link, d.d_un.d_val);
+		if (!s)
+			continue;
+		if (d.d_tag == DT_SONAME) {
+			img->soname = (ssize_t)pool_add(img, s, strlen(s));
+		} else {
+			img->needed = xgrowarray(img->needed, &img->needed_cap,
+						 img->nneeded + 1, sizeof(*img->needed));
+			img->needed[img->nneeded++] = pool_add(img, s, strlen(s));
+		}
+	}
+}
+
+static void read_notes(struct elfsym_image *img, Elf_Scn *scn)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	if (!data)
+		return;
+	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0 &&
+		    nh.n_descsz > 0 && nh.n_descsz <= sizeof(img->build_id)) {
+			memcpy(img->build_id, (char *)data->d_buf + desc_off, nh.n_descsz);
+			img->build_id_len = nh.n_descsz;
+		}
+	}
+}
+
+static int parse_image(struct elfsym_image *img, Elf *elf)
+{
+	GElf_Ehdr eh;
+	size_t phnum, shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+		return -1;
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
+		return -1;
+	img->etype = eh.e_type;
+	if (elf_getphdrnum(elf, &phnum) < 0 || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return -1;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return -1;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		img->loads = xrealloc(img->loads, (img->nloads + 1) * sizeof(*img->loads));
+		img->loads[img->nloads].vaddr = ph.p_vaddr;
+		img->loads[img->nloads].offset = ph.p_offset;
+		img->loads[img->nloads].filesz = ph.p_filesz;
+		img->nloads++;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			return -1;
+		switch (sh.sh_type) {
+		case SHT_SYMTAB:
+			img->has_symtab = 1;
+			read_symbols(img, elf, scn, &sh, 0);
+			break;
+		case SHT_DYNSYM:
+			read_symbols(img, elf, scn, &sh, 1);
+			break;
+		case SHT_DYNAMIC:
+			read_dynamic(img, elf, scn, &sh);
+			break;
+		case SHT_NOTE:
+			read_notes(img, scn);
+			break;
+		case SHT_PROGBITS:
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+			if (name && strcmp(name, ".gnu_debuglink") == 0) {
+				Elf_Data *d = elf_getdata(scn, NULL);
+
+				if (d && d->d_buf && d->d_size > 0) {
+					size_t len = strnlen(d->d_buf, d->d_size);
+
+					if (len > 0 && len < d->d_size)
+						img->debuglink = (ssize_t)pool_add(img, d->d_buf, len);
+				}
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Parse the ELF file open on fd (not closed here); NULL, errno ENOEXEC. */
+static struct elfsym_image *image_from_fd(int fd)
+{
+	struct elfsym_image *img;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	/* ELF_C_READ reads the file: a file truncated later cannot SIGBUS us */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf) {
+		errno = ENOEXEC;
+		return NULL;
+	}
+	img = xcalloc(1, sizeof(*img));
+	img->soname = -1;
+	img->debuglink = -1;
+	if (parse_image(img, elf) < 0) {
+		elf_end(elf);
+		elfsym_image_free(img);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	elf_end(elf);
+	return img;
+}
+
+struct elfsym_image *elfsym_image_open(const char *path)
+{
+	struct elfsym_image *img;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	img = image_from_fd(fd);
+	close(fd);
+	return img;
+}
+
+void elfsym_image_free(struct elfsym_image *img)
+{
+	if (!img)
+		return;
+	free(img->loads);
+	free(img->syms);
+	free(img->pool);
+	free(img->needed);
+	free(img);
+}
+
+size_t elfsym_image_nsyms(const struct elfsym_image *img)
+{
+	return img->nsyms;
+}
+
+int elfsym_image_lookup(const struct elfsym_image *img, const char *name,
+			uint64_t *value)
+{
+	for (size_t i = 0; i < img->nsyms; i++)
+		if (strcmp(img->pool + img->syms[i].name, name) == 0) {
+			*value = img->syms[i].value;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* ---- Rust names ---- */
+
+/* Does s[0..len) end with the identifiers of path ("a::b::c")? */
+static int ends_with_path(const char *s, size_t len, const char *path)
+{
+	const char *segs[32];
+	size_t nsegs = 0, seglen[32];
+	const char *p = path;
+
+	while (*p && nsegs < 32) {
+		const char *e = strstr(p, "::");
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		segs[nsegs] = p;
+		seglen[nsegs++] = l;
+		p += l;
+		if (e)
+			p += 2;
+	}
+	if (nsegs == 0)
+		return 0;
+	/* from the last identifier backwards: <decimal length>[_]<ident> */
+	for (size_t k = nsegs; k-- > 0;) {
+		size_t l = seglen[k];
+		char num[24];
+		int nl;
+
+		if (l == 0 || l > len)
+			return 0;
+		if (memcmp(s + len - l, segs[k], l) != 0)
+			return 0;
+		len -= l;
+		/* v0 puts '_' between the length and an ident starting with a digit or '_' */
+		if (len > 0 && s[len - 1] == '_' && (segs[k][0] == '_' ||
+		    (segs[k][0] >= '0' && segs[k][0] <= '9')))
+			len--;
+		nl = snprintf(num, sizeof(num), "%zu", l);
+		if ((size_t)nl > len || memcmp(s + len - nl, num, nl) != 0)
+			return 0;
+		len -= nl;
+		if (len > 0 && s[len - 1] >= '0' && s[len - 1] <= '9')
+			return 0;	/* "13foo" is not "3foo" */
+	}
+	return 1;
+}
+
+int elfsym_rust_match(const char *mangled, const char *path)
+{
+	size_t len = strlen(mangled);
+	const char *dot = strchr(mangled, '.');
+
+	if (dot)
+		len = (size_t)(dot - mangled);	/* ".llvm.1234" suffixes */
+	if (strncmp(mangled, "_R", 2) == 0)
+		return ends_with_path(mangled + 2, len - 2, path);
+	if (strncmp(mangled, "_ZN", 3) == 0 && len > 3 && mangled[len - 1] == 'E') {
+		len--;
+		/* legacy: a trailing "17h<16 hex digits>" hash component */
+		if (len >= 3 + 19 && memcmp(mangled + len - 19, "17h", 3) == 0)
+			len -= 19;
+		return ends_with_path(mangled + 3, len - 3, path);
+	}
+	return 0;
+}
+
+/* ---- process ---- */
+
+/* The mappings that can belong to an object: a file's, by path. */
+static int object_mapping(const struct procfs_map *m)
+{
+	return m->ino != 0 && m->path && m->path[0] == '/';
+}
+
+/* Open the object as the target sees it; fd or -1. */
+static int open_object(pid_t pid, const struct module *mod, int deleted)
+{
+	char path[PATH_MAX + 64];
+	struct stat st;
+	int fd = -1;
+
+	if (!deleted) {
+		snprintf(path, sizeof(path), "/proc/%d/root%s", pid, mod->pub.path);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_ino != mod->ino) {
+			/* replaced on disk since it was mapped */
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+			 pid, mod->first_start, mod->first_end);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	return fd;
+}
+
+static struct elfsym_image *open_debug_file(pid_t pid, const char *name,
+					    const struct elfsym_image *img)
+{
+	const char *roots[2] = { "/proc/self/root", NULL };
+	char root[64], path[PATH_MAX + 128];
+
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	roots[1] = root;
+	for (int r = 1; r >= 0; r--) {
+		struct elfsym_image *d;
+
+		snprintf(path, sizeof(path), "%s%s", roots[r], name);
+		d = elfsym_image_open(path);
+		if (!d)
+			continue;
+		if (d->has_symtab && (!img->build_id_len ||
+		    (d->build_id_len == img->build_id_len &&
+		     memcmp(d->build_id, img->build_id, d->build_id_len) == 0)))
+			return d;
+		elfsym_image_free(d);
+	}
+	return NULL;
+}
+
+/* A separate debug file with .symtab for mod, by build-id then debuglink. */
+static struct elfsym_image *find_debug(pid_t pid, const struct module *mod)
+{
+	const struct elfsym_image *img = mod->img;
+	char name[PATH_MAX + 64], dir[PATH_MAX];
+	struct elfsym_image *d;
+
+	if (img->build_id_len >= 2) {
+		int n = snprintf(name, sizeof(name), "/usr/lib/debug/.build-id/%02x/",
+				 img->build_id[0]);
+
+		for (size_t i = 1; i < img->build_id_len && n < (int)sizeof(name) - 8; i++)
+			n += snprintf(name + n, sizeof(name) - n, "%02x", img->build_id[i]);
+		snprintf(name + n, sizeof(name) - n, ".debug");
+		if ((d = open_debug_file(pid, name, img)))
+			return d;
+	}
+	if (img->debuglink < 0)
+		return NULL;
+	const char *link = img->pool + img->debuglink;
+	const char *slash = strrchr(mod->pub.path, '/');
+	size_t dl = slash ? (size_t)(slash - mod->pub.path) : 0;
+
+	if (dl >= sizeof(dir))
+		return NULL;
+	memcpy(dir, mod->pub.path, dl);
+	dir[dl] = '\0';
+	const char *mids[] = { "", "/.debug", NULL };
+
+	for (size_t i = 0; i < 3; i++) {
+		if (mids[i])
+			snprintf(name, sizeof(name), "%s%s/%s", dir, mids[i], link);
+		else
+			snprintf(name, sizeof(name), "/usr/lib/debug%s/%s", dir, link);
+		if (strcmp(name, mod->pub.path) == 0)
+			continue;
+		if ((d = open_debug_file(pid, name, img)))
+			return d;
+	}
+	return NULL;
+}
+
+/*
+ * Bias from the mappings of mod: the first one whose file offset falls in
+ * a PT_LOAD segment.  -1 when none does.
+ */
+static int compute_bias(struct module *mod, const struct procfs_map *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!object_mapping(&m[i]) || m[i].ino != mod->ino || m[i].start < mod->pub.lo ||
+		    m[i].end > mod->pub.hi)
+			continue;
+		for (size_t k = 0; k < mod->img->nloads; k++) {
+			const struct load *l = &mod->img->loads[k];
+			uint64_t page_off = l->offset & PAGE_MASK_;
+
+			if (m[i].offset < page_off || m[i].offset >= l->offset + l->filesz)
+				continue;
+			mod->pub.bias = m[i].start - (l->vaddr - l->offset + m[i].offset);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static struct module *module_by_name(struct elfsym_proc *p, const char *name)
+{
+	const char *base = strrchr(name, '/');
+
+	base = base ? base + 1 : name;
+	for (size_t i = 0; i < p->nmods; i++) {
+		struct module *mod = p->mods[i];
+		const char *mb = strrchr(mod->pub.path, '/');
+
+		mb = mb ? mb + 1 : mod->pub.path;
+		if (strcmp(mod->pub.path, name) == 0 ||
+		    (mod->pub.soname && strcmp(mod->pub.soname, base) == 0) ||
+		    strcmp(mb, base) == 0)
+			return mod;
+	}
+	return NULL;
+}
+
+/* LD_PRELOAD of the target's environment, then its /etc/ld.so.preload. */
+static char *read_preloads(pid_t pid)
+{
+	char path[64], buf[65536];
+	char *list = xstrdup("");
+	ssize_t n = 0, r;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		while (n < (ssize_t)sizeof(buf) - 1 &&
+		       (r = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0)
+			n += r;
+		close(fd);
+		buf[n] = '\0';
+		for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1)
+			if (strncmp(buf + i, "LD_PRELOAD=", 11) == 0) {
+				free(list);
+				list = xstrdup(buf + i + 11);
+			}
+	}
+	snprintf(path, sizeof(path), "/proc/%d/root/etc/ld.so.preload", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0) {
+			char *both;
+
+			buf[n] = '\0';
+			both = xasprintf("%s %s", list, buf);
+			free(list);
+			list = both;
+		}
+	}
+	return list;
+}
+
+/* Reorder p->mods into scope order. */
+static void order_scope(struct elfsym_proc *p)
+{
+	struct module **order = xcalloc(p->nmods + 1, sizeof(*order));
+	size_t n = 0, head = 0;
+	uint64_t entry = procfs_auxv_entry(p->pid);
+	char *pre, *tok, *save = NULL;
+
+	for (size_t i = 0; i < p->nmods; i++)
+		if (entry >= p->mods[i]->pub.lo && entry < p->mods[i]->pub.hi) {
+			order[n++] = p->mods[i];
+			p->mods[i]->placed = 1;
+		}
+	if (n == 0 && p->nmods) {
+		order[n++] = p->mods[0];
+		p->mods[0]->placed = 1;
+	}
+	pre = read_preloads(p->pid);
+	for (tok = strtok_r(pre, ": \t\n", &save); tok; tok = strtok_r(NULL, ": \t\n", &save)) {
+		struct module *mod = module_by_name(p, tok);
+
+		if (mod && !mod->placed) {
+			order[n++] = mod;
+			mod->placed = 1;
+		}
+	}
+	free(pre);
+	/* breadth-first over DT_NEEDED */
+	while (head < n) {
+		struct module *cur = order[head++];
+
+		for (size_t k = 0; k < cur->img->nneeded; k++) {
+			struct module *mod = module_by_name(p, cur->img->pool + cur->img->needed[k]);
+
+			if (mod && !mod->placed) {
+				order[n++] = mod;
+				mod->placed = 1;
+			}
+		}
+	}
+	for (size_t i = 0; i < p->nmods; i++)
+		if (!p->mods[i]->placed)
+			order[n++] = p->mods[i];
+	for (size_t i = 0; i < n; i++) {
+		order[i]->pub.scope = (int)i;
+		p->mods[i] = order[i];
+	}
+	free(order);
+}
+
+struct elfsym_proc *elfsym_proc_load(pid_t pid)
+{
+	struct elfsym_proc *p;
+	struct procfs_map *m;
+	size_t nm;
+
+	if (procfs_read_maps(pid, &m, &nm) < 0)
+		return NULL;
+	p = xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	/* group mappings into objects: same inode, a new one at offset 0 */
+	for (size_t i = 0; i < nm; i++) {
+		struct module *mod = NULL;
+
+		if (!object_mapping(&m[i]))
+			continue;
+		for (size_t k = p->nmods; k-- > 0;)
+			if (p->mods[k]->ino == m[i].ino &&
+			    strcmp(p->mods[k]->pub.path, m[i].path) == 0) {
+				mod = p->mods[k];
+				break;
+			}
+		if (mod && m[i].offset == 0 && mod->has_off0)
+			mod = NULL;	/* the same file mapped twice */
+		if (!mod) {
+			mod = xcalloc(1, sizeof(*mod));
+			mod->pub.path = xstrdup(m[i].path);
+			mod->ino = m[i].ino;
+			mod->pub.lo = m[i].start;
+			mod->pub.hi = m[i].end;
+			mod->first_start = m[i].start;
+			mod->first_end = m[i].end;
+			mod->first_off = m[i].offset;
+			mod->pub.scope = m[i].deleted;	/* scratch: reset below */
+			p->mods = xgrowarray(p->mods, &p->mods_cap, p->nmods + 1,
+					     sizeof(*p->mods));
+			p->mods[p->nmods++] = mod;
+		}
+		if (m[i].offset == 0)
+			mod->has_off0 = 1;
+		if (m[i].start < mod->pub.lo)
+			mod->pub.lo = m[i].start;
+		if (m[i].end > mod->pub.hi)
+			mod->pub.hi = m[i].end;
+	}
+	if (!p->nmods) {
+		/* no file mapped: a zombie, a kernel thread */
+		procfs_maps_free(m);
+		free(p);
+		errno = ENOENT;
+		return NULL;
+	}
+	/* read each object; drop the unreadable ones */
+	size_t keep = 0;
+
+	for (size_t i = 0; i < p->nmods; i++) {
+		struct module *mod = p->mods[i];
+		int fd = open_object(pid, mod, mod->pub.scope);
+		char magic[SELFMAG];
+		int is_elf = 0;
+
+		mod->pub.scope = 0;
+		if (fd >= 0) {
+			is_elf = pread(fd, magic, SELFMAG, 0) == SELFMAG &&
+				 memcmp(magic, ELFMAG, SELFMAG) == 0;
+			if (is_elf)
+				mod->img = image_from_fd(fd);
+			close(fd);
+		}
+		if (!mod->img || compute_bias(mod, m, nm) < 0) {
+			/* mapped data files (locale-archive...) are not objects */
+			if (fd < 0 || is_elf) {
+				debug_msg("pid %d: cannot read ELF object '%s'", pid,
+					  mod->pub.path);
+				p->skipped++;
+			}
+			elfsym_image_free(mod->img);
+			free((char *)mod->pub.path);
+			free(mod);
+			continue;
+		}
+		mod->pub.etype = mod->img->etype;
+		mod->pub.soname = mod->img->soname >= 0 ? mod->img->pool + mod->img->soname : NULL;
+		if (!mod->img->has_symtab)
+			mod->dbg = find_debug(pid, mod);
+		mod->pub.has_symtab = mod->img->has_symtab || mod->dbg;
+		p->mods[keep++] = mod;
+	}
+	p->nmods = keep;
+	procfs_maps_free(m);
+	order_scope(p);
+	return p;
+}
+
+void elfsym_proc_free(struct elfsym_proc *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nmods; i++) {
+		elfsym_image_free(p->mods[i]->img);
+		elfsym_image_free(p->mods[i]->dbg);
+		free((char *)p->mods[i]->pub.path);
+		free(p->mods[i]);
+	}
+	free(p->mods);
+	free(p);
+}
+
+size_t elfsym_proc_nmodules(const struct elfsym_proc *p)
+{
+	return p->nmods;
+}
+
+const struct elfsym_module *elfsym_proc_module(const struct elfsym_proc *p, size_t i)
+{
+	return i < p->nmods ? &p->mods[i]->pub : NULL;
+}
+
+size_t elfsym_proc_skipped(const struct elfsym_proc *p)
+{
+	return p->skipped;
+}
+
+const struct elfsym_module *elfsym_module_at(const struct elfsym_proc *p, uint64_t addr)
+{
+	for (size_t i = 0; i < p->nmods; i++)
+		if (addr >= p->mods[i]->pub.lo && addr < p->mods[i]->pub.hi)
+			return &p->mods[i]->pub;
+	return NULL;
+}
+
+/* Does mod match OBJECT of "NAME@OBJECT"? */
+static int module_matches(const struct module *mod, const char *obj)
+{
+	const char *base = strrchr(mod->pub.path, '/');
+	size_t ol = strlen(obj);
+
+	base = base ? base + 1 : mod->pub.path;
+	if (strcmp(mod->pub.path, obj) == 0 || strcmp(base, obj) == 0)
+		return 1;
+	/* "libc" matches libc.so.6 and libc-2.36.so, not libcrypt.so */
+	return strncmp(base, obj, ol) == 0 &&
+	       (base[ol] == '.' || base[ol] == '-' || base[ol] == '_');
+}
+
+enum pass { PASS_EXPORTED, PASS_SYMTAB, PASS_RUST };
+
+static const struct sym *find_in(const struct elfsym_image *img, const char *name,
+				 enum pass pass)
+{
+	const struct sym *weak = NULL;
+
+	if (!img)
+		return NULL;
+	for (size_t i = 0; i < img->nsyms; i++) {
+		const struct sym *s = &img->syms[i];
+		const char *sn = img->pool + s->name;
+
+		if (s->type == STT_OBJECT)
+			continue;
+		switch (pass) {
+		case PASS_EXPORTED:
+			if (!s->dynamic || s->bind == STB_LOCAL || !s->visible ||
+			    strcmp(sn, name) != 0)
+				continue;
+			return s;	/* ld.so: weak or global, the first wins */
+		case PASS_SYMTAB:
+			if (strcmp(sn, name) != 0)
+				continue;
+			if (s->bind != STB_LOCAL)
+				return s;
+			if (!weak)
+				weak = s;
+			break;
+		case PASS_RUST:
+			if (sn[0] == '_' && elfsym_rust_match(sn, name))
+				return s;
+			break;
+		}
+	}
+	return weak;
+}
+
+int elfsym_lookup(struct elfsym_proc *p, const char *spec, const char *prefix,
+		  struct elfsym_result *out)
+{
+	char *name, *obj;
+	int ret = -ENOENT;
+
+	name = xasprintf("%s%s", prefix ? prefix : "", spec);
+	obj = strchr(name + (prefix ? strlen(prefix) : 0), '@');
+	if (obj)
+		*obj++ = '\0';
+	memset(out, 0, sizeof(*out));
+	for (int pass = PASS_EXPORTED; pass <= PASS_RUST && ret < 0; pass++) {
+		for (size_t i = 0; i < p->nmods && ret < 0; i++) {
+			struct module *mod = p->mods[i];
+			const struct elfsym_image *img = mod->img;
+			const struct sym *s;
+
+			if (obj && !module_matches(mod, obj))
+				continue;
+			s = find_in(img, name, pass);
+			if (!s && pass != PASS_EXPORTED) {
+				img = mod->dbg;
+				s = find_in(img, name, pass);
+			}
+			if (!s)
+				continue;
+			out->addr = s->value + mod->pub.bias;
+			out->size = s->size;
+			out->name = img->pool + s->name;
+			out->module = &mod->pub;
+			out->local = s->bind == STB_LOCAL;
+			out->ifunc = s->type == STT_GNU_IFUNC;
+			ret = 0;
+		}
+	}
+	free(name);
+	return ret;
+}
+
+/* Rank of a name for an address: lower is preferred. */
+static int name_rank(const struct sym *s, const char *name)
+{
+	int r = 0;
+
+	if (s->bind == STB_WEAK)
+		r += 1;
+	else if (s->bind == STB_LOCAL)
+		r += 2;
+	if (name[0] == '_')
+		r += 4;
+	return r;
+}
+
+const char *elfsym_name_at(struct elfsym_proc *p, uint64_t addr)
+{
+	const struct elfsym_module *pm = elfsym_module_at(p, addr);
+	const struct module *mod = (const struct module *)pm;
+	const char *best = NULL;
+	int best_rank = 1 << 30;
+
+	if (!mod)
+		return NULL;
+	for (int k = 0; k < 2; k++) {
+		const struct elfsym_image *img = k ? mod->dbg : mod->img;
+
+		for (size_t i = 0; img && i < img->nsyms; i++) {
+			const struct sym *s = &img->syms[i];
+			const char *n = img->pool + s->name;
+			int r;
+
+			if (s->value + pm->bias != addr || s->type == STT_OBJECT)
+				continue;
+			r = name_rank(s, n);
+			if (r < best_rank || (r == best_rank && strlen(n) < strlen(best))) {
+				best = n;
+				best_rank = r;
+			}
+		}
+	}
+	return best;
+}

@@ -1,0 +1,387 @@
+/*
+ * remote.c - remote syscall injection and tracee memory access.
+ *
+ * How a syscall is injected (see remote.h for the contract):
+ *
+ *   1. refuse syscall stops: a thread at a syscall-entry or -exit stop
+ *      is inside a syscall, and changing its registers there would lose
+ *      or restart that syscall;
+ *   2. ask the thread's seccomp state (sandbox.c) whether the kernel
+ *      would run this syscall from this instruction, else from another
+ *      `syscall` instruction of the process; refuse if none will do;
+ *   3. save the registers and the signal mask (PTRACE_GETSIGMASK), block
+ *      every blockable signal, so that no handler runs on our registers;
+ *   4. rip = a `syscall` instruction that exists already (the vdso has
+ *      them), rax = nr, arguments in rdi rsi rdx r10 r8 r9, and
+ *      orig_rax = -1: the stop may have interrupted a syscall (rax is
+ *      then -ERESTARTSYS), and orig_rax >= 0 would make the kernel
+ *      "restart" it over our registers;
+ *   5. PTRACE_SINGLESTEP until the step trap after the instruction
+ *      (a seccomp stop for our own syscall is stepped through; SIGSTOP,
+ *      which cannot be blocked, is suppressed now and raised again at
+ *      the end);
+ *   6. read rax, put the registers and the mask back.  Restoring orig_rax
+ *      and rax also restores a pending restart of an interrupted syscall.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <linux/ptrace.h>
+
+#include "arch.h"
+#include "util/error.h"
+#include "linux/procfs.h"
+#include "probe/remote.h"
+#include "probe/sandbox.h"
+
+#ifndef PTRACE_EVENT_STOP
+# define PTRACE_EVENT_STOP 128
+#endif
+
+int remote_open_mem(pid_t pid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int remote_read(pid_t pid, int mem_fd, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	int fd = mem_fd, err = 0;
+
+	if (n == (ssize_t)len)
+		return 0;
+	/* unreadable pages (PROT_NONE, --x) can still be read through mem */
+	if (fd < 0) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+	}
+	n = pread(fd, buf, len, (off_t)addr);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != len)
+		err = -EIO;
+	if (fd != mem_fd)
+		close(fd);
+	return err;
+}
+
+/* Write through PTRACE_PEEKDATA/POKEDATA, keeping the word's other bytes. */
+static int poke_bytes(pid_t tid, uint64_t addr, const uint8_t *buf, size_t len)
+{
+	while (len > 0) {
+		uint64_t word_addr = addr & ~7ULL;
+		size_t off = addr - word_addr;
+		size_t n = 8 - off < len ? 8 - off : len;
+		long word;
+
+		errno = 0;
+		word = ptrace(PTRACE_PEEKDATA, tid, (void *)(uintptr_t)word_addr, 0L);
+		if (word == -1 && errno)
+			return -errno;
+		memcpy((uint8_t *)&word + off, buf, n);
+		if (ptrace(PTRACE_POKEDATA, tid, (void *)(uintptr_t)word_addr,
+			   (void *)word) < 0)
+			return -errno;
+		addr += n;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int remote_write(pid_t pid, int mem_fd, pid_t stopped_tid, uint64_t addr,
+		 const void *buf, size_t len)
+{
+	int fd = mem_fd, err = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		fd = remote_open_mem(pid);
+	if (fd >= 0) {
+		n = pwrite(fd, buf, len, (off_t)addr);
+		if (n < 0)
+			err = -errno;
+		else if ((size_t)n != len)
+			err = -EIO;
+		if (fd != mem_fd)
+			close(fd);
+		if (!err)
+			return 0;
+	} else {
+		err = fd;
+	}
+	if (stopped_tid > 0)
+		return poke_bytes(stopped_tid, addr, buf, len);
+	return err;
+}
+
+/* Search len bytes of [start, start+len) for 0f 05. */
+static int scan_for_syscall(pid_t pid, uint64_t start, uint64_t len, uint64_t *addr)
+{
+	static uint8_t buf[65536];
+
+	if (len > sizeof(buf))
+		len = sizeof(buf);
+	if (remote_read(pid, -1, start, buf, len) < 0)
+		return -1;
+	for (size_t i = 0; i + 1 < len; i++)
+		if (buf[i] == 0x0f && buf[i + 1] == 0x05) {
+			*addr = start + i;
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * Up to max `syscall` instructions of pid, one per executable mapping:
+ * the vdso's first, then the others' in address order.  How many, or
+ * -errno when the maps cannot be read.
+ */
+static int find_syscall_insns(pid_t pid, uint64_t *addrs, size_t max)
+{
+	struct procfs_map *maps;
+	size_t n;
+	int found = 0;
+
+	if (procfs_read_maps(pid, &maps, &n) < 0)
+		return -errno;
+	/* pass 0: the vdso only; pass 1: any other executable mapping */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n && (size_t)found < max; i++) {
+			const char *name = maps[i].path ? maps[i].path : "";
+			int vdso = strstr(name, "[vdso]") != NULL;
+
+			if (!(maps[i].perms & PROT_EXEC) || vdso != (pass == 0))
+				continue;
+			if (strstr(name, "[vsyscall]"))
+				continue;
+			if (scan_for_syscall(pid, maps[i].start, maps[i].end - maps[i].start,
+					     &addrs[found]) == 0)
+				found++;
+		}
+	procfs_maps_free(maps);
+	return found;
+}
+
+int remote_find_syscall_insn(pid_t pid, uint64_t *addr)
+{
+	int n = find_syscall_insns(pid, addr, 1);
+
+	return n < 0 ? n : n == 0 ? -ENOENT : 0;
+}
+
+#define MAX_INSNS 64
+
+static char refusal[256];
+
+const char *remote_refusal(void)
+{
+	return refusal[0] ? refusal : NULL;
+}
+
+static const char *syscall_name(long nr)
+{
+	switch (nr) {
+	case SYS_mmap: return "mmap";
+	case SYS_munmap: return "munmap";
+	default: return "a syscall";
+	}
+}
+
+int remote_may_inject(pid_t tid, uint64_t *insn, long nr, const uint64_t args[6],
+		      struct sandbox_verdict *v)
+{
+	struct sandbox *sb = sandbox_load(tid);
+	uint64_t alt[MAX_INSNS];
+	struct sandbox_verdict first;
+	int n, ok = sandbox_allows(sb, nr, args, *insn, v);
+
+	/*
+	 * A filter may allow syscalls only from some code (the C
+	 * library's, say): try the other executable mappings' `syscall`.
+	 */
+	if (!ok && v->mode == 2 && !v->err) {
+		first = *v;
+		n = find_syscall_insns(tid, alt, MAX_INSNS);
+		for (int i = 0; i < n && !ok; i++)
+			if (alt[i] != *insn && sandbox_allows(sb, nr, args, alt[i], v)) {
+				debug_msg("thread %d: syscall %ld from %#" PRIx64 " instead of %#"
+					  PRIx64 ", as its seccomp filter wants", tid, nr, alt[i],
+					  *insn);
+				*insn = alt[i];
+				ok = 1;
+			}
+		if (!ok)
+			*v = first;
+	}
+	sandbox_free(sb);
+	return ok;
+}
+
+/*
+ * 1 when tid is stopped inside a syscall: at a syscall-entry, -exit or
+ * seccomp stop, or at a PTRACE_EVENT_{FORK,VFORK,CLONE,EXEC,EXIT} stop,
+ * after which the kernel still stores the syscall's result in rax (our
+ * injected syscall number would be overwritten).  Signal-delivery-stops
+ * and PTRACE_EVENT_STOP happen on the way back to user mode: safe.
+ */
+static int in_syscall_stop(pid_t tid)
+{
+	struct ptrace_syscall_info info;
+	siginfo_t si;
+	long n = ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof(info), &info);
+
+	if (n > 0 && info.op != PTRACE_SYSCALL_INFO_NONE)
+		return 1;
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0L, &si) < 0)
+		return 0;	/* a group-stop or PTRACE_EVENT_STOP: no siginfo */
+	if (si.si_signo != SIGTRAP)
+		return 0;
+	if (si.si_code == (SIGTRAP | 0x80))
+		return 1;	/* syscall stop (PTRACE_O_TRACESYSGOOD) */
+	switch (si.si_code >> 8) {
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_EXEC:
+	case PTRACE_EVENT_VFORK_DONE:
+	case PTRACE_EVENT_EXIT:
+	case PTRACE_EVENT_SECCOMP:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
+		   struct remote_result *res)
+{
+	arch_regs_t saved, regs;
+	uint64_t saved_mask, all = ~0ULL;
+	int status, err = 0, pending_sig = 0;
+
+	struct sandbox_verdict verdict;
+
+	res->ret = -ENOSYS;
+	res->reaped = 0;
+	res->status = 0;
+	refusal[0] = '\0';
+	if (in_syscall_stop(tid))
+		return -EBUSY;
+	/* never run what the thread's seccomp filters forbid */
+	if (!remote_may_inject(tid, &insn, nr, args, &verdict)) {
+		sandbox_reason(&verdict, syscall_name(nr), refusal, sizeof(refusal));
+		return -EPERM;
+	}
+	if (ptrace(PTRACE_GETREGS, tid, 0L, &saved) < 0)
+		return -errno;
+	if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(saved_mask), &saved_mask) < 0)
+		return -errno;
+
+	regs = saved;
+	regs.rip = insn;
+	regs.rax = (uint64_t)nr;
+	regs.orig_rax = (uint64_t)-1;
+	regs.rdi = args[0];
+	regs.rsi = args[1];
+	regs.rdx = args[2];
+	regs.r10 = args[3];
+	regs.r8 = args[4];
+	regs.r9 = args[5];
+	if (ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(all), &all) < 0)
+		return -errno;
+	if (ptrace(PTRACE_SETREGS, tid, 0L, &regs) < 0) {
+		err = -errno;
+		goto restore;
+	}
+	for (;;) {
+		int sig, event;
+
+		if (ptrace(PTRACE_SINGLESTEP, tid, 0L, 0L) < 0) {
+			err = -errno;
+			goto restore;
+		}
+		while (waitpid(tid, &status, __WALL) < 0) {
+			if (errno != EINTR) {
+				err = -errno;
+				goto restore;
+			}
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			res->reaped = 1;
+			res->status = status;
+			return -ESRCH;
+		}
+		sig = WSTOPSIG(status);
+		event = (unsigned)status >> 16;
+		if (event == PTRACE_EVENT_EXIT)
+			return -ESRCH;	/* killed: its death follows */
+		if (event)
+			continue;	/* our own seccomp stop, an interrupt */
+		if (sig == (SIGTRAP | 0x80))
+			continue;
+		if (ptrace(PTRACE_GETREGS, tid, 0L, &regs) < 0) {
+			err = -errno;
+			goto restore;
+		}
+		if (sig == SIGTRAP && regs.rip == insn + 2)
+			break;
+		if (regs.rip == insn && (sig == SIGSEGV || sig == SIGILL || sig == SIGBUS)) {
+			err = -EFAULT;	/* no syscall instruction there */
+			goto restore;
+		}
+		if (sig != SIGTRAP)
+			pending_sig = sig;
+	}
+	res->ret = (int64_t)regs.rax;
+restore:
+	if (ptrace(PTRACE_SETREGS, tid, 0L, &saved) < 0 && !err)
+		err = -errno;
+	if (ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(saved_mask), &saved_mask) < 0 &&
+	    !err)
+		err = -errno;
+	if (pending_sig)
+		syscall(SYS_tkill, tid, pending_sig);
+	return err;
+}
+
+int64_t remote_mmap(pid_t tid, uint64_t insn, uint64_t addr, uint64_t len,
+		    int prot, int flags, struct remote_result *res)
+{
+	const uint64_t args[6] = { addr, len, (uint64_t)prot, (uint64_t)flags,
+				   (uint64_t)-1, 0 };
+	int err = remote_syscall(tid, insn, SYS_mmap, args, res);
+
+	return err < 0 ? err : res->ret;
+}
+
+int64_t remote_munmap(pid_t tid, uint64_t insn, uint64_t addr, uint64_t len,
+		      struct remote_result *res)
+{
+	const uint64_t args[6] = { addr, len, 0, 0, 0, 0 };
+	int err = remote_syscall(tid, insn, SYS_munmap, args, res);
+
+	return err < 0 ? err : res->ret;
+}

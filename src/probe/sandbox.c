@@ -1,0 +1,236 @@
+/*
+ * sandbox.c - a thread's seccomp state, and whether it lets memtap
+ * inject a given syscall (see sandbox.h for the rules).
+ *
+ * The filters are fetched anew at every sandbox_load(): a process may
+ * install a filter at any time, and injections are rare (a scratch page
+ * per library region, one munmap per page at detach).  Index 0 of
+ * PTRACE_SECCOMP_GET_FILTER is the most recently installed filter, the
+ * order bpf_seccomp_combine() wants.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ptrace.h>
+
+#include "arch.h"
+#include "linux/bpf.h"
+#include "linux/procfs.h"
+#include "probe/sandbox.h"
+#include "util/xmalloc.h"
+
+#ifndef PTRACE_SECCOMP_GET_FILTER
+# define PTRACE_SECCOMP_GET_FILTER 0x420c
+#endif
+
+/*
+ * The kernel's limit on all the filters of a thread together is 32768
+ * instructions, each filter counting 4 more than its length.
+ */
+#define MAX_FILTERS 6554
+
+struct prog {
+	struct sock_filter *insns;
+	size_t len;
+	int own;		/* identical to memtap's own launch filter */
+};
+
+struct sandbox {
+	int mode;		/* Seccomp: 0, 1, 2; -1 unknown */
+	int err;		/* mode 2: -errno when the filters are unknown */
+	struct prog *progs;	/* mode 2: index 0 = most recent */
+	size_t nprogs;
+};
+
+static struct sock_filter *own_insns;
+static size_t own_len;
+
+void sandbox_own_filter(const struct sock_filter *prog, size_t len)
+{
+	free(own_insns);
+	own_insns = xmalloc(len * sizeof(*prog));
+	memcpy(own_insns, prog, len * sizeof(*prog));
+	own_len = len;
+}
+
+static int is_own(const struct sock_filter *insns, size_t len)
+{
+	return own_insns && len == own_len && !memcmp(insns, own_insns, len * sizeof(*insns));
+}
+
+/* Fetch every filter of tid into sb; 0 or -errno. */
+static int fetch_filters(struct sandbox *sb, pid_t tid, long count)
+{
+	size_t max = count >= 0 && count < MAX_FILTERS ? (size_t)count : MAX_FILTERS;
+
+	for (size_t i = 0; i <= max; i++) {
+		long n = ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)i, NULL);
+		struct prog *p;
+
+		if (n < 0 && errno == ENOENT && i > 0)
+			return 0;	/* past the oldest filter */
+		if (n < 0)
+			return errno ? -errno : -EIO;
+		if (i == max)
+			return -E2BIG;	/* more than the status said, or the kernel allows */
+		if (n == 0 || n > BPF_PROG_MAX)
+			return -EINVAL;
+		sb->progs = xrealloc(sb->progs, (sb->nprogs + 1) * sizeof(*sb->progs));
+		p = &sb->progs[sb->nprogs];
+		p->insns = xcalloc((size_t)n, sizeof(*p->insns));
+		p->len = (size_t)n;
+		sb->nprogs++;
+		if (ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)i, p->insns) != n)
+			return -EIO;	/* changed meanwhile: cannot be */
+		p->own = is_own(p->insns, p->len);
+	}
+	return -E2BIG;
+}
+
+static void drop_progs(struct sandbox *sb)
+{
+	for (size_t i = 0; i < sb->nprogs; i++)
+		free(sb->progs[i].insns);
+	free(sb->progs);
+	sb->progs = NULL;
+	sb->nprogs = 0;
+}
+
+struct sandbox *sandbox_load(pid_t tid)
+{
+	struct sandbox *sb = xcalloc(1, sizeof(*sb));
+	long mode = -1, count = -1, mine = -1;
+
+	if (procfs_status_long(tid, "Seccomp", &mode) < 0)
+		mode = -1;
+	sb->mode = (int)mode;
+	if (mode != 2)
+		return sb;
+	if (procfs_status_long(tid, "Seccomp_filters", &count) < 0)
+		count = -1;
+	sb->err = fetch_filters(sb, tid, count);
+	if (sb->err == 0)
+		return sb;
+	drop_progs(sb);
+	/*
+	 * Unreadable (no CAP_SYS_ADMIN): if memtap has no filter and the
+	 * thread exactly one, that one is memtap's own.
+	 */
+	if (own_insns && count == 1 &&
+	    procfs_status_long(getpid(), "Seccomp_filters", &mine) == 0 && mine == 0) {
+		sb->progs = xcalloc(1, sizeof(*sb->progs));
+		sb->progs[0].insns = xmalloc(own_len * sizeof(*own_insns));
+		memcpy(sb->progs[0].insns, own_insns, own_len * sizeof(*own_insns));
+		sb->progs[0].len = own_len;
+		sb->progs[0].own = 1;
+		sb->nprogs = 1;
+		sb->err = 0;
+	}
+	return sb;
+}
+
+void sandbox_free(struct sandbox *sb)
+{
+	if (!sb)
+		return;
+	drop_progs(sb);
+	free(sb);
+}
+
+int sandbox_none(const struct sandbox *sb)
+{
+	return sb->mode == 0;
+}
+
+int sandbox_allows(const struct sandbox *sb, long nr, const uint64_t args[6], uint64_t insn,
+		   struct sandbox_verdict *v)
+{
+	struct seccomp_data d;
+	uint32_t *rets;
+	int trace_ok = 1;
+
+	memset(v, 0, sizeof(*v));
+	v->mode = sb->mode;
+	v->err = sb->err;
+	if (sb->mode == 0) {
+		v->allowed = 1;
+		return 1;
+	}
+	if (sb->mode != 2 || sb->err)
+		return 0;	/* strict, unknown, or filters unreadable */
+
+	memset(&d, 0, sizeof(d));
+	d.nr = (int)nr;
+	d.arch = ARCH_AUDIT_NATIVE;
+	d.instruction_pointer = insn + ARCH_SYSCALL_INSN_LEN;
+	for (int i = 0; i < 6; i++)
+		d.args[i] = args[i];
+	rets = xcalloc(sb->nprogs, sizeof(*rets));
+	for (size_t i = 0; i < sb->nprogs; i++) {
+		if (bpf_run(sb->progs[i].insns, sb->progs[i].len, &d, &rets[i]) < 0) {
+			free(rets);
+			v->err = -EINVAL;
+			return 0;
+		}
+		if ((rets[i] & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_TRACE && !sb->progs[i].own)
+			trace_ok = 0;
+	}
+	v->action = bpf_seccomp_combine(rets, sb->nprogs, NULL);
+	free(rets);
+	switch (v->action & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_ALLOW:
+	case SECCOMP_RET_LOG:
+		v->allowed = 1;
+		break;
+	case SECCOMP_RET_TRACE:
+		v->allowed = trace_ok;
+		break;
+	default:
+		break;
+	}
+	return v->allowed;
+}
+
+int sandbox_check(pid_t tid, long nr, const uint64_t args[6], uint64_t insn,
+		  struct sandbox_verdict *v)
+{
+	struct sandbox *sb = sandbox_load(tid);
+	int r = sandbox_allows(sb, nr, args, insn, v);
+
+	sandbox_free(sb);
+	return r;
+}
+
+/* Why PTRACE_SECCOMP_GET_FILTER said EACCES. */
+static const char *eacces_why(void)
+{
+	long mine = 0;
+
+	if (procfs_status_long(getpid(), "Seccomp", &mine) == 0 && mine != 0)
+		return ": memtap itself runs under seccomp";
+	return ": it needs CAP_SYS_ADMIN";
+}
+
+void sandbox_reason(const struct sandbox_verdict *v, const char *call, char *buf,
+		    size_t size)
+{
+	if (v->mode == 1)
+		snprintf(buf, size, "it runs in strict seccomp mode, which forbids %s", call);
+	else if (v->mode != 2)
+		snprintf(buf, size, "its seccomp mode cannot be read from /proc");
+	else if (v->err == -EINVAL)
+		snprintf(buf, size, "one of its seccomp filters cannot be evaluated, so "
+			 "whether it allows %s is unknown", call);
+	else if (v->err)
+		snprintf(buf, size, "its seccomp filters cannot be read "
+			 "(ptrace(PTRACE_SECCOMP_GET_FILTER): %s%s), so whether they allow "
+			 "%s is unknown", strerror(-v->err),
+			 v->err == -EACCES ? eacces_why() : "", call);
+	else
+		snprintf(buf, size, "its seccomp filter forbids %s (SECCOMP_RET_%s)", call,
+			 bpf_seccomp_action_name(v->action));
+}

@@ -1,0 +1,88 @@
+/*
+ * aggregate.c - the byte-weighted aggregates of aggregate.h: an array of
+ * entries in insertion order and an open-addressing index over it.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/aggregate.h"
+#include "util/xmalloc.h"
+
+static struct agg *entries;
+static size_t nentries, entries_cap;
+static uint32_t *index_;	/* entry index + 1, 0 = empty */
+static size_t index_size;
+
+static size_t hash(const struct proc *p, enum event_kind kind, uint32_t stack)
+{
+	uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
+
+	h ^= ((uint64_t)kind << 32 | stack) * 0xff51afd7ed558ccdull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static void reindex(void)
+{
+	free(index_);
+	index_size = index_size ? index_size * 2 : 1024;
+	index_ = xcalloc(index_size, sizeof(*index_));
+	for (size_t i = 0; i < nentries; i++) {
+		size_t j = hash(entries[i].proc, entries[i].kind, entries[i].stack) & (index_size - 1);
+
+		while (index_[j])
+			j = (j + 1) & (index_size - 1);
+		index_[j] = (uint32_t)i + 1;
+	}
+}
+
+static struct agg *lookup(struct proc *p, enum event_kind kind, uint32_t stack)
+{
+	size_t j;
+
+	if ((nentries + 1) * 2 > index_size)
+		reindex();
+	j = hash(p, kind, stack) & (index_size - 1);
+	while (index_[j]) {
+		struct agg *a = &entries[index_[j] - 1];
+
+		if (a->proc == p && a->kind == kind && a->stack == stack)
+			return a;
+		j = (j + 1) & (index_size - 1);
+	}
+	entries = xgrowarray(entries, &entries_cap, nentries + 1, sizeof(*entries));
+	index_[j] = (uint32_t)nentries + 1;
+	struct agg *a = &entries[nentries++];
+
+	memset(a, 0, sizeof(*a));
+	a->proc = p;
+	a->kind = kind;
+	a->stack = stack;
+	return a;
+}
+
+void aggregate_add(struct proc *p, enum event_kind kind, uint32_t stack, int failed,
+		   uint64_t acquired, uint64_t released)
+{
+	struct agg *a = lookup(p, kind, stack);
+
+	a->calls++;
+	if (failed)
+		a->failed++;
+	a->acquired += acquired;
+	a->released += released;
+}
+
+struct agg *aggregate_entries(size_t *n)
+{
+	*n = nentries;
+	return entries;
+}
+
+void aggregate_clear(void)
+{
+	nentries = 0;
+	if (index_)
+		memset(index_, 0, index_size * sizeof(*index_));
+}

@@ -1,0 +1,349 @@
+/*
+ * profile-build.c - build the report model (profile.h) from the
+ * aggregates, the stack table and the symbolizer, once, at report time.
+ *
+ * Value types: "bytes" (acquired: growth, never negative), "count"
+ * (calls), "released" (bytes given back), "net" (acquired - released),
+ * "inuse_space" and "inuse_objects" (held at the end, with --leaks),
+ * "alloc_space" and "alloc_objects" (allocator calls, the Go heap
+ * profile's names), then one "<event>_space" (acquired bytes) per event
+ * kind seen that acquires memory, so that pprof users can pick a kind
+ * with -sample_index.  Every figure has one sign: acquired and released
+ * bytes are both positive numbers, as in the text report's table.  The
+ * default type is what --weight, --net and --leaks select (view_type()),
+ * count when a --probe has no size= and nothing else was asked for.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/aggregate.h"
+#include "trace/alloc.h"
+#include "record/live.h"
+#include "record/maptrack.h"
+#include "trace/memtap.h"
+#include "stack/modules.h"
+#include "report/output.h"
+#include "probe/probes.h"
+#include "stack/stacks.h"
+#include "stack/symbolize.h"
+#include "stack/unwind.h"
+#include "util/xmalloc.h"
+
+enum {
+	VT_BYTES, VT_COUNT, VT_RELEASED, VT_NET, VT_INUSE_SPACE, VT_INUSE_OBJECTS,
+	VT_ALLOC_SPACE, VT_ALLOC_OBJECTS, VT_FIXED
+};
+
+const char *path_base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* The profile mapping of a module, added on first use. */
+static size_t module_mapping(struct profile *prof, size_t *map_of, uint32_t module)
+{
+	const struct module *m;
+	char bid[2 * MODULE_BUILD_ID_MAX + 1];
+
+	if (module == MODULE_NONE || module >= module_count())
+		return (size_t)-1;
+	if (map_of[module])
+		return map_of[module] - 1;
+	m = module_get(module);
+	if (!m)
+		return (size_t)-1;
+	map_of[module] = 1 + profile_add_mapping(prof, 0, 0, 0, m->path,
+						 module_build_id_hex(m, bid, sizeof(bid)));
+	return map_of[module] - 1;
+}
+
+static size_t frame_location(struct profile *prof, struct symbolizer *sz, size_t *map_of,
+			     const struct stack_frame *f)
+{
+	const struct sym_info *si = symbolizer_lookup(sz, f->module, f->addr);
+	struct prof_line lines[16];
+	size_t n = 0;
+
+	for (int i = 0; i < si->nframes && n < 16; i++) {
+		const struct sym_frame *sf = &si->frames[i];
+		char name[512];
+		const char *fn = sf->function;
+
+		if (!fn)
+			break;
+		if (opt.lines && sf->file && sf->line) {
+			snprintf(name, sizeof(name), "%s (%s:%d)", fn, path_base_name(sf->file), sf->line);
+			fn = name;
+		}
+		lines[n].function = profile_add_function(prof, fn, sf->system_name, sf->file);
+		lines[n].line = sf->line;
+		n++;
+	}
+	return profile_add_location(prof, f->addr, module_mapping(prof, map_of, f->module),
+				    lines, n);
+}
+
+struct build {
+	struct profile *prof;
+	struct symbolizer *sz;
+	size_t *map_of, nmods;
+	size_t *locs;
+	int64_t *values;
+	size_t kind_type[EV_NKINDS];
+	struct proc *proc;
+	uint64_t cutoff_ns;	/* --min-age: held since before this */
+};
+
+/* The profile locations of a stack into b->locs; their number. */
+static size_t stack_locations(struct build *b, uint32_t stack)
+{
+	struct stack_table *st = stack_table();
+	const struct stack_frame *frames = NULL;
+	int depth = 0;
+	size_t n = 0;
+
+	if (!stack || !st || stack_table_get(st, stack, &frames, &depth) < 0)
+		return 0;
+	if (module_count() + 1 > b->nmods) {
+		b->map_of = xrealloc(b->map_of, (module_count() + 1) * sizeof(*b->map_of));
+		memset(b->map_of + b->nmods, 0, (module_count() + 1 - b->nmods) * sizeof(*b->map_of));
+		b->nmods = module_count() + 1;
+	}
+	for (int d = 0; d < depth && d < STACK_MAX_DEPTH; d++)
+		b->locs[n++] = frame_location(b->prof, b->sz, b->map_of, &frames[d]);
+	return n;
+}
+
+const char *held_event_name(unsigned kind, int inherited)
+{
+	static char names[EV_NKINDS][32];
+
+	if (kind >= EV_NKINDS)
+		return "?";
+	if (!inherited)
+		return event_kind_names[kind];
+	if (!names[kind][0])
+		snprintf(names[kind], sizeof(names[kind]), "%s" HELD_INHERITED_SUFFIX,
+			 event_kind_names[kind]);
+	return names[kind];
+}
+
+/* Add held memory (bytes, objects) of one stack to the profile. */
+static void add_held(struct build *b, uint32_t stack, uint32_t kind, int inherited,
+		     uint64_t bytes, uint64_t time_ns)
+{
+	size_t n;
+
+	if (time_ns > b->cutoff_ns || kind >= EV_NKINDS || bytes < opt.min_size)
+		return;
+	n = stack_locations(b, stack);
+	memset(b->values, 0, b->prof->ntypes * sizeof(*b->values));
+	b->values[VT_INUSE_SPACE] = (int64_t)bytes;
+	b->values[VT_INUSE_OBJECTS] = 1;
+	profile_add_sample(b->prof, b->locs, n, b->values, b->proc->pid, b->proc->comm,
+			   held_event_name(kind, inherited));
+}
+
+static void held_seg(const struct map_seg *s, void *arg)
+{
+	add_held(arg, s->stack, s->kind, s->inherited, s->end - s->start, s->time_ns);
+}
+
+static void held_block(const struct live_block *blk, void *arg)
+{
+	add_held(arg, blk->stack, blk->kind, blk->inherited, blk->size, blk->time_ns);
+}
+
+/* Is there a --probe without size=?  Its calls weigh nothing in bytes. */
+static int unsized_probes(void)
+{
+	for (size_t i = 0; i < probes_count(); i++) {
+		const struct probe *pr = probes_get(i);
+
+		if (pr->role == PR_USER && pr->size_arg < 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Does an event of this kind ever acquire memory? */
+static int kind_acquires(enum event_kind k)
+{
+	return k != EV_MUNMAP && k != EV_FREE;
+}
+
+/* The per-process figures of the report: status, /proc, event totals. */
+static void add_processes(struct profile *prof)
+{
+	size_t n = 0;
+
+	for (struct proc *p = proc_list(); p; p = p->next)
+		n++;
+	prof->processes = xcalloc(n ? n : 1, sizeof(*prof->processes));
+	for (struct proc *p = proc_list(); p; p = p->next) {
+		struct prof_process *pr = &prof->processes[prof->nprocesses++];
+		char status[64];
+
+		pr->pid = p->pid;
+		pr->ppid = p->ppid;
+		pr->comm = xstrdup(p->comm);
+		proc_status_text(p, status, sizeof(status));
+		pr->status = xstrdup(status);
+		pr->have_vm = p->vm_start.have && p->vm_end.have;
+		pr->vm_size[0] = p->vm_start.vm_size;
+		pr->vm_size[1] = p->vm_end.vm_size;
+		pr->vm_rss[0] = p->vm_start.vm_rss;
+		pr->vm_rss[1] = p->vm_end.vm_rss;
+		pr->vm_data[0] = p->vm_start.vm_data;
+		pr->vm_data[1] = p->vm_end.vm_data;
+		pr->filtered = p->filtered;
+		pr->unknown_frees = p->unknown_frees;
+		pr->live_blocks = live_count(p);
+		pr->live_bytes = live_bytes(p);
+		pr->inherited_blocks = live_inherited_count(p);
+		pr->inherited_bytes = live_inherited_bytes(p);
+		pr->events = xcalloc(EV_NKINDS, sizeof(*pr->events));
+		for (int k = 0; k < EV_NKINDS; k++) {
+			const struct kind_stats *ks = &p->stats[k];
+			struct prof_event_totals *e;
+
+			if (!(opt.events & EV_BIT(k)))
+				continue;
+			e = &pr->events[pr->nevents++];
+			e->event = xstrdup(event_kind_names[k]);
+			e->calls = ks->calls;
+			e->failed = ks->failed;
+			e->acquired = ks->acquired;
+			e->released = ks->released;
+			e->anon = ks->anon;
+			e->file = ks->file;
+		}
+	}
+}
+
+/*
+ * Is what each stack holds at the end known?  It is when every call
+ * that gives memory back was traced for the families selected: always
+ * with --leaks (events_to_trace() adds them), and when -e selected them
+ * anyway (the default syscalls, -e alloc).
+ */
+static int held_known(void)
+{
+	unsigned need;
+	int leaks = opt.leaks;
+
+	if (leaks)
+		return 1;
+	opt.leaks = 1;		/* what --leaks would trace */
+	need = events_to_trace();
+	opt.leaks = leaks;
+	return (need & ~opt.events) == 0;
+}
+
+static void add_run(struct profile *prof)
+{
+	struct prof_run *r = &prof->run;
+	const char *spec;
+
+	prof->have_run = 1;
+	r->syscalls = xstrdup(syscall_source);
+	r->stops = stops.total;
+	r->stops_seccomp = stops.seccomp;
+	r->stops_syscall = stops.syscall;
+	r->stops_breakpoint = stops.breakpoint;
+	r->stops_signal = stops.signal;
+	r->stops_other = stops.event + stops.group;
+	r->stacks = opt.unwind != UNWIND_NONE;
+	/* -i reports (never recorded) have it with --leaks only: it costs */
+	r->held = held_known() && (opt.leaks || opt.interval <= 0);
+	for (size_t it = 0; (spec = alloc_unfound_probe(&it));) {
+		r->unfound = xrealloc(r->unfound, (r->nunfound + 1) * sizeof(*r->unfound));
+		r->unfound[r->nunfound++] = xstrdup(spec);
+	}
+}
+
+void profile_build(struct profile *prof)
+{
+	size_t nagg, kind_type[EV_NKINDS];
+	struct agg *aggs = aggregate_entries(&nagg);
+	size_t nmods = module_count() + 1;
+	size_t *locs = xcalloc((size_t)STACK_MAX_DEPTH, sizeof(*locs));
+
+	memset(prof, 0, sizeof(*prof));
+	profile_add_value_type(prof, "bytes", "bytes");
+	profile_add_value_type(prof, "count", "count");
+	profile_add_value_type(prof, "released", "bytes");
+	profile_add_value_type(prof, "net", "bytes");
+	profile_add_value_type(prof, "inuse_space", "bytes");
+	profile_add_value_type(prof, "inuse_objects", "count");
+	profile_add_value_type(prof, "alloc_space", "bytes");
+	profile_add_value_type(prof, "alloc_objects", "count");
+	for (int k = 0; k < EV_NKINDS; k++)
+		kind_type[k] = (size_t)-1;
+	for (size_t i = 0; i < nagg; i++) {
+		enum event_kind k = aggs[i].kind;
+
+		if (kind_type[k] == (size_t)-1 && kind_acquires(k)) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "%s_space", event_kind_names[k]);
+			kind_type[k] = profile_add_value_type(prof, name, "bytes");
+		}
+	}
+	prof->default_type = profile_find_type(prof, view_type(opt.weight, opt.net, opt.leaks,
+							       unsized_probes()));
+	prof->duration_nanos = (int64_t)(now_ns() - start_ns);
+	prof->time_nanos = start_wall_ns;
+
+	struct build b = {
+		.prof = prof,
+		.sz = symbolizer_new(opt.no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0),
+		.map_of = xcalloc(nmods, sizeof(size_t)),
+		.nmods = nmods,
+		.locs = locs,
+		.values = xcalloc(prof->ntypes, sizeof(int64_t)),
+	};
+	uint64_t end_ns = now_ns() - start_ns;
+
+	b.cutoff_ns = opt.min_age > 0 ? end_ns - (uint64_t)(opt.min_age * 1e9) : UINT64_MAX;
+	if (opt.min_age > 0 && (uint64_t)(opt.min_age * 1e9) > end_ns)
+		b.cutoff_ns = 0;
+	for (size_t i = 0; i < nagg; i++) {
+		const struct agg *a = &aggs[i];
+		size_t n = stack_locations(&b, a->stack);
+
+		memset(b.values, 0, prof->ntypes * sizeof(*b.values));
+		b.values[VT_BYTES] = (int64_t)a->acquired;
+		b.values[VT_COUNT] = (int64_t)a->calls;
+		b.values[VT_RELEASED] = (int64_t)a->released;
+		b.values[VT_NET] = (int64_t)a->acquired - (int64_t)a->released;
+		if (kind_type[a->kind] != (size_t)-1)
+			b.values[kind_type[a->kind]] = b.values[VT_BYTES];
+		if (ev_is_alloc(a->kind) && a->kind != EV_FREE) {
+			/* the Go heap profile's names, for pprof users */
+			b.values[VT_ALLOC_SPACE] = (int64_t)a->acquired;
+			b.values[VT_ALLOC_OBJECTS] = (int64_t)a->calls;
+		}
+		profile_add_sample(prof, b.locs, n, b.values, a->proc->pid, a->proc->comm,
+				   event_kind_names[a->kind]);
+	}
+	add_processes(prof);
+	add_run(prof);
+	/* held memory in every recording where it is known: --leaks is a view */
+	if (prof->run.held) {
+		for (struct proc *p = proc_list(); p; p = p->next) {
+			b.proc = p;
+			maptrack_foreach(p, held_seg, &b);
+			live_foreach(p, held_block, &b);
+		}
+	}
+	symbolizer_free(b.sz);
+	free(b.map_of);
+	free(b.values);
+	free(locs);
+}

@@ -1,0 +1,328 @@
+/*
+ * report.c - the reports of a run: one line per event (--trace), and at
+ * the end (or every -i interval) the report model built from the
+ * tracer's state (profile_build()) written in the chosen format, with
+ * the text summary on standard error next to other formats, and the
+ * recording (--record).  Every format is written by out-*.c from the
+ * model alone, so that `memtap report` can write it again.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "record/aggregate.h"
+#include "trace/alloc.h"
+#include "util/error.h"
+#include "record/live.h"
+#include "trace/memtap.h"
+#include "util/outfile.h"
+#include "report/output.h"
+#include "report/profile.h"
+#include "stack/stacks.h"
+#include "stack/symbolize.h"
+
+static const char *const map_kind_names[] = {
+	[MAP_KIND_NONE] = "-",
+	[MAP_KIND_ANON] = "anon",
+	[MAP_KIND_FILE] = "file",
+};
+
+/*
+ * --trace lines go with a text report; next to folded, SVG, pprof or JSON
+ * output they go to standard error, so that the file stays one format.
+ */
+static FILE *trace_file(void)
+{
+	return opt.format == FORMAT_TEXT ? out : stderr;
+}
+
+void report_trace_header(void)
+{
+	FILE *saved = out;
+
+	out = trace_file();
+	fprintf(out, "%11s %7s %7s %-15s %-6s %12s %-18s %-4s %s\n", "TIME", "PID", "TID",
+		"COMM", "EVENT", "BYTES", "ADDRESS", "KIND", "CALL");
+	out = saved;
+}
+
+/*
+ * An allocator function or probe: its arguments as the C ABI passed them,
+ * its result, and the caller's address (fixed width, so that scripts can
+ * compare addresses as strings).
+ */
+static void print_func_call(const struct event *ev)
+{
+	const uint64_t *a = ev->args;
+	const char *name = ev->call ? ev->call : event_kind_names[ev->kind];
+	int has_ret = 1;
+
+	switch (ev->kind) {
+	case EV_CALLOC:
+		fprintf(out, "%s(%" PRIu64 ", %" PRIu64 ")", name, a[0], a[1]);
+		break;
+	case EV_REALLOC:
+		fprintf(out, "%s(%#" PRIx64 ", %" PRIu64 ")", name, a[0], a[1]);
+		break;
+	case EV_REALLOCARRAY:
+		fprintf(out, "%s(%#" PRIx64 ", %" PRIu64 ", %" PRIu64 ")", name, a[0], a[1], a[2]);
+		break;
+	case EV_FREE:
+		fprintf(out, "%s(%#" PRIx64 ")", name, a[0]);
+		has_ret = 0;
+		break;
+	case EV_POSIX_MEMALIGN:
+		fprintf(out, "%s(%#" PRIx64 ", %" PRIu64 ", %" PRIu64 ") = %d", name, a[0], a[1],
+			a[2], (int)ev->ret);
+		has_ret = 0;
+		break;
+	case EV_ALIGNED_ALLOC:
+	case EV_MEMALIGN:
+		fprintf(out, "%s(%" PRIu64 ", %" PRIu64 ")", name, a[0], a[1]);
+		break;
+	case EV_PROBE:
+		fprintf(out, "%s(%#" PRIx64 ", %#" PRIx64 ", %#" PRIx64 ", %#" PRIx64 ", %#" PRIx64
+			", %#" PRIx64 ")", name, a[0], a[1], a[2], a[3], a[4], a[5]);
+		has_ret = 0;
+		break;
+	default:
+		fprintf(out, "%s(%" PRIu64 ")", name, a[0]);
+		break;
+	}
+	if (has_ret)
+		fprintf(out, " = %#" PRIx64, (uint64_t)ev->ret);
+	fprintf(out, " from 0x%016" PRIx64 "\n", ev->caller);
+}
+
+static void print_call(const struct event *ev)
+{
+	const uint64_t *a = ev->args;
+
+	switch (ev->kind) {
+	case EV_BRK:
+		fprintf(out, "%s(%#" PRIx64 ")", ev->call, a[0]);
+		break;
+	case EV_MMAP:
+		fprintf(out, "%s(%#" PRIx64 ", %" PRIu64 ", %#" PRIx64 ", %#" PRIx64 ", %d, %#" PRIx64 ")",
+			ev->call, a[0], a[1], a[2], a[3], (int)a[4], a[5]);
+		break;
+	case EV_MUNMAP:
+		fprintf(out, "%s(%#" PRIx64 ", %" PRIu64 ")", ev->call, a[0], a[1]);
+		break;
+	case EV_MREMAP:
+		fprintf(out, "%s(%#" PRIx64 ", %" PRIu64 ", %" PRIu64 ", %#" PRIx64 ")",
+			ev->call, a[0], a[1], a[2], a[3]);
+		break;
+	default:
+		print_func_call(ev);
+		return;
+	}
+	if (ev->ret < 0 && ev->ret >= -4095)
+		fprintf(out, " = -1 (%s)\n", strerror((int)-ev->ret));
+	else if (ev->kind == EV_MUNMAP)
+		fprintf(out, " = %" PRId64 "\n", ev->ret);
+	else
+		fprintf(out, " = %#" PRIx64 "\n", (uint64_t)ev->ret);
+}
+
+/* The frames of a stack, one per line, leaf first, for --trace. */
+static void print_trace_stack(uint32_t stack)
+{
+	static struct symbolizer *sz;
+	const struct stack_frame *frames;
+	int depth;
+	char buf[512];
+
+	if (!stack || !stack_table() || stack_table_get(stack_table(), stack, &frames, &depth) < 0)
+		return;
+	if (!sz)
+		sz = symbolizer_new(opt.no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0);
+	for (int d = 0; d < depth; d++) {
+		const struct sym_info *si = symbolizer_lookup(sz, frames[d].module, frames[d].addr);
+
+		for (int i = 0; i < si->nframes; i++) {
+			symbolizer_format(si, i, buf, sizeof(buf));
+			fprintf(out, "%16s%s\n", "", buf);
+		}
+	}
+}
+
+void report_trace_event(const struct event *ev, uint32_t stack)
+{
+	FILE *saved = out;
+	char bytes[32];
+
+	out = trace_file();
+	if (ev->failed)
+		snprintf(bytes, sizeof(bytes), "failed");
+	else
+		snprintf(bytes, sizeof(bytes), "%+" PRId64, ev->size);
+	fprintf(out, "%4" PRIu64 ".%06" PRIu64 " %7d %7d %-15s %-6s %12s %#-18" PRIx64 " %-4s ",
+		ev->time_ns / 1000000000u, ev->time_ns / 1000u % 1000000u, ev->pid, ev->tid,
+		ev->comm, event_kind_names[ev->kind], bytes, ev->addr,
+		map_kind_names[ev->map_kind]);
+	print_call(ev);
+	print_trace_stack(stack);
+	output_check(out, NULL);
+	out = saved;
+}
+
+void proc_status_text(const struct proc *p, char *buf, size_t size)
+{
+	if (p->exited && WIFEXITED(p->status))
+		snprintf(buf, size, "exited with status %d", WEXITSTATUS(p->status));
+	else if (p->exited && WIFSIGNALED(p->status))
+		snprintf(buf, size, "killed by signal %d (SIG%s)", WTERMSIG(p->status),
+			 sigabbrev_np(WTERMSIG(p->status)) ? sigabbrev_np(WTERMSIG(p->status)) : "?");
+	else if (p->detached)
+		snprintf(buf, size, "detached, still running");
+	else
+		snprintf(buf, size, "still running");
+}
+
+/* The writers' options from the command line. */
+static void output_options_from_opt(struct output_options *oo)
+{
+	memset(oo, 0, sizeof(*oo));
+	oo->title = opt.title;
+	oo->inverted = opt.inverted;
+	oo->no_demangle = opt.no_demangle;
+	oo->top = opt.top;
+}
+
+/* Write prof as opt.format to f. */
+static int write_format(FILE *f, const struct profile *prof)
+{
+	struct output_options oo;
+
+	output_options_from_opt(&oo);
+	switch (opt.format) {
+	case FORMAT_FOLDED:
+		return write_folded(f, prof, &oo);
+	case FORMAT_SVG:
+		return write_svg(f, prof, &oo);
+	case FORMAT_PPROF:
+		return write_pprof(f, prof, &oo);
+	case FORMAT_JSON:
+		return write_json(f, prof, &oo);
+	default:
+		return write_text(f, prof, &oo);
+	}
+}
+
+/* The summary on standard error next to a file of another format. */
+static void summary_to_stderr(const struct profile *prof)
+{
+	if (!quiet && opt.format != FORMAT_TEXT)
+		write_text_summary(stderr, prof);
+}
+
+static int write_recording_json(FILE *f, const void *arg)
+{
+	struct output_options oo;
+
+	output_options_from_opt(&oo);
+	return write_json(f, arg, &oo);
+}
+
+/* --record FILE: the recording `memtap report` reads (JSON). */
+static void write_recording(const struct profile *prof)
+{
+	if (opt.record)
+		outfile_write(opt.record, write_recording_json, prof);
+}
+
+void report_final(void)
+{
+	alloc_warn_unfound();
+	struct profile prof;
+
+	status_clear();
+	if (opt.interval > 0) {
+		interval_report(1);
+		return;
+	}
+	profile_build(&prof);
+	summary_to_stderr(&prof);
+	if (write_format(out, &prof) < 0 && !ferror(out))
+		error_msg("cannot write the output: %s", strerror(errno));
+	fflush(out);
+	output_check(out, NULL);
+	write_recording(&prof);
+	profile_release(&prof);
+}
+
+/* One -i report: the events since the previous one. */
+void report_write_interval(unsigned n, int last)
+{
+	static uint64_t from_ns;
+	uint64_t to_ns = now_ns() - start_ns;
+	struct output_options oo;
+	struct profile prof;
+
+	profile_build(&prof);
+	if (opt.format != FORMAT_TEXT) {
+		if (write_format(out, &prof) < 0)
+			error_msg("cannot write interval %u: %s", n, strerror(errno));
+		if (last)
+			summary_to_stderr(&prof);
+		from_ns = to_ns;
+		profile_release(&prof);
+		return;
+	}
+	fprintf(out, "memtap: interval %u, %" PRIu64 ".%03" PRIu64 " to %" PRIu64 ".%03" PRIu64 " s\n",
+		n, from_ns / 1000000000u, from_ns / 1000000u % 1000u, to_ns / 1000000000u,
+		to_ns / 1000000u % 1000u);
+	for (struct proc *p = proc_list(); p; p = p->next) {
+		int header = 0;
+
+		for (int k = 0; k < EV_NKINDS; k++) {
+			const struct kind_stats *a = &p->stats[k], *b = &p->prev[k];
+
+			if (!(opt.events & EV_BIT(k)) || a->calls == b->calls)
+				continue;
+			if (!header++)
+				fprintf(out, "  process %d (%s)\n", p->pid, p->comm);
+			fprintf(out, "  %-8s %8" PRIu64 " %8" PRIu64 " %16" PRIu64 " %16" PRIu64 "\n",
+				event_kind_names[k], a->calls - b->calls, a->failed - b->failed,
+				a->acquired - b->acquired, a->released - b->released);
+		}
+	}
+	output_options_from_opt(&oo);
+	if (prof.run.stacks)
+		write_text_stacks(out, &prof, &oo);
+	fputc('\n', out);
+	if (last)
+		write_text_summary(out, &prof);
+	from_ns = to_ns;
+	profile_release(&prof);
+}
+
+void report_stack_brief(const struct agg *a, char *buf, size_t size)
+{
+	static struct symbolizer *sz;
+	const struct stack_frame *frames;
+	int depth;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (!a->stack || !stack_table() || stack_table_get(stack_table(), a->stack, &frames, &depth) < 0)
+		return;
+	if (!sz)
+		sz = symbolizer_new(SYMBOLIZE_NO_LINES | (opt.no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0));
+	for (int d = 0; d < depth && len + 4 < size; d++) {
+		const struct sym_info *si = symbolizer_lookup(sz, frames[d].module, frames[d].addr);
+		const char *name = si->nframes ? si->frames[si->nframes - 1].function : NULL;
+		int n = snprintf(buf + len, size - len, "%s%s", len ? " < " : "", name ? name : "?");
+
+		if (n < 0 || (size_t)n >= size - len)
+			break;
+		len += (size_t)n;
+	}
+}

@@ -1,0 +1,273 @@
+/*
+ * stacks.c - intern stacks into ids.
+ *
+ * Three structures:
+ *   chunks   frame storage, 1 MiB blocks filled in order; a stack never
+ *            straddles two blocks, so its frames never move
+ *   stacks   per id: pointer to the frames, depth, hash
+ *   index    open-addressing hash of ids (linear probing, load <= 1/2),
+ *            keyed by the frames' hash, compared in full on a hit
+ *
+ * The hash is FNV-1a-like over 64-bit words, folded: cheap for the
+ * 10-60 frames of a typical stack and good enough for linear probing.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack/modules.h"
+#include "stack/stacks.h"
+#include "util/xmalloc.h"
+
+/* Frame blocks grow from 64 KiB to 1 MiB. */
+#define CHUNK_FRAMES_MIN 4096
+#define CHUNK_FRAMES_MAX 65536
+
+struct stack_entry {
+	const struct stack_frame *frames;
+	uint32_t depth;
+	uint32_t hash;
+};
+
+struct stack_chunk {
+	struct stack_chunk *next;
+	size_t used, cap;		/* frames */
+	struct stack_frame frames[];
+};
+
+struct stack_table {
+	size_t max_bytes;
+	size_t bytes;			/* allocated so far */
+	struct stack_chunk *chunks;	/* newest first */
+	struct stack_entry *stacks;
+	size_t nstacks, stacks_cap;
+	uint32_t *index;		/* ids; 0 (STACK_ID_LOST) = empty slot */
+	size_t index_size;
+	uint64_t lost;
+};
+
+static uint32_t frames_hash(const struct stack_frame *f, int depth)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)depth;
+
+	for (int i = 0; i < depth; i++) {
+		h ^= f[i].addr;
+		h *= 0x100000001b3ULL;
+		h ^= h >> 32;
+		h ^= f[i].module;
+		h *= 0x100000001b3ULL;
+	}
+	h ^= h >> 29;
+	return (uint32_t)h ^ (uint32_t)(h >> 32);
+}
+
+/* Account for n more bytes; 0 if within the limit. */
+static int charge(struct stack_table *t, size_t n)
+{
+	if (t->max_bytes && t->bytes + n > t->max_bytes)
+		return -1;
+	t->bytes += n;
+	return 0;
+}
+
+struct stack_table *stack_table_new(size_t max_bytes)
+{
+	struct stack_table *t = xcalloc(1, sizeof(*t));
+
+	t->max_bytes = max_bytes;
+	t->index_size = 1024;
+	t->index = xcalloc(t->index_size, sizeof(*t->index));
+	t->stacks_cap = 1024;
+	t->stacks = xcalloc(t->stacks_cap, sizeof(*t->stacks));
+	t->bytes = sizeof(*t) + t->index_size * sizeof(*t->index) +
+		   t->stacks_cap * sizeof(*t->stacks);
+	/* id 0: the empty stack */
+	t->nstacks = 1;
+	return t;
+}
+
+void stack_table_free(struct stack_table *t)
+{
+	struct stack_chunk *c, *next;
+
+	if (!t)
+		return;
+	for (c = t->chunks; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(t->stacks);
+	free(t->index);
+	free(t);
+}
+
+static int frames_equal(const struct stack_entry *e, const struct stack_frame *f,
+			int depth, uint32_t hash)
+{
+	if (e->hash != hash || e->depth != (uint32_t)depth)
+		return 0;
+	for (int i = 0; i < depth; i++)
+		if (e->frames[i].addr != f[i].addr || e->frames[i].module != f[i].module)
+			return 0;
+	return 1;
+}
+
+static int index_grow(struct stack_table *t)
+{
+	size_t size = t->index_size * 2, mask = size - 1;
+	uint32_t *index;
+
+	if (charge(t, size * sizeof(*index)) < 0)
+		return -1;
+	index = xcalloc(size, sizeof(*index));
+	for (size_t id = 1; id < t->nstacks; id++) {
+		size_t j = t->stacks[id].hash & mask;
+
+		while (index[j])
+			j = (j + 1) & mask;
+		index[j] = (uint32_t)id;
+	}
+	t->bytes -= t->index_size * sizeof(*index);
+	free(t->index);
+	t->index = index;
+	t->index_size = size;
+	return 0;
+}
+
+/* Room for depth frames that will never move; NULL when over the limit. */
+static struct stack_frame *frames_alloc(struct stack_table *t, int depth)
+{
+	struct stack_chunk *c = t->chunks;
+
+	if (!c || c->cap - c->used < (size_t)depth) {
+		size_t cap = c ? 2 * c->cap : CHUNK_FRAMES_MIN;
+
+		if (cap > CHUNK_FRAMES_MAX)
+			cap = CHUNK_FRAMES_MAX;
+		if (cap < (size_t)depth)
+			cap = (size_t)depth;
+		size_t n = sizeof(*c) + cap * sizeof(struct stack_frame);
+
+		/* Near the limit, a chunk just big enough. */
+		if (t->max_bytes && t->bytes + n > t->max_bytes) {
+			cap = (size_t)depth;
+			n = sizeof(*c) + cap * sizeof(struct stack_frame);
+		}
+		if (charge(t, n) < 0)
+			return NULL;
+		c = xmalloc(n);
+		c->used = 0;
+		c->cap = cap;
+		c->next = t->chunks;
+		t->chunks = c;
+	}
+	c->used += (size_t)depth;
+	return &c->frames[c->used - (size_t)depth];
+}
+
+uint32_t stack_table_intern(struct stack_table *t, const struct stack_frame *frames,
+			    int depth)
+{
+	uint32_t hash;
+	size_t mask, j;
+	struct stack_frame *copy;
+
+	if (depth <= 0)
+		return STACK_ID_LOST;
+	if (depth > STACK_MAX_DEPTH)
+		depth = STACK_MAX_DEPTH;
+	hash = frames_hash(frames, depth);
+	mask = t->index_size - 1;
+	for (j = hash & mask; t->index[j]; j = (j + 1) & mask)
+		if (frames_equal(&t->stacks[t->index[j]], frames, depth, hash))
+			return t->index[j];
+	if (t->nstacks >= UINT32_MAX - 1)
+		goto lost;
+
+	/* A new stack: make room everywhere first, then commit. */
+	if ((t->nstacks + 1) * 2 > t->index_size) {
+		if (index_grow(t) < 0)
+			goto lost;
+		mask = t->index_size - 1;
+		for (j = hash & mask; t->index[j]; j = (j + 1) & mask)
+			;
+	}
+	if (t->nstacks == t->stacks_cap) {
+		size_t add = t->stacks_cap * sizeof(*t->stacks);
+
+		if (charge(t, add) < 0)
+			goto lost;
+		t->stacks = xrealloc(t->stacks, 2 * add);
+		t->stacks_cap *= 2;
+	}
+	copy = frames_alloc(t, depth);
+	if (!copy)
+		goto lost;
+	for (int i = 0; i < depth; i++) {
+		copy[i].addr = frames[i].addr;
+		copy[i].module = frames[i].module;
+		copy[i].reserved = 0;
+	}
+	t->stacks[t->nstacks].frames = copy;
+	t->stacks[t->nstacks].depth = (uint32_t)depth;
+	t->stacks[t->nstacks].hash = hash;
+	t->index[j] = (uint32_t)t->nstacks;
+	return (uint32_t)t->nstacks++;
+lost:
+	t->lost++;
+	return STACK_ID_LOST;
+}
+
+uint32_t stack_table_intern_pcs(struct stack_table *t, struct proc_modules *pm,
+				const uint64_t *pcs, int depth)
+{
+	struct stack_frame frames[256];
+	struct stack_frame *f = frames;
+	uint32_t id;
+
+	if (depth <= 0)
+		return STACK_ID_LOST;
+	if (depth > STACK_MAX_DEPTH)
+		depth = STACK_MAX_DEPTH;
+	if ((size_t)depth > sizeof(frames) / sizeof(frames[0]))
+		f = xmalloc((size_t)depth * sizeof(*f));
+	for (int i = 0; i < depth; i++) {
+		uint64_t pc = i ? pcs[i] - 1 : pcs[i];
+
+		f[i].reserved = 0;
+		if (!pm || modules_resolve(pm, pc, &f[i].module, &f[i].addr) < 0) {
+			f[i].module = MODULE_NONE;
+			f[i].addr = pc;
+		}
+	}
+	id = stack_table_intern(t, f, depth);
+	if (f != frames)
+		free(f);
+	return id;
+}
+
+int stack_table_get(const struct stack_table *t, uint32_t id,
+		    const struct stack_frame **frames, int *depth)
+{
+	if (id >= t->nstacks)
+		return -1;
+	*frames = t->stacks[id].frames;
+	*depth = (int)t->stacks[id].depth;
+	return 0;
+}
+
+uint32_t stack_table_count(const struct stack_table *t)
+{
+	return (uint32_t)t->nstacks;
+}
+
+size_t stack_table_memory(const struct stack_table *t)
+{
+	return t->bytes;
+}
+
+uint64_t stack_table_lost(const struct stack_table *t)
+{
+	return t->lost;
+}

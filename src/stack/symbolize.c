@@ -1,0 +1,746 @@
+/*
+ * symbolize.c - names, lines and inlined frames of module addresses,
+ * with libdw (libdwfl for files and symbols, libdw for DWARF scopes).
+ *
+ * One Dwfl per module, created at its first lookup, with the module's
+ * ELF reported at bias 0: libdwfl addresses are then the module's own
+ * (relative) addresses.  The ELF comes from the module table (an open
+ * descriptor, so a file of an exited container process or a deleted
+ * library still resolves); debug files from dwfl_standard_find_debuginfo.
+ *
+ * Inlined frames: dwarf_getscopes() lists the DIEs containing the
+ * address, innermost first.  Each DW_TAG_inlined_subroutine is one
+ * frame, located at the line the line table gives for the address
+ * (innermost) or at the DW_AT_call_file/DW_AT_call_line of the scope
+ * inside it; the first DW_TAG_subprogram ends the list and is the real
+ * function, named from the symbol table when it has the address.
+ *
+ * Demangling uses libiberty's cplus_demangle() with DMGL_AUTO, which
+ * tries Rust (legacy and v0) before C++ (HAVE_LIBIBERTY_DEMANGLE).
+ */
+#include "config.h"
+
+#include <dwarf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+
+#ifdef HAVE_LIBIBERTY_DEMANGLE
+# include <libiberty/demangle.h>
+#endif
+
+#include "stack/modules.h"
+#include "stack/symbolize.h"
+#include "util/xmalloc.h"
+
+struct sym_entry {
+	struct sym_info info;
+	struct sym_frame *frames;
+};
+
+/* The preferred name of each function address (aliases resolved). */
+struct sym_alias {
+	uint64_t addr;
+	const char *name;	/* in the Dwfl's symbol table */
+	int rank;		/* lower is better */
+};
+
+/* An address range of a compilation unit's code (module addresses). */
+struct sym_cu_range {
+	uint64_t start, end;
+	Dwarf_Die cu;
+};
+
+struct sym_module {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	int tried;
+	struct sym_alias *aliases;	/* sorted by addr, one per addr */
+	size_t naliases;
+	int aliases_read;
+	uint64_t (*code)[2];		/* executable PT_LOAD ranges */
+	size_t ncode;
+	Dwarf_Addr dwbias;		/* DWARF address + dwbias = module address */
+	struct sym_cu_range *cus;	/* sorted by start */
+	size_t ncus;
+	int cus_read;
+};
+
+struct symbolizer {
+	unsigned flags;
+	struct sym_entry **tab;		/* open addressing on (module, addr) */
+	size_t tab_size, count;
+	struct sym_module *mods;	/* by module id */
+	size_t nmods;
+	char **strs;			/* interned strings, open addressing */
+	size_t strs_size, nstrs;
+	uint64_t lookups;
+};
+
+static char *sym_debuginfo_path;
+
+static const Dwfl_Callbacks sym_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &sym_debuginfo_path,
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* One copy of each string, owned by the symbolizer. */
+static const char *intern(struct symbolizer *sz, const char *s)
+{
+	size_t mask, j;
+
+	if (!s)
+		return NULL;
+	if ((sz->nstrs + 1) * 2 > sz->strs_size) {
+		char **old = sz->strs;
+		size_t old_size = sz->strs_size;
+
+		sz->strs_size = old_size ? old_size * 2 : 256;
+		sz->strs = xcalloc(sz->strs_size, sizeof(*sz->strs));
+		for (size_t i = 0; i < old_size; i++)
+			if (old[i]) {
+				j = hash_str(old[i]) & (sz->strs_size - 1);
+				while (sz->strs[j])
+					j = (j + 1) & (sz->strs_size - 1);
+				sz->strs[j] = old[i];
+			}
+		free(old);
+	}
+	mask = sz->strs_size - 1;
+	for (j = hash_str(s) & mask; sz->strs[j]; j = (j + 1) & mask)
+		if (strcmp(sz->strs[j], s) == 0)
+			return sz->strs[j];
+	sz->strs[j] = xstrdup(s);
+	sz->nstrs++;
+	return sz->strs[j];
+}
+
+char *symbolize_demangle(const char *name)
+{
+#ifdef HAVE_LIBIBERTY_DEMANGLE
+	if (!name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return NULL;
+	return cplus_demangle(name, DMGL_PARAMS | DMGL_AUTO);
+#else
+	(void)name;
+	return NULL;
+#endif
+}
+
+struct symbolizer *symbolizer_new(unsigned flags)
+{
+	struct symbolizer *sz = xcalloc(1, sizeof(*sz));
+
+	sz->flags = flags;
+	sz->tab_size = 1024;
+	sz->tab = xcalloc(sz->tab_size, sizeof(*sz->tab));
+	return sz;
+}
+
+void symbolizer_free(struct symbolizer *sz)
+{
+	if (!sz)
+		return;
+	for (size_t i = 0; i < sz->tab_size; i++)
+		if (sz->tab[i]) {
+			free(sz->tab[i]->frames);
+			free(sz->tab[i]);
+		}
+	free(sz->tab);
+	for (size_t i = 0; i < sz->nmods; i++) {
+		if (sz->mods[i].dwfl)
+			dwfl_end(sz->mods[i].dwfl);
+		free(sz->mods[i].aliases);
+		free(sz->mods[i].code);
+		free(sz->mods[i].cus);
+	}
+	free(sz->mods);
+	for (size_t i = 0; i < sz->strs_size; i++)
+		free(sz->strs[i]);
+	free(sz->strs);
+	free(sz);
+}
+
+uint64_t symbolizer_lookups(const struct symbolizer *sz)
+{
+	return sz->lookups;
+}
+
+size_t symbolizer_cached(const struct symbolizer *sz)
+{
+	return sz->count;
+}
+
+/*
+ * How good a name is among the aliases of one address (lower is
+ * better): exported (global or weak) before local, then fewer leading
+ * underscores, then global before weak, then shorter.  So glibc's
+ * malloc beats __libc_malloc, and mmap (weak) beats __mmap and mmap64.
+ */
+static int alias_rank(const char *name, const GElf_Sym *sym)
+{
+	int bind = GELF_ST_BIND(sym->st_info);
+	size_t under = strspn(name, "_");
+	size_t len = strcspn(name, "@");
+
+	return (bind == STB_LOCAL) * 10000000 + (int)(under > 9 ? 9 : under) * 1000000 +
+	       (bind == STB_WEAK) * 100000 + (int)(len > 99999 ? 99999 : len);
+}
+
+static int alias_cmp(const void *a, const void *b)
+{
+	const struct sym_alias *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->rank - y->rank;
+}
+
+static void read_aliases(struct sym_module *sm)
+{
+	int n = dwfl_module_getsymtab(sm->mod);
+	size_t cap = 0, out = 0;
+
+	sm->aliases_read = 1;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(sm->mod, i, &sym, &addr,
+							   NULL, NULL, NULL);
+
+		if (!name || !*name || GELF_ST_TYPE(sym.st_info) != STT_FUNC || !addr)
+			continue;
+		sm->aliases = xgrowarray(sm->aliases, &cap, sm->naliases + 1,
+					 sizeof(*sm->aliases));
+		sm->aliases[sm->naliases].addr = addr;
+		sm->aliases[sm->naliases].name = name;
+		sm->aliases[sm->naliases].rank = alias_rank(name, &sym);
+		sm->naliases++;
+	}
+	if (!sm->naliases)
+		return;
+	qsort(sm->aliases, sm->naliases, sizeof(*sm->aliases), alias_cmp);
+	for (size_t i = 0; i < sm->naliases; i++)
+		if (!out || sm->aliases[out - 1].addr != sm->aliases[i].addr)
+			sm->aliases[out++] = sm->aliases[i];
+	sm->naliases = out;
+}
+
+/*
+ * Of n elements sorted by key (key_of(arg, i) for element i), the number
+ * whose key is at most key: the index after the last of them.
+ */
+static size_t count_up_to(size_t n, uint64_t key, uint64_t (*key_of)(const void *, size_t),
+			  const void *arg)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (key_of(arg, mid) <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static uint64_t alias_key(const void *arg, size_t i)
+{
+	return ((const struct sym_module *)arg)->aliases[i].addr;
+}
+
+/* The best alias of the function at addr, or name if none is better. */
+static const char *best_alias(struct sym_module *sm, uint64_t addr, const char *name)
+{
+	size_t i;
+
+	if (!sm->aliases_read)
+		read_aliases(sm);
+	i = count_up_to(sm->naliases, addr, alias_key, sm);
+	if (i && sm->aliases[i - 1].addr == addr)
+		return sm->aliases[i - 1].name;
+	return name;
+}
+
+/* The Dwfl_Module of a module, NULL when its file cannot be read. */
+static Dwfl_Module *sym_module(struct symbolizer *sz, const struct module *m)
+{
+	struct sym_module *sm;
+	int fd;
+
+	if (m->id >= sz->nmods) {
+		size_t n = sz->nmods;
+
+		sz->mods = xgrowarray(sz->mods, &n, m->id + 1, sizeof(*sz->mods));
+		sz->nmods = n;
+	}
+	sm = &sz->mods[m->id];
+	if (sm->tried)
+		return sm->mod;
+	sm->tried = 1;
+	if (m->path[0] != '/')
+		return NULL;
+	fd = module_open(m);
+	if (fd < 0)
+		return NULL;
+	sm->dwfl = dwfl_begin(&sym_callbacks);
+	if (!sm->dwfl) {
+		close(fd);
+		return NULL;
+	}
+	dwfl_report_begin(sm->dwfl);
+	/* base 0 relative to p_vaddr: bias 0, addresses as in the file */
+	sm->mod = dwfl_report_elf(sm->dwfl, m->name, m->path, fd, 0, true);
+	if (!sm->mod)
+		close(fd);
+	dwfl_report_end(sm->dwfl, NULL, NULL);
+	return sm->mod;
+}
+
+/*
+ * A DIE's name: its linkage name when that is a mangled one (it carries
+ * the namespace and class), else DW_AT_name (C code renamed with asm
+ * labels has linkage names such as glibc's __GI___mmap64).
+ */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name;
+
+	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	if (name && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R'))
+		return name;
+	return dwarf_diename(die) ? dwarf_diename(die) : name;
+}
+
+static void add_frame(struct symbolizer *sz, struct sym_entry *e, size_t *cap,
+		      const char *name, uint64_t offset, const char *file, int line,
+		      int inlined)
+{
+	struct sym_frame *f;
+	char *dem = NULL, *plain = NULL;
+	const char *at = name ? strchr(name, '@') : NULL;
+
+	/* symbol versions (__libc_start_main@@GLIBC_2.34) are not names */
+	if (at && at > name) {
+		plain = xmalloc((size_t)(at - name) + 1);
+		memcpy(plain, name, (size_t)(at - name));
+		plain[at - name] = '\0';
+		name = plain;
+	}
+	e->frames = xgrowarray(e->frames, cap, (size_t)e->info.nframes + 1, sizeof(*f));
+	f = &e->frames[e->info.nframes++];
+	f->system_name = intern(sz, name);
+	if (name && !(sz->flags & SYMBOLIZE_NO_DEMANGLE))
+		dem = symbolize_demangle(name);
+	f->function = dem ? intern(sz, dem) : f->system_name;
+	free(dem);
+	free(plain);
+	f->offset = offset;
+	if (sz->flags & SYMBOLIZE_NO_LINES) {
+		file = NULL;
+		line = 0;
+	}
+	f->file = intern(sz, file);
+	f->line = file ? line : 0;
+	f->inlined = inlined;
+}
+
+/*
+ * Source lines, checked.
+ *
+ * libdwfl finds the CU of an address by the start of its nearest
+ * address range below, whatever the range's length, and
+ * dwfl_module_getsrc() returns the nearest line record below the
+ * address.  Neither says that DWARF describes the address: _start or an
+ * assembly function got the line of some unrelated function.  And the
+ * linker leaves the debug information of code it discarded
+ * (--gc-sections, duplicate COMDAT groups) in place, relocated to
+ * address 0: a function that no longer exists then covers the first
+ * pages of the module, lines and ranges included.
+ *
+ * So a line is only given where
+ *  - a range of a CU contains the address, the range starting in an
+ *    executable segment of the module (the CU index below);
+ *  - a DW_TAG_subprogram of that CU contains it, by a range that starts
+ *    in an executable segment too, or the CU is assembler code (which
+ *    has lines but no functions);
+ *  - a row of the CU's line table covers it: the last row at or below
+ *    the address, not an end of sequence.
+ */
+
+/* Read the executable segments of the module. */
+static void read_code_ranges(struct sym_module *sm)
+{
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(sm->mod, &bias);
+	size_t nph = 0, cap = 0;
+
+	if (!elf || elf_getphdrnum(elf, &nph) != 0)
+		return;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		sm->code = xgrowarray(sm->code, &cap, sm->ncode + 1, sizeof(*sm->code));
+		sm->code[sm->ncode][0] = ph.p_vaddr + bias;
+		sm->code[sm->ncode][1] = ph.p_vaddr + bias + ph.p_memsz;
+		sm->ncode++;
+	}
+}
+
+/* Does module address a lie in an executable segment (or are there none)? */
+static int in_code(const struct sym_module *sm, uint64_t a)
+{
+	if (!sm->ncode)
+		return 1;
+	for (size_t i = 0; i < sm->ncode; i++)
+		if (a >= sm->code[i][0] && a < sm->code[i][1])
+			return 1;
+	return 0;
+}
+
+/*
+ * Does a range of die that starts in code contain DWARF address pc?
+ * (-1 when die has no ranges at all.)
+ */
+static int die_covers(const struct sym_module *sm, Dwarf_Die *die, Dwarf_Addr pc)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	int any = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
+		any = 1;
+		if (pc >= start && pc < end && in_code(sm, start + sm->dwbias))
+			return 1;
+	}
+	return any ? 0 : -1;
+}
+
+static int cu_range_cmp(const void *a, const void *b)
+{
+	const struct sym_cu_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The index of the CUs' ranges that start in code. */
+static void read_cus(struct sym_module *sm)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	size_t cap = 0;
+
+	sm->cus_read = 1;
+	if (!dwfl_module_getdwarf(sm->mod, &sm->dwbias))
+		return;
+	read_code_ranges(sm);
+	while ((cu = dwfl_module_nextcu(sm->mod, cu, &bias)) != NULL) {
+		Dwarf_Addr base, start, end;
+		ptrdiff_t off = 0;
+
+		while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+			if (start >= end || !in_code(sm, start + bias))
+				continue;
+			sm->cus = xgrowarray(sm->cus, &cap, sm->ncus + 1, sizeof(*sm->cus));
+			sm->cus[sm->ncus].start = start + bias;
+			sm->cus[sm->ncus].end = end + bias;
+			sm->cus[sm->ncus].cu = *cu;
+			sm->ncus++;
+		}
+	}
+	if (sm->ncus)
+		qsort(sm->cus, sm->ncus, sizeof(*sm->cus), cu_range_cmp);
+}
+
+static uint64_t cu_key(const void *arg, size_t i)
+{
+	return ((const struct sym_module *)arg)->cus[i].start;
+}
+
+/* The CU whose code contains module address a, or NULL. */
+static Dwarf_Die *cu_of(struct sym_module *sm, uint64_t a)
+{
+	size_t lo;
+
+	if (!sm->cus_read)
+		read_cus(sm);
+	/* the last range starting at or below a; ranges may nest (rare) */
+	lo = count_up_to(sm->ncus, a, cu_key, sm);
+	while (lo-- > 0)
+		if (a < sm->cus[lo].end)
+			return &sm->cus[lo].cu;
+	if (!sm->ncus) {
+		/* no CU says where its code is: libdwfl's guess, checked later */
+		Dwarf_Addr bias;
+
+		return dwfl_module_addrdie(sm->mod, a, &bias);
+	}
+	return NULL;
+}
+
+#define MAX_SCOPES 64
+
+/*
+ * Inlined subroutines inside die that contain pc, outermost first, into
+ * scopes[*n...]: through lexical blocks, never into other functions.
+ */
+static void inlined_scopes(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *scopes, int *n)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(die, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block &&
+		    tag != DW_TAG_try_block && tag != DW_TAG_catch_block)
+			continue;
+		if (dwarf_haspc(&child, pc) != 1)
+			continue;
+		if (tag == DW_TAG_inlined_subroutine) {
+			if (*n >= MAX_SCOPES)
+				return;
+			scopes[(*n)++] = child;
+		}
+		inlined_scopes(&child, pc, scopes, n);
+		return;
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/*
+ * The function of the CU (found under die, through namespaces and
+ * types) that contains pc by a range starting in code: scopes[0], then
+ * the inlined subroutines in it, outermost first.  Returns their number,
+ * 0 when no function contains pc.
+ */
+static int function_scopes(const struct sym_module *sm, Dwarf_Die *die, Dwarf_Addr pc,
+			   Dwarf_Die *scopes, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 16 || dwarf_child(die, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child), n;
+
+		switch (tag) {
+		case DW_TAG_subprogram:
+		case DW_TAG_entry_point:
+			if (die_covers(sm, &child, pc) != 1)
+				break;
+			scopes[0] = child;
+			n = 1;
+			inlined_scopes(&child, pc, scopes, &n);
+			return n;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			n = function_scopes(sm, &child, pc, scopes, depth + 1);
+			if (n)
+				return n;
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+static uint64_t row_key(const void *arg, size_t i)
+{
+	Dwarf_Line *row = dwarf_onesrcline((Dwarf_Lines *)arg, i);
+	Dwarf_Addr a;
+
+	return row && dwarf_lineaddr(row, &a) == 0 ? a : UINT64_MAX;
+}
+
+/* The line of DWARF address pc in cu: 0, or -1 when no row covers it. */
+static int line_of(Dwarf_Die *cu, Dwarf_Addr pc, const char **file, int *line)
+{
+	Dwarf_Lines *lines;
+	size_t n, lo;
+	Dwarf_Line *row;
+	bool end;
+
+	if (dwarf_getsrclines(cu, &lines, &n) != 0 || !n)
+		return -1;
+	/* rows are sorted by address: the last one at or below pc */
+	lo = count_up_to(n, pc, row_key, lines);
+	/* an end of sequence is the first address after its rows */
+	if (!lo || lo == n || !(row = dwarf_onesrcline(lines, lo - 1)) ||
+	    dwarf_lineendsequence(row, &end) != 0 || end)
+		return -1;
+	*file = dwarf_linesrc(row, NULL, NULL);
+	if (!*file || dwarf_lineno(row, line) != 0)
+		return -1;
+	return 0;
+}
+
+static int is_assembler(Dwarf_Die *cu)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word lang;
+
+	return dwarf_formudata(dwarf_attr(cu, DW_AT_language, &attr), &lang) == 0 &&
+	       lang == DW_LANG_Mips_Assembler;
+}
+
+static void resolve(struct symbolizer *sz, struct sym_entry *e)
+{
+	const struct module *m = module_get(e->info.module);
+	Dwfl_Module *mod = m ? sym_module(sz, m) : NULL;
+	uint64_t addr = e->info.addr;
+	const char *name = NULL, *file = NULL;
+	GElf_Off offset = 0;
+	GElf_Sym sym;
+	int line = 0;
+	size_t cap = 0;
+
+	if (m) {
+		e->info.module_path = m->path;
+		e->info.module_name = m->name;
+	}
+	if (!mod) {
+		add_frame(sz, e, &cap, NULL, 0, NULL, 0, 0);
+		return;
+	}
+	struct sym_module *sm = &sz->mods[m->id];
+
+	name = dwfl_module_addrinfo(mod, addr, &offset, &sym, NULL, NULL, NULL);
+	if (name)
+		name = best_alias(sm, addr - offset, name);
+
+	Dwarf_Die *cu = cu_of(sm, addr);
+	Dwarf_Addr pc = addr - sm->dwbias;
+	Dwarf_Die scopes[MAX_SCOPES];
+	int nscopes = cu ? function_scopes(sm, cu, pc, scopes, 0) : 0;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+
+	if (cu && (nscopes || is_assembler(cu)) && !(sz->flags & SYMBOLIZE_NO_LINES) &&
+	    line_of(cu, pc, &file, &line) != 0) {
+		file = NULL;
+		line = 0;
+	}
+	if (cu && dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+		files = NULL;
+	if (!name && nscopes) {
+		Dwarf_Addr low;
+
+		name = die_name(&scopes[0]);
+		if (dwarf_lowpc(&scopes[0], &low) == 0 && pc >= low)
+			offset = pc - low;
+	}
+	/* the inlined subroutines, innermost first */
+	for (int i = nscopes - 1; i > 0 && !(sz->flags & SYMBOLIZE_NO_INLINE); i--) {
+		Dwarf_Die *s = &scopes[i];
+
+		add_frame(sz, e, &cap, die_name(s), 0, file, line, 1);
+
+		/* The call site, in the scope around this one. */
+		Dwarf_Attribute attr;
+		Dwarf_Word v;
+
+		file = NULL;
+		line = 0;
+		if (files && dwarf_formudata(dwarf_attr(s, DW_AT_call_file, &attr), &v) == 0)
+			file = dwarf_filesrc(files, v, NULL, NULL);
+		if (dwarf_formudata(dwarf_attr(s, DW_AT_call_line, &attr), &v) == 0)
+			line = (int)v;
+	}
+	add_frame(sz, e, &cap, name, name ? offset : 0, file, line, 0);
+}
+
+static size_t slot(uint32_t module, uint64_t addr, size_t size)
+{
+	uint64_t h = (addr ^ ((uint64_t)module << 40)) * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 20) & (size - 1);
+}
+
+const struct sym_info *symbolizer_lookup(struct symbolizer *sz, uint32_t module,
+					 uint64_t addr)
+{
+	struct sym_entry *e;
+	size_t j, mask = sz->tab_size - 1;
+
+	sz->lookups++;
+	for (j = slot(module, addr, sz->tab_size); sz->tab[j]; j = (j + 1) & mask)
+		if (sz->tab[j]->info.module == module && sz->tab[j]->info.addr == addr)
+			return &sz->tab[j]->info;
+	if ((sz->count + 1) * 2 > sz->tab_size) {
+		struct sym_entry **old = sz->tab;
+		size_t old_size = sz->tab_size;
+
+		sz->tab_size *= 2;
+		sz->tab = xcalloc(sz->tab_size, sizeof(*sz->tab));
+		mask = sz->tab_size - 1;
+		for (size_t i = 0; i < old_size; i++)
+			if (old[i]) {
+				j = slot(old[i]->info.module, old[i]->info.addr, sz->tab_size);
+				while (sz->tab[j])
+					j = (j + 1) & mask;
+				sz->tab[j] = old[i];
+			}
+		free(old);
+		for (j = slot(module, addr, sz->tab_size); sz->tab[j]; j = (j + 1) & mask)
+			;
+	}
+	e = xcalloc(1, sizeof(*e));
+	e->info.module = module;
+	e->info.addr = addr;
+	resolve(sz, e);
+	e->info.frames = e->frames;
+	sz->tab[j] = e;
+	sz->count++;
+	return &e->info;
+}
+
+int symbolizer_format(const struct sym_info *si, int i, char *buf, size_t size)
+{
+	const struct sym_frame *f;
+
+	if (i < 0 || i >= si->nframes)
+		return snprintf(buf, size, "[unknown]");
+	f = &si->frames[i];
+	if (!f->function) {
+		if (si->module_name)
+			return snprintf(buf, size, "[unknown] (%s+0x%" PRIx64 ")",
+					si->module_name, si->addr);
+		return snprintf(buf, size, "[unknown] (0x%" PRIx64 ")", si->addr);
+	}
+	if (f->file) {
+		const char *base = strrchr(f->file, '/');
+
+		return snprintf(buf, size, "%s (%s:%d)", f->function,
+				base ? base + 1 : f->file, f->line);
+	}
+	return snprintf(buf, size, "%s", f->function);
+}

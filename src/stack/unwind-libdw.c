@@ -1,0 +1,471 @@
+/*
+ * unwind-libdw.c - DWARF unwinding with elfutils' libdwfl over a stack
+ * snapshot (--unwind=libdw).
+ *
+ * One Dwfl per process, kept for the process's life: it holds each
+ * module's ELF and parsed CFI, which is what makes a walk cheap.  Its
+ * module list comes from the process's struct proc_modules (no second
+ * read of /proc/PID/maps) and is re-reported when that list changes:
+ * dwfl_report_begin() + dwfl_report_module() for every module instance
+ * + dwfl_report_end() keeps the Dwfl_Module (and its caches) of every
+ * module reported again with the same name and range, and drops the
+ * others.  ELF files are opened by find_elf below from the module
+ * table, that is through /proc/PID/map_files or /proc/PID/root
+ * (libdwfl's own dwfl_linux_proc_find_elf opens the path as seen by
+ * memtap, which fails across mount namespaces).
+ *
+ * Thread state comes from Dwfl_Thread_Callbacks over the snapshot:
+ * registers from the stop, memory from the copy (then the process).
+ * dwfl_attach_state() is called once; each walk points the callbacks at
+ * its snapshot.
+ *
+ * Rule cache.  libdwfl interprets the CFI of every frame anew (FDE
+ * search, CFA program, a malloc per frame), about 1-2 µs per frame
+ * here.  Nearly every x86-64 frame follows one of a few rules: the CFA
+ * is %rsp or %rbp plus a constant, the return address is saved at
+ * CFA + constant, and %rbp is either untouched or saved at CFA +
+ * constant.  So each pc's rule is extracted once with libdw
+ * (dwarf_cfi_addrframe) into a hash table, and a walk whose frames all
+ * have such rules runs from the table with three registers and one or
+ * two memory reads per frame.  The first frame with any other rule
+ * (CFA expressions as in PLT entries, signal frames, a CFA in another
+ * register, no CFI) sends the whole walk to dwfl_getthread_frames().
+ * The table is emptied when the process's mappings change.
+ *
+ * Compiled only with libdw (HAVE_LIBDW).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack/unwind.h"
+
+#ifdef HAVE_LIBDW
+
+#include <dwarf.h>
+#include <stdint.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+
+#include "stack/modules.h"
+#include "util/xmalloc.h"
+
+int unwind_libdw_rule_cache = 1;
+
+/* x86-64 DWARF register numbers */
+#define DW_REG_RBP 6
+#define DW_REG_RSP 7
+#define DW_REG_RA 16
+
+enum { RULE_SIMPLE = 1, RULE_END, RULE_COMPLEX };
+
+struct dw_rule {
+	uint64_t pc;		/* the address looked up; 0 = empty slot */
+	int32_t cfa_off;	/* CFA = cfa_reg + cfa_off */
+	int32_t ra_off;		/* return address at CFA + ra_off */
+	int32_t rbp_off;	/* caller's %rbp at CFA + rbp_off; 0 = unchanged */
+	uint8_t kind;		/* RULE_* */
+	uint8_t cfa_reg;	/* DW_REG_RSP or DW_REG_RBP */
+};
+
+#define RULES_MIN 1024
+#define RULES_MAX 65536
+
+struct dw_state {
+	Dwfl *dwfl;
+	struct dw_rule *rules;		/* open addressing on pc */
+	size_t nrules, rules_size;
+	int attached;
+	int attach_failures;
+	int reported;			/* modules reported at least once */
+	const struct stack_snapshot *snap;	/* the walk in progress */
+	struct unwind_memcache cache;
+	uint64_t *pcs;
+	int n, max;
+};
+
+/* The module id travels in the Dwfl_Module's userdata, as id + 1. */
+static int dw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
+		       Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	uintptr_t v = (uintptr_t)*userdata;
+	const struct module *m = v ? module_get((uint32_t)(v - 1)) : NULL;
+	int fd;
+
+	(void)mod;
+	(void)modname;
+	(void)base;
+	*elfp = NULL;
+	if (!m)
+		return -1;
+	fd = module_open(m);
+	if (fd < 0)
+		return -1;
+	*file_name = strdup(m->path);
+	return fd;
+}
+
+static char *dw_debuginfo_path;
+
+static const Dwfl_Callbacks dw_callbacks = {
+	.find_elf = dw_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &dw_debuginfo_path,
+};
+
+static pid_t dw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct dw_state *st = arg;
+
+	(void)dwfl;
+	if (*thread_argp || !st->snap)
+		return 0;
+	*thread_argp = st;
+	return st->snap->tid;
+}
+
+static bool dw_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	struct dw_state *st = arg;
+
+	(void)dwfl;
+	if (!st->snap || st->snap->tid != tid)
+		return false;
+	*thread_argp = st;
+	return true;
+}
+
+static bool dw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct dw_state *st = arg;
+	uint64_t w;
+
+	(void)dwfl;
+	if (!st->snap || unwind_memcache_read(&st->cache, st->snap, addr, &w, sizeof(w)) < 0)
+		return false;
+	*result = w;
+	return true;
+}
+
+static bool dw_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct dw_state *st = arg;
+	const arch_regs_t *r = &st->snap->regs;
+	/* DWARF register numbers 0-16 of x86-64 */
+	Dwarf_Word regs[17] = {
+		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
+		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15,
+		r->rip,
+	};
+
+	if (!dwfl_thread_state_registers(thread, 0, 17, regs))
+		return false;
+	dwfl_thread_state_register_pc(thread, r->rip);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks dw_thread_callbacks = {
+	.next_thread = dw_next_thread,
+	.get_thread = dw_get_thread,
+	.memory_read = dw_memory_read,
+	.set_initial_registers = dw_set_initial_registers,
+};
+
+/* "Register saved at CFA + N": call_frame_cfa, plus_uconst N. */
+static int cfa_offset_rule(const Dwarf_Op *ops, size_t nops, int32_t *off)
+{
+	if (nops != 2 || ops[0].atom != DW_OP_call_frame_cfa || ops[1].atom != DW_OP_plus_uconst)
+		return 0;
+	if ((int64_t)ops[1].number < INT32_MIN || (int64_t)ops[1].number > INT32_MAX ||
+	    (int64_t)ops[1].number == 0)
+		return 0;
+	*off = (int32_t)(int64_t)ops[1].number;
+	return 1;
+}
+
+static void rule_classify(Dwarf_Frame *frame, struct dw_rule *r)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	Dwarf_Addr start, end;
+	bool signal = false;
+	int ra = dwarf_frame_info(frame, &start, &end, &signal);
+
+	r->kind = RULE_COMPLEX;
+	if (ra != DW_REG_RA || signal)
+		return;
+	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx ||
+	    (ops[0].number != DW_REG_RSP && ops[0].number != DW_REG_RBP) ||
+	    (int64_t)ops[0].number2 < INT32_MIN || (int64_t)ops[0].number2 > INT32_MAX)
+		return;
+	r->cfa_reg = (uint8_t)ops[0].number;
+	r->cfa_off = (int32_t)(int64_t)ops[0].number2;
+	if (dwarf_frame_register(frame, DW_REG_RA, mem, &ops, &nops) != 0)
+		return;
+	if (nops == 0) {
+		/* undefined or same value: the outermost frame */
+		r->kind = RULE_END;
+		return;
+	}
+	if (!cfa_offset_rule(ops, nops, &r->ra_off))
+		return;
+	if (dwarf_frame_register(frame, DW_REG_RBP, mem, &ops, &nops) != 0)
+		return;
+	r->rbp_off = 0;
+	if (nops != 0 && !cfa_offset_rule(ops, nops, &r->rbp_off))
+		return;
+	r->kind = RULE_SIMPLE;
+}
+
+static void rule_compute(struct dw_state *st, uint64_t pc, struct dw_rule *r)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(st->dwfl, pc);
+
+	r->pc = pc;
+	r->kind = RULE_COMPLEX;
+	if (!mod)
+		return;
+	for (int pass = 0; pass < 2; pass++) {
+		Dwarf_Addr bias;
+		Dwarf_CFI *cfi = pass ? dwfl_module_dwarf_cfi(mod, &bias)
+				      : dwfl_module_eh_cfi(mod, &bias);
+		Dwarf_Frame *frame;
+
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
+			continue;
+		rule_classify(frame, r);
+		free(frame);
+		return;
+	}
+}
+
+static size_t rule_slot(uint64_t pc, size_t size)
+{
+	return (size_t)((pc * 0x9e3779b97f4a7c15ULL) >> 32) & (size - 1);
+}
+
+static void rules_clear(struct dw_state *st)
+{
+	if (st->rules)
+		memset(st->rules, 0, st->rules_size * sizeof(*st->rules));
+	st->nrules = 0;
+}
+
+static const struct dw_rule *rule_get(struct dw_state *st, uint64_t pc)
+{
+	size_t j, mask;
+
+	if ((st->nrules + 1) * 2 > st->rules_size) {
+		struct dw_rule *old = st->rules;
+		size_t old_size = st->rules_size;
+
+		if (old_size >= RULES_MAX) {
+			rules_clear(st);	/* bounded: start over */
+		} else {
+			st->rules_size = old_size ? old_size * 2 : RULES_MIN;
+			st->rules = xcalloc(st->rules_size, sizeof(*st->rules));
+			mask = st->rules_size - 1;
+			for (size_t i = 0; i < old_size; i++)
+				if (old[i].pc) {
+					for (j = rule_slot(old[i].pc, st->rules_size); st->rules[j].pc;
+					     j = (j + 1) & mask)
+						;
+					st->rules[j] = old[i];
+				}
+			free(old);
+		}
+	}
+	mask = st->rules_size - 1;
+	for (j = rule_slot(pc, st->rules_size); st->rules[j].pc; j = (j + 1) & mask)
+		if (st->rules[j].pc == pc)
+			return &st->rules[j];
+	rule_compute(st, pc, &st->rules[j]);
+	st->nrules++;
+	return &st->rules[j];
+}
+
+/*
+ * Walk with cached rules.  Returns the depth, or -1 when a frame needs
+ * libdwfl's full unwinder.
+ */
+static int dw_fast_walk(struct dw_state *st, const struct stack_snapshot *s,
+			uint64_t *pcs, int max_depth)
+{
+	uint64_t pc = s->regs.rip, sp = s->regs.rsp, fp = s->regs.rbp;
+	int n = 0;
+
+	for (;;) {
+		const struct dw_rule *r;
+		uint64_t cfa, ra;
+
+		pcs[n++] = pc;
+		if (n >= max_depth)
+			return n;
+		/* callers: the call instruction's rule, not the next one's */
+		r = rule_get(st, n == 1 ? pc : pc - 1);
+		if (r->kind == RULE_END)
+			return n;
+		if (r->kind != RULE_SIMPLE)
+			return -1;
+		cfa = (r->cfa_reg == DW_REG_RSP ? sp : fp) + (uint64_t)(int64_t)r->cfa_off;
+		if (cfa <= sp)
+			return -1;
+		if (unwind_memcache_read(&st->cache, s, cfa + (uint64_t)(int64_t)r->ra_off,
+					 &ra, sizeof(ra)) < 0)
+			return n;
+		if (r->rbp_off &&
+		    unwind_memcache_read(&st->cache, s, cfa + (uint64_t)(int64_t)r->rbp_off,
+					 &fp, sizeof(fp)) < 0)
+			return n;
+		if (ra == 0)
+			return n;
+		sp = cfa;
+		pc = ra;
+	}
+}
+
+/* Report the module instances of uw->pm to the Dwfl. */
+static void dw_report(struct unwinder *uw)
+{
+	struct dw_state *st = uw->priv;
+	const struct proc_modules *pm = uw->pm;
+
+	dwfl_report_begin(st->dwfl);
+	for (size_t i = 0; i < pm->nranges; ) {
+		const struct module_range *r = &pm->ranges[i];
+		const struct module *m = module_get(r->module);
+		uint64_t low = r->start, high = r->end;
+		size_t j = i + 1;
+
+		/* the ranges of one instance: same module and bias */
+		while (j < pm->nranges && pm->ranges[j].module == r->module &&
+		       pm->ranges[j].bias == r->bias) {
+			high = pm->ranges[j].end;
+			j++;
+		}
+		i = j;
+		if (!m || m->path[0] != '/')
+			continue;	/* [vdso] */
+		if (m->elf_ok) {
+			low = r->bias + m->first_vaddr;
+			high = r->bias + m->end_vaddr;
+		}
+		Dwfl_Module *mod = dwfl_report_module(st->dwfl, m->path, low, high);
+		void **ud = NULL;
+
+		if (mod && dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL) && ud)
+			*ud = (void *)(uintptr_t)(m->id + 1);
+	}
+	dwfl_report_end(st->dwfl, NULL, NULL);
+	st->reported = 1;
+}
+
+static int dw_init(struct unwinder *uw)
+{
+	struct dw_state *st;
+
+	if (!uw->pm) {
+		errno = EINVAL;
+		return -1;
+	}
+	st = xcalloc(1, sizeof(*st));
+	st->dwfl = dwfl_begin(&dw_callbacks);
+	if (!st->dwfl) {
+		free(st);
+		errno = ENOMEM;
+		return -1;
+	}
+	uw->priv = st;
+	return 0;
+}
+
+static void dw_fini(struct unwinder *uw)
+{
+	struct dw_state *st = uw->priv;
+
+	if (!st)
+		return;
+	st->snap = NULL;
+	dwfl_end(st->dwfl);
+	free(st->rules);
+	free(st);
+	uw->priv = NULL;
+}
+
+static void dw_maps_changed(struct unwinder *uw)
+{
+	struct dw_state *st = uw->priv;
+
+	st->reported = 0;
+	rules_clear(st);
+}
+
+static int dw_frame(Dwfl_Frame *frame, void *arg)
+{
+	struct dw_state *st = arg;
+	Dwarf_Addr pc;
+	bool activation = false;
+
+	if (!dwfl_frame_pc(frame, &pc, &activation) || pc == 0)
+		return DWARF_CB_ABORT;
+	/* Convention of unwind.h: exact pcs after frame 0 are stored + 1. */
+	st->pcs[st->n] = st->n > 0 && activation ? pc + 1 : pc;
+	st->n++;
+	return st->n < st->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+static int dw_walk(struct unwinder *uw, const struct stack_snapshot *s,
+		   uint64_t *pcs, int max_depth)
+{
+	struct dw_state *st = uw->priv;
+
+	if (!st->reported)
+		dw_report(uw);
+	st->snap = s;
+	unwind_memcache_reset(&st->cache);
+	if (!st->attached) {
+		/* Retried on later walks: no module may have an ELF yet. */
+		if (st->attach_failures > 16 ||
+		    !dwfl_attach_state(st->dwfl, NULL, uw->pid, &dw_thread_callbacks, st)) {
+			st->attach_failures++;
+			st->snap = NULL;
+			return 0;
+		}
+		st->attached = 1;
+	}
+	if (unwind_libdw_rule_cache) {
+		int n = dw_fast_walk(st, s, pcs, max_depth);
+
+		if (n > 0) {
+			st->snap = NULL;
+			return n;
+		}
+		unwind_memcache_reset(&st->cache);
+	}
+	st->pcs = pcs;
+	st->n = 0;
+	st->max = max_depth;
+	dwfl_getthread_frames(st->dwfl, s->tid, dw_frame, st);
+	st->snap = NULL;
+	return st->n;
+}
+
+static const struct unwinder_ops dw_ops = {
+	.name = "libdw",
+	.init = dw_init,
+	.fini = dw_fini,
+	.maps_changed = dw_maps_changed,
+	.walk = dw_walk,
+};
+
+const struct unwinder_ops *const unwinder_libdw_ops = &dw_ops;
+
+#else /* !HAVE_LIBDW */
+
+int unwind_libdw_rule_cache;
+
+const struct unwinder_ops *const unwinder_libdw_ops = NULL;
+
+#endif /* HAVE_LIBDW */

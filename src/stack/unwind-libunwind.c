@@ -1,0 +1,216 @@
+/*
+ * unwind-libunwind.c - DWARF unwinding with libunwind-ptrace over a
+ * stack snapshot (--unwind=dwarf).
+ *
+ * One libunwind address space per process, created once, with
+ * UNW_CACHE_GLOBAL: after the first walks through a code path, libunwind
+ * finds each frame's register rules in its cache and no longer looks up
+ * unwind tables.  Recreating it (or caching nothing) costs milliseconds
+ * per walk, so it lives as long as the process and is only flushed
+ * (unw_flush_cache) when code is mapped or unmapped.
+ *
+ * Accessors: a copy of _UPT_accessors in which access_mem reads the
+ * snapshot (then the process, through a one-page cache) and access_reg
+ * returns the snapshot's registers; unwind-table lookups stay with
+ * _UPT_find_proc_info, which reads /proc/PID/maps and the ELF files.
+ * libunwind passes the _UPT handle as the accessors' argument (also to
+ * the calls it makes from inside _UPT_find_proc_info), so the snapshot
+ * of the walk in progress is in a file-scope variable: walks are never
+ * nested, and memtap is single-threaded.
+ *
+ * Compiled only with libunwind-ptrace (HAVE_LIBUNWIND).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "stack/unwind.h"
+
+#ifdef HAVE_LIBUNWIND
+
+#include <libunwind-ptrace.h>
+
+#include "util/xmalloc.h"
+
+struct lu_state {
+	unw_addr_space_t as;
+	void *upt;			/* _UPT_create(pid) */
+	struct unwind_memcache cache;
+};
+
+/* The walk in progress (see above). */
+static struct lu_state *cur_state;
+static const struct stack_snapshot *cur_snap;
+static unw_accessors_t lu_accessors;
+
+static int lu_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
+			 int write, void *arg)
+{
+	(void)as;
+	(void)arg;
+	if (write || !cur_snap)
+		return -UNW_EINVAL;
+	if (unwind_memcache_read(&cur_state->cache, cur_snap, addr, val, sizeof(*val)) < 0)
+		return -UNW_EINVAL;
+	return 0;
+}
+
+static int lu_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val,
+			 int write, void *arg)
+{
+	const arch_regs_t *r;
+
+	(void)as;
+	(void)arg;
+	if (write)
+		return -UNW_EREADONLYREG;
+	if (!cur_snap)
+		return -UNW_EBADREG;
+	r = &cur_snap->regs;
+	switch (reg) {
+	case UNW_X86_64_RAX: *val = r->rax; break;
+	case UNW_X86_64_RDX: *val = r->rdx; break;
+	case UNW_X86_64_RCX: *val = r->rcx; break;
+	case UNW_X86_64_RBX: *val = r->rbx; break;
+	case UNW_X86_64_RSI: *val = r->rsi; break;
+	case UNW_X86_64_RDI: *val = r->rdi; break;
+	case UNW_X86_64_RBP: *val = r->rbp; break;
+	case UNW_X86_64_RSP: *val = r->rsp; break;
+	case UNW_X86_64_R8: *val = r->r8; break;
+	case UNW_X86_64_R9: *val = r->r9; break;
+	case UNW_X86_64_R10: *val = r->r10; break;
+	case UNW_X86_64_R11: *val = r->r11; break;
+	case UNW_X86_64_R12: *val = r->r12; break;
+	case UNW_X86_64_R13: *val = r->r13; break;
+	case UNW_X86_64_R14: *val = r->r14; break;
+	case UNW_X86_64_R15: *val = r->r15; break;
+	case UNW_X86_64_RIP: *val = r->rip; break;
+	default:
+		return -UNW_EBADREG;
+	}
+	return 0;
+}
+
+static int lu_access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val,
+			   int write, void *arg)
+{
+	(void)as;
+	(void)reg;
+	(void)val;
+	(void)write;
+	(void)arg;
+	return -UNW_EBADREG;
+}
+
+static int lu_resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
+{
+	(void)as;
+	(void)c;
+	(void)arg;
+	return -UNW_EINVAL;
+}
+
+static int lu_init(struct unwinder *uw)
+{
+	struct lu_state *st;
+
+	if (!lu_accessors.find_proc_info) {
+		lu_accessors = _UPT_accessors;
+		lu_accessors.access_mem = lu_access_mem;
+		lu_accessors.access_reg = lu_access_reg;
+		lu_accessors.access_fpreg = lu_access_fpreg;
+		lu_accessors.resume = lu_resume;
+	}
+	st = xcalloc(1, sizeof(*st));
+	st->as = unw_create_addr_space(&lu_accessors, 0);
+	if (!st->as) {
+		free(st);
+		errno = ENOMEM;
+		return -1;
+	}
+	unw_set_caching_policy(st->as, UNW_CACHE_GLOBAL);
+	st->upt = _UPT_create(uw->pid);
+	if (!st->upt) {
+		unw_destroy_addr_space(st->as);
+		free(st);
+		errno = ENOMEM;
+		return -1;
+	}
+	uw->priv = st;
+	return 0;
+}
+
+static void lu_fini(struct unwinder *uw)
+{
+	struct lu_state *st = uw->priv;
+
+	if (!st)
+		return;
+	_UPT_destroy(st->upt);
+	unw_destroy_addr_space(st->as);
+	free(st);
+	uw->priv = NULL;
+}
+
+static void lu_maps_changed(struct unwinder *uw)
+{
+	struct lu_state *st = uw->priv;
+	void *upt;
+
+	unw_flush_cache(st->as, 0, 0);
+	/* _UPT keeps the last ELF image it mapped, by address range. */
+	upt = _UPT_create(uw->pid);
+	if (upt) {
+		_UPT_destroy(st->upt);
+		st->upt = upt;
+	}
+}
+
+static int lu_walk(struct unwinder *uw, const struct stack_snapshot *s,
+		   uint64_t *pcs, int max_depth)
+{
+	struct lu_state *st = uw->priv;
+	unw_cursor_t cursor;
+	int n = 0;
+
+	cur_state = st;
+	cur_snap = s;
+	unwind_memcache_reset(&st->cache);
+	if (unw_init_remote(&cursor, st->as, st->upt) < 0)
+		goto out;
+	while (n < max_depth) {
+		unw_word_t ip;
+
+		if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+			break;
+		/*
+		 * No unw_is_signal_frame() here: on x86-64 it reads the code
+		 * at every pc from the process, which would double the cost
+		 * of a walk; a frame a signal interrupted keeps its exact pc.
+		 */
+		pcs[n++] = ip;
+		if (unw_step(&cursor) <= 0)
+			break;
+	}
+out:
+	cur_snap = NULL;
+	cur_state = NULL;
+	return n;
+}
+
+static const struct unwinder_ops lu_ops = {
+	.name = "dwarf",
+	.init = lu_init,
+	.fini = lu_fini,
+	.maps_changed = lu_maps_changed,
+	.walk = lu_walk,
+};
+
+const struct unwinder_ops *const unwinder_libunwind_ops = &lu_ops;
+
+#else /* !HAVE_LIBUNWIND */
+
+const struct unwinder_ops *const unwinder_libunwind_ops = NULL;
+
+#endif /* HAVE_LIBUNWIND */

@@ -1,0 +1,168 @@
+/*
+ * unwind.c - the unwinder front end: picks a back end, notices mapping
+ * changes, and the trivial "none" back end.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack/modules.h"
+#include "stack/unwind.h"
+#include "util/xmalloc.h"
+
+static const char *const kind_names[UNWIND_NKINDS] = {
+	[UNWIND_NONE] = "none",
+	[UNWIND_FP] = "fp",
+	[UNWIND_DWARF] = "dwarf",
+	[UNWIND_LIBDW] = "libdw",
+};
+
+int unwind_kind_from_name(const char *name)
+{
+	for (int k = 0; k < UNWIND_NKINDS; k++)
+		if (strcmp(name, kind_names[k]) == 0)
+			return k;
+	return -1;
+}
+
+const char *unwind_kind_name(enum unwind_kind kind)
+{
+	return (unsigned)kind < UNWIND_NKINDS ? kind_names[kind] : "?";
+}
+
+static const struct unwinder_ops *kind_ops(enum unwind_kind kind)
+{
+	switch (kind) {
+	case UNWIND_NONE:
+		return &unwinder_none_ops;
+	case UNWIND_FP:
+		return &unwinder_fp_ops;
+	case UNWIND_DWARF:
+		return unwinder_libunwind_ops;
+	case UNWIND_LIBDW:
+		return unwinder_libdw_ops;
+	default:
+		return NULL;
+	}
+}
+
+int unwind_kind_available(enum unwind_kind kind)
+{
+	return kind_ops(kind) != NULL;
+}
+
+static int none_walk(struct unwinder *uw, const struct stack_snapshot *s,
+		     uint64_t *pcs, int max_depth)
+{
+	(void)uw;
+	if (max_depth < 1)
+		return 0;
+	pcs[0] = arch_pc(&s->regs);
+	return 1;
+}
+
+const struct unwinder_ops unwinder_none_ops = {
+	.name = "none",
+	.walk = none_walk,
+};
+
+struct unwinder *unwinder_new(enum unwind_kind kind, pid_t pid, struct proc_modules *pm)
+{
+	const struct unwinder_ops *ops = kind_ops(kind);
+	struct unwinder *uw;
+
+	if (!ops) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	uw = xcalloc(1, sizeof(*uw));
+	uw->kind = kind;
+	uw->ops = ops;
+	uw->pid = pid;
+	uw->pm = pm;
+	uw->pm_version = pm ? modules_version(pm) : 0;
+	if (ops->init && ops->init(uw) < 0) {
+		int err = errno;
+
+		free(uw);
+		errno = err ? err : EINVAL;
+		return NULL;
+	}
+	return uw;
+}
+
+void unwinder_maps_changed(struct unwinder *uw)
+{
+	uw->dirty = 1;
+	if (uw->pm)
+		modules_map_changed(uw->pm);
+}
+
+/*
+ * Bring the module list up to date for a walk: re-read when marked
+ * changed, or when pc misses (modules_lookup()); flag the back end when
+ * the ranges changed.
+ */
+static void sync_modules(struct unwinder *uw, uint64_t pc)
+{
+	if (uw->pm) {
+		modules_lookup(uw->pm, pc);
+		if (modules_version(uw->pm) != uw->pm_version)
+			uw->dirty = 1;
+		uw->pm_version = modules_version(uw->pm);
+	}
+	if (uw->dirty) {
+		uw->dirty = 0;
+		if (uw->ops->maps_changed)
+			uw->ops->maps_changed(uw);
+	}
+}
+
+int unwinder_walk(struct unwinder *uw, const struct stack_snapshot *s,
+		  uint64_t *pcs, int max_depth)
+{
+	int depth;
+
+	if (!uw || !s || (!pcs && max_depth > 0) || max_depth < 0)
+		return -1;
+	if (max_depth == 0)
+		return 0;
+	if (max_depth > UNWIND_MAX_DEPTH)
+		max_depth = UNWIND_MAX_DEPTH;
+	sync_modules(uw, arch_pc(&s->regs));
+	depth = uw->ops->walk(uw, s, pcs, max_depth);
+	if (uw->pm && depth >= 1 && depth < max_depth) {
+		/*
+		 * The walk stopped at a pc of no known module: maybe code mapped
+		 * since the list was read.  If a re-read finds it, walk again.
+		 */
+		uint64_t last = depth > 1 ? pcs[depth - 1] - 1 : pcs[0];
+		unsigned version = modules_version(uw->pm);
+
+		if (!modules_find_range(uw->pm, last)) {
+			sync_modules(uw, last);
+			if (modules_version(uw->pm) != version)
+				depth = uw->ops->walk(uw, s, pcs, max_depth);
+		}
+	}
+	if (depth < 1) {
+		/* Every back end owes the caller at least the pc. */
+		pcs[0] = arch_pc(&s->regs);
+		depth = 1;
+		uw->failures++;
+	}
+	uw->walks++;
+	uw->frames += (uint64_t)depth;
+	return depth;
+}
+
+void unwinder_free(struct unwinder *uw)
+{
+	if (!uw)
+		return;
+	if (uw->ops->fini)
+		uw->ops->fini(uw);
+	free(uw);
+}

@@ -1,0 +1,126 @@
+/*
+ * alloc.h - breakpoint probes in traced processes (alloc.c): inserting
+ * them (at attach, at the entry point after exec, in followed fork
+ * children, after dlopen), turning hits into events, and undoing them.
+ *
+ * One struct alloc_space per address space holds the breakpoint set; a
+ * process points at its space through proc->alloc (a vfork child shares
+ * its parent's until it execs or exits).  Spaces are reference counted
+ * by the processes using them and freed (bp_set_free(), which never
+ * touches the target) when the last one leaves: at exec, at exit, or
+ * after alloc_space_remove() at detach.
+ *
+ * The tracer calls the hooks below at the stops named; each returns
+ * what the tracer must do with the thread.  None of them exits; errors
+ * are reported and the probe or process concerned goes without.
+ */
+#ifndef MEMTAP_ALLOC_H
+#define MEMTAP_ALLOC_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "trace/memtap.h"
+
+struct alloc_space;
+struct bp_set;
+
+/* What the tracer does with the thread after a hook. */
+enum alloc_action {
+	ALLOC_RESUME,		/* resume it (signal 0) as usual */
+	ALLOC_KEEP,		/* leave it stopped: alloc.c resumes it later */
+	ALLOC_DETACH,		/* detach it (signal 0) */
+	ALLOC_NOT_OURS,		/* SIGTRAP stop: not a breakpoint, deliver it */
+};
+
+/*
+ * Once, after the options: build the probe list (probes_init()).
+ * follow_forks: give followed fork children their own probes.
+ * Returns 1 when there is anything to probe.
+ */
+int alloc_init(const char *prefix, int syscall_wrappers, int follow_forks);
+int alloc_enabled(void);
+
+/* attach_pid(): every thread of p seized; probes go in once all stopped. */
+void alloc_attach(struct proc *p);
+
+/*
+ * 1 while a process waits for its probes (attach: until every thread has
+ * stopped; exec: until the entry point), else 0.  A process whose
+ * threads are all group-stopped does not wait.
+ */
+int alloc_arming(void);
+
+/* PTRACE_EVENT_EXEC of tcp (the address space is new). */
+enum alloc_action alloc_on_exec(struct thread *tcp);
+
+/*
+ * A PTRACE_EVENT_STOP: first, the first stop of a thread whose process
+ * is known; group, a group-stop (the tracer then answers PTRACE_LISTEN
+ * whatever this returns).  Fork children's cleanup, following or
+ * detaching them, waiting to arm after attach, the entry breakpoint
+ * after exec.
+ */
+enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group);
+
+/* A SIGTRAP signal-delivery-stop: a breakpoint hit, maybe. */
+enum alloc_action alloc_on_sigtrap(struct thread *tcp);
+
+/*
+ * The parent's PTRACE_EVENT_{FORK,VFORK,CLONE} stop, before it is
+ * resumed; child is the new process (NULL for a thread).
+ */
+void alloc_on_new_task(struct thread *tcp, struct proc *child, pid_t child_tid, int event);
+
+/* A syscall stop of tcp (PTRACE_SYSCALL), before it is resumed. */
+void alloc_on_syscall_stop(struct thread *tcp);
+
+/*
+ * tcp's syscall-exit stop of a call that mapped code (or made memory
+ * executable): probes not found yet are looked up again at the thread's
+ * next stop (it is interrupted for it).
+ */
+void alloc_on_code_mapped(struct thread *tcp);
+
+/*
+ * The --probe specs never found in any traced process: the next one
+ * from *iter (start at 0), or NULL.  Borrowed strings.
+ */
+const char *alloc_unfound_probe(size_t *iter);
+/* At the end: one warning on stderr per probe never found, once. */
+void alloc_warn_unfound(void);
+
+/* tcp is about to be freed (exit, detach, exec by another thread). */
+void alloc_thread_free(struct thread *tcp);
+
+/*
+ * The breakpoint set of p's address space, or NULL: for unwinders,
+ * which must pass a stack snapshot through bp_fix_stack() (return
+ * addresses of open probed calls point at memtap's trampoline).  Valid
+ * until the next stop is handled.
+ */
+struct bp_set *alloc_bp_set(const struct proc *p);
+
+/* ---- detaching ---- */
+
+/* The space of p when it has breakpoints to undo, else NULL. */
+struct alloc_space *alloc_active_space(const struct proc *p);
+int alloc_any_active(void);
+
+/*
+ * For detach, tcp in a ptrace-stop: move it out of memtap's code.
+ * 0: done; 1: a SIGTRAP of ours is still queued (resume it with signal
+ * 0, its next stop is that SIGTRAP, then call again); -errno.
+ */
+int alloc_fixup_for_detach(struct thread *tcp);
+
+/*
+ * Every thread of the space is stopped and fixed up; good is one at a
+ * signal-delivery-stop or PTRACE_EVENT_STOP.  Write back every original
+ * byte, unmap the scratch pages, forget the breakpoints.  0 or -errno
+ * (reported).
+ */
+int alloc_space_remove(struct alloc_space *s, struct thread *good,
+		       struct thread *const *others, size_t nothers);
+
+#endif /* MEMTAP_ALLOC_H */

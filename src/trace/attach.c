@@ -1,0 +1,404 @@
+/*
+ * attach.c - seize every thread of a running process, or explain in one
+ * line why that is not possible: no such process, zombie, kernel thread,
+ * a thread already traced (by whom), and for EPERM the rule of
+ * ptrace_may_access() that refused: another user's process, one that
+ * is not dumpable, capabilities memtap lacks, Yama ptrace_scope, or a
+ * security module.  A process whose leader exited while its other
+ * threads run is attached through those threads.  Then, for a process under
+ * seccomp, choose mechanisms that inject nothing its filters forbid.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "trace/alloc.h"
+#include "probe/breakpoint.h"
+#include "util/error.h"
+#include "trace/memtap.h"
+#include "probe/remote.h"
+#include "probe/sandbox.h"
+#include "trace/tracer.h"
+#include "util/xmalloc.h"
+
+#define PF_KTHREAD 0x00200000UL
+
+static int yama_scope(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Capability names by number, as capabilities(7) spells them. */
+static const char *const cap_names[] = {
+	"chown", "dac_override", "dac_read_search", "fowner", "fsetid", "kill",
+	"setgid", "setuid", "setpcap", "linux_immutable", "net_bind_service",
+	"net_broadcast", "net_admin", "net_raw", "ipc_lock", "ipc_owner",
+	"sys_module", "sys_rawio", "sys_chroot", "sys_ptrace", "sys_pacct",
+	"sys_admin", "sys_boot", "sys_nice", "sys_resource", "sys_time",
+	"sys_tty_config", "mknod", "lease", "audit_write", "audit_control",
+	"setfcap", "mac_override", "mac_admin", "syslog", "wake_alarm",
+	"block_suspend", "audit_read", "perfmon", "bpf", "checkpoint_restore",
+};
+
+/* "cap_a, cap_b" for the bits of caps, into buf. */
+static void cap_list(uint64_t caps, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < 64 && n < size; i++) {
+		if (!(caps >> i & 1))
+			continue;
+		if (i < sizeof(cap_names) / sizeof(cap_names[0]))
+			n += (size_t)snprintf(buf + n, size - n, "%scap_%s", n ? ", " : "", cap_names[i]);
+		else
+			n += (size_t)snprintf(buf + n, size - n, "%scap_%u", n ? ", " : "", i);
+	}
+}
+
+/* The security modules other than capability, Yama and lockdown, or NULL. */
+static char *other_lsms(void)
+{
+	char buf[256], *names = NULL, *save = NULL;
+	FILE *f = fopen("/sys/kernel/security/lsm", "re");
+
+	if (!f)
+		return NULL;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *prev = names;
+
+		if (!strcmp(t, "capability") || !strcmp(t, "yama") || !strcmp(t, "lockdown"))
+			continue;
+		names = prev ? xasprintf("%s, %s", prev, t) : xstrdup(t);
+		free(prev);
+	}
+	return names;
+}
+
+static void __attribute__((noreturn)) die_already_traced(pid_t pid, pid_t tid, long tracer)
+{
+	char comm[32];
+
+	if (tracer == getpid())
+		error_msg_and_die("cannot attach to process %d: memtap traces it already "
+				  "(a thread of a process named before it in -p)", pid);
+	procfs_read_comm((pid_t)tracer, comm, sizeof(comm));
+	if (tid == pid)
+		error_msg_and_die("cannot attach to process %d: already traced by process %ld (%s); "
+				  "detach that tracer first", pid, tracer, comm);
+	error_msg_and_die("cannot attach to process %d: thread %d is already traced by process "
+			  "%ld (%s); detach that tracer first", pid, tid, tracer, comm);
+}
+
+/* Refuse when any thread of pid has a tracer: the leader's is named first. */
+static void check_tracers(pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	long tracer = 0;
+	DIR *d;
+
+	if (procfs_status_long(pid, "TracerPid", &tracer) == 0 && tracer != 0)
+		die_already_traced(pid, pid, tracer);
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+
+		if (tid > 0 && procfs_status_long(tid, "TracerPid", &tracer) == 0 && tracer != 0) {
+			closedir(d);
+			die_already_traced(pid, tid, tracer);
+		}
+	}
+	closedir(d);
+}
+
+/*
+ * Refuse what can be refused before any ptrace call.  Returns 1 when
+ * the leader has exited (a zombie) while other threads of the process
+ * run: those are to be seized, the leader cannot be.
+ */
+static int check_target(pid_t pid)
+{
+	char state;
+	unsigned long flags;
+	int leader_gone = 0;
+
+	if (pid == getpid())
+		error_msg_and_die("cannot attach to process %d: that is memtap itself", pid);
+	if (procfs_stat_state(pid, &state, &flags) < 0)
+		error_msg_and_die("cannot attach to process %d: no such process", pid);
+	if (flags & PF_KTHREAD)
+		error_msg_and_die("cannot attach to process %d: it is a kernel thread", pid);
+	if (state == 'Z' || state == 'X') {
+		if (procfs_live_task(pid) == pid)
+			error_msg_and_die("cannot attach to process %d: it is a zombie (exited, not "
+					  "yet reaped)", pid);
+		leader_gone = 1;
+	}
+	check_tracers(pid);
+	return leader_gone;
+}
+
+/*
+ * PTRACE_SEIZE of thread tid said EPERM: find which rule of the kernel's
+ * ptrace_may_access() refused, in its order, say how to fix it, exit.
+ * The uid and gid rule and the dumpable rule yield to CAP_SYS_PTRACE;
+ * then the capability rule (the target's permitted set within memtap's),
+ * then Yama, then any other security module.
+ */
+static void __attribute__((noreturn)) die_eperm(pid_t pid, pid_t tid)
+{
+	long uids[4], gids[4], tracer = 0, me = (long)getuid(), my_gid = (long)getgid();
+	uint64_t my_eff = 0, my_prm = 0, prm = 0;
+	int yama = yama_scope(), cap;
+	struct stat st;
+	char path[64], *lsms;
+
+	if (procfs_status_long(tid, "TracerPid", &tracer) == 0 && tracer != 0)
+		die_already_traced(pid, tid, tracer);
+	procfs_status_hex(getpid(), "CapEff", &my_eff);
+	procfs_status_hex(getpid(), "CapPrm", &my_prm);
+	cap = (my_eff >> CAP_SYS_PTRACE) & 1;
+	if (yama == 3)
+		error_msg_and_die("cannot attach to process %d: Yama ptrace_scope is 3, "
+				  "attaching is disabled until reboot", pid);
+	if (!cap && procfs_status_ids(tid, "Uid", uids) == 0) {
+		int same = 1;
+
+		for (int i = 0; i < 3; i++)
+			if (uids[i] != me)
+				same = 0;
+		if (!same && me == 0)
+			error_msg_and_die("cannot attach to process %d: memtap lacks CAP_SYS_PTRACE, "
+					  "needed for a process of uid %ld", pid, uids[1]);
+		if (!same && uids[0] == me)
+			error_msg_and_die("cannot attach to process %d: it changed its user ids "
+					  "(uid %ld, effective %ld, saved %ld: a set-user-ID program); "
+					  "run memtap as root (CAP_SYS_PTRACE)", pid, uids[0],
+					  uids[1], uids[2]);
+		if (!same)
+			error_msg_and_die("cannot attach to process %d: it belongs to another user "
+					  "(uid %ld, memtap runs as uid %ld); run memtap as that "
+					  "user or as root", pid, uids[0], me);
+	}
+	if (!cap && procfs_status_ids(tid, "Gid", gids) == 0 &&
+	    (gids[0] != my_gid || gids[1] != my_gid || gids[2] != my_gid))
+		error_msg_and_die("cannot attach to process %d: it runs with other group ids "
+				  "(gid %ld, effective %ld, saved %ld; memtap has gid %ld: a "
+				  "set-group-ID program?); run memtap as root (CAP_SYS_PTRACE)",
+				  pid, gids[0], gids[1], gids[2], my_gid);
+	/* a process that is not dumpable has its /proc/PID/ files owned by root */
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	if (!cap && stat(path, &st) == 0 && st.st_uid == 0 && me != 0)
+		error_msg_and_die("cannot attach to process %d: it is not dumpable (it ran a "
+				  "set-user-ID, set-group-ID or capability program, or called "
+				  "prctl(PR_SET_DUMPABLE, 0)); only CAP_SYS_PTRACE may attach: "
+				  "run memtap as root", pid);
+	if (!cap && procfs_status_hex(tid, "CapPrm", &prm) == 0 && (prm & ~my_prm)) {
+		char names[512];
+
+		cap_list(prm & ~my_prm, names, sizeof(names));
+		error_msg_and_die("cannot attach to process %d: it holds capabilities memtap "
+				  "does not (%s) and memtap lacks CAP_SYS_PTRACE; run memtap with "
+				  "those capabilities or as root", pid, names);
+	}
+	if (yama == 2 && !cap)
+		error_msg_and_die("cannot attach to process %d: Yama ptrace_scope is 2, "
+				  "only CAP_SYS_PTRACE may attach; run memtap as root", pid);
+	if (yama == 1 && !cap)
+		error_msg_and_die("cannot attach to process %d: Yama ptrace_scope is 1, "
+				  "only its ancestors may attach; run memtap as root or set "
+				  "kernel.yama.ptrace_scope=0", pid);
+	lsms = other_lsms();
+	if (lsms)
+		error_msg_and_die("cannot attach to process %d: ptrace(PTRACE_SEIZE, %d): %s, "
+				  "though the uid, dumpable, capability and Yama rules allow it: "
+				  "a security module (%s) refused it", pid, tid, strerror(EPERM), lsms);
+	error_msg_and_die("cannot attach to process %d: ptrace(PTRACE_SEIZE, %d): %s, "
+			  "though the uid, dumpable, capability and Yama rules allow it",
+			  pid, tid, strerror(EPERM));
+}
+
+/* Seize one thread; 1 if seized now, 0 if ours already or gone. */
+static int seize_thread(pid_t pid, pid_t tid, struct proc *p)
+{
+	struct thread *tcp;
+	unsigned long flags;
+	char state;
+
+	if (tracer_find_thread(tid))
+		return 0;
+	if (ptrace(PTRACE_SEIZE, tid, 0L, tracer_ptrace_options()) < 0) {
+		long tracer = 0;
+
+		if (errno == ESRCH)
+			return 0;	/* exited meanwhile */
+		if (errno == EPERM && procfs_status_long(tid, "TracerPid", &tracer) == 0 &&
+		    tracer == getpid())
+			return 0;	/* auto-attached as a child of a seized thread */
+		if (errno == EPERM && procfs_stat_state(tid, &state, &flags) == 0 &&
+		    (state == 'Z' || state == 'X'))
+			return 0;	/* exited: an exited leader, or one exiting now */
+		if (errno == EPERM)
+			die_eperm(pid, tid);
+		perror_msg_and_die("cannot attach to process %d: ptrace(PTRACE_SEIZE, %d)",
+				   pid, tid);
+	}
+	tcp = tracer_new_thread(tid, p);
+	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) < 0 && errno != ESRCH)
+		perror_msg("ptrace(PTRACE_INTERRUPT, %d)", tid);
+	(void)tcp;
+	return 1;
+}
+
+/*
+ * Would the seccomp state of p's leader (seized, maybe not stopped yet)
+ * let memtap map a scratch page and unmap it again?  1 yes (or no
+ * seccomp); 0 no, with the reason in buf.  The filters are fetched at
+ * the leader's first stop, which is waited for and left for the event
+ * loop to report (WNOWAIT).  The page's address is not known yet: the
+ * filters see a representative one, and remote_syscall() checks the
+ * real calls again.
+ */
+static int scratch_allowed(struct proc *p, char *buf, size_t size)
+{
+	uint64_t insn = 0, a = 0x10000000;
+	const uint64_t mmap_args[6] = { a, ARCH_PAGE_SIZE, BP_SCRATCH_PROT, BP_SCRATCH_FLAGS,
+					(uint64_t)-1, 0 };
+	const uint64_t munmap_args[6] = { a, ARCH_PAGE_SIZE, 0, 0, 0, 0 };
+	struct sandbox_verdict v;
+	siginfo_t si;
+	long mode = 0;
+
+	if (procfs_status_long(p->pid, "Seccomp", &mode) < 0 || mode == 0)
+		return 1;
+	while (waitid(P_PID, (id_t)p->pid, &si, WSTOPPED | WEXITED | WNOWAIT | __WALL) < 0)
+		if (errno != EINTR)
+			return 1;
+	if (si.si_code != CLD_TRAPPED && si.si_code != CLD_STOPPED)
+		return 1;	/* gone: the event loop will tell */
+	if (remote_find_syscall_insn(p->pid, &insn) < 0)
+		return 1;	/* the probes will say why */
+	if (!remote_may_inject(p->pid, &insn, SYS_mmap, mmap_args, &v)) {
+		sandbox_reason(&v, "mmap", buf, size);
+		return 0;
+	}
+	if (!remote_may_inject(p->pid, &insn, SYS_munmap, munmap_args, &v)) {
+		sandbox_reason(&v, "munmap", buf, size);
+		return 0;
+	}
+	return 1;
+}
+
+void attach_refuse_probes(struct proc *p, const char *why, int at_attach)
+{
+	int wrappers = !strcmp(syscall_source, "breakpoints") && (opt.events & EV_SYSCALLS);
+	int allocs = (events_to_trace() & EV_BREAKPOINT) != 0;
+
+	if (allocs && at_attach && !(opt.events & EV_SYSCALLS))
+		error_msg_and_die("cannot probe allocator functions in process %d (%s): %s",
+				  p->pid, p->comm, why);
+	if (allocs)
+		warn_msg("cannot probe allocator functions in process %d (%s): %s", p->pid,
+			 p->comm, why);
+	if (wrappers) {
+		warn_msg("process %d (%s): %s: catching its syscalls with PTRACE_SYSCALL "
+			 "(--syscalls=ptrace), which stops at every syscall", p->pid, p->comm,
+			 why);
+		p->ptrace_syscalls = 1;
+		syscall_source = opt.npids > 1 || proc_list()->next || tracer_launch_mode() ?
+			"breakpoints, or ptrace under seccomp" : "ptrace";
+	}
+}
+
+/*
+ * Mechanisms after attach: probes go in only where the target's seccomp
+ * state lets memtap map a scratch page (attach_refuse_probes() else).
+ * 1 when p's probes may go in.
+ */
+static int choose_mechanisms(struct proc *p)
+{
+	char why[256];
+
+	if (!alloc_enabled() || scratch_allowed(p, why, sizeof(why)))
+		return 1;
+	attach_refuse_probes(p, why, 1);
+	return 0;
+}
+
+void attach_pid(pid_t pid)
+{
+	char path[64];
+	struct proc *p;
+	int seized, total = 0, leader_gone;
+
+	leader_gone = check_target(pid);
+	p = tracer_new_proc(pid, 0);
+	procfs_read_vmstat(pid, &p->vm_start);
+	/* Seize the leader first: ESRCH there means the process is gone. */
+	if (!leader_gone) {
+		if (ptrace(PTRACE_SEIZE, pid, 0L, tracer_ptrace_options()) < 0) {
+			if (errno == ESRCH)
+				error_msg_and_die("cannot attach to process %d: no such process", pid);
+			if (errno == EPERM)
+				die_eperm(pid, pid);
+			perror_msg_and_die("cannot attach to process %d: ptrace(PTRACE_SEIZE)", pid);
+		}
+		tracer_new_thread(pid, p);
+		ptrace(PTRACE_INTERRUPT, pid, 0L, 0L);
+		total = 1;
+	}
+
+	/* Threads may be created while we read: loop until none is new. */
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	do {
+		DIR *d = opendir(path);
+		struct dirent *de;
+
+		seized = 0;
+		if (!d)
+			break;
+		while ((de = readdir(d))) {
+			pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+
+			if (tid > 0 && seize_thread(pid, tid, p)) {
+				seized++;
+				total++;
+			}
+		}
+		closedir(d);
+	} while (seized);
+	if (!total)
+		error_msg_and_die("cannot attach to process %d: no such process (its last "
+				  "threads exited)", pid);
+	if (choose_mechanisms(p))
+		alloc_attach(p);
+	if (!p->alloc)
+		info_msg("attached to process %d (%s), %d thread%s", pid, p->comm, total,
+		 total == 1 ? "" : "s");
+}

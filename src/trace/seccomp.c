@@ -1,0 +1,149 @@
+/*
+ * seccomp.c - the seccomp filter that makes memory syscalls, and only
+ * them, stop the tracee (SECCOMP_RET_TRACE).
+ *
+ * The filter is generated from syscall_defs[]: it checks
+ * seccomp_data.arch first (x86-64 and x32 share AUDIT_ARCH_X86_64 and
+ * differ by bit 30 of the number; i386 is AUDIT_ARCH_I386), then compares
+ * the number.  Calls that map code (mmap, mprotect with PROT_EXEC) stop
+ * too whatever -e selects, so that memtap knows every module: the
+ * tracer counts them apart and makes no event of them (syscalls.c).
+ * Any other architecture or syscall is allowed untouched.
+ * SECCOMP_RET_DATA carries the index of the matched syscall_defs[] entry,
+ * so the tracer knows the ABI and the call without decoding anything.
+ *
+ * Jump offsets are 8 bits: the block of one arch must stay under 256
+ * instructions (each entry takes 2, or 5 with the PROT_EXEC test).
+ *
+ * A filter cannot be removed: it is only ever installed in a command
+ * memtap launches and follows to its end, never in an attached process.
+ * memtap tells sandbox.c what it installed: a syscall memtap injects
+ * (remote.c) that this filter answers with SECCOMP_RET_TRACE stops in
+ * memtap, which lets it run.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include "trace/memtap.h"
+#include "probe/sandbox.h"
+
+#ifndef SECCOMP_RET_TRACE
+# define SECCOMP_RET_TRACE 0x7ff00000U
+#endif
+
+int seccomp_filter_available(void)
+{
+	/*
+	 * With filter support compiled in, a NULL program fails with
+	 * EFAULT; without it, with EINVAL.
+	 */
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0) == 0)
+		return 1;	/* cannot happen */
+	return errno == EFAULT;
+}
+
+#define STMT(code, k) ((struct sock_filter)BPF_STMT(code, k))
+#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
+
+/* Does an mmap or mprotect of this entry map code (prot in args[2])? */
+static int watches_code(const struct syscall_def *d)
+{
+	return d->id == SC_MMAP || d->id == SC_MMAP2 || d->id == SC_MPROTECT;
+}
+
+/*
+ * Append, for one audit arch, "if arch matches: for each syscall of the
+ * ABIs in abis, if nr == def.nr return TRACE|index; allow".  Syscalls
+ * whose kind is not in events but that can map code stop only when
+ * their prot argument has PROT_EXEC (old_mmap, whose arguments are in
+ * memory, always).
+ */
+static size_t gen_arch(struct sock_filter *f, size_t n, uint32_t audit_arch,
+		       unsigned abis, unsigned events)
+{
+	size_t match[32], nmatch = 0, len = 0;
+	int code[32];
+
+	for (size_t i = 0; i < syscall_ndefs; i++) {
+		const struct syscall_def *d = &syscall_defs[i];
+		int selected = d->kind < EV_NKINDS && (events & EV_BIT(d->kind));
+
+		if (!(abis & (1u << d->abi)) || nmatch == 32)
+			continue;
+		if (!selected && !watches_code(d) && d->id != SC_OLD_MMAP)
+			continue;
+		code[nmatch] = !selected && watches_code(d);
+		len += code[nmatch] ? 5 : 2;
+		match[nmatch++] = i;
+	}
+
+	/* arch != audit_arch: skip this block (1 + len + 1 insns) */
+	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, audit_arch, 0, (uint8_t)(1 + len + 1));
+	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	for (size_t j = 0; j < nmatch; j++) {
+		const struct syscall_def *d = &syscall_defs[match[j]];
+		uint32_t ret = SECCOMP_RET_TRACE | (uint32_t)match[j];
+
+		if (!code[j]) {
+			f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)d->nr, 0, 1);
+			f[n++] = STMT(BPF_RET | BPF_K, ret);
+			continue;
+		}
+		/* prot: the low word of args[2] (little-endian) */
+		f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)d->nr, 0, 4);
+		f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2]));
+		f[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 1);
+		f[n++] = STMT(BPF_RET | BPF_K, ret);
+		f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	}
+	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	return n;
+}
+
+/* Room for the filter: two arch blocks of under 128 instructions, + 1. */
+#define FILTER_MAX 256
+
+/* The filter for events into f (FILTER_MAX entries): its length. */
+static size_t gen_filter(struct sock_filter *f, unsigned events)
+{
+	size_t n = 0;
+
+	n = gen_arch(f, n, ARCH_AUDIT_NATIVE, (1u << ABI_X86_64) | (1u << ABI_X32), events);
+	n = gen_arch(f, n, ARCH_AUDIT_COMPAT, 1u << ABI_I386, events);
+	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	return n;
+}
+
+void seccomp_filter_note_own(unsigned events)
+{
+	struct sock_filter f[FILTER_MAX];
+
+	sandbox_own_filter(f, gen_filter(f, events));
+}
+
+int seccomp_filter_install(unsigned events)
+{
+	struct sock_filter f[FILTER_MAX];
+	size_t n = gen_filter(f, events);
+
+	struct sock_fprog prog = { .len = (unsigned short)n, .filter = f };
+
+	/*
+	 * Without CAP_SYS_ADMIN the kernel wants no_new_privs; with it we
+	 * leave set-uid programs in the command working.
+	 */
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0)
+		return 0;
+	if (errno != EACCES)
+		return -1;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+}

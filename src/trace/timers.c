@@ -1,0 +1,211 @@
+/*
+ * timers.c - what happens on the clock while tracing: the -d deadline,
+ * -i interval reports, and the live status line on a terminal.
+ *
+ * The tracer loop blocks with a timeout of timers_next_ns() - now and
+ * calls timers_serve() whenever that time has come, between batches of
+ * stops: a busy loop serves its timers as promptly as an idle one.
+ *
+ * -d and -i count recording time: from timers_armed(), which the tracer
+ * calls once every probe is in (attach: every thread stopped and the
+ * breakpoints inserted; launch: the command exec'd and, with allocator
+ * probes, its entry point reached).  Attaching to many threads or
+ * inserting many breakpoints on a loaded machine takes time that is not
+ * part of the window asked for.  The status line runs from the start.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+
+#include "record/aggregate.h"
+#include "util/error.h"
+#include "trace/memtap.h"
+#include "util/outfile.h"
+#include "util/xmalloc.h"
+
+volatile sig_atomic_t timer_tick;
+
+static uint64_t deadline_ns, next_interval_ns, next_status_ns;
+static int status_on, status_shown, armed;
+static unsigned interval_no;
+
+void timers_start(void)
+{
+	/* no status line between trace lines on the same terminal */
+	status_on = !quiet && isatty(STDERR_FILENO) && !opt.trace;
+	if (status_on)
+		next_status_ns = now_ns() + 1000000000u;
+}
+
+void timers_armed(void)
+{
+	uint64_t now = now_ns();
+
+	if (armed)
+		return;
+	armed = 1;
+	if (opt.duration > 0)
+		deadline_ns = now + (uint64_t)(opt.duration * 1e9);
+	if (opt.interval > 0)
+		next_interval_ns = now + (uint64_t)(opt.interval * 1e9);
+}
+
+uint64_t timers_next_ns(void)
+{
+	uint64_t next = 0;
+	const uint64_t t[] = { deadline_ns, next_interval_ns, next_status_ns };
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (t[i] && (!next || t[i] < next))
+			next = t[i];
+	return next;
+}
+
+void timers_stop(void)
+{
+	deadline_ns = next_interval_ns = next_status_ns = 0;
+	status_clear();
+}
+
+/* Erase the status line, so that other output starts on a clean line. */
+void status_clear(void)
+{
+	if (status_shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+		status_shown = 0;
+	}
+}
+
+static void human(char *buf, size_t size, uint64_t bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+static void status_print(uint64_t now)
+{
+	static uint64_t last_stops, last_ns;
+	uint64_t events = 0, acquired = 0;
+	char bytes[32], line[512], top[256] = "";
+	struct winsize ws;
+	size_t width = 80, nagg;
+	const struct agg *aggs = aggregate_entries(&nagg), *best = NULL;
+
+	for (struct proc *p = proc_list(); p; p = p->next)
+		for (int k = 0; k < EV_NKINDS; k++) {
+			events += p->stats[k].calls;
+			acquired += p->stats[k].acquired;
+		}
+	for (size_t i = 0; i < nagg; i++)
+		if (!best || aggs[i].acquired > best->acquired)
+			best = &aggs[i];
+	if (best && best->acquired)
+		report_stack_brief(best, top, sizeof(top));
+	human(bytes, sizeof(bytes), acquired);
+	double secs = (double)(now - start_ns) / 1e9;
+	double rate = last_ns ? (double)(stops.total - last_stops) * 1e9 / (double)(now - last_ns) : 0;
+
+	last_stops = stops.total;
+	last_ns = now;
+	snprintf(line, sizeof(line), "memtap: %.0f s, %" PRIu64 " events, +%s, %.0f stops/s%s%s",
+		 secs, events, bytes, rate, *top ? ", top: " : "", top);
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 10)
+		width = ws.ws_col;
+	if (strlen(line) >= width)
+		line[width - 1] = '\0';
+	fprintf(stderr, "\r\033[K%s", line);
+	fflush(stderr);
+	status_shown = 1;
+}
+
+/* The path of interval n's output: "%n" in -o replaced by n, or NULL. */
+static char *interval_path(unsigned n)
+{
+	const char *pct = opt.output ? strstr(opt.output, "%n") : NULL;
+
+	return pct ? xasprintf("%.*s%u%s", (int)(pct - opt.output), opt.output, n, pct + 2) : NULL;
+}
+
+/* The output file of interval n, or NULL. */
+static struct outfile *interval_file(unsigned n)
+{
+	char *path = interval_path(n);
+	struct outfile *f;
+
+	if (!path)
+		return NULL;
+	f = outfile_open(path);
+	if (!f)
+		error_msg("cannot open output file '%s': %s", path, strerror(errno));
+	free(path);
+	return f;
+}
+
+void interval_report(int last)
+{
+	FILE *saved = out;
+	struct outfile *f;
+
+	interval_no++;
+	events_flush();
+	status_clear();
+	f = interval_file(interval_no);
+	if (f)
+		out = outfile_stream(f);
+	else if (opt.output && strstr(opt.output, "%n"))
+		return;
+	report_write_interval(interval_no, last);
+	fflush(out);
+	if (f) {
+		char *path = interval_path(interval_no);
+
+		out = saved;
+		if (output_check(outfile_stream(f), path) < 0)
+			outfile_abort(f);
+		else if (outfile_commit(f) < 0)
+			output_closed(path, errno);
+		free(path);
+	} else {
+		output_check(out, NULL);
+	}
+	aggregate_clear();
+	for (struct proc *p = proc_list(); p; p = p->next)
+		memcpy(p->prev, p->stats, sizeof(p->prev));
+}
+
+int timers_serve(void)
+{
+	uint64_t now = now_ns();
+
+	if (!recording)
+		next_interval_ns = next_status_ns = 0;
+	if (next_interval_ns && now >= next_interval_ns) {
+		next_interval_ns += (uint64_t)(opt.interval * 1e9);
+		if (next_interval_ns <= now)
+			next_interval_ns = now + (uint64_t)(opt.interval * 1e9);
+		interval_report(0);
+	}
+	if (next_status_ns && now >= next_status_ns) {
+		next_status_ns = now + 1000000000u;
+		status_print(now);
+	}
+	if (deadline_ns && now >= deadline_ns) {
+		deadline_ns = 0;	/* once */
+		return 1;
+	}
+	return 0;
+}
