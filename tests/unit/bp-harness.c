@@ -787,6 +787,10 @@ static int attach(pid_t pid)
 		if (!((unsigned)status >> 16) && WSTOPSIG(status) != SIGTRAP)
 			t->pass_sig = WSTOPSIG(status);
 	}
+	if (!threads) {
+		error_msg("pid %d has no thread left to attach to", pid);
+		return -1;
+	}
 	set = bp_set_new(pid);
 	struct tt *leader = tt_find(pid);
 
