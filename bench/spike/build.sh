@@ -1,0 +1,23 @@
+#!/bin/sh
+# bench/spike/build.sh - build detour-spike and spike-loop into DIR
+# (default: bench/spike/out), against memtap's configured build tree
+# BUILDDIR (default: ../../build, for config.h).
+#
+#   bench/spike/build.sh [DIR [BUILDDIR]]
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=${1:-$here/out}
+builddir=${2:-$top/build}
+cc=${CC:-cc}
+cflags="-O2 -g -Wall -Wextra -Werror -std=gnu11"
+[ -f "$builddir/config.h" ] || { echo "build.sh: no $builddir/config.h: configure memtap first" >&2; exit 1; }
+mkdir -p "$out"
+$cc $cflags -I"$builddir" -I"$top/include" -I"$top/src/linux/x86_64" -I"$here" \
+	-o "$out/detour-spike" \
+	"$here/detour.c" "$here/patch.c" "$here/ring.c" "$here/stubs.S" \
+	"$top/src/elfsym.c" "$top/src/remote.c" "$top/src/procfs.c" \
+	"$top/src/error.c" "$top/src/xmalloc.c" "$top/src/sandbox.c" "$top/src/bpf.c" \
+	"$top/src/linux/x86_64/bp_arch.c" \
+	-lelf -lZydis -lm
+$cc -O2 -Wall -Wextra -Werror -fPIE -pie -pthread -o "$out/spike-loop" "$here/spike-loop.c"

@@ -1,0 +1,31 @@
+/*
+ * ring.h - memtap's side of the ring in the target (probe-abi.h): read
+ * the committed records with process_vm_readv and hand the slots back
+ * by writing TAIL with process_vm_writev.  The target never stops.
+ */
+#ifndef SPIKE_RING_H
+#define SPIKE_RING_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct ring_reader {
+	pid_t pid;
+	uint64_t data;		/* the data page in the target */
+	uint64_t ring, commit;	/* records and commit words in the target */
+	uint64_t nrec, rec_size;
+	uint64_t tail;		/* next record to read */
+	uint64_t *commits;	/* local copies, nrec each */
+	uint8_t *recs;
+	/* what was read */
+	uint64_t records, bytes, bad, copied_short, drains, syscalls;
+	uint64_t ns;		/* time spent in ring_drain() that found records */
+};
+
+void ring_reader_init(struct ring_reader *r, pid_t pid, uint64_t data, uint64_t ring,
+		      uint64_t commit, uint64_t nrec, uint64_t rec_size);
+void ring_reader_free(struct ring_reader *r);
+/* Read what is committed, give the slots back: records read, or -errno. */
+long ring_drain(struct ring_reader *r);
+
+#endif
