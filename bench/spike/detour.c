@@ -23,7 +23,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +69,7 @@ static const struct variant {
 static struct {
 	const struct variant *v;
 	uint64_t min_size, copy_len, nrec, sample_mean, wait_spins;
-	int memcpy_copy, tid_tcb, drain;
+	int memcpy_copy, tid_tcb, drain, overwrite;
 	double detach_after;
 	unsigned poll_us;
 } opt = {
@@ -86,6 +85,16 @@ struct target {
 	struct patch pm, pf;		/* malloc, free */
 	int patched;
 	struct ring_reader rr;
+	uint64_t keys[K_NENT];		/* the stack page's keys, as written */
+	struct thread *th;
+	size_t nth, thcap;
+	uint64_t stack_rlimit;		/* the main stack's lowest possible address below its top */
+};
+
+struct thread {
+	pid_t tid;
+	uint64_t key;			/* %fs base; 0 before the first stop */
+	int stopped;			/* detach: in a stop */
 };
 
 static uint64_t now_ns(void)
@@ -103,12 +112,16 @@ static void usage(FILE *f)
 "  --variant=V        count slot nolock filter keep sample result [count]\n"
 "  --min-size=N       filter threshold (filter, keep, result) [0]\n"
 "  --copy=N           bytes of stack per record [512]\n"
-"  --copy-mode=M      vmreadv (process_vm_readv) or memcpy (rep movsb) [vmreadv]\n"
-"  --tid=M            syscall (gettid) or tcb (glibc's struct pthread) [syscall]\n"
+"  --copy-mode=M      vmreadv (process_vm_readv) or memcpy (rep movsb within\n"
+"                     the thread's stack, known from its first stop) [vmreadv]\n"
+"  --tid=M            syscall (gettid) or tcb (glibc's struct pthread, offset\n"
+"                     from libc's _thread_db_pthread_tid) [syscall]\n"
 "  --ring=N           records in the ring, a power of 2 [4096]\n"
 "  --sample-mean=N    mean bytes between samples (sample) [65536]\n"
 "  --wait=N           sched_yield()s on a full ring before a drop [64]\n"
 "  --no-drain         never read the ring (it fills: drops)\n"
+"  --overwrite        (measuring) the ring never fills: records overwrite\n"
+"                     the oldest, nothing is read; the producer's cost alone\n"
 "  --poll-us=N        sleep between empty drains [200]\n"
 "  --detach-after=S   restore the entries after S seconds, let it finish\n");
 }
@@ -137,6 +150,7 @@ static void parse_args(int argc, char **argv)
 		{ "sample-mean", required_argument, NULL, 's' },
 		{ "wait", required_argument, NULL, 'w' },
 		{ "no-drain", no_argument, NULL, 'n' },
+		{ "overwrite", no_argument, NULL, 'o' },
 		{ "poll-us", required_argument, NULL, 'p' },
 		{ "detach-after", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -171,6 +185,7 @@ static void parse_args(int argc, char **argv)
 		case 's': opt.sample_mean = num_arg(optarg, "--sample-mean"); break;
 		case 'w': opt.wait_spins = num_arg(optarg, "--wait"); break;
 		case 'n': opt.drain = 0; break;
+		case 'o': opt.overwrite = 1; opt.drain = 0; break;
 		case 'p': opt.poll_us = (unsigned)num_arg(optarg, "--poll-us"); break;
 		case 'd': opt.detach_after = atof(optarg); break;
 		case 'h': usage(stdout); exit(0);
@@ -218,7 +233,8 @@ static pid_t launch(char **argv)
 	}
 	if (waitpid(pid, &st, WUNTRACED) < 0 || !WIFSTOPPED(st))
 		error_msg_and_die("child %d did not stop", pid);
-	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT) < 0)
+	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
+						  PTRACE_O_TRACECLONE) < 0)
 		perror_msg_and_die("PTRACE_SEIZE");
 	kill(pid, SIGCONT);
 	for (;;) {
@@ -249,7 +265,8 @@ static pid_t launch(char **argv)
 
 /* ---- installing ---- */
 
-static void plan(struct target *t, struct elfsym_proc *ep, const char *name, struct patch *p)
+static const struct elfsym_module *plan(struct target *t, struct elfsym_proc *ep,
+					const char *name, struct patch *p)
 {
 	struct elfsym_result r;
 	const char *why = "";
@@ -269,6 +286,7 @@ static void plan(struct target *t, struct elfsym_proc *ep, const char *name, str
 	free(buf);
 	fprintf(stderr, "detour-spike: %s at %#" PRIx64 " in %s: %u bytes, %u instructions%s\n",
 		name, r.addr, r.module->path, p->len, p->ninsns, p->endbr ? " after endbr64" : "");
+	return r.module;
 }
 
 static int64_t inject(struct target *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2)
@@ -280,19 +298,164 @@ static int64_t inject(struct target *t, long nr, uint64_t a0, uint64_t a1, uint6
 	return err < 0 ? err : res.ret;
 }
 
-/* The offset of the thread's tid in glibc's struct pthread, from %fs. */
-static uint64_t tcb_tid_offset(pid_t pid)
+/*
+ * The offset of the tid in glibc's struct pthread (from %fs), from the
+ * descriptor that glibc exports for libthread_db: {bits, count, offset}.
+ */
+static uint64_t tcb_tid_offset(struct target *t, const struct elfsym_module *libc)
+{
+	char path[4096];
+	struct elfsym_image *img;
+	uint64_t value;
+	uint32_t desc[3];
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/root%s", t->pid, libc->path);
+	if (!(img = elfsym_image_open(path)))
+		return 0;
+	err = elfsym_image_lookup(img, "_thread_db_pthread_tid", &value);
+	elfsym_image_free(img);
+	if (err < 0 || remote_read(t->pid, -1, value + libc->bias, desc, sizeof(desc)) < 0 ||
+	    desc[0] != 32)
+		return 0;
+	return desc[2];
+}
+
+/* ---- threads and their stacks ---- */
+
+static struct thread *thread_find(struct target *t, pid_t tid)
+{
+	for (size_t i = 0; i < t->nth; i++)
+		if (t->th[i].tid == tid)
+			return &t->th[i];
+	return NULL;
+}
+
+static struct thread *thread_new(struct target *t, pid_t tid)
+{
+	struct thread *th = thread_find(t, tid);
+
+	if (th)
+		return th;
+	t->th = xgrowarray(t->th, &t->thcap, t->nth + 1, sizeof(*t->th));
+	th = &t->th[t->nth++];
+	memset(th, 0, sizeof(*th));
+	th->tid = tid;
+	return th;
+}
+
+static void thread_drop(struct target *t, pid_t tid)
+{
+	struct thread *th = thread_find(t, tid);
+
+	if (th)
+		*th = t->th[--t->nth];
+}
+
+static unsigned key_hash(uint64_t key)
+{
+	return (unsigned)((key * 0x9e3779b97f4a7c15ULL) >> K_HASH_SHIFT);
+}
+
+/* Write lo and hi, then the key, of the entry of key (a free one if new). */
+static void stack_set(struct target *t, uint64_t key, uint64_t lo, uint64_t hi)
+{
+	uint64_t at = t->page + PA_STACKS, e[2] = { lo, hi };
+	unsigned h = key_hash(key), free_i = K_NENT;
+
+	for (unsigned k = 0; k < K_PROBES; k++) {
+		unsigned i = (h + k) & (K_NENT - 1);
+
+		if (t->keys[i] == key) {
+			free_i = i;
+			break;
+		}
+		if (!t->keys[i] && free_i == K_NENT)
+			free_i = i;
+	}
+	if (free_i == K_NENT)
+		return;	/* its copies go through process_vm_readv */
+	at += (uint64_t)free_i << K_SHIFT;
+	if (t->keys[free_i] != key) {
+		remote_write(t->pid, -1, 0, at + K_LO, e, sizeof(e));
+		remote_write(t->pid, -1, 0, at + K_KEY, &key, sizeof(key));
+		t->keys[free_i] = key;
+	}
+}
+
+static void stack_clear(struct target *t, uint64_t key)
+{
+	unsigned h = key_hash(key);
+	uint64_t zero = 0;
+
+	for (unsigned k = 0; k < K_PROBES && key; k++) {
+		unsigned i = (h + k) & (K_NENT - 1);
+
+		if (t->keys[i] == key) {
+			remote_write(t->pid, -1, 0, t->page + PA_STACKS +
+				     ((uint64_t)i << K_SHIFT) + K_KEY, &zero, sizeof(zero));
+			t->keys[i] = 0;
+			return;
+		}
+	}
+}
+
+/*
+ * At a thread's first stop: its %fs base and the mapping of its stack.
+ * The main thread's stack grows down: its entry reaches the rlimit.
+ */
+static void thread_register(struct target *t, struct thread *th)
 {
 	struct user_regs_struct regs;
-	int32_t buf[1024];
+	struct procfs_map *maps;
+	size_t n;
 
-	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) < 0 ||
-	    remote_read(pid, -1, regs.fs_base, buf, sizeof(buf)) < 0)
-		return 0;
-	for (size_t i = 0x100 / 4; i < 1024; i++)
-		if (buf[i] == pid)
-			return i * 4;
-	return 0;
+	if (ptrace(PTRACE_GETREGS, th->tid, 0, &regs) < 0 || !regs.fs_base)
+		return;
+	th->key = regs.fs_base;
+	if (procfs_read_maps(t->pid, &maps, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t lo = maps[i].start;
+
+		if (regs.rsp < maps[i].start || regs.rsp >= maps[i].end)
+			continue;
+		if (maps[i].path && !strcmp(maps[i].path, "[stack]"))
+			lo = maps[i].end - t->stack_rlimit;
+		stack_set(t, th->key, lo, maps[i].end);
+		break;
+	}
+	procfs_maps_free(maps);
+}
+
+static uint64_t stack_rlimit(pid_t pid)
+{
+	struct rlimit rl;
+
+	if (prlimit(pid, RLIMIT_STACK, NULL, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 8ULL << 20;
+	return rl.rlim_cur;
+}
+
+/*
+ * Write the ring once from here: MAP_POPULATE is not enough under a
+ * hypervisor that backs guest memory at its first write (first writes
+ * cost ~10 us per page on the machine of bench/spike/README.md).
+ */
+static void prewarm(pid_t pid, uint64_t addr, uint64_t len)
+{
+	static uint8_t zero[1 << 20];
+
+	for (uint64_t off = 0; off < len; off += sizeof(zero)) {
+		uint64_t n = len - off < sizeof(zero) ? len - off : sizeof(zero);
+
+		int err = remote_write(pid, -1, 0, addr + off, zero, n);
+
+		if (err < 0) {
+			error_msg("prewarm: %s", strerror(-err));
+			return;
+		}
+	}
 }
 
 static void install(struct target *t)
@@ -302,14 +465,14 @@ static void install(struct target *t)
 	size_t n;
 	uint64_t lo, hi, hole, data[PA_PAGE / 8] = { 0 }, ringsz, tid_off = 0;
 	uint8_t code[PA_PAGE], jm[32], jf[32];
+	const struct elfsym_module *libc;
 	struct remote_result res;
 	int64_t got;
 
 	if (!ep)
 		perror_msg_and_die("reading the objects of %d", t->pid);
-	plan(t, ep, "malloc", &t->pm);
+	libc = plan(t, ep, "malloc", &t->pm);
 	plan(t, ep, "free", &t->pf);
-	elfsym_proc_free(ep);
 	if (remote_find_syscall_insn(t->pid, &t->syscall_insn) < 0)
 		error_msg_and_die("no syscall instruction in the target");
 
@@ -341,12 +504,14 @@ static void install(struct target *t)
 	t->page = hole;
 	t->rec_size = R_STACK + opt.copy_len;
 	ringsz = (opt.nrec * (t->rec_size + 8) + PA_PAGE - 1) & ~(uint64_t)(PA_PAGE - 1);
+	/* populated: the stubs' first lap must not take the page faults */
 	got = remote_mmap(t->pid, t->syscall_insn, 0, ringsz, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, &res);
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, &res);
 	if (got < 0 && got > -4096)
 		error_msg_and_die("mmap of the ring: %" PRId64, got);
 	t->commit = (uint64_t)got;
 	t->ring = t->commit + opt.nrec * 8;
+	prewarm(t->pid, t->commit, ringsz);
 
 	/* code: the templates, the relocated entries */
 	memcpy(code, spike_page, PA_PAGE);
@@ -362,13 +527,13 @@ static void install(struct target *t)
 		error_msg_and_die("mprotect of the stub page: %" PRId64, got);
 
 	/* data */
-	if (opt.tid_tcb && !(tid_off = tcb_tid_offset(t->pid)))
-		error_msg_and_die("no tid in the thread's TCB");
+	if (opt.tid_tcb && !(tid_off = tcb_tid_offset(t, libc)))
+		error_msg_and_die("no _thread_db_pthread_tid in the target's libc");
 	data[D_MIN_SIZE / 8] = opt.min_size;
 	data[D_PID / 8] = (uint64_t)t->pid;
 	data[D_RING / 8] = t->ring;
 	data[D_COMMIT / 8] = t->commit;
-	data[D_NREC / 8] = opt.nrec;
+	data[D_NREC / 8] = opt.overwrite ? (uint64_t)1 << 62 : opt.nrec;
 	data[D_MASK / 8] = opt.nrec - 1;
 	data[D_REC_SIZE / 8] = t->rec_size;
 	data[D_COPY_LEN / 8] = opt.copy_len;
@@ -376,6 +541,7 @@ static void install(struct target *t)
 	data[D_TID_OFF / 8] = tid_off;
 	data[D_WAIT_SPINS / 8] = opt.wait_spins;
 	data[D_COPY_MODE / 8] = (uint64_t)opt.memcpy_copy;
+	elfsym_proc_free(ep);
 	srand48(getpid());
 	for (int i = 0; i < D_NIVALS; i++)
 		data[D_IVALS / 8 + i] = (uint64_t)(-(double)opt.sample_mean * log(1.0 - drand48())) + 1;
@@ -390,6 +556,8 @@ static void install(struct target *t)
 	    remote_write(t->pid, -1, t->pid, t->pf.site, jf, t->pf.len) < 0)
 		error_msg_and_die("cannot patch the entries");
 	t->patched = 1;
+	t->stack_rlimit = stack_rlimit(t->pid);
+	thread_register(t, thread_new(t, t->pid));
 	ring_reader_init(&t->rr, t->pid, t->page + PA_DATA, t->ring, t->commit, opt.nrec,
 			 t->rec_size);
 	fprintf(stderr, "detour-spike: stub page %#" PRIx64 ", ring %#" PRIx64 " (%" PRIu64
@@ -425,68 +593,85 @@ static void report(struct target *t, const char *when)
 		" bytes=%" PRIu64 " frees=%" PRIu64 " slot_calls=%" PRIu64 " slot_bytes=%"
 		PRIu64 " slots_used=%d kept=%" PRIu64 " kept_bytes=%" PRIu64 " dropped=%"
 		PRIu64 " head=%" PRIu64 " drained=%" PRIu64 " drained_bytes=%" PRIu64
-		" bad=%" PRIu64 " short=%" PRIu64 " drains=%" PRIu64 " drain_syscalls=%"
-		PRIu64 " drain_ns_per_rec=%.1f tracer_cpu_ns_per_rec=%.1f\n",
+		" bad=%" PRIu64 " short=%" PRIu64 " copy_slow=%" PRIu64 " drains=%" PRIu64 " drain_syscalls=%"
+		PRIu64 " drain_ns_per_rec=%.1f drain_cpu_ns_per_rec=%.1f tracer_cpu_ns=%.0f\n",
 		when, opt.v->name, opt.copy_len, d[D_CALLS / 8], d[D_BYTES / 8],
 		d[D_FREES / 8], scalls, sbytes, used, d[D_KEPT_CALLS / 8],
 		d[D_KEPT_BYTES / 8], d[D_DROPPED / 8], d[D_HEAD / 8], t->rr.records,
-		t->rr.bytes, t->rr.bad, t->rr.copied_short, t->rr.drains, t->rr.syscalls,
+		t->rr.bytes, t->rr.bad, t->rr.copied_short, d[D_COPY_SLOW / 8], t->rr.drains, t->rr.syscalls,
 		t->rr.records ? (double)t->rr.ns / t->rr.records : 0.0,
-		t->rr.records ? cpu / t->rr.records : 0.0);
+		t->rr.records ? (double)t->rr.cpu_ns / t->rr.records : 0.0, cpu);
 }
 
-/* ---- detaching ---- */
+/* ---- running ---- */
 
-struct tlist {
-	pid_t *tids;
-	size_t n, cap;
-};
+/*
+ * One wait status of a thread while the command runs.  Returns 1 when
+ * the command has ended (*code set), else 0.  New threads are
+ * registered at their first stop; exiting ones unregistered at their
+ * exit stop; signals are passed on.  In a detach (t->detaching), an
+ * interrupt stop leaves the thread stopped.
+ */
+static int detaching;
 
-static int tlist_has(const struct tlist *l, pid_t tid)
+static int on_status(struct target *t, pid_t tid, int st, int *code)
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (l->tids[i] == tid)
-			return 1;
-	return 0;
-}
+	struct thread *th = thread_find(t, tid);
+	int event = st >> 16, sig = 0;
+	unsigned long msg;
 
-/* Seize and stop every thread (the main one is seized already). */
-static void stop_all(pid_t pid, struct tlist *l)
-{
-	char path[64];
-	int again = 1;
-
-	while (again) {
-		DIR *d;
-		struct dirent *e;
-
-		again = 0;
-		snprintf(path, sizeof(path), "/proc/%d/task", pid);
-		if (!(d = opendir(path)))
-			return;
-		while ((e = readdir(d))) {
-			pid_t tid = atoi(e->d_name);
-			int st;
-
-			if (tid <= 0 || tlist_has(l, tid))
-				continue;
-			if (tid != pid && ptrace(PTRACE_SEIZE, tid, 0, 0) < 0)
-				continue;	/* exiting */
-			if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0)
-				continue;
-			/* the main thread may report other stops first: pass them */
-			while (wait_stop(tid, &st) == 0 && WIFSTOPPED(st) &&
-			       st >> 16 != PTRACE_EVENT_STOP) {
-				int sig = st >> 16 ? 0 : WSTOPSIG(st);
-
-				ptrace(PTRACE_CONT, tid, 0, sig);
-			}
-			l->tids = xgrowarray(l->tids, &l->cap, l->n + 1, sizeof(pid_t));
-			l->tids[l->n++] = tid;
-			again = 1;	/* it may have made threads meanwhile */
-		}
-		closedir(d);
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		thread_drop(t, tid);
+		if (tid != t->pid)
+			return 0;
+		*code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		return 1;
 	}
+	if (!WIFSTOPPED(st))
+		return 0;
+	if (!th) {
+		th = thread_new(t, tid);	/* its first stop */
+		thread_register(t, th);
+		if (detaching) {
+			th->stopped = 1;
+			return 0;
+		}
+	} else if (!th->key) {
+		thread_register(t, th);
+	}
+	switch (event) {
+	case PTRACE_EVENT_CLONE:
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0)
+			thread_new(t, (pid_t)msg);
+		break;
+	case PTRACE_EVENT_EXIT:
+		if (tid == t->pid && t->patched) {
+			if (opt.drain)
+				while (ring_drain(&t->rr) > 0)
+					;
+			report(t, "exit");
+		}
+		stack_clear(t, th->key);
+		th->key = 0;
+		if (detaching) {
+			th->stopped = 1;
+			return 0;
+		}
+		break;
+	case PTRACE_EVENT_STOP:
+		if (detaching) {
+			th->stopped = 1;
+			return 0;
+		}
+		break;
+	case 0:
+		sig = WSTOPSIG(st);
+		break;
+	default:
+		break;
+	}
+	ptrace(PTRACE_CONT, tid, 0, sig);
+	return 0;
 }
 
 static int in_patch(const struct patch *p, uint64_t pc)
@@ -495,79 +680,83 @@ static int in_patch(const struct patch *p, uint64_t pc)
 }
 
 /*
- * Restore the entries with every thread stopped; a thread may be in the
- * stub page (it stays mapped: its relocated code jumps back into the
- * function), never inside the 5 bytes (they were written with all
- * threads stopped and nothing branches there).
+ * Stop every thread, restore the entries, detach.  A thread may be in
+ * the stub page (it stays mapped: its relocated code jumps back into the
+ * function), never inside the bytes of a patch (written with all threads
+ * stopped, and nothing branches there).  Returns 1 if the command ended
+ * meanwhile (*code set).
  */
-static void detach(struct target *t)
+static int detach(struct target *t, int *code)
 {
-	struct tlist l = { 0 };
 	uint64_t t0 = now_ns();
-	int in_stub = 0;
+	int in_stub = 0, st, all;
 
-	stop_all(t->pid, &l);
-	for (size_t i = 0; i < l.n; i++) {
+	detaching = 1;
+	for (size_t i = 0; i < t->nth; i++)
+		ptrace(PTRACE_INTERRUPT, t->th[i].tid, 0, 0);
+	do {
+		pid_t w = waitpid(-1, &st, __WALL);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			perror_msg_and_die("waitpid");
+		}
+		if (on_status(t, w, st, code))
+			return 1;
+		all = 1;
+		for (size_t i = 0; i < t->nth; i++)
+			all &= t->th[i].stopped;
+	} while (!all);
+	for (size_t i = 0; i < t->nth; i++) {
 		struct user_regs_struct regs;
 
-		if (ptrace(PTRACE_GETREGS, l.tids[i], 0, &regs) < 0)
+		if (ptrace(PTRACE_GETREGS, t->th[i].tid, 0, &regs) < 0)
 			continue;
 		if (in_patch(&t->pm, regs.rip) || in_patch(&t->pf, regs.rip))
-			error_msg_and_die("thread %d inside a patch at %#llx", l.tids[i], regs.rip);
+			error_msg_and_die("thread %d inside a patch at %#llx", t->th[i].tid,
+					  regs.rip);
 		in_stub += regs.rip >= t->page && regs.rip < t->page + PA_PAGE;
 	}
-	if (remote_write(t->pid, -1, l.tids[0], t->pm.site, t->pm.orig, t->pm.len) < 0 ||
-	    remote_write(t->pid, -1, l.tids[0], t->pf.site, t->pf.orig, t->pf.len) < 0)
+	if (remote_write(t->pid, -1, t->th[0].tid, t->pm.site, t->pm.orig, t->pm.len) < 0 ||
+	    remote_write(t->pid, -1, t->th[0].tid, t->pf.site, t->pf.orig, t->pf.len) < 0)
 		error_msg_and_die("cannot restore the entries");
-	t->patched = 0;
 	if (opt.drain)
 		while (ring_drain(&t->rr) > 0)
 			;
 	report(t, "detach");
-	for (size_t i = 0; i < l.n; i++)
-		ptrace(PTRACE_DETACH, l.tids[i], 0, 0);
+	t->patched = 0;
+	for (size_t i = 0; i < t->nth; i++)
+		ptrace(PTRACE_DETACH, t->th[i].tid, 0, 0);
 	fprintf(stderr, "detour-spike: restored and detached %zu threads (%d in the stub page)"
-		" in %.0f us\n", l.n, in_stub, (now_ns() - t0) / 1e3);
-	free(l.tids);
+		" in %.0f us\n", t->nth, in_stub, (now_ns() - t0) / 1e3);
+	return 0;
 }
-
-/* ---- running ---- */
 
 static int run(struct target *t)
 {
 	uint64_t detach_at = opt.detach_after > 0 ?
 		now_ns() + (uint64_t)(opt.detach_after * 1e9) : 0;
 	const struct timespec poll = { 0, (long)opt.poll_us * 1000 };
-	int st, traced = 1;
+	int st, code = 0, traced = 1;
 
 	ptrace(PTRACE_CONT, t->pid, 0, 0);
 	for (;;) {
-		pid_t w = waitpid(t->pid, &st, __WALL | (traced ? WNOHANG : 0));
+		pid_t w;
 		long got = 0;
 
-		if (w < 0 && errno != EINTR)
-			perror_msg_and_die("waitpid");
-		if (w == t->pid) {
-			if (WIFEXITED(st))
-				return WEXITSTATUS(st);
-			if (WIFSIGNALED(st))
-				return 128 + WTERMSIG(st);
-			if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
-				if (opt.drain)
-					while (ring_drain(&t->rr) > 0)
-						;
-				report(t, "exit");
-				traced = 0;
-				ptrace(PTRACE_CONT, t->pid, 0, 0);
+		if (!traced) {
+			/* detached: the command is our child still */
+			if (waitpid(t->pid, &st, 0) < 0 && errno == EINTR)
 				continue;
-			}
-			ptrace(PTRACE_CONT, t->pid, 0, st >> 16 ? 0 : WSTOPSIG(st));
-			continue;
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 		}
-		if (!traced)
-			continue;
+		while ((w = waitpid(-1, &st, __WALL | WNOHANG)) > 0)
+			if (on_status(t, w, st, &code))
+				return code;
 		if (detach_at && now_ns() >= detach_at) {
-			detach(t);
+			if (detach(t, &code))
+				return code;
 			traced = 0;
 			continue;
 		}

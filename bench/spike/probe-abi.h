@@ -7,6 +7,7 @@
  *   +0x0000  code page (r-x): every stub template, the relocated entries
  *   +0x1000  data page (rw-): counters, parameters, ring indexes
  *   +0x2000  slot page (rw-): per-thread counter slots
+ *   +0x3000  stack page (rw-): each thread's stack bounds, by %fs base
  *
  * so that the stubs reach their data rip-relatively and the template
  * assembles once, position-independent.  The ring (records + commit
@@ -26,9 +27,10 @@
 #define SPIKE_PROBE_ABI_H
 
 #define PA_PAGE		0x1000
-#define PA_MAP_SIZE	0x3000
+#define PA_MAP_SIZE	0x4000
 #define PA_DATA		0x1000	/* data page offset from the code page */
 #define PA_SLOTS	0x2000	/* slot page offset */
+#define PA_STACKS	0x3000	/* stack page offset */
 
 /* data page */
 #define D_CALLS		0x000	/* malloc calls (shared counter) */
@@ -48,7 +50,9 @@
 #define D_STALL_TAIL	0x070	/* TAIL at the last drop; ~0 at start */
 #define D_TID_OFF	0x078	/* tid's offset from %fs base; 0: gettid */
 #define D_WAIT_SPINS	0x080	/* sched_yield()s before a drop */
-#define D_COPY_MODE	0x088	/* 0 process_vm_readv, 1 rep movsb */
+#define D_COPY_MODE	0x088	/* 0 process_vm_readv; 1 rep movsb within the
+				   thread's stack entry, else process_vm_readv */
+#define D_COPY_SLOW	0x090	/* copies that went through process_vm_readv */
 #define D_HEAD		0x0c0	/* next sequence number (own cache line) */
 #define D_TAIL		0x100	/* consumer index, written by the tracer */
 #define D_COUNTDOWN	0x140	/* bytes to the next sample (signed) */
@@ -62,6 +66,22 @@
 #define S_SHIFT		6	/* slot size 64 */
 #define S_HASH_SHIFT	58	/* 64 slots */
 #define S_NSLOTS	64
+
+/*
+ * stack page: 128 entries {%fs base, stack lo, stack hi}, open addressing
+ * from the same hash, K_PROBES probes.  memtap fills an entry at a new
+ * thread's first stop (lo and hi first, the key last) and clears the key
+ * at the thread's exit stop, so that a live thread's entry never changes
+ * under it.  A thread without an entry, or whose rsp is outside its
+ * entry (sigaltstack, a coroutine's stack), copies by process_vm_readv.
+ */
+#define K_KEY		0x00
+#define K_LO		0x08
+#define K_HI		0x10
+#define K_SHIFT		5	/* entry size 32 */
+#define K_HASH_SHIFT	57	/* 128 entries */
+#define K_NENT		128
+#define K_PROBES	4
 
 /* a ring record */
 #define R_SEQ		0x00

@@ -2,7 +2,8 @@
  * ring.c - drain the target's ring: HEAD, then the commit words from
  * TAIL on, then the committed prefix of records (at most two iovecs each
  * when the range wraps), then the new TAIL.  Four syscalls per batch,
- * whatever its size.  Reading the commit words before the records, in
+ * whatever its size (at most RING_BATCH records, into buffers that stay
+ * in the cache).  Reading the commit words before the records, in
  * two separate copies, is what makes a record seen committed complete:
  * one big copy may read a record's body before its commit word.
  */
@@ -18,11 +19,11 @@
 #include "ring.h"
 #include "xmalloc.h"
 
-static uint64_t now_ns(void)
+static uint64_t now_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -36,8 +37,9 @@ void ring_reader_init(struct ring_reader *r, pid_t pid, uint64_t data, uint64_t 
 	r->commit = commit;
 	r->nrec = nrec;
 	r->rec_size = rec_size;
-	r->commits = xcalloc(nrec, sizeof(uint64_t));
-	r->recs = xmalloc(nrec * rec_size);
+	r->batch = nrec < RING_BATCH ? nrec : RING_BATCH;
+	r->commits = xcalloc(r->batch, sizeof(uint64_t));
+	r->recs = xcalloc(r->batch, rec_size);
 }
 
 void ring_reader_free(struct ring_reader *r)
@@ -67,7 +69,8 @@ static int read_wrapped(struct ring_reader *r, uint64_t base, uint64_t sz,
 
 long ring_drain(struct ring_reader *r)
 {
-	uint64_t head, t0 = now_ns(), k = 0, n;
+	uint64_t head, k = 0, n;
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	struct iovec local = { &head, sizeof(head) };
 	struct iovec remote = { (void *)(uintptr_t)(r->data + D_HEAD), sizeof(head) };
 	int err;
@@ -78,8 +81,8 @@ long ring_drain(struct ring_reader *r)
 	n = head - r->tail;
 	if (n == 0)
 		return 0;
-	if (n > r->nrec)
-		n = r->nrec;
+	if (n > r->batch)
+		n = r->batch;
 	err = read_wrapped(r, r->commit, sizeof(uint64_t), r->tail, n, r->commits);
 	if (err < 0)
 		return err;
@@ -113,6 +116,7 @@ long ring_drain(struct ring_reader *r)
 		return -errno;
 	r->records += k;
 	r->drains++;
-	r->ns += now_ns() - t0;
+	r->ns += now_ns(CLOCK_MONOTONIC) - t0;
+	r->cpu_ns += now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 	return (long)k;
 }

@@ -9,17 +9,20 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#define RING_BATCH 256	/* records read per drain at most */
+
 struct ring_reader {
 	pid_t pid;
 	uint64_t data;		/* the data page in the target */
 	uint64_t ring, commit;	/* records and commit words in the target */
 	uint64_t nrec, rec_size;
 	uint64_t tail;		/* next record to read */
-	uint64_t *commits;	/* local copies, nrec each */
+	uint64_t batch;
+	uint64_t *commits;	/* local copies, batch each */
 	uint8_t *recs;
 	/* what was read */
 	uint64_t records, bytes, bad, copied_short, drains, syscalls;
-	uint64_t ns;		/* time spent in ring_drain() that found records */
+	uint64_t ns, cpu_ns;	/* wall, CPU time in ring_drain() calls that found records */
 };
 
 void ring_reader_init(struct ring_reader *r, pid_t pid, uint64_t data, uint64_t ring,

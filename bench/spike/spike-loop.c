@@ -13,6 +13,7 @@
  *   NS_PER_ITER <WALL_NS * THREADS / (THREADS * ITERS)>   (one thread's view)
  *   EXPECT malloc <calls> <bytes>
  *   EXPECT free <calls>
+ *   MINFLT <minor page faults of the process>
  * then OK (exit 0) or CORRUPT (exit 1).
  */
 #include <pthread.h>
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 static unsigned long iters = 1000000;
 static int depth = 8;
@@ -132,6 +134,12 @@ int main(int argc, char **argv)
 	printf("NS_PER_ITER %.2f\n", (double)(t1 - t0) / (double)iters);
 	printf("EXPECT malloc %lu %lu\n", calls, bytes);
 	printf("EXPECT free %lu\n", calls);
+	{
+		struct rusage ru;
+
+		getrusage(RUSAGE_SELF, &ru);
+		printf("MINFLT %ld\n", ru.ru_minflt);
+	}
 	printf(bad ? "CORRUPT\n" : "OK\n");
 	return bad;
 }

@@ -33,6 +33,7 @@
 
 	.set DATA, .Lpage + PA_DATA
 	.set SLOTS, .Lpage + PA_SLOTS
+	.set STACKS, .Lpage + PA_STACKS
 
 #define D(off) [rip + DATA + (off)]
 
@@ -244,8 +245,43 @@ keep_record:
 	test rcx, rcx
 	jz .Lcopied
 	cmp qword ptr D(D_COPY_MODE), 0
-	jne .Lmemcpy
+	je .Lvmreadv
+	/* this thread's stack bounds: r8 = its entry */
+	mov rax, qword ptr fs:0
+	mov rdx, rax
+	movabs rsi, 0x9e3779b97f4a7c15
+	imul rax, rsi
+	shr rax, K_HASH_SHIFT
+	lea rsi, [rip + STACKS]
+	mov edi, K_PROBES
+.Llook:
+	mov r8, rax
+	shl r8, K_SHIFT
+	add r8, rsi
+	cmp qword ptr [r8 + K_KEY], rdx
+	je .Lfound
+	inc eax
+	and eax, K_NENT - 1
+	dec edi
+	jnz .Llook
+	jmp .Lvmreadv
+.Lfound:
+	mov rsi, qword ptr [rsp + 24]	/* entry rsp */
+	cmp rsi, qword ptr [r8 + K_LO]
+	jb .Lvmreadv			/* not on its stack: sigaltstack... */
+	mov rax, qword ptr [r8 + K_HI]
+	sub rax, rsi
+	jbe .Lvmreadv
+	cmp rcx, rax
+	cmova rcx, rax			/* not past the end of the mapping */
+	mov rax, rcx
+	lea rdi, [rbx + R_STACK]
+	rep movsb
+	jmp .Lcopy_done
+.Lvmreadv:
 	/* process_vm_readv(pid, &local, 1, &remote, 1, 0): short, not a fault */
+	lock inc qword ptr D(D_COPY_SLOW)
+	mov rcx, qword ptr D(D_COPY_LEN)
 	sub rsp, 32
 	lea rax, [rbx + R_STACK]
 	mov qword ptr [rsp], rax
@@ -262,13 +298,6 @@ keep_record:
 	mov eax, 310			/* SYS_process_vm_readv */
 	syscall
 	add rsp, 32
-	jmp .Lcopy_done
-.Lmemcpy:
-	/* a plain copy: faults past the end of the stack mapping */
-	lea rdi, [rbx + R_STACK]
-	mov rsi, qword ptr [rsp + 24]
-	mov rax, rcx
-	rep movsb
 .Lcopy_done:
 	mov qword ptr [rbx + R_COPIED], rax
 .Lcopied:
