@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -69,7 +70,7 @@ static const struct variant {
 static struct {
 	const struct variant *v;
 	uint64_t min_size, copy_len, nrec, sample_mean, wait_spins;
-	int memcpy_copy, tid_tcb, drain, overwrite;
+	int memcpy_copy, tid_tcb, drain, overwrite, shared;
 	double detach_after;
 	unsigned poll_us;
 } opt = {
@@ -82,6 +83,7 @@ struct target {
 	uint64_t syscall_insn;
 	uint64_t page, ring, commit;	/* in the target */
 	uint64_t rec_size;
+	void *shared;			/* our mapping of the ring (--shared) */
 	struct patch pm, pf;		/* malloc, free */
 	int patched;
 	struct ring_reader rr;
@@ -120,6 +122,7 @@ static void usage(FILE *f)
 "  --sample-mean=N    mean bytes between samples (sample) [65536]\n"
 "  --wait=N           sched_yield()s on a full ring before a drop [64]\n"
 "  --no-drain         never read the ring (it fills: drops)\n"
+"  --shared           the ring is a memfd mapped here too: drained in place\n"
 "  --overwrite        (measuring) the ring never fills: records overwrite\n"
 "                     the oldest, nothing is read; the producer's cost alone\n"
 "  --poll-us=N        sleep between empty drains [200]\n"
@@ -151,6 +154,7 @@ static void parse_args(int argc, char **argv)
 		{ "wait", required_argument, NULL, 'w' },
 		{ "no-drain", no_argument, NULL, 'n' },
 		{ "overwrite", no_argument, NULL, 'o' },
+		{ "shared", no_argument, NULL, 'S' },
 		{ "poll-us", required_argument, NULL, 'p' },
 		{ "detach-after", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -186,6 +190,7 @@ static void parse_args(int argc, char **argv)
 		case 'w': opt.wait_spins = num_arg(optarg, "--wait"); break;
 		case 'n': opt.drain = 0; break;
 		case 'o': opt.overwrite = 1; opt.drain = 0; break;
+		case 'S': opt.shared = 1; break;
 		case 'p': opt.poll_us = (unsigned)num_arg(optarg, "--poll-us"); break;
 		case 'd': opt.detach_after = atof(optarg); break;
 		case 'h': usage(stdout); exit(0);
@@ -458,6 +463,54 @@ static void prewarm(pid_t pid, uint64_t addr, uint64_t len)
 	}
 }
 
+static int64_t inject6(struct target *t, long nr, const uint64_t args[6])
+{
+	struct remote_result res;
+	int err = remote_syscall(t->pid, t->syscall_insn, nr, args, &res);
+
+	return err < 0 ? err : res.ret;
+}
+
+/*
+ * The ring as a memfd mapped shared by the target and by us: created,
+ * sized and mapped by injected syscalls, opened here through
+ * /proc/PID/fd, then closed in the target.  A fork child of the target
+ * gets no ring (MADV_DONTFORK) and a zeroed data page (MADV_WIPEONFORK,
+ * done at the end of install()): NREC = 0, so its stubs only count and
+ * drop, never touching a ring it does not have.
+ */
+static int64_t map_shared_ring(struct target *t, uint64_t len)
+{
+	static const char name[] = "memtap-ring";
+	char path[64];
+	int64_t fd, addr;
+	int lfd;
+
+	if (remote_write(t->pid, -1, t->pid, t->page + PA_DATA + D_NAME, name, sizeof(name)) < 0)
+		error_msg_and_die("cannot write the memfd's name");
+	fd = inject6(t, SYS_memfd_create, (uint64_t[6]){ t->page + PA_DATA + D_NAME, MFD_CLOEXEC });
+	if (fd < 0)
+		error_msg_and_die("memfd_create in the target: %s", strerror((int)-fd));
+	if (inject6(t, SYS_ftruncate, (uint64_t[6]){ (uint64_t)fd, len }) < 0)
+		error_msg_and_die("ftruncate of the ring");
+	addr = inject6(t, SYS_mmap, (uint64_t[6]){ 0, len, PROT_READ | PROT_WRITE,
+						   MAP_SHARED | MAP_POPULATE, (uint64_t)fd, 0 });
+	snprintf(path, sizeof(path), "/proc/%d/fd/%" PRId64, t->pid, fd);
+	lfd = open(path, O_RDWR);
+	inject6(t, SYS_close, (uint64_t[6]){ (uint64_t)fd });
+	if (addr < 0 && addr > -4096)
+		return addr;
+	if (lfd < 0)
+		perror_msg_and_die("open %s", path);
+	t->shared = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, lfd, 0);
+	close(lfd);
+	if (t->shared == MAP_FAILED)
+		perror_msg_and_die("mmap of the shared ring");
+	if (inject6(t, SYS_madvise, (uint64_t[6]){ (uint64_t)addr, len, MADV_DONTFORK }) < 0)
+		error_msg_and_die("madvise(MADV_DONTFORK) of the ring");
+	return addr;
+}
+
 static void install(struct target *t)
 {
 	struct elfsym_proc *ep = elfsym_proc_load(t->pid);
@@ -504,14 +557,19 @@ static void install(struct target *t)
 	t->page = hole;
 	t->rec_size = R_STACK + opt.copy_len;
 	ringsz = (opt.nrec * (t->rec_size + 8) + PA_PAGE - 1) & ~(uint64_t)(PA_PAGE - 1);
-	/* populated: the stubs' first lap must not take the page faults */
-	got = remote_mmap(t->pid, t->syscall_insn, 0, ringsz, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, &res);
+	if (opt.shared) {
+		got = map_shared_ring(t, ringsz);
+	} else {
+		/* populated: the stubs' first lap must not take the page faults */
+		got = remote_mmap(t->pid, t->syscall_insn, 0, ringsz, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, &res);
+	}
 	if (got < 0 && got > -4096)
 		error_msg_and_die("mmap of the ring: %" PRId64, got);
 	t->commit = (uint64_t)got;
 	t->ring = t->commit + opt.nrec * 8;
-	prewarm(t->pid, t->commit, ringsz);
+	if (!opt.shared)
+		prewarm(t->pid, t->commit, ringsz);
 
 	/* code: the templates, the relocated entries */
 	memcpy(code, spike_page, PA_PAGE);
@@ -555,13 +613,18 @@ static void install(struct target *t)
 	    remote_write(t->pid, -1, t->pid, t->pm.site, jm, t->pm.len) < 0 ||
 	    remote_write(t->pid, -1, t->pid, t->pf.site, jf, t->pf.len) < 0)
 		error_msg_and_die("cannot patch the entries");
+	if (opt.shared &&
+	    inject(t, SYS_madvise, t->page + PA_DATA, PA_MAP_SIZE - PA_DATA, MADV_WIPEONFORK) < 0)
+		error_msg_and_die("madvise(MADV_WIPEONFORK) of the data pages");
 	t->patched = 1;
 	t->stack_rlimit = stack_rlimit(t->pid);
 	thread_register(t, thread_new(t, t->pid));
 	ring_reader_init(&t->rr, t->pid, t->page + PA_DATA, t->ring, t->commit, opt.nrec,
 			 t->rec_size);
-	fprintf(stderr, "detour-spike: stub page %#" PRIx64 ", ring %#" PRIx64 " (%" PRIu64
-		" x %" PRIu64 " bytes), variant %s%s\n", t->page, t->commit, opt.nrec,
+	if (t->shared)
+		ring_reader_share(&t->rr, t->shared);
+	fprintf(stderr, "detour-spike: pid %d: stub page %#" PRIx64 ", ring %#" PRIx64 " (%" PRIu64
+		" x %" PRIu64 " bytes), variant %s%s\n", t->pid, t->page, t->commit, opt.nrec,
 		t->rec_size, opt.v->name, tid_off ? ", tid from the TCB" : "");
 }
 
@@ -674,6 +737,28 @@ static int on_status(struct target *t, pid_t tid, int st, int *code)
 	return 0;
 }
 
+/*
+ * After the detach, while the command runs on: the entries hold their
+ * original bytes, and the counters no longer move.
+ */
+static void verify_detached(struct target *t)
+{
+	uint8_t m[32], f[32];
+	uint64_t before[2], after[2];
+	const struct timespec pause = { 0, 200 * 1000 * 1000 };
+
+	if (remote_read(t->pid, -1, t->page + PA_DATA + D_CALLS, before, sizeof(before)) < 0)
+		return;
+	nanosleep(&pause, NULL);
+	if (remote_read(t->pid, -1, t->pm.site, m, t->pm.len) < 0 ||
+	    remote_read(t->pid, -1, t->pf.site, f, t->pf.len) < 0 ||
+	    remote_read(t->pid, -1, t->page + PA_DATA + D_CALLS, after, sizeof(after)) < 0)
+		return;	/* it ended meanwhile */
+	fprintf(stderr, "DETACH entries=%s calls_after=%" PRIu64 "\n",
+		!memcmp(m, t->pm.orig, t->pm.len) && !memcmp(f, t->pf.orig, t->pf.len) ?
+		"original" : "CHANGED", after[0] - before[0]);
+}
+
 static int in_patch(const struct patch *p, uint64_t pc)
 {
 	return pc > p->site && pc < p->site + p->len;
@@ -730,6 +815,7 @@ static int detach(struct target *t, int *code)
 		ptrace(PTRACE_DETACH, t->th[i].tid, 0, 0);
 	fprintf(stderr, "detour-spike: restored and detached %zu threads (%d in the stub page)"
 		" in %.0f us\n", t->nth, in_stub, (now_ns() - t0) / 1e3);
+	verify_detached(t);
 	return 0;
 }
 

@@ -58,6 +58,7 @@
 #define D_COUNTDOWN	0x140	/* bytes to the next sample (signed) */
 #define D_IVAL_IDX	0x148	/* next interval to take */
 #define D_IVALS		0x180	/* 64 sampling intervals, written by the tracer */
+#define D_NAME		0x400	/* scratch: the memfd's name for memfd_create */
 #define D_NIVALS	64
 
 /* slot page: 64 slots of one cache line, hashed by the %fs base */
