@@ -519,6 +519,7 @@ static void install(struct target *t)
 	uint64_t lo, hi, hole, data[PA_PAGE / 8] = { 0 }, ringsz, tid_off = 0;
 	uint8_t code[PA_PAGE], jm[32], jf[32];
 	const struct elfsym_module *libc;
+	struct elfsym_result self;
 	struct remote_result res;
 	int64_t got;
 
@@ -585,6 +586,9 @@ static void install(struct target *t)
 		error_msg_and_die("mprotect of the stub page: %" PRId64, got);
 
 	/* data */
+	/* the libc that has the threads, wherever malloc came from */
+	if (elfsym_lookup(ep, "pthread_self", NULL, &self) == 0)
+		libc = self.module;
 	if (opt.tid_tcb && !(tid_off = tcb_tid_offset(t, libc)))
 		error_msg_and_die("no _thread_db_pthread_tid in the target's libc");
 	data[D_MIN_SIZE / 8] = opt.min_size;

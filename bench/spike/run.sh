@@ -46,6 +46,7 @@ for t in 1 4; do
 	if [ "$t" = 1 ]; then big=$(n 1000000); mid=$(n 200000); small=$(n 20000); tiny=$(n 4000)
 	else big=$(n 250000); mid=$(n 50000); small=$(n 5000); tiny=$(n 1000); fi
 	keep="$spike --variant=keep --tid=tcb --overwrite --ring=64 --copy-mode=memcpy"
+	drained="$spike --variant=keep --tid=tcb --copy-mode=memcpy --ring=4096 --poll-us=20"
 	cells+=(
 	"int3 memtap -e malloc,free --unwind=none|$t|$tiny|$memtap -q -e malloc,free --unwind=none -o /dev/null --"
 	"int3 memtap -e malloc,free (dwarf, 8K stacks)|$t|$tiny|$memtap -q -e malloc,free --stack-size=8K -o /dev/null --"
@@ -60,7 +61,6 @@ for t in 1 4; do
 	"(c) keep, 8192 B memcpy|$t|$mid|$keep --copy=8192 --"
 	"(c) keep, 512 B process_vm_readv|$t|$small|$keep --copy=512 --copy-mode=vmreadv --"
 	"(c) keep, 8192 B process_vm_readv|$t|$small|$keep --copy=8192 --copy-mode=vmreadv --"
-	drained="$spike --variant=keep --tid=tcb --copy-mode=memcpy --ring=4096 --poll-us=20"
 	"(c) keep 512 B, drained by process_vm_readv|$t|$mid|$drained --copy=512 --"
 	"(c) keep 8192 B, drained by process_vm_readv|$t|$mid|$drained --copy=8192 --"
 	"(c) keep 512 B, drained in place (shared memfd ring)|$t|$mid|$drained --shared --copy=512 --"
