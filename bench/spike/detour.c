@@ -51,20 +51,21 @@
 extern const uint8_t spike_page[], spike_page_end[];
 extern const uint8_t spike_malloc_orig[], spike_free_orig[];
 extern const uint8_t stub_count[], stub_count_slot[], stub_count_nolock[],
-	stub_filter[], stub_keep[], stub_sample[], stub_result[], stub_free[];
+	stub_filter[], stub_keep[], stub_sample[], stub_result[], stub_free[],
+	stub_free_slot[], stub_free_nolock[];
 
 static const struct variant {
 	const char *name;
 	const uint8_t *entry;
-	int keeps;		/* writes ring records */
+	const uint8_t *free_entry;
 } variants[] = {
-	{ "count", stub_count, 0 },
-	{ "slot", stub_count_slot, 0 },
-	{ "nolock", stub_count_nolock, 0 },
-	{ "filter", stub_filter, 0 },
-	{ "keep", stub_keep, 1 },
-	{ "sample", stub_sample, 1 },
-	{ "result", stub_result, 1 },
+	{ "count", stub_count, stub_free },
+	{ "slot", stub_count_slot, stub_free_slot },
+	{ "nolock", stub_count_nolock, stub_free_nolock },
+	{ "filter", stub_filter, stub_free },
+	{ "keep", stub_keep, stub_free },
+	{ "sample", stub_sample, stub_free },
+	{ "result", stub_result, stub_free },
 };
 
 static struct {
@@ -613,7 +614,7 @@ static void install(struct target *t)
 
 	/* the entries, last: the only bytes of the target's code we change */
 	if (patch_jmp(&t->pm, t->page + (uint64_t)(opt.v->entry - spike_page), jm) < 0 ||
-	    patch_jmp(&t->pf, t->page + (uint64_t)(stub_free - spike_page), jf) < 0 ||
+	    patch_jmp(&t->pf, t->page + (uint64_t)(opt.v->free_entry - spike_page), jf) < 0 ||
 	    remote_write(t->pid, -1, t->pid, t->pm.site, jm, t->pm.len) < 0 ||
 	    remote_write(t->pid, -1, t->pid, t->pf.site, jf, t->pf.len) < 0)
 		error_msg_and_die("cannot patch the entries");
@@ -636,7 +637,7 @@ static void install(struct target *t)
 
 static void report(struct target *t, const char *when)
 {
-	uint64_t d[PA_PAGE / 8], s[PA_PAGE / 8], scalls = 0, sbytes = 0;
+	uint64_t d[PA_PAGE / 8], s[PA_PAGE / 8], scalls = 0, sbytes = 0, sfrees = 0;
 	struct rusage ru;
 	double cpu;
 	int used = 0;
@@ -651,6 +652,7 @@ static void report(struct target *t, const char *when)
 
 		scalls += c;
 		sbytes += s[(i << S_SHIFT) / 8 + S_BYTES / 8];
+		sfrees += s[(i << S_SHIFT) / 8 + S_FREES / 8];
 		used += c != 0;
 	}
 	getrusage(RUSAGE_SELF, &ru);
@@ -663,7 +665,7 @@ static void report(struct target *t, const char *when)
 		" bad=%" PRIu64 " short=%" PRIu64 " copy_slow=%" PRIu64 " drains=%" PRIu64 " drain_syscalls=%"
 		PRIu64 " drain_ns_per_rec=%.1f drain_cpu_ns_per_rec=%.1f tracer_cpu_ns=%.0f\n",
 		when, opt.v->name, opt.copy_len, d[D_CALLS / 8], d[D_BYTES / 8],
-		d[D_FREES / 8], scalls, sbytes, used, d[D_KEPT_CALLS / 8],
+		d[D_FREES / 8] + sfrees, scalls, sbytes, used, d[D_KEPT_CALLS / 8],
 		d[D_KEPT_BYTES / 8], d[D_DROPPED / 8], d[D_HEAD / 8], t->rr.records,
 		t->rr.bytes, t->rr.bad, t->rr.copied_short, d[D_COPY_SLOW / 8], t->rr.drains, t->rr.syscalls,
 		t->rr.records ? (double)t->rr.ns / t->rr.records : 0.0,

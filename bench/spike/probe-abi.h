@@ -64,6 +64,7 @@
 /* slot page: 64 slots of one cache line, hashed by the %fs base */
 #define S_CALLS		0x00
 #define S_BYTES		0x08
+#define S_FREES		0x10
 #define S_SHIFT		6	/* slot size 64 */
 #define S_HASH_SHIFT	58	/* 64 slots */
 #define S_NSLOTS	64

@@ -3,7 +3,10 @@
 # a malloc/free loop, against memtap's int3 probes and heaptrack, in one
 # run: untraced, memtap -e malloc,free, each stub variant, heaptrack.
 #
-#   bench/spike/run.sh [-r REPS] [-m MEMTAP] [-b BUILDDIR] [-s SCALE]
+#   bench/spike/run.sh [-r REPS] [-m MEMTAP] [-b BUILDDIR] [-s SCALE] [-c REGEX]
+#
+# -s multiplies every loop size; -c keeps the cells whose name matches
+# the extended REGEX.
 #
 # Every repetition runs every cell once, in an order rotated by the
 # repetition, with the untraced loop of the same size in the same
@@ -20,14 +23,16 @@ reps=5
 scale=1
 memtap=${MEMTAP:-}
 builddir=$top/build
+only=
 
-while getopts "r:m:b:s:h" o; do
+while getopts "r:m:b:s:c:h" o; do
 	case $o in
 	r) reps=$OPTARG ;;
 	m) memtap=$OPTARG ;;
 	b) builddir=$OPTARG ;;
 	s) scale=$OPTARG ;;
-	*) sed -n '2,15p' "$0"; exit 64 ;;
+	c) only=$OPTARG ;;
+	*) sed -n '2,20p' "$0"; exit 64 ;;
 	esac
 done
 [ -n "$memtap" ] || memtap=$builddir/memtap
@@ -90,6 +95,14 @@ run_one() {
 		printf "%.2f", $2 * (t < c ? t : c) / (t * n) }' "$out")
 	echo "$ns $(grep '^SPIKE' "$err" | tr ' ' ',' || echo -)"
 }
+
+if [ -n "$only" ]; then
+	kept=()
+	for c in "${cells[@]}"; do
+		[[ ${c%%|*} =~ $only ]] && kept+=("$c")
+	done
+	cells=("${kept[@]}")
+fi
 
 declare -A base
 results=$work/results

@@ -19,7 +19,7 @@
  *   stub_keep        (c) count, filter, keep a record of the call
  *   stub_sample      (d) count, Poisson byte sampling, keep the sampled
  *   stub_result      (e) count, filter, call the original, keep + rax
- *   stub_free        count free calls
+ *   stub_free        count free calls (shared; _slot, _nolock: per thread)
  */
 #include "probe-abi.h"
 
@@ -30,6 +30,7 @@
 	.globl spike_malloc_orig, spike_free_orig
 	.globl stub_count, stub_count_slot, stub_count_nolock, stub_filter
 	.globl stub_keep, stub_sample, stub_result, stub_free
+	.globl stub_free_slot, stub_free_nolock
 
 	.set DATA, .Lpage + PA_DATA
 	.set SLOTS, .Lpage + PA_SLOTS
@@ -151,6 +152,18 @@ stub_result:
 	.balign 16
 stub_free:
 	lock inc qword ptr D(D_FREES)
+	jmp .Lfree_orig
+
+	.balign 16
+stub_free_slot:
+	SLOT
+	lock inc qword ptr [r11 + S_FREES]
+	jmp .Lfree_orig
+
+	.balign 16
+stub_free_nolock:
+	SLOT
+	inc qword ptr [r11 + S_FREES]
 	jmp .Lfree_orig
 
 /*
