@@ -662,12 +662,13 @@ static void report(struct target *t, const char *when)
 		" bytes=%" PRIu64 " frees=%" PRIu64 " slot_calls=%" PRIu64 " slot_bytes=%"
 		PRIu64 " slots_used=%d kept=%" PRIu64 " kept_bytes=%" PRIu64 " dropped=%"
 		PRIu64 " head=%" PRIu64 " drained=%" PRIu64 " drained_bytes=%" PRIu64
-		" bad=%" PRIu64 " short=%" PRIu64 " copy_slow=%" PRIu64 " drains=%" PRIu64 " drain_syscalls=%"
+		" bad=%" PRIu64 " short=%" PRIu64 " copied_avg=%.0f copy_slow=%" PRIu64 " drains=%" PRIu64 " drain_syscalls=%"
 		PRIu64 " drain_ns_per_rec=%.1f drain_cpu_ns_per_rec=%.1f tracer_cpu_ns=%.0f\n",
 		when, opt.v->name, opt.copy_len, d[D_CALLS / 8], d[D_BYTES / 8],
 		d[D_FREES / 8] + sfrees, scalls, sbytes, used, d[D_KEPT_CALLS / 8],
 		d[D_KEPT_BYTES / 8], d[D_DROPPED / 8], d[D_HEAD / 8], t->rr.records,
-		t->rr.bytes, t->rr.bad, t->rr.copied_short, d[D_COPY_SLOW / 8], t->rr.drains, t->rr.syscalls,
+		t->rr.bytes, t->rr.bad, t->rr.copied_short,
+		t->rr.records ? (double)t->rr.copied / t->rr.records : 0.0, d[D_COPY_SLOW / 8], t->rr.drains, t->rr.syscalls,
 		t->rr.records ? (double)t->rr.ns / t->rr.records : 0.0,
 		t->rr.records ? (double)t->rr.cpu_ns / t->rr.records : 0.0, cpu);
 }

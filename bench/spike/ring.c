@@ -122,6 +122,8 @@ long ring_drain(struct ring_reader *r)
 			r->bad++;
 		if (copied < (int64_t)(r->rec_size - R_STACK))
 			r->copied_short++;
+		if (copied > 0)
+			r->copied += (uint64_t)copied;
 		r->bytes += size;
 	}
 	r->tail += k;

@@ -22,7 +22,7 @@ struct ring_reader {
 	uint64_t *commits;	/* local copies, batch each */
 	uint8_t *recs;
 	/* what was read */
-	uint64_t records, bytes, bad, copied_short, drains, syscalls;
+	uint64_t records, bytes, bad, copied_short, copied, drains, syscalls;
 	uint64_t ns, cpu_ns;	/* wall, CPU time in ring_drain() calls that found records */
 };
 
