@@ -8,7 +8,9 @@
  * (a one-shot int3 at AT_ENTRY: libc is mapped, one thread exists).
  * There, the stub page and the ring are mapped by injected syscalls,
  * the stubs written, the entries patched; then the command runs with no
- * stop per call while this process drains the ring.  At the command's
+ * stop per call while this process drains the ring.  Threads are traced
+ * for their first stop (clone events: an entry in the stub page's stack
+ * table) and their exit stop (the entry cleared).  At the command's
  * exit (PTRACE_EVENT_EXIT of its main thread, memory still there) the
  * counters are read and printed on stderr as one line:
  *
@@ -91,7 +93,7 @@ struct target {
 	uint64_t keys[K_NENT];		/* the stack page's keys, as written */
 	struct thread *th;
 	size_t nth, thcap;
-	uint64_t stack_rlimit;		/* the main stack's lowest possible address below its top */
+	uint64_t stack_rlimit;		/* how far below its top the main stack may grow */
 };
 
 struct thread {
@@ -295,13 +297,19 @@ static const struct elfsym_module *plan(struct target *t, struct elfsym_proc *ep
 	return r.module;
 }
 
-static int64_t inject(struct target *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2)
+static int64_t inject6(struct target *t, long nr, const uint64_t args[6])
 {
-	const uint64_t args[6] = { a0, a1, a2, 0, 0, 0 };
 	struct remote_result res;
 	int err = remote_syscall(t->pid, t->syscall_insn, nr, args, &res);
 
 	return err < 0 ? err : res.ret;
+}
+
+static int64_t inject(struct target *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2)
+{
+	const uint64_t args[6] = { a0, a1, a2, 0, 0, 0 };
+
+	return inject6(t, nr, args);
 }
 
 /*
@@ -464,14 +472,6 @@ static void prewarm(pid_t pid, uint64_t addr, uint64_t len)
 	}
 }
 
-static int64_t inject6(struct target *t, long nr, const uint64_t args[6])
-{
-	struct remote_result res;
-	int err = remote_syscall(t->pid, t->syscall_insn, nr, args, &res);
-
-	return err < 0 ? err : res.ret;
-}
-
 /*
  * The ring as a memfd mapped shared by the target and by us: created,
  * sized and mapped by injected syscalls, opened here through
@@ -607,7 +607,8 @@ static void install(struct target *t)
 	elfsym_proc_free(ep);
 	srand48(getpid());
 	for (int i = 0; i < D_NIVALS; i++)
-		data[D_IVALS / 8 + i] = (uint64_t)(-(double)opt.sample_mean * log(1.0 - drand48())) + 1;
+		data[D_IVALS / 8 + i] =
+			(uint64_t)(-(double)opt.sample_mean * log(1.0 - drand48())) + 1;
 	data[D_COUNTDOWN / 8] = data[D_IVALS / 8 + D_NIVALS - 1];
 	if (remote_write(t->pid, -1, t->pid, t->page + PA_DATA, data, sizeof(data)) < 0)
 		error_msg_and_die("cannot write the data page");
@@ -662,13 +663,15 @@ static void report(struct target *t, const char *when)
 		" bytes=%" PRIu64 " frees=%" PRIu64 " slot_calls=%" PRIu64 " slot_bytes=%"
 		PRIu64 " slots_used=%d kept=%" PRIu64 " kept_bytes=%" PRIu64 " dropped=%"
 		PRIu64 " head=%" PRIu64 " drained=%" PRIu64 " drained_bytes=%" PRIu64
-		" bad=%" PRIu64 " short=%" PRIu64 " copied_avg=%.0f copy_slow=%" PRIu64 " drains=%" PRIu64 " drain_syscalls=%"
+		" bad=%" PRIu64 " short=%" PRIu64 " copied_avg=%.0f copy_slow=%" PRIu64
+		" drains=%" PRIu64 " drain_syscalls=%"
 		PRIu64 " drain_ns_per_rec=%.1f drain_cpu_ns_per_rec=%.1f tracer_cpu_ns=%.0f\n",
 		when, opt.v->name, opt.copy_len, d[D_CALLS / 8], d[D_BYTES / 8],
 		d[D_FREES / 8] + sfrees, scalls, sbytes, used, d[D_KEPT_CALLS / 8],
 		d[D_KEPT_BYTES / 8], d[D_DROPPED / 8], d[D_HEAD / 8], t->rr.records,
 		t->rr.bytes, t->rr.bad, t->rr.copied_short,
-		t->rr.records ? (double)t->rr.copied / t->rr.records : 0.0, d[D_COPY_SLOW / 8], t->rr.drains, t->rr.syscalls,
+		t->rr.records ? (double)t->rr.copied / t->rr.records : 0.0,
+		d[D_COPY_SLOW / 8], t->rr.drains, t->rr.syscalls,
 		t->rr.records ? (double)t->rr.ns / t->rr.records : 0.0,
 		t->rr.records ? (double)t->rr.cpu_ns / t->rr.records : 0.0, cpu);
 }

@@ -54,7 +54,8 @@ int patch_plan(uint64_t func, const uint8_t *buf, size_t size, struct patch *p,
 	memset(p, 0, sizeof(*p));
 	p->func = func;
 	if (size >= 4 && buf[0] == 0xf3 && buf[1] == 0x0f && buf[2] == 0x1e && buf[3] == 0xfa) {
-		p->endbr = 1;	/* indirect branches (the PLT's jmp *GOT) land here under IBT */
+		/* indirect branches (the PLT's jmp *GOT) land here under IBT */
+		p->endbr = 1;
 		off = 4;
 	}
 	p->site = func + off;

@@ -6,8 +6,8 @@
  *
  *   spike-loop [-t THREADS] [-n ITERS] [-d DEPTH]
  *
- * DEPTH (default 40, ~5 KiB): the calls are made DEPTH frames deep, so that the
- * stack above malloc's entry is realistic for a stack copy.
+ * DEPTH (default 40, ~5 KiB): the calls are made DEPTH frames deep, so
+ * that 8 KiB of stack above malloc's entry are there to be copied.
  * Prints, after the loop:
  *   WALL_NS <ns of the timed loop, all threads, wall clock>
  *   NS_PER_ITER <WALL_NS * THREADS / (THREADS * ITERS)>   (one thread's view)

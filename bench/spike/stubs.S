@@ -8,8 +8,10 @@
  * return address, rsp = 8 mod 16, and everything below rsp is free (no
  * red zone is live at a call boundary).  A stub may clobber rax, r10,
  * r11 and the flags (caller-saved, no argument of malloc or free); it
- * leaves through MALLOC_ORIG / FREE_ORIG, where the tracer writes the
- * relocated entry instructions followed by a jmp back into the function.
+ * leaves through spike_malloc_orig / spike_free_orig, where the tracer
+ * writes the relocated entry instructions and a jmp back into the
+ * function.  keep_record copies the stack with rep movsb within the
+ * thread's stack entry (probe-abi.h), else with process_vm_readv.
  *
  * Entry points (offsets from spike_page, exported for the tracer):
  *   stub_count       (a) lock add on shared counters
