@@ -13,7 +13,9 @@
 # repetition; a cell is the median over the repetitions.  The loop
 # (spike-loop.c) measures itself (the tracer's start-up is outside).
 # ns/iter is the loop's wall time per iteration scaled to one CPU:
-# WALL * min(T, CPUs) / (T * N); an iteration is one malloc + one free.
+# WALL * min(T, CPUs) / (T * N); CPU ns/iter is the loop's CPU time (all
+# its threads, not the tracer's) / (T * N), which the other jobs of a
+# loaded machine disturb less; an iteration is one malloc + one free.
 # Markdown on stdout, progress on stderr.
 set -eu
 
@@ -79,7 +81,7 @@ for t in 1 4; do
 	fi
 done
 
-# run CELL_CMD T N -> "cpu_ns_per_iter spike_line"
+# run CELL_CMD T N -> "ns_per_iter cpu_ns_per_iter spike_line"
 run_one() {
 	local cmd=$1 t=$2 n=$3 out err ns
 	out=$work/out err=$work/err
@@ -88,11 +90,13 @@ run_one() {
 	if ! grep -q '^OK$' "$out"; then
 		echo "run.sh: FAILED: $cmd $loop -t $t -n $n" >&2
 		cat "$err" >&2
-		echo "NaN -"
+		echo "NaN NaN -"
 		return
 	fi
-	ns=$(awk -v t="$t" -v n="$n" -v c="$ncpu" '/^WALL_NS/ {
-		printf "%.2f", $2 * (t < c ? t : c) / (t * n) }' "$out")
+	ns=$(awk -v t="$t" -v n="$n" -v c="$ncpu" '
+		/^WALL_NS/ { w = $2 * (t < c ? t : c) / (t * n) }
+		/^CPU_NS/ { u = $2 / (t * n) }
+		END { printf "%.2f %.2f", w, u }' "$out")
 	echo "$ns $(grep '^SPIKE' "$err" | tr ' ' ',' || echo -)"
 }
 
@@ -115,12 +119,13 @@ for ((r = 0; r < reps; r++)); do
 		i=$(((k + r * 7) % nc))
 		IFS='|' read -r name t n cmd <<<"${cells[$i]}"
 		if [ -z "${base[$t.$n]:-}" ]; then
-			read -r ns _ < <(run_one "" "$t" "$n")
-			base[$t.$n]=$ns
-			printf '%s|%s|%s|%s|%s\n' "untraced" "$t" "$n" "$ns" "-" >>"$results"
+			read -r ns cpu _ < <(run_one "" "$t" "$n")
+			base[$t.$n]="$ns|$cpu"
+			printf '%s|%s|%s|%s|%s|%s\n' untraced "$t" "$n" "$ns" - "$cpu" >>"$results"
 		fi
-		read -r ns spk < <(run_one "$cmd" "$t" "$n")
-		printf '%s|%s|%s|%s|%s|%s\n' "$name" "$t" "$n" "$ns" "$spk" "${base[$t.$n]}" >>"$results"
+		read -r ns cpu spk < <(run_one "$cmd" "$t" "$n")
+		printf '%s|%s|%s|%s|%s|%s|%s|%s\n' "$name" "$t" "$n" "$ns" "$spk" \
+			"${base[$t.$n]}" "$cpu" >>"$results"
 	done
 done
 
@@ -137,6 +142,7 @@ $1 == "untraced" { next }
 	key = $2 SUBSEP $1
 	if (!(key in seen)) { seen[key] = 1; order[++no] = key; nm[key] = $1; th[key] = $2; it[key] = $3 }
 	c = ++cnt[key]; v[key, c] = $4; rat[key, c] = $4 / $6; ov[key, c] = $4 - $6; bs[key, c] = $6
+	cv[key, c] = $8; cov[key, c] = $8 - $7; cb[key, c] = $7
 	if ($5 != "-") {
 		d = field($5, "drain_cpu_ns_per_rec"); if (d != "" && d > 0) { dr[key, ++ndr[key]] = d }
 		kept[key] = field($5, "kept"); drop[key] = field($5, "dropped"); calls[key] = field($5, "calls")
@@ -144,17 +150,20 @@ $1 == "untraced" { next }
 	}
 }
 END {
-	print "| threads | cell | iterations | untraced ns/iter | ns/iter | ratio | overhead ns/iter | drain CPU ns/record | kept / dropped (last run) |"
-	print "|---|---|---|---|---|---|---|---|---|"
+	print "| threads | cell | iterations | untraced ns/iter | ns/iter | ratio | overhead ns/iter | untraced CPU ns/iter | CPU ns/iter | CPU overhead ns/iter | drain CPU ns/record | kept / dropped (last run) |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for (o = 1; o <= no; o++) {
 		k = order[o]; n = cnt[k]
 		for (i = 1; i <= n; i++) { a[i] = v[k, i] } m = median(a, n)
 		for (i = 1; i <= n; i++) { a[i] = rat[k, i] } rr = median(a, n)
 		for (i = 1; i <= n; i++) { a[i] = ov[k, i] } oo = median(a, n)
 		for (i = 1; i <= n; i++) { a[i] = bs[k, i] } bb = median(a, n)
+		for (i = 1; i <= n; i++) { a[i] = cv[k, i] } cm = median(a, n)
+		for (i = 1; i <= n; i++) { a[i] = cov[k, i] } co = median(a, n)
+		for (i = 1; i <= n; i++) { a[i] = cb[k, i] } cbb = median(a, n)
 		dd = "-"; if (ndr[k]) { for (i = 1; i <= ndr[k]; i++) a[i] = dr[k, i]; dd = sprintf("%.0f", median(a, ndr[k])) }
 		kd = (k in kept) && kept[k] != "" ? kept[k] " / " drop[k] : "-"
-		printf "| %s | %s | %s | %.1f | %.1f | %.2f | %.1f | %s | %s |\n", th[k], nm[k], it[k], bb, m, rr, oo, dd, kd
+		printf "| %s | %s | %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.1f | %.1f | %s | %s |\n", th[k], nm[k], it[k], bb, m, rr, oo, cbb, cm, co, dd, kd
 	}
 	printf "\n%d repetitions; medians.\n", reps
 }' "$results"

@@ -11,6 +11,7 @@
  * Prints, after the loop:
  *   WALL_NS <ns of the timed loop, all threads, wall clock>
  *   NS_PER_ITER <WALL_NS * THREADS / (THREADS * ITERS)>   (one thread's view)
+ *   CPU_NS <CPU time of the process during the loop, all threads>
  *   EXPECT malloc <calls> <bytes>
  *   EXPECT free <calls>
  *   MINFLT <minor page faults of the process>
@@ -39,11 +40,11 @@ static inline void escape(void *p)
 	__asm__ volatile("" : : "r"(p) : "memory");
 }
 
-static uint64_t now_ns(void)
+static uint64_t now_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -94,7 +95,7 @@ int main(int argc, char **argv)
 	unsigned long calls = 0, bytes = 0;
 	struct result *r;
 	pthread_t *tids;
-	uint64_t t0, t1;
+	uint64_t t0, t1, c0, c1;
 
 	while ((opt = getopt(argc, argv, "t:n:d:")) != -1) {
 		switch (opt) {
@@ -118,11 +119,13 @@ int main(int argc, char **argv)
 	for (int i = 0; i < threads; i++)
 		if (pthread_create(&tids[i], NULL, worker, (char *)r + i * (sizeof(*r) + 64)) != 0)
 			return 99;
-	t0 = now_ns();
+	c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	t0 = now_ns(CLOCK_MONOTONIC);
 	pthread_barrier_wait(&start);
 	for (int i = 0; i < threads; i++)
 		pthread_join(tids[i], NULL);
-	t1 = now_ns();
+	t1 = now_ns(CLOCK_MONOTONIC);
+	c1 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	for (int i = 0; i < threads; i++) {
 		struct result *x = (struct result *)((char *)r + i * (sizeof(*r) + 64));
 
@@ -132,6 +135,7 @@ int main(int argc, char **argv)
 	}
 	printf("WALL_NS %llu\n", (unsigned long long)(t1 - t0));
 	printf("NS_PER_ITER %.2f\n", (double)(t1 - t0) / (double)iters);
+	printf("CPU_NS %llu\n", (unsigned long long)(c1 - c0));
 	printf("EXPECT malloc %lu %lu\n", calls, bytes);
 	printf("EXPECT free %lu\n", calls);
 	{
