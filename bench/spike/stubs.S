@@ -120,12 +120,18 @@ stub_sample:
 	jle .Lmalloc_orig		/* another call is refilling it */
 	sub rax, rdi
 	jg .Lmalloc_orig		/* not crossed */
+.Lrefill:
+	/* add intervals until the countdown is positive again: a short one
+	   must not leave it <= 0, where no call would ever refill it */
 	mov eax, 1
 	lock xadd qword ptr D(D_IVAL_IDX), rax
 	and eax, D_NIVALS - 1
 	lea r11, [rip + DATA + D_IVALS]
-	mov rax, qword ptr [r11 + rax * 8]
-	lock add qword ptr D(D_COUNTDOWN), rax
+	mov r11, qword ptr [r11 + rax * 8]
+	mov rax, r11
+	lock xadd qword ptr D(D_COUNTDOWN), rax
+	add rax, r11
+	jle .Lrefill
 	lock inc qword ptr D(D_KEPT_CALLS)
 	lock add qword ptr D(D_KEPT_BYTES), rdi
 	mov r11, rsp
