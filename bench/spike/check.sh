@@ -28,7 +28,7 @@ result() {	# NAME OK(0/1) DETAIL
 
 # kill: ring of 64 records, never drained; the tracer dies 1 s in
 "$spike" --variant=keep --copy=512 --copy-mode=memcpy --tid=tcb --no-drain --ring=64 \
-	-- "$loop" -t 4 -n 6000000 >"$work/kill.out" 2>"$work/kill.err" &
+	-- "$loop" -t 4 -n 20000000 >"$work/kill.out" 2>"$work/kill.err" &
 tracer=$!
 sleep 1
 target=$(sed -n 's/.*pid \([0-9]*\): stub.*/\1/p' "$work/kill.err")
@@ -46,7 +46,7 @@ wait "$tracer" 2>/dev/null
 
 # detach after 0.5 s of a 4-thread loop
 "$spike" --variant=keep --copy=512 --copy-mode=memcpy --tid=tcb --detach-after=0.5 \
-	-- "$loop" -t 4 -n 3000000 >"$work/det.out" 2>"$work/det.err"
+	-- "$loop" -t 4 -n 30000000 >"$work/det.out" 2>"$work/det.err"
 rc=$?
 line=$(grep '^DETACH' "$work/det.err")
 [ "$rc" = 0 ] && grep -q '^OK$' "$work/det.out" &&
