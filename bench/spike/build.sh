@@ -1,14 +1,15 @@
 #!/bin/sh
 # bench/spike/build.sh - build detour-spike and spike-loop into DIR
-# (default: bench/spike/out), against memtap's configured build tree
-# BUILDDIR (default: ../../build, for config.h).
+# (default: BUILDDIR/bench/spike, out of the source tree, which `make
+# dist` copies whole), against memtap's configured build tree BUILDDIR
+# (default: the source tree's build/, for config.h).
 #
 #   bench/spike/build.sh [DIR [BUILDDIR]]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-out=${1:-$here/out}
 builddir=${2:-$top/build}
+out=${1:-$builddir/bench/spike}
 cc=${CC:-cc}
 cflags="-O2 -g -Wall -Wextra -Werror -std=gnu11"
 [ -f "$builddir/config.h" ] || { echo "build.sh: no $builddir/config.h: configure memtap first" >&2; exit 1; }
