@@ -14,6 +14,8 @@ cc=${CC:-cc}
 cflags="-O2 -g -Wall -Wextra -Werror -std=gnu11"
 [ -f "$builddir/config.h" ] || { echo "build.sh: no $builddir/config.h: configure memtap first" >&2; exit 1; }
 mkdir -p "$out"
+# $cflags: several words
+# shellcheck disable=SC2086
 $cc $cflags -I"$builddir" -I"$top/include" -I"$top/src/linux/x86_64" -I"$here" \
 	-o "$out/detour-spike" \
 	"$here/detour.c" "$here/patch.c" "$here/ring.c" "$here/stubs.S" \

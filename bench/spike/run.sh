@@ -124,8 +124,9 @@ for ((r = 0; r < reps; r++)); do
 			printf '%s|%s|%s|%s|%s|%s\n' untraced "$t" "$n" "$ns" - "$cpu" >>"$results"
 		fi
 		read -r ns cpu spk < <(run_one "$cmd" "$t" "$n")
+		IFS='|' read -r bns bcpu <<<"${base[$t.$n]}"
 		printf '%s|%s|%s|%s|%s|%s|%s|%s\n' "$name" "$t" "$n" "$ns" "$spk" \
-			"${base[$t.$n]}" "$cpu" >>"$results"
+			"$bns" "$bcpu" "$cpu" >>"$results"
 	done
 done
 
