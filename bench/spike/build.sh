@@ -16,11 +16,11 @@ cflags="-O2 -g -Wall -Wextra -Werror -std=gnu11"
 mkdir -p "$out"
 # $cflags: several words
 # shellcheck disable=SC2086
-$cc $cflags -I"$builddir" -I"$top/include" -I"$top/src/linux/x86_64" -I"$here" \
+$cc $cflags -I"$builddir" -I"$top/src" -I"$top/src/linux/x86_64" -I"$top/src/probe/x86_64" -I"$here" \
 	-o "$out/detour-spike" \
 	"$here/detour.c" "$here/patch.c" "$here/ring.c" "$here/stubs.S" \
-	"$top/src/elfsym.c" "$top/src/remote.c" "$top/src/procfs.c" \
-	"$top/src/error.c" "$top/src/xmalloc.c" "$top/src/sandbox.c" "$top/src/bpf.c" \
-	"$top/src/linux/x86_64/bp_arch.c" \
+	"$top"/src/probe/elfsym*.c "$top/src/probe/remote.c" "$top/src/probe/sandbox.c" \
+	"$top"/src/linux/*.c "$top/src/util/error.c" "$top/src/util/xmalloc.c" \
+	"$top/src/probe/x86_64/bp_arch.c" \
 	-lelf -lZydis -lm
 $cc -O2 -Wall -Wextra -Werror -fPIE -pie -pthread -o "$out/spike-loop" "$here/spike-loop.c"

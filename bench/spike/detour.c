@@ -41,14 +41,14 @@
 #include <sys/wait.h>
 #include <linux/ptrace.h>
 
-#include "elfsym.h"
-#include "error.h"
+#include "probe/elfsym.h"
+#include "util/error.h"
 #include "patch.h"
 #include "probe-abi.h"
-#include "procfs.h"
-#include "remote.h"
+#include "linux/procfs.h"
+#include "probe/remote.h"
 #include "ring.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 extern const uint8_t spike_page[], spike_page_end[];
 extern const uint8_t spike_malloc_orig[], spike_free_orig[];

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "bp_arch.h"
-#include "procfs.h"
+#include "linux/procfs.h"
 
 #define PATCH_JMP_LEN 5
 #define PATCH_MAX_INSNS 8

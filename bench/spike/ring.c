@@ -20,7 +20,7 @@
 
 #include "probe-abi.h"
 #include "ring.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 static uint64_t now_ns(clockid_t clk)
 {
