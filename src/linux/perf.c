@@ -212,15 +212,20 @@ const char *perf_open_reason(int err)
 	switch (err) {
 	case EACCES:
 	case EPERM:
+		/* user-space faults were tried too: exclude_kernel = 1 */
 		paranoid = read_paranoid();
-		if (paranoid == -100)
-			snprintf(buf, sizeof(buf), "perf events refused (%s): "
-				 "CAP_PERFMON or CAP_SYS_ADMIN needed", strerror(err));
-		else
+		if (paranoid >= 3)
 			snprintf(buf, sizeof(buf), "perf events refused: kernel.perf_event_paranoid "
-				 "is %d; run with CAP_PERFMON (Linux >= 5.8) or CAP_SYS_ADMIN, or "
-				 "set it to 1 or less (sysctl kernel.perf_event_paranoid=1)",
-				 paranoid);
+				 "is %d, which forbids them without CAP_PERFMON (Linux >= 5.8) or "
+				 "CAP_SYS_ADMIN; run with one, or set it to 2 or less "
+				 "(sysctl kernel.perf_event_paranoid=2)", paranoid);
+		else if (paranoid == -100)
+			snprintf(buf, sizeof(buf), "perf events refused (%s): CAP_PERFMON or "
+				 "CAP_SYS_ADMIN needed", strerror(err));
+		else
+			snprintf(buf, sizeof(buf), "perf events refused (%s): not allowed to "
+				 "trace the thread (kernel.perf_event_paranoid is %d; CAP_PERFMON or "
+				 "CAP_SYS_ADMIN lifts the limit)", strerror(err), paranoid);
 		return buf;
 	case ENOSYS:
 		return "this kernel has no perf events (perf_event_open: ENOSYS; "

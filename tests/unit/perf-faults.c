@@ -6,6 +6,7 @@
  *   perf-faults [-e faults|minor-faults|major-faults] [-c PERIOD]
  *               [-s STACK-BYTES] [-r RING-KIB] [-u KIND] [-S] [-v]
  *               -- COMMAND [ARGS]
+ *   perf-faults -o TID      open the events of thread TID, close them
  *
  * The command's threads are followed (PTRACE_O_TRACECLONE): the events
  * of a new thread are opened at its clone event or first stop, before
@@ -22,8 +23,10 @@
  *
  * Threads are numbered in creation order.  Bytes are the samples' page
  * bytes scaled to the thread's exact count (perf_sample_scale()).  -v
- * prints to stderr the memtap-side cost: ns of drain + unwind + intern
- * per sample.
+ * prints to stderr the memtap-side cost per sample: CPU ns of the drain
+ * (reading the ring, copying the sample out) and of unwind + intern.
+ * The thread lines end in " user-only" when the kernel's own faults on
+ * user memory could not be counted (exclude_kernel had to be set).
  * Exit status: 0, 77 when perf events or ptrace are refused (the
  * reason on stderr), 99 on any other failure.
  */
@@ -85,15 +88,17 @@ static uint64_t page_bytes, drain_ns, drained;
 static void usage(void)
 {
 	fprintf(stderr, "usage: perf-faults [-e faults|minor-faults|major-faults] [-c PERIOD] "
-		"[-s STACK-BYTES] [-r RING-KIB] [-u KIND] [-S] [-v] -- COMMAND [ARGS]\n");
+		"[-s STACK-BYTES] [-r RING-KIB] [-u KIND] [-S] [-v] -- COMMAND [ARGS]\n"
+		"       perf-faults -o TID\n");
 	exit(99);
 }
 
-static uint64_t now_ns(void)
+/* CPU time of this thread: the cost, without the waits for a CPU. */
+static uint64_t cpu_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -170,7 +175,7 @@ static void on_sample(const struct perf_sample *s, void *arg)
 
 static void unwind_queued(void)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = cpu_ns();
 
 	for (size_t i = 0; i < nqueued; i++) {
 		struct queued *q = &queue[i];
@@ -187,15 +192,15 @@ static void unwind_queued(void)
 		t->bytes[id] += page_bytes;
 	}
 	nqueued = 0;
-	unwind_ns += now_ns() - t0;
+	unwind_ns += cpu_ns() - t0;
 }
 
 static void thread_drain(struct thread *t)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = cpu_ns();
 
 	drained += perf_thread_drain(&t->pt, on_sample, t);
-	drain_ns += now_ns() - t0;
+	drain_ns += cpu_ns() - t0;
 }
 
 static void thread_gone(struct thread *t)
@@ -328,8 +333,8 @@ static void print_results(int print_stacks)
 			func_get(&funcs, &nfuncs, &cap, n ? names[0] : "[none]")->self += b;
 		}
 		printf("thread %d: count %" PRIu64 " samples %" PRIu64 " lost %" PRIu64
-		       " throttles %" PRIu64 " bytes %.0f\n", i, t->count, t->pt.samples,
-		       t->pt.lost, t->pt.throttles, tb);
+		       " throttles %" PRIu64 " bytes %.0f%s\n", i, t->count, t->pt.samples,
+		       t->pt.lost, t->pt.throttles, tb, t->pt.user_only ? " user-only" : "");
 		count += t->count;
 		samples += t->pt.samples;
 		lost += t->pt.lost;
@@ -348,13 +353,26 @@ static void print_results(int print_stacks)
 	symbolizer_free(sz);
 }
 
+/* -o: what opening the events of a thread gives, alone. */
+static int open_only(pid_t tid)
+{
+	struct perf_thread pt;
+
+	if (perf_thread_open(&pt, tid, &config) < 0) {
+		fprintf(stderr, "perf-faults: %s\n", perf_open_reason(errno));
+		return 77;
+	}
+	perf_thread_close(&pt);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *kind_name = "libdw";
 	int opt, kind, status, verbose = 0, print_stacks = 0, sfd, exit_status = -1;
 	sigset_t mask;
 
-	while ((opt = getopt(argc, argv, "e:c:s:r:u:PSv")) != -1) {
+	while ((opt = getopt(argc, argv, "e:c:s:r:u:o:Sv")) != -1) {
 		switch (opt) {
 		case 'e':
 			kind = perf_fault_kind_from_name(optarg);
@@ -376,6 +394,8 @@ int main(int argc, char **argv)
 		case 'u':
 			kind_name = optarg;
 			break;
+		case 'o':
+			return open_only((pid_t)strtol(optarg, NULL, 0));
 		case 'S':
 			print_stacks = 1;
 			break;
