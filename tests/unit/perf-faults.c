@@ -169,7 +169,8 @@ static void on_sample(const struct perf_sample *s, void *arg)
 		q->cap = s->stack_len;
 		q->stack = xmalloc(q->cap);
 	}
-	memcpy(q->stack, s->stack, s->stack_len);
+	if (s->stack_len)
+		memcpy(q->stack, s->stack, s->stack_len);
 	q->s.stack = q->stack;
 }
 
