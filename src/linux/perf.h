@@ -1,0 +1,192 @@
+/*
+ * perf.h - page faults of one thread through perf_event_open(2)
+ * software events (perf.c): the events, their ring buffer, its records.
+ *
+ * For each traced thread two events are opened, per thread (pid = tid,
+ * cpu = -1, no inherit: the tracer opens them for every new thread
+ * while it is stopped at its creation, before it runs):
+ *
+ *   count   a counting event (no sampling).  read() gives the exact
+ *           number of faults since it was opened: a counting event is
+ *           never throttled, and it has no records to lose.
+ *   sample  the same software event sampled every `period` faults with
+ *           PERF_SAMPLE_TID | TIME | IP | ADDR | REGS_USER | STACK_USER
+ *           (Linux >= 3.7): the user registers and a copy of the top of
+ *           the user stack, which stack/snapshot-perf.c turns into a
+ *           struct stack_snapshot for the unwinders.
+ *
+ * Two events, not one: a throttled software event stops counting
+ * (pmu->stop) until it is unthrottled, and recent kernels throttle a
+ * whole group at once, so the count comes from an event of its own.
+ * Samples give the stacks; the count gives the total.  A reader that
+ * lost samples (PERF_RECORD_LOST: the ring was full; THROTTLE: the
+ * kernel's sample-rate limit, perf_event_max_sample_rate and the CPU
+ * time limit) scales them to the count: each sample of the thread
+ * weighs count / samples faults.  The losses are counted, never hidden.
+ *
+ * Pacing: none is possible.  A ring is a few MiB and a sample carries a
+ * stack copy of several KiB, so a thread faulting in a loop can fill it
+ * faster than a reader drains it, and perf has no way to hold the
+ * thread.  Signals cannot do it: with O_ASYNC the kernel signals every
+ * overflow, not the watermark; worse, a signal pending at a fault that
+ * must be retried (VM_FAULT_RETRY, as with per-VMA locks) aborts it, the
+ * retried fault is a new page-faults event with a new signal, and the
+ * thread livelocks (seen on Linux 6.18 in the loader's first faults).
+ * So the ring is sized to the work (PERF_RING_DEFAULT; larger rings for
+ * root, whose locked memory is not limited), the reader drains it
+ * often, and what is lost is counted and compensated by the scale.
+ *
+ * How the tracer plugs it in (trace/, with the source interface of
+ * trace/source.h):
+ *   - one source "faults": its fd() is an epoll fd over the threads'
+ *     sample fds (each is readable when its ring is half full: the
+ *     watermark), and its drain() reads every thread's ring; the loop
+ *     also calls it at next_drain_ns() (a few ms) so that a thread
+ *     faulting slowly has its samples unwound soon, while the code they
+ *     point to is still mapped.  Samples are copied out of the ring at
+ *     once and unwound after, so the ring is freed first.
+ *   - clone: at PTRACE_EVENT_CLONE (or the new thread's first stop,
+ *     whichever comes first) open the events of the new tid; the
+ *     thread has run no user instruction yet.  fork/vfork: the same
+ *     for the child, with its own modules and unwinder.
+ *   - exec: drain every ring of the process at the execve entry stop
+ *     (the samples' code is the old image's), then mark the modules
+ *     changed at PTRACE_EVENT_EXEC; the leader's events survive exec,
+ *     the other threads' report their exit.
+ *   - thread exit: drain, read the count (read() works after the exit:
+ *     the event keeps its final count), close.
+ *   - attach mode: open the events of every thread of the process at
+ *     attach (while each is stopped); faults before attach are not
+ *     counted.  Detach: drain, read, close, so no event outlives it.
+ *   - weight: the faulted page's size is the mapping's page size: 4 KiB,
+ *     the huge page size of a hugetlb mapping, 2 MiB for a fault that
+ *     the kernel served with a transparent huge page (record/maptrack
+ *     knows the mappings; phase 2).
+ *
+ * Kernel features, probed at open time (never by version):
+ *   perf_event_open         ENOSYS/ENOENT: -e faults is unavailable
+ *   PERF_COUNT_SW_PAGE_FAULTS_{MIN,MAJ}  Linux >= 2.6.33
+ *   REGS_USER, STACK_USER   Linux >= 3.7: EINVAL before; the engine
+ *                           retries with IP only (stacks of one frame)
+ *   exclude_kernel = 0      faults taken in the kernel on user memory
+ *                           (read() into a fresh buffer) are counted;
+ *                           refused for unprivileged users when
+ *                           perf_event_paranoid >= 2: retried with
+ *                           exclude_kernel = 1 (such faults are then
+ *                           missed, perf_thread.user_only says so)
+ *   data_offset/data_size   Linux >= 4.1; before, the data area
+ *                           follows the first page
+ */
+#ifndef MEMTAP_PERF_H
+#define MEMTAP_PERF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum perf_fault_kind {
+	PERF_FAULTS_ALL,	/* -e faults: every fault taken */
+	PERF_FAULTS_MINOR,	/* -e minor-faults */
+	PERF_FAULTS_MAJOR,	/* -e major-faults */
+	PERF_FAULTS_NKINDS
+};
+
+/* "faults", "minor-faults", "major-faults"; -1 for another name. */
+int perf_fault_kind_from_name(const char *name);
+const char *perf_fault_kind_name(enum perf_fault_kind kind);
+
+/* Largest stack copy a sample may carry (the record's size is a u16). */
+#define PERF_STACK_MAX 65000
+#define PERF_STACK_DEFAULT (16 * 1024)
+#define PERF_RING_DEFAULT (4u << 20)
+
+struct perf_fault_config {
+	enum perf_fault_kind kind;
+	uint64_t period;	/* sample one fault in period (>= 1) */
+	size_t stack_bytes;	/* user stack copied per sample, <= PERF_STACK_MAX */
+	size_t ring_bytes;	/* data area: a power of two of pages */
+};
+
+/* The user registers of a sample, in perf's order (PERF_REG_X86_*). */
+enum perf_reg {
+	PERF_REG_AX, PERF_REG_BX, PERF_REG_CX, PERF_REG_DX,
+	PERF_REG_SI, PERF_REG_DI, PERF_REG_BP, PERF_REG_SP,
+	PERF_REG_IP, PERF_REG_FLAGS, PERF_REG_CS, PERF_REG_SS,
+	PERF_REG_DS, PERF_REG_ES, PERF_REG_FS, PERF_REG_GS,
+	PERF_REG_R8, PERF_REG_R9, PERF_REG_R10, PERF_REG_R11,
+	PERF_REG_R12, PERF_REG_R13, PERF_REG_R14, PERF_REG_R15,
+	PERF_NREGS
+};
+
+/* One sample, valid during the perf_thread_drain() callback only. */
+struct perf_sample {
+	pid_t pid, tid;
+	uint64_t time;		/* perf clock (local_clock) ns */
+	uint64_t ip;		/* where the fault was taken (kernel ip if there) */
+	uint64_t addr;		/* the faulting address */
+	int have_regs;		/* 0: no user registers (abi NONE) */
+	uint64_t regs[PERF_NREGS];	/* by enum perf_reg; DS..GS are 0 */
+	const unsigned char *stack;	/* copy of [regs[SP], + stack_len) */
+	size_t stack_len;	/* bytes the kernel could copy (dyn_size) */
+};
+
+struct perf_thread {
+	pid_t tid;
+	int count_fd, sample_fd;	/* -1 when closed */
+	int user_only;		/* exclude_kernel had to be set */
+	int regs_stack;		/* samples carry registers and stack */
+	uint64_t period;
+	uint64_t sample_type, regs_mask;
+	size_t stack_bytes;
+	void *ring;		/* the mmapped control page + data */
+	size_t ring_len;	/* bytes mapped */
+	unsigned char *data;	/* data area */
+	uint64_t data_size;	/* power of two */
+	unsigned char *wrap;	/* a record that wraps the ring, copied */
+	size_t wrap_cap;
+	/* what the reader saw */
+	uint64_t samples;	/* PERF_RECORD_SAMPLE */
+	uint64_t lost;		/* samples lost (PERF_RECORD_LOST counts) */
+	uint64_t lost_records;	/* PERF_RECORD_LOST records */
+	uint64_t throttles, unthrottles;
+	uint64_t bad;		/* records not understood (skipped) */
+};
+
+/*
+ * Open the events of thread tid with config c: 0, or -1 with errno set
+ * (perf_open_reason() says why in one line).  pt is filled; on error
+ * nothing stays open.
+ */
+int perf_thread_open(struct perf_thread *pt, pid_t tid, const struct perf_fault_config *c);
+
+/*
+ * Why perf_thread_open() failed with err, one line for the user:
+ * perf_event_paranoid and the capability it needs (EACCES/EPERM), no
+ * perf events in this kernel (ENOSYS/ENOENT), the ring's locked memory
+ * (EPERM/ENOMEM at mmap), ...  Reads /proc/sys/kernel/perf_event_paranoid.
+ */
+const char *perf_open_reason(int err);
+
+typedef void perf_sample_fn(const struct perf_sample *s, void *arg);
+
+/*
+ * Read every record in the ring: fn for each sample, the counters of
+ * pt for the others; then free the space.  Returns the number of
+ * samples read.  Never blocks.
+ */
+uint64_t perf_thread_drain(struct perf_thread *pt, perf_sample_fn *fn, void *arg);
+
+/* The exact number of faults since the open: 0, or -1 (errno). */
+int perf_thread_count(const struct perf_thread *pt, uint64_t *count);
+
+/*
+ * The weight of one sample in faults, to scale the samples to the
+ * count: count / samples (1 when nothing was lost at period 1; period
+ * when one fault in period was sampled and nothing lost).
+ */
+double perf_sample_scale(const struct perf_thread *pt, uint64_t count);
+
+/* Unmap the ring and close the fds (drain and count first). */
+void perf_thread_close(struct perf_thread *pt);
+
+#endif /* MEMTAP_PERF_H */
