@@ -19,9 +19,15 @@
  * drain(); the loop flushes them to the sink (unwinding) at the end of
  * each round, every thread running again.
  *
- * Life cycle: source_register() once at init (before tracer_run());
- * detach() once when tracing ends (the last thread gone or detached),
- * before the final report: a last drain, then let go of the target.
+ * A source that drains outside a stop has no stopped thread to hand
+ * source_emit(): it gives the sink what its records carry (pid, tid,
+ * stack copy) itself.
+ *
+ * Life cycle: source_register() at init, or later (a ring set up in
+ * the target once the probes are in: its fd is polled from the next
+ * round); detach() once when tracing ends (the last thread gone or
+ * detached), before the final report: a last drain, then let go of the
+ * target.
  */
 #ifndef MEMTAP_SOURCE_H
 #define MEMTAP_SOURCE_H
