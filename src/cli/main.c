@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <sys/time.h>
 
-#include "trace/alloc.h"
+#include "cli/options.h"
 #include "util/error.h"
 #include "trace/memtap.h"
 #include "util/optparse.h"
@@ -26,6 +26,7 @@
 
 struct options opt;
 FILE *out;
+static struct trace_config trace_config;	/* the tracer's part of opt */
 
 static void usage(void)
 {
@@ -241,10 +242,9 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, status, use_seccomp, ptrace_syscalls, wrappers, nprobes = 0;
+	int c, status, nprobes = 0;
 	struct outfile *output_file = NULL;
 	enum syscalls_mode mode;
-	const char *source;
 
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
@@ -474,29 +474,32 @@ int main(int argc, char **argv)
 			 "which stops at every syscall");
 		mode = SYSCALLS_PTRACE;
 	}
-	use_seccomp = mode == SYSCALLS_SECCOMP;
-	ptrace_syscalls = mode == SYSCALLS_PTRACE;
-	wrappers = mode == SYSCALLS_BREAKPOINTS && (opt.events & EV_SYSCALLS);
-	source = use_seccomp ? "seccomp" : ptrace_syscalls ? "ptrace" :
-		 wrappers ? "breakpoints" : "none";
-	alloc_init(opt.symbol_prefix, wrappers, opt.follow_forks);
-	tracer_init(use_seccomp, ptrace_syscalls, source);
+	trace_config = (struct trace_config){
+		.events = opt.events,
+		.syscalls = mode,
+		.follow_forks = opt.follow_forks,
+		.npids = opt.npids,
+		.symbol_prefix = opt.symbol_prefix,
+		.duration = opt.duration,
+		.interval = opt.interval,
+		.output = opt.output,
+		.trace = opt.trace,
+	};
+	tracer_init(&trace_config);
 	setup_signals(opt.argv != NULL);
 	die_hook = die_detach;
 
 	if (opt.argv) {
-		launch_command(opt.argv, use_seccomp);
+		tracer_launch(opt.argv);
 	} else {
 		for (size_t i = 0; i < opt.npids; i++)
-			attach_pid(opt.pids[i]);
+			tracer_attach(opt.pids[i]);
 	}
-	timers_start();
 	if (opt.trace)
 		report_trace_header();
 
 	status = tracer_run();
 	die_hook = NULL;
-	timers_stop();
 	if (recording)
 		report_final();
 	if (verbose && opt.unwind != UNWIND_NONE)

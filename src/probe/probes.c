@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/memtap.h"
 #include "probe/probes.h"
 #include "util/xmalloc.h"
 
@@ -133,10 +132,8 @@ bad:
 	return -1;
 }
 
-void probes_init(const char *prefix, int with_syscalls)
+void probes_init(unsigned events, const char *prefix, int with_syscalls)
 {
-	unsigned events = events_to_trace();
-
 	for (size_t i = 0; i < sizeof(alloc_defs) / sizeof(alloc_defs[0]); i++)
 		if (events & EV_BIT(alloc_defs[i].kind))
 			add(from_def(&alloc_defs[i], prefix));

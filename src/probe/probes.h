@@ -57,11 +57,11 @@ struct probe {
 int probes_add_user(const char *arg);
 
 /*
- * Build the probe list from opt.events, the symbol prefix and the user
- * probes; with_syscalls adds the syscall wrappers of the syscall kinds
- * in opt.events.
+ * Build the probe list from events (EV_BIT() set), the symbol prefix
+ * (NULL: none) and the user probes; with_syscalls adds the syscall
+ * wrappers of the syscall kinds in events.
  */
-void probes_init(const char *prefix, int with_syscalls);
+void probes_init(unsigned events, const char *prefix, int with_syscalls);
 
 /* The list, in lookup order (the first of two aliases wins). */
 size_t probes_count(void);

@@ -1,6 +1,6 @@
 /*
- * alloc.c - breakpoint probes in the tracer: when they go in, what a hit
- * means, and how they come out.
+ * alloc.c - breakpoint probes in the tracer: when they go in, which
+ * hits are theirs, and how they come out.
  *
  * When probes go in:
  *   - attach: once every thread of the process has stopped (parked at
@@ -29,18 +29,10 @@
  *     int3 bytes included: its hits go to the parent's set, and it
  *     leaves that set at exec or exit.
  *
- * What a hit means: allocator functions and syscall wrappers are
- * reported at their return (one event with arguments and result), free
- * and user probes at their entry.  A call made by a probed allocator
- * function to another (glibc's realloc(NULL, n) calls malloc, realloc(p,
- * 0) calls free, memalign(16, n) calls malloc) is not an event of its
- * own: per thread, the probed calls awaiting their return are kept with
- * the stack address of their return slot, and an allocator entered
- * while another allocator's call is open on the same stack is nested.
- * Syscall wrappers called by malloc are events (they are what the
- * seccomp mechanism would report).
+ * What a hit means: alloc-hits.c.  This file is the breakpoint source
+ * (source.h): the loop offers it the SIGTRAP stops.
  *
- * How they come out: see tracer.c (detach) and alloc_space_remove().
+ * How they come out: see detach.c and alloc_space_remove().
  */
 #include "config.h"
 
@@ -55,7 +47,11 @@
 #include <sys/uio.h>
 #include <linux/ptrace.h>
 
+#include <sys/wait.h>
+
 #include "trace/alloc.h"
+#include "trace/attach.h"
+#include "trace/source.h"
 #include "probe/breakpoint.h"
 #include "probe/elfsym.h"
 #include "util/error.h"
@@ -63,10 +59,7 @@
 #include "stack/modules.h"
 #include "probe/probes.h"
 #include "probe/remote.h"
-#include "trace/tracer.h"
 #include "util/xmalloc.h"
-
-#define MAX_CALLS 32		/* open probed calls per thread */
 
 enum space_state {
 	SP_NEW,			/* exec'd: entry breakpoint at the next interrupt stop */
@@ -95,33 +88,29 @@ struct alloc_space {
 	struct alloc_space *next;
 };
 
-/* A probed call awaiting its return. */
-struct alloc_call {
-	uint64_t sp;		/* stack address of its return address */
-	const struct probe *probe;
-	uint64_t args[6];
-	uint64_t old_brk;	/* brk: the break before the call */
-	int nested;		/* called by another probed allocator function */
-};
-
-struct alloc_thread {
-	struct alloc_call calls[MAX_CALLS];
-	size_t n;
-};
-
 /* Cookies of memtap's own breakpoints. */
 static char entry_cookie, dl_cookie;
 
 static int enabled;
-static int follow;
 static int armed_once;
 static struct alloc_space *spaces;
+static struct procs *procs;		/* every traced thread */
+static const struct trace_config *cfg;
 
-int alloc_init(const char *prefix, int syscall_wrappers, int follow_forks)
+static enum stop_verdict alloc_stop(void *self, struct thread *tcp, int status);
+
+static const struct source_ops breakpoints_ops = {
+	.name = "breakpoints",
+	.stop = alloc_stop,
+};
+
+int alloc_init(struct procs *pt, const struct trace_config *config, int syscall_wrappers)
 {
-	probes_init(prefix, syscall_wrappers);
+	procs = pt;
+	cfg = config;
+	probes_init(events_to_trace(), cfg->symbol_prefix, syscall_wrappers);
 	enabled = probes_any();
-	follow = follow_forks;
+	source_register(&breakpoints_ops, NULL);
 	return enabled;
 }
 
@@ -190,7 +179,7 @@ int alloc_any_active(void)
 static void refuse(struct alloc_space *s, struct proc *p)
 {
 	if (!s->refused)
-		attach_refuse_probes(p, remote_refusal(), 0);
+		attach_refuse_probes(cfg, procs, p, remote_refusal(), 0);
 	s->refused = 1;
 	s->state = SP_ARMED;
 }
@@ -327,7 +316,7 @@ static void try_arm(struct alloc_space *s, struct thread *cur, int cur_listening
 	size_t it = 0;
 	int n = 0;
 
-	while ((t = tracer_next_thread(&it))) {
+	while ((t = procs_next_thread(procs, &it))) {
 		if (!t->proc || t->proc->alloc != s)
 			continue;
 		n++;
@@ -351,7 +340,7 @@ static void try_arm(struct alloc_space *s, struct thread *cur, int cur_listening
 		 n == 1 ? "" : "s");
 	debug_msg("process %d: %zu probes in", s->pid, s->nsites);
 	it = 0;
-	while ((t = tracer_next_thread(&it)))
+	while ((t = procs_next_thread(procs, &it)))
 		if (t->proc && t->proc->alloc == s && (t->flags & T_PARKED)) {
 			t->flags &= ~T_PARKED;
 			tracer_resume(t, 0);
@@ -374,7 +363,7 @@ int alloc_arming(void)
 			continue;
 		if (s->state != SP_WAIT_ARM)
 			return 1;
-		while ((t = tracer_next_thread(&it)))
+		while ((t = procs_next_thread(procs, &it)))
 			if (t->proc && t->proc->alloc == s && !(t->flags & T_LISTENING))
 				return 1;
 	}
@@ -599,162 +588,7 @@ void alloc_thread_free(struct thread *tcp)
 	}
 }
 
-/* ---- hits ---- */
-
-static void event_init(struct event *ev, struct thread *tcp)
-{
-	memset(ev, 0, sizeof(*ev));
-	ev->pid = tcp->proc->pid;
-	ev->tid = tcp->tid;
-	ev->comm = tcp->comm;
-	ev->time_ns = now_ns() - start_ns;
-}
-
-static int read_word(pid_t pid, uint64_t addr, uint64_t *val)
-{
-	struct iovec local = { val, sizeof(*val) };
-	struct iovec remote = { (void *)(uintptr_t)addr, sizeof(*val) };
-
-	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)sizeof(*val) ? 0 : -1;
-}
-
-/*
- * Drop the open calls whose frames are gone (left by longjmp): those
- * whose return slot is below sp, or at sp unless the function at sp was
- * tail-called from the open call (then the slot still holds memtap's
- * trampoline, not the caller bp_hit() reported).
- */
-static void drop_stale(struct thread *tcp, struct alloc_thread *at, uint64_t sp,
-		       uint64_t caller)
-{
-	while (at->n > 0) {
-		struct alloc_call *c = &at->calls[at->n - 1];
-		uint64_t word;
-
-		if (c->sp > sp)
-			break;
-		if (c->sp == sp && read_word(tcp->tid, sp, &word) == 0 && word != caller)
-			break;
-		at->n--;
-	}
-}
-
-static void on_probe_entry(struct thread *tcp, const struct probe *pr,
-			   const arch_regs_t *regs, const struct bp_hit *h)
-{
-	struct alloc_thread *at = tcp->alloc;
-	uint64_t args[6] = { regs->rdi, regs->rsi, regs->rdx, regs->rcx, regs->r8, regs->r9 };
-	int nested;
-	struct event ev;
-	arch_regs_t r;
-
-	if (!at)
-		at = tcp->alloc = xcalloc(1, sizeof(*at));
-	drop_stale(tcp, at, h->sp, h->caller);
-	nested = at->n > 0 && ev_is_alloc(at->calls[at->n - 1].probe->kind) &&
-		 ev_is_alloc(pr->kind);
-	if (pr->want_return) {
-		struct alloc_call *c;
-
-		if (at->n == MAX_CALLS) {
-			memmove(at->calls, at->calls + 1, (MAX_CALLS - 1) * sizeof(*c));
-			at->n--;
-		}
-		c = &at->calls[at->n++];
-		c->sp = h->sp;
-		c->probe = pr;
-		memcpy(c->args, args, sizeof(args));
-		c->nested = nested;
-		c->old_brk = 0;
-		if (pr->role == PR_BRK) {
-			struct proc *p = tcp->proc;
-
-			if (!p->brk && args[0])
-				p->brk = procfs_heap_end(p->pid);
-			c->old_brk = p->brk;
-		}
-		return;
-	}
-	if (nested)
-		return;
-	event_init(&ev, tcp);
-	if (!probe_fill_event(pr, args, 0, 0, &ev))
-		return;
-	ev.caller = h->caller;
-	/* unwind from the function's first instruction */
-	r = *regs;
-	r.rip = h->addr;
-	r.rsp = h->sp;
-	event_emit(tcp, &ev, &r);
-}
-
-/* A syscall wrapper returned: the event the syscall stop would give. */
-static void wrapper_event(struct thread *tcp, const struct probe *pr, const uint64_t args[6],
-			  uint64_t old_brk, uint64_t retval, struct event *ev)
-{
-	const struct syscall_def *def;
-	int64_t ret;
-	long nr;
-
-	switch (pr->role) {
-	case PR_MMAP: nr = 9; ret = (int64_t)retval; break;
-	case PR_MUNMAP: nr = 11; ret = (int32_t)retval; break;
-	case PR_MREMAP: nr = 25; ret = (int64_t)retval; break;
-	default:
-		/* brk() returns 0 or -1; the syscall returns the new break */
-		nr = 12;
-		ret = (int64_t)((int32_t)retval == 0 && args[0] ? args[0] : old_brk);
-		break;
-	}
-	def = syscall_lookup(ABI_X86_64, nr);
-	if (!def)
-		return;
-	syscall_fill_event(ev, def, ABI_X86_64, args, ret, old_brk);
-	if (pr->role == PR_BRK && !ev->failed && ret)
-		tcp->proc->brk = (uint64_t)ret;
-}
-
-static void on_probe_return(struct thread *tcp, const struct probe *pr,
-			    const arch_regs_t *regs, const struct bp_hit *h)
-{
-	struct alloc_thread *at = tcp->alloc;
-	struct alloc_call *c = NULL, call;
-	uint64_t word = 0;
-	struct event ev;
-
-	/* the outermost open call with this return slot (tail calls share it) */
-	for (size_t i = 0; at && i < at->n; i++)
-		if (at->calls[i].sp == h->sp) {
-			call = at->calls[i];
-			c = &call;
-			at->n = i;
-			break;
-		}
-	if (!c) {
-		/* not seen at entry (or dropped): the engine kept three arguments */
-		memset(&call, 0, sizeof(call));
-		memcpy(call.args, h->args, sizeof(h->args));
-		call.probe = pr;
-		c = &call;
-	}
-	if (c->nested)
-		return;
-	event_init(&ev, tcp);
-	if (pr->role >= PR_MMAP) {
-		wrapper_event(tcp, pr, c->args, c->old_brk, h->retval, &ev);
-	} else {
-		if (pr->role == PR_POSIX_MEMALIGN && (int32_t)h->retval == 0)
-			read_word(tcp->tid, c->args[0], &word);
-		if (!probe_fill_event(pr, c->args, h->retval, word, &ev))
-			return;
-	}
-	ev.caller = h->caller;
-	ev.leaf = h->addr;
-	/* regs are the caller's now: rip at the return address */
-	event_emit(tcp, &ev, regs);
-}
-
-enum alloc_action alloc_on_sigtrap(struct thread *tcp)
+static enum alloc_action on_sigtrap(struct thread *tcp)
 {
 	struct alloc_space *s = alloc_active_space(tcp->proc);
 	arch_regs_t regs;
@@ -788,16 +622,25 @@ enum alloc_action alloc_on_sigtrap(struct thread *tcp)
 			if (s->state == SP_ARMED && !tracer_detaching())
 				rearm(s, tcp);
 		} else if (h.cookie) {
-			on_probe_entry(tcp, h.cookie, &regs, &h);
+			alloc_hit_entry(tcp, h.cookie, &regs, &h);
 		}
 		return ALLOC_RESUME;
 	case BP_HIT_RETURN:
 		stops.breakpoint++;
 		if (h.cookie && h.cookie != &entry_cookie && h.cookie != &dl_cookie)
-			on_probe_return(tcp, h.cookie, &regs, &h);
+			alloc_hit_return(tcp, h.cookie, &regs, &h);
 		return ALLOC_RESUME;
 	}
 	return ALLOC_NOT_OURS;
+}
+
+/* The source's stop(): SIGTRAP signal-delivery-stops, a breakpoint's maybe. */
+static enum stop_verdict alloc_stop(void *self, struct thread *tcp, int status)
+{
+	(void)self;
+	if ((unsigned)status >> 16 || WSTOPSIG(status) != SIGTRAP)
+		return STOP_NOT_MINE;
+	return on_sigtrap(tcp) == ALLOC_NOT_OURS ? STOP_NOT_MINE : STOP_RESUME;
 }
 
 /* ---- detach ---- */

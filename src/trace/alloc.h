@@ -10,7 +10,9 @@
  * touches the target) when the last one leaves: at exec, at exit, or
  * after alloc_space_remove() at detach.
  *
- * The tracer calls the hooks below at the stops named; each returns
+ * The breakpoint hits come as a source (source.h): alloc_init()
+ * registers it, and the loop offers it every SIGTRAP stop.  The tracer
+ * calls the hooks below at the life-cycle stops named; each returns
  * what the tracer must do with the thread.  None of them exits; errors
  * are reported and the probe or process concerned goes without.
  */
@@ -21,9 +23,13 @@
 #include <sys/types.h>
 
 #include "trace/memtap.h"
+#include "trace/procs.h"
+#include "trace/tracer.h"
 
 struct alloc_space;
 struct bp_set;
+struct bp_hit;
+struct probe;
 
 /* What the tracer does with the thread after a hook. */
 enum alloc_action {
@@ -34,11 +40,12 @@ enum alloc_action {
 };
 
 /*
- * Once, after the options: build the probe list (probes_init()).
- * follow_forks: give followed fork children their own probes.
- * Returns 1 when there is anything to probe.
+ * Once, after the options: build the probe list (probes_init()), with
+ * libc's syscall wrappers if syscall_wrappers, and register the
+ * breakpoint source.  pt: the table of traced threads, walked to arm
+ * and to detach.  Returns 1 when there is anything to probe.
  */
-int alloc_init(const char *prefix, int syscall_wrappers, int follow_forks);
+int alloc_init(struct procs *pt, const struct trace_config *cfg, int syscall_wrappers);
 int alloc_enabled(void);
 
 /* attach_pid(): every thread of p seized; probes go in once all stopped. */
@@ -62,9 +69,6 @@ enum alloc_action alloc_on_exec(struct thread *tcp);
  * after exec.
  */
 enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group);
-
-/* A SIGTRAP signal-delivery-stop: a breakpoint hit, maybe. */
-enum alloc_action alloc_on_sigtrap(struct thread *tcp);
 
 /*
  * The parent's PTRACE_EVENT_{FORK,VFORK,CLONE} stop, before it is
@@ -122,5 +126,14 @@ int alloc_fixup_for_detach(struct thread *tcp);
  */
 int alloc_space_remove(struct alloc_space *s, struct thread *good,
 		       struct thread *const *others, size_t nothers);
+
+/* ---- alloc-hits.c: a probe's hit, at its entry or its return ---- */
+
+/* tcp entered pr's function; h as bp_hit() gave it, regs the thread's. */
+void alloc_hit_entry(struct thread *tcp, const struct probe *pr, const arch_regs_t *regs,
+		     const struct bp_hit *h);
+/* pr's function returned to h->caller; regs are the caller's. */
+void alloc_hit_return(struct thread *tcp, const struct probe *pr, const arch_regs_t *regs,
+		      const struct bp_hit *h);
 
 #endif /* MEMTAP_ALLOC_H */

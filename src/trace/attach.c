@@ -23,12 +23,12 @@
 #include <sys/wait.h>
 
 #include "trace/alloc.h"
+#include "trace/attach.h"
 #include "probe/breakpoint.h"
 #include "util/error.h"
 #include "trace/memtap.h"
 #include "probe/remote.h"
 #include "probe/sandbox.h"
-#include "trace/tracer.h"
 #include "util/xmalloc.h"
 
 #define PF_KTHREAD 0x00200000UL
@@ -245,13 +245,13 @@ static void __attribute__((noreturn)) die_eperm(pid_t pid, pid_t tid)
 }
 
 /* Seize one thread; 1 if seized now, 0 if ours already or gone. */
-static int seize_thread(pid_t pid, pid_t tid, struct proc *p)
+static int seize_thread(struct procs *pt, pid_t pid, pid_t tid, struct proc *p)
 {
 	struct thread *tcp;
 	unsigned long flags;
 	char state;
 
-	if (tracer_find_thread(tid))
+	if (procs_find(pt, tid))
 		return 0;
 	if (ptrace(PTRACE_SEIZE, tid, 0L, tracer_ptrace_options()) < 0) {
 		long tracer = 0;
@@ -269,7 +269,7 @@ static int seize_thread(pid_t pid, pid_t tid, struct proc *p)
 		perror_msg_and_die("cannot attach to process %d: ptrace(PTRACE_SEIZE, %d)",
 				   pid, tid);
 	}
-	tcp = tracer_new_thread(tid, p);
+	tcp = procs_new_thread(pt, tid, p);
 	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) < 0 && errno != ESRCH)
 		perror_msg("ptrace(PTRACE_INTERRUPT, %d)", tid);
 	(void)tcp;
@@ -315,12 +315,13 @@ static int scratch_allowed(struct proc *p, char *buf, size_t size)
 	return 1;
 }
 
-void attach_refuse_probes(struct proc *p, const char *why, int at_attach)
+void attach_refuse_probes(const struct trace_config *cfg, const struct procs *pt,
+			  struct proc *p, const char *why, int at_attach)
 {
-	int wrappers = !strcmp(syscall_source, "breakpoints") && (opt.events & EV_SYSCALLS);
+	int wrappers = !strcmp(syscall_source, "breakpoints") && (cfg->events & EV_SYSCALLS);
 	int allocs = (events_to_trace() & EV_BREAKPOINT) != 0;
 
-	if (allocs && at_attach && !(opt.events & EV_SYSCALLS))
+	if (allocs && at_attach && !(cfg->events & EV_SYSCALLS))
 		error_msg_and_die("cannot probe allocator functions in process %d (%s): %s",
 				  p->pid, p->comm, why);
 	if (allocs)
@@ -331,7 +332,8 @@ void attach_refuse_probes(struct proc *p, const char *why, int at_attach)
 			 "(--syscalls=ptrace), which stops at every syscall", p->pid, p->comm,
 			 why);
 		p->ptrace_syscalls = 1;
-		syscall_source = opt.npids > 1 || proc_list()->next || tracer_launch_mode() ?
+		/* one attached process, or more, or a command (npids 0) */
+		syscall_source = cfg->npids != 1 || pt->head->next ?
 			"breakpoints, or ptrace under seccomp" : "ptrace";
 	}
 }
@@ -341,24 +343,25 @@ void attach_refuse_probes(struct proc *p, const char *why, int at_attach)
  * state lets memtap map a scratch page (attach_refuse_probes() else).
  * 1 when p's probes may go in.
  */
-static int choose_mechanisms(struct proc *p)
+static int choose_mechanisms(const struct trace_config *cfg, const struct procs *pt,
+			     struct proc *p)
 {
 	char why[256];
 
 	if (!alloc_enabled() || scratch_allowed(p, why, sizeof(why)))
 		return 1;
-	attach_refuse_probes(p, why, 1);
+	attach_refuse_probes(cfg, pt, p, why, 1);
 	return 0;
 }
 
-void attach_pid(pid_t pid)
+void attach_pid(struct procs *pt, const struct trace_config *cfg, pid_t pid)
 {
 	char path[64];
 	struct proc *p;
 	int seized, total = 0, leader_gone;
 
 	leader_gone = check_target(pid);
-	p = tracer_new_proc(pid, 0);
+	p = procs_new_proc(pt, pid, 0);
 	procfs_read_vmstat(pid, &p->vm_start);
 	/* Seize the leader first: ESRCH there means the process is gone. */
 	if (!leader_gone) {
@@ -369,7 +372,7 @@ void attach_pid(pid_t pid)
 				die_eperm(pid, pid);
 			perror_msg_and_die("cannot attach to process %d: ptrace(PTRACE_SEIZE)", pid);
 		}
-		tracer_new_thread(pid, p);
+		procs_new_thread(pt, pid, p);
 		ptrace(PTRACE_INTERRUPT, pid, 0L, 0L);
 		total = 1;
 	}
@@ -386,7 +389,7 @@ void attach_pid(pid_t pid)
 		while ((de = readdir(d))) {
 			pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
 
-			if (tid > 0 && seize_thread(pid, tid, p)) {
+			if (tid > 0 && seize_thread(pt, pid, tid, p)) {
 				seized++;
 				total++;
 			}
@@ -396,7 +399,7 @@ void attach_pid(pid_t pid)
 	if (!total)
 		error_msg_and_die("cannot attach to process %d: no such process (its last "
 				  "threads exited)", pid);
-	if (choose_mechanisms(p))
+	if (choose_mechanisms(cfg, pt, p))
 		alloc_attach(p);
 	if (!p->alloc)
 		info_msg("attached to process %d (%s), %d thread%s", pid, p->comm, total,

@@ -26,8 +26,7 @@
 #include <sys/xattr.h>
 
 #include "util/error.h"
-#include "trace/memtap.h"
-#include "trace/tracer.h"
+#include "trace/loop.h"
 #include "util/xmalloc.h"
 
 extern char **environ;
@@ -133,7 +132,7 @@ static void __attribute__((noreturn)) child_fail(int fd)
 	_exit(127);
 }
 
-void launch_command(char **argv, int use_seccomp)
+pid_t launch_command(struct procs *pt, char **argv, int use_seccomp, int *exec_err_fd)
 {
 	char *path = resolve_command(argv[0]);
 	int go[2], errp[2];
@@ -177,15 +176,16 @@ void launch_command(char **argv, int use_seccomp)
 		errno = err;
 		perror_msg_and_die("ptrace(PTRACE_SEIZE, %d) of the command", pid);
 	}
-	struct proc *p = tracer_new_proc(pid, 0);
+	struct proc *p = procs_new_proc(pt, pid, 0);
 
 	snprintf(p->comm, sizeof(p->comm), "%s", path_base_name(path));
-	struct thread *tcp = tracer_new_thread(pid, p);
+	struct thread *tcp = procs_new_thread(pt, pid, p);
 
 	memcpy(tcp->comm, p->comm, sizeof(tcp->comm));
-	tracer_set_launched(pid, errp[0], argv[0]);
+	*exec_err_fd = errp[0];
 	if (write(go[1], &c, 1) != 1)
 		perror_msg_and_die("write");
 	close(go[1]);
 	free(path);
+	return pid;
 }

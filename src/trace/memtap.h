@@ -1,9 +1,9 @@
 /*
- * memtap.h - the tracer's shared state: options, traced processes and
- * threads, and the functions that connect the source files.
+ * memtap.h - the tracer's shared state: traced processes and threads,
+ * and the functions that connect the source files.
  *
- * Ownership: the tracer (tracer.c) owns every struct proc and struct
- * thread.  A proc outlives its threads so that the report can speak of
+ * Ownership: the tracer owns every struct proc and struct thread (in
+ * its table, procs.h).  A proc outlives its threads so that the report can speak of
  * processes that exited; threads are freed when they die or detach.
  * The central per-thread variable is always named tcp.
  */
@@ -17,52 +17,12 @@
 #include "arch.h"
 #include "record/event.h"
 
-enum out_format {
-	FORMAT_TEXT,
-	FORMAT_FOLDED,
-	FORMAT_SVG,
-	FORMAT_PPROF,
-	FORMAT_JSON,
-};
+/*
+ * The options, parsed by cli/: record/ still reads them from there
+ * (trace/ gets its struct trace_config from cli at init).
+ */
+#include "cli/options.h"
 
-enum syscalls_mode {
-	SYSCALLS_AUTO,		/* seccomp for commands, breakpoints for -p */
-	SYSCALLS_SECCOMP,
-	SYSCALLS_PTRACE,
-	SYSCALLS_BREAKPOINTS,	/* breakpoints on libc's wrappers */
-};
-
-struct options {
-	pid_t *pids;		/* -p, npids entries */
-	size_t npids;
-	char **argv;		/* the command after --, NULL-terminated */
-	unsigned events;	/* EV_BIT() set of -e */
-	enum syscalls_mode syscalls;
-	uint64_t min_size;	/* --min-size: |weight| below this is dropped */
-	double duration;	/* -d seconds, 0 = until the end */
-	const char *output;	/* -o path or NULL for stdout */
-	const char *record;	/* --record: the JSON recording, or NULL */
-	int trace;		/* --trace */
-	int unwind;		/* enum unwind_kind of --unwind */
-	int max_depth;		/* --max-depth */
-	size_t stack_size;	/* --stack-size: bytes of stack copied */
-	int lines;		/* --lines */
-	int no_demangle;	/* --no-demangle */
-	int top;		/* --top */
-	int format;		/* enum out_format of -F */
-	int weight;		/* enum weight (output.h) of --weight */
-	const char *title;	/* --title */
-	int inverted;		/* --inverted */
-	double interval;	/* -i seconds, 0 = one report at the end */
-	uint64_t max_size;	/* --max-size, 0 = no limit */
-	int net;		/* --net: weigh by acquired - released */
-	int leaks;		/* --leaks: weigh by what is still held */
-	double min_age;		/* --min-age seconds, for --leaks */
-	int follow_forks;	/* -f: -p follows fork children */
-	const char *symbol_prefix;	/* --symbol-prefix: je_, _rjem_... */
-};
-
-extern struct options opt;
 extern FILE *out;		/* where the output goes (-o or stdout) */
 
 /* Figures of /proc/PID/status, in bytes; valid when have is set. */
@@ -179,7 +139,12 @@ int seccomp_filter_install(unsigned events);
 /* In memtap: the filter the children get is memtap's own (sandbox.h). */
 void seccomp_filter_note_own(unsigned events);
 
-/* syscalls.c: from stops to events */
+/*
+ * syscalls.c: the syscall source.  syscalls_init() once: use_seccomp
+ * for the command's filter (else PTRACE_SYSCALL stops, where asked);
+ * source names the mechanism in the report (syscall_source).
+ */
+void syscalls_init(int use_seccomp, const char *source);
 void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
 		   const struct syscall_def *def);
 void syscall_exit(struct thread *tcp, const arch_regs_t *regs);
@@ -225,7 +190,7 @@ void report_trace_header(void);
 void report_trace_event(const struct event *ev, uint32_t stack);
 
 /*
- * tracer.c: call after writing to f, the output (or --trace's stderr);
+ * output.c: call after writing to f, the output (or --trace's stderr);
  * path names it, NULL for out's name.  When a write to f failed (EPIPE:
  * the reader is gone; ENOSPC...): say so once, stop recording and end
  * the session, detaching in attach mode (launch mode: the command runs
@@ -235,6 +200,16 @@ void report_trace_event(const struct event *ev, uint32_t stack);
 int output_check(FILE *f, const char *path);
 /* The same for a file already closed: its fclose() failed with err. */
 int output_closed(const char *path, int err);
+/*
+ * The output is gone (err): say so once, drop what is still buffered in
+ * f (NULL: closed already), stop recording; path as above.
+ */
+void output_fail(FILE *f, const char *path, int err);
+/* Has a write to the output failed? */
+int output_gone(void);
+/* path: -o's, NULL for stdout; in_loop: the loop ends tracing (else exit). */
+void output_init(const char *path);
+void output_in_loop(int on);
 
 /* "exited with status 0", "killed by signal 9 (SIGKILL)", ... */
 void proc_status_text(const struct proc *p, char *buf, size_t size);
@@ -247,14 +222,16 @@ struct agg;
 void report_stack_brief(const struct agg *a, char *buf, size_t size);
 
 /*
- * timers.c: -d, -i and the status line.  timers_start() before tracing;
+ * timers.c: -d, -i and the status line.  timers_start() before tracing
+ * (cfg is kept);
  * timers_armed() once every probe is in: -d and -i count from there;
  * timers_next_ns() is when timers_serve() is due next (now_ns() clock,
  * 0 = never); timers_serve() returns 1, once, when the -d time is over.
  */
 #include <signal.h>
 extern volatile sig_atomic_t timer_tick;	/* unused: SIGALRM is not armed */
-void timers_start(void);
+struct trace_config;
+void timers_start(const struct trace_config *cfg);
 void timers_armed(void);
 uint64_t timers_next_ns(void);
 void timers_stop(void);
@@ -282,11 +259,14 @@ void stats_proc_fork(struct proc *child, const struct proc *parent);
 void stats_release(void);
 void stats_print_costs(void);	/* -v */
 
-/* tracer.c */
+/* loop.c: every traced process, in creation order */
 struct proc *proc_list(void);
+
+/* clock.c: clock_start() once, at tracer_init() */
 extern uint64_t start_ns;
 extern int64_t start_wall_ns;	/* CLOCK_REALTIME at start */
-uint64_t now_ns(void);
+uint64_t now_ns(void);		/* CLOCK_MONOTONIC ns */
+void clock_start(void);
 
 /* Stop counts for the report and the I/O test. */
 struct stop_counts {

@@ -1,6 +1,13 @@
 /*
- * syscalls.c - turn the entry and exit of a memory syscall into an event
- * with its byte weight.
+ * syscalls.c - the syscall source: seccomp stops (launch mode) and
+ * PTRACE_SYSCALL stops, and how the entry and exit of a memory syscall
+ * become an event with its byte weight.
+ *
+ * The stops: a seccomp stop means a memory syscall matched the filter:
+ * read its arguments, resume with PTRACE_SYSCALL to catch its exit
+ * (Linux < 4.8 reports the entry stop in between), then PTRACE_CONT.
+ * Under PTRACE_SYSCALL (-p with --syscalls=ptrace, or a process whose
+ * seccomp filters refuse the probes) every syscall's entry and exit stop.
  *
  * brk weighs new break - old break: the tracer keeps each process's
  * current break, learnt from brk's own results (the first call after an
@@ -22,13 +29,39 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <linux/ptrace.h>
 
 #include "trace/alloc.h"
+#include "trace/emit.h"
 #include "trace/memtap.h"
+#include "trace/source.h"
 #include "stack/modules.h"
+#include "util/error.h"
+
+#ifndef PTRACE_GET_SYSCALL_INFO
+# define PTRACE_GET_SYSCALL_INFO 0x420e
+#endif
+#ifndef PTRACE_SYSCALL_INFO_ENTRY
+# define PTRACE_SYSCALL_INFO_ENTRY 1
+# define PTRACE_SYSCALL_INFO_EXIT 2
+#endif
+
+const char *syscall_source = "seccomp";
+
+static struct syscall_stops {
+	int use_seccomp;		/* seccomp stops, and their exits */
+	int seccomp_before_entry;	/* Linux < 4.8 */
+	int have_syscall_info;		/* PTRACE_GET_SYSCALL_INFO works; -1 unknown */
+} ss = { .have_syscall_info = -1 };
 
 static uint64_t page_round(uint64_t len)
 {
@@ -177,19 +210,170 @@ void syscall_exit(struct thread *tcp, const arch_regs_t *regs)
 		ret = (uint32_t)ret;	/* a 32-bit address, not a negative number */
 
 	if (selected(def)) {
-		memset(&ev, 0, sizeof(ev));
-		ev.pid = tcp->proc->pid;
-		ev.tid = tcp->tid;
-		ev.comm = tcp->comm;
-		ev.time_ns = now_ns() - start_ns;
+		source_event_init(&ev, tcp);
 		syscall_fill_event(&ev, def, tcp->sc_abi, tcp->sc_args, ret, tcp->sc_old_brk);
 		if (def->kind == EV_BRK)
 			tcp->proc->brk = (uint64_t)ret;
-		event_emit(tcp, &ev, regs);
+		source_emit(tcp, &ev, regs);
 	} else {
 		/* stopped at for its code only: no event */
 		stops.code++;
 	}
 	if (maps_code(def, tcp->sc_args[2]))
 		code_mapped(tcp, def, tcp->sc_args, ret);
+}
+
+/* ---- the stops ---- */
+
+static int get_regs(struct thread *tcp, arch_regs_t *regs)
+{
+	if (ptrace(PTRACE_GETREGS, tcp->tid, 0L, regs) < 0) {
+		if (errno != ESRCH)
+			perror_msg("ptrace(PTRACE_GETREGS, %d)", tcp->tid);
+		return -1;
+	}
+	return 0;
+}
+
+static void on_seccomp_stop(struct thread *tcp)
+{
+	unsigned long data = 0;
+	arch_regs_t regs;
+
+	stops.seccomp++;
+	if (ptrace(PTRACE_GETEVENTMSG, tcp->tid, 0L, &data) == 0 &&
+	    data < syscall_ndefs && get_regs(tcp, &regs) == 0) {
+		const struct syscall_def *def = &syscall_defs[data];
+
+		syscall_enter(tcp, &regs, def->abi, def);
+		tcp->sc = ss.seccomp_before_entry ? SC_AWAIT_ENTRY : SC_AWAIT_EXIT;
+	}
+}
+
+/*
+ * Is this syscall stop an entry (1) or an exit (0)?  PTRACE_GET_SYSCALL_INFO
+ * says so (Linux >= 5.3); before it, the thread's own parity, and for the
+ * first stop after attaching, rax == -ENOSYS.
+ */
+static int syscall_stop_is_entry(struct thread *tcp, const arch_regs_t *regs)
+{
+	int entry;
+
+	if (ss.have_syscall_info != 0) {
+		struct ptrace_syscall_info info;
+		long n = ptrace(PTRACE_GET_SYSCALL_INFO, tcp->tid, sizeof(info), &info);
+
+		if (n > 0) {
+			ss.have_syscall_info = 1;
+			if (info.op == PTRACE_SYSCALL_INFO_ENTRY)
+				return 1;
+			if (info.op == PTRACE_SYSCALL_INFO_EXIT)
+				return 0;
+		} else if (errno == EIO || errno == EINVAL) {
+			ss.have_syscall_info = 0;
+		}
+	}
+	if (tcp->flags & T_SC_KNOWN)
+		entry = !(tcp->flags & T_IN_SC);
+	else
+		entry = arch_at_syscall_entry(regs);
+	return entry;
+}
+
+static enum abi syscall_abi(struct thread *tcp, const arch_regs_t *regs)
+{
+	uint16_t insn = 0;
+
+	if (regs->cs != 0x23) {
+		/* int $0x80 from 64-bit code: look at the instruction */
+		struct iovec local = { &insn, sizeof(insn) };
+		struct iovec remote = { (void *)(uintptr_t)(regs->rip - 2), sizeof(insn) };
+
+		if (process_vm_readv(tcp->tid, &local, 1, &remote, 1, 0) != sizeof(insn))
+			insn = 0;
+	}
+	return arch_abi_from_regs(regs, insn);
+}
+
+static void on_syscall_stop(struct thread *tcp)
+{
+	arch_regs_t regs;
+
+	stops.syscall++;
+	if (ss.use_seccomp) {
+		if (tcp->sc == SC_AWAIT_ENTRY) {
+			tcp->sc = SC_AWAIT_EXIT;
+		} else if (tcp->sc == SC_AWAIT_EXIT) {
+			if (get_regs(tcp, &regs) == 0)
+				syscall_exit(tcp, &regs);
+			tcp->sc = SC_IDLE;
+		}
+		return;
+	}
+
+	if (get_regs(tcp, &regs) < 0)
+		return;
+	if (syscall_stop_is_entry(tcp, &regs)) {
+		tcp->flags |= T_SC_KNOWN | T_IN_SC;
+		tcp->sc_def = NULL;
+		long nr = arch_syscall_nr(&regs);
+		const struct syscall_def *def = NULL;
+
+		/* cheap test first: is nr a memory syscall in any ABI? */
+		for (size_t i = 0; i < syscall_ndefs; i++)
+			if (syscall_defs[i].nr == nr) {
+				def = syscall_lookup(syscall_abi(tcp, &regs), nr);
+				break;
+			}
+		if (def && syscall_wanted(def, &regs, def->abi))
+			syscall_enter(tcp, &regs, def->abi, def);
+	} else {
+		tcp->flags |= T_SC_KNOWN;
+		tcp->flags &= ~T_IN_SC;
+		if (tcp->sc_def)
+			syscall_exit(tcp, &regs);
+	}
+	alloc_on_syscall_stop(tcp);
+}
+
+/* The source's stop(): seccomp stops and syscall stops are its own. */
+static enum stop_verdict syscalls_stop(void *self, struct thread *tcp, int status)
+{
+	(void)self;
+	if ((unsigned)status >> 16 == PTRACE_EVENT_SECCOMP) {
+		on_seccomp_stop(tcp);
+		return STOP_RESUME;
+	}
+	if ((unsigned)status >> 16 == 0 && WSTOPSIG(status) == (SIGTRAP | 0x80)) {
+		on_syscall_stop(tcp);
+		return STOP_RESUME;
+	}
+	return STOP_NOT_MINE;
+}
+
+static const struct source_ops syscalls_ops = {
+	.name = "syscalls",
+	.stop = syscalls_stop,
+};
+
+static int kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return 1;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+void syscalls_init(int use_seccomp, const char *source)
+{
+	ss.use_seccomp = use_seccomp;
+	syscall_source = source;
+	/*
+	 * Since Linux 4.8 the seccomp stop stands for the syscall-entry
+	 * stop; before, the entry stop followed it.
+	 */
+	ss.seccomp_before_entry = !kernel_at_least(4, 8);
+	source_register(&syscalls_ops, NULL);
 }

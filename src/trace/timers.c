@@ -26,6 +26,7 @@
 #include "record/aggregate.h"
 #include "util/error.h"
 #include "trace/memtap.h"
+#include "trace/tracer.h"
 #include "util/outfile.h"
 #include "util/xmalloc.h"
 
@@ -34,11 +35,13 @@ volatile sig_atomic_t timer_tick;
 static uint64_t deadline_ns, next_interval_ns, next_status_ns;
 static int status_on, status_shown, armed;
 static unsigned interval_no;
+static const struct trace_config *cfg;
 
-void timers_start(void)
+void timers_start(const struct trace_config *config)
 {
+	cfg = config;
 	/* no status line between trace lines on the same terminal */
-	status_on = !quiet && isatty(STDERR_FILENO) && !opt.trace;
+	status_on = !quiet && isatty(STDERR_FILENO) && !cfg->trace;
 	if (status_on)
 		next_status_ns = now_ns() + 1000000000u;
 }
@@ -50,10 +53,10 @@ void timers_armed(void)
 	if (armed)
 		return;
 	armed = 1;
-	if (opt.duration > 0)
-		deadline_ns = now + (uint64_t)(opt.duration * 1e9);
-	if (opt.interval > 0)
-		next_interval_ns = now + (uint64_t)(opt.interval * 1e9);
+	if (cfg->duration > 0)
+		deadline_ns = now + (uint64_t)(cfg->duration * 1e9);
+	if (cfg->interval > 0)
+		next_interval_ns = now + (uint64_t)(cfg->interval * 1e9);
 }
 
 uint64_t timers_next_ns(void)
@@ -135,9 +138,9 @@ static void status_print(uint64_t now)
 /* The path of interval n's output: "%n" in -o replaced by n, or NULL. */
 static char *interval_path(unsigned n)
 {
-	const char *pct = opt.output ? strstr(opt.output, "%n") : NULL;
+	const char *pct = cfg->output ? strstr(cfg->output, "%n") : NULL;
 
-	return pct ? xasprintf("%.*s%u%s", (int)(pct - opt.output), opt.output, n, pct + 2) : NULL;
+	return pct ? xasprintf("%.*s%u%s", (int)(pct - cfg->output), cfg->output, n, pct + 2) : NULL;
 }
 
 /* The output file of interval n, or NULL. */
@@ -166,7 +169,7 @@ void interval_report(int last)
 	f = interval_file(interval_no);
 	if (f)
 		out = outfile_stream(f);
-	else if (opt.output && strstr(opt.output, "%n"))
+	else if (cfg->output && strstr(cfg->output, "%n"))
 		return;
 	report_write_interval(interval_no, last);
 	fflush(out);
@@ -194,9 +197,9 @@ int timers_serve(void)
 	if (!recording)
 		next_interval_ns = next_status_ns = 0;
 	if (next_interval_ns && now >= next_interval_ns) {
-		next_interval_ns += (uint64_t)(opt.interval * 1e9);
+		next_interval_ns += (uint64_t)(cfg->interval * 1e9);
 		if (next_interval_ns <= now)
-			next_interval_ns = now + (uint64_t)(opt.interval * 1e9);
+			next_interval_ns = now + (uint64_t)(cfg->interval * 1e9);
 		interval_report(0);
 	}
 	if (next_status_ns && now >= next_status_ns) {

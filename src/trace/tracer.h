@@ -1,38 +1,54 @@
 /*
- * tracer.h - the ptrace event loop (tracer.c), attaching (attach.c) and
- * launching (launch.c).
+ * tracer.h - the tracer as cli/ sees it: its configuration, launching a
+ * command or attaching to processes, and the ptrace event loop
+ * (loop.c, stops.c, detach.c; launch.c, attach.c).
  *
- * Life cycle: launch_command() or attach_pid() registers the roots with
- * tracer_add_*(); tracer_run() serves every stop until no tracee is left
- * or, in attach mode, a stop is requested (signal, -d); it then detaches
- * from every thread, leaving each running (or stopped, if it was
- * group-stopped) with no change to its memory or registers.
+ * Life cycle: tracer_init() once, with the configuration cli filled in
+ * (it must live until exit); tracer_launch() or tracer_attach() for each
+ * -p PID registers the roots; tracer_run() serves every stop until no
+ * tracee is left or, in attach mode, a stop is requested (signal, -d); it
+ * then detaches from every thread, leaving each running (or stopped, if
+ * it was group-stopped) with no change to its memory or registers.
  */
 #ifndef MEMTAP_TRACER_H
 #define MEMTAP_TRACER_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
-#include "trace/memtap.h"
+struct thread;
 
-/* The ptrace options memtap sets on every tracee. */
-unsigned long tracer_ptrace_options(void);
+enum syscalls_mode {
+	SYSCALLS_AUTO,		/* seccomp for commands, breakpoints for -p */
+	SYSCALLS_SECCOMP,
+	SYSCALLS_PTRACE,
+	SYSCALLS_BREAKPOINTS,	/* breakpoints on libc's wrappers */
+};
+
+/* What the tracer needs of the options. */
+struct trace_config {
+	unsigned events;		/* -e: EV_BIT() set */
+	enum syscalls_mode syscalls;	/* how syscalls are caught, never SYSCALLS_AUTO */
+	int follow_forks;		/* -f: -p follows fork children */
+	size_t npids;			/* -p: how many processes, 0 = a command */
+	const char *symbol_prefix;	/* --symbol-prefix, or NULL */
+	double duration;		/* -d seconds, 0 = until the end */
+	double interval;		/* -i seconds, 0 = one report at the end */
+	const char *output;		/* -o path, or NULL for stdout */
+	int trace;			/* --trace: a line per event on stderr */
+};
 
 /*
- * Called once before attaching or launching: use_seccomp for the
- * command's filter, ptrace_syscalls for PTRACE_SYSCALL stops (else
- * threads run with PTRACE_CONT), source names the syscall mechanism in
- * the report.
+ * Once, before launching or attaching: the probe list, the syscall
+ * mechanism, the clock.  cfg is kept.
  */
-void tracer_init(int use_seccomp, int ptrace_syscalls, const char *source);
+void tracer_init(const struct trace_config *cfg);
 
-/* Register a seized process and thread; returns the thread. */
-struct proc *tracer_new_proc(pid_t pid, pid_t ppid);
-struct thread *tracer_new_thread(pid_t tid, struct proc *p);
-struct thread *tracer_find_thread(pid_t tid);
+/* Start argv under ptrace (and the seccomp filter); exits on failure. */
+void tracer_launch(char **argv);
 
-/* The launched command: its pid and the pipe that reports exec errors. */
-void tracer_set_launched(pid_t pid, int exec_err_fd, const char *cmd);
+/* Seize every thread of pid; exits with a message on failure. */
+void tracer_attach(pid_t pid);
 
 /*
  * Run the event loop.  Returns the exit status memtap should have:
@@ -46,30 +62,16 @@ void tracer_request_stop(int sig);
 /* Detach from every tracee now (the die() path). */
 void tracer_detach_all(void);
 
+/* ---- inside trace/ ---- */
+
+/* The ptrace options memtap sets on every tracee. */
+unsigned long tracer_ptrace_options(void);
+
 /*
- * For alloc.c: resume a stopped thread (PTRACE_CONT while detaching);
- * detach one; walk every thread (*iter starts at 0; NULL at the end);
- * is the tracer detaching?
+ * For the sources (alloc.c): resume a thread they kept stopped (with
+ * PTRACE_CONT while detaching); is the tracer detaching?
  */
 void tracer_resume(struct thread *tcp, int sig);
-void tracer_detach_thread(struct thread *tcp, int sig);
-struct thread *tracer_next_thread(size_t *iter);
 int tracer_detaching(void);
-int tracer_launch_mode(void);
-
-/* attach.c: seize every thread of pid; exits with a message on failure. */
-void attach_pid(pid_t pid);
-
-/*
- * p's seccomp state forbids the scratch page that breakpoints need (why:
- * the reason, see sandbox_reason()): refuse its allocator probes and
- * catch its syscalls with PTRACE_SYSCALL instead of breakpoints, each
- * with one line.  at_attach: exit when no syscall event is selected
- * either (at attach only: never in the middle of a launched command).
- */
-void attach_refuse_probes(struct proc *p, const char *why, int at_attach);
-
-/* launch.c: start argv under ptrace (and the seccomp filter). */
-void launch_command(char **argv, int use_seccomp);
 
 #endif /* MEMTAP_TRACER_H */

@@ -1,0 +1,183 @@
+/*
+ * alloc-hits.c - what a probe's hit means: allocator functions and
+ * syscall wrappers are reported at their return (one event with
+ * arguments and result), free and user probes at their entry.  A call
+ * made by a probed allocator function to another (glibc's
+ * realloc(NULL, n) calls malloc, realloc(p, 0) calls free, memalign(16,
+ * n) calls malloc) is not an event of its own: per thread, the probed
+ * calls awaiting their return are kept with the stack address of their
+ * return slot, and an allocator entered while another allocator's call
+ * is open on the same stack is nested.  Syscall wrappers called by
+ * malloc are events (they are what the seccomp mechanism would report).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "trace/alloc.h"
+#include "trace/emit.h"
+#include "probe/breakpoint.h"
+#include "probe/probes.h"
+#include "util/xmalloc.h"
+
+#define MAX_CALLS 32		/* open probed calls per thread */
+
+/* A probed call awaiting its return. */
+struct alloc_call {
+	uint64_t sp;		/* stack address of its return address */
+	const struct probe *probe;
+	uint64_t args[6];
+	uint64_t old_brk;	/* brk: the break before the call */
+	int nested;		/* called by another probed allocator function */
+};
+
+struct alloc_thread {
+	struct alloc_call calls[MAX_CALLS];
+	size_t n;
+};
+
+static int read_word(pid_t pid, uint64_t addr, uint64_t *val)
+{
+	struct iovec local = { val, sizeof(*val) };
+	struct iovec remote = { (void *)(uintptr_t)addr, sizeof(*val) };
+
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)sizeof(*val) ? 0 : -1;
+}
+
+/*
+ * Drop the open calls whose frames are gone (left by longjmp): those
+ * whose return slot is below sp, or at sp unless the function at sp was
+ * tail-called from the open call (then the slot still holds memtap's
+ * trampoline, not the caller bp_hit() reported).
+ */
+static void drop_stale(struct thread *tcp, struct alloc_thread *at, uint64_t sp,
+		       uint64_t caller)
+{
+	while (at->n > 0) {
+		struct alloc_call *c = &at->calls[at->n - 1];
+		uint64_t word;
+
+		if (c->sp > sp)
+			break;
+		if (c->sp == sp && read_word(tcp->tid, sp, &word) == 0 && word != caller)
+			break;
+		at->n--;
+	}
+}
+
+void alloc_hit_entry(struct thread *tcp, const struct probe *pr, const arch_regs_t *regs,
+		     const struct bp_hit *h)
+{
+	struct alloc_thread *at = tcp->alloc;
+	uint64_t args[6] = { regs->rdi, regs->rsi, regs->rdx, regs->rcx, regs->r8, regs->r9 };
+	int nested;
+	struct event ev;
+	arch_regs_t r;
+
+	if (!at)
+		at = tcp->alloc = xcalloc(1, sizeof(*at));
+	drop_stale(tcp, at, h->sp, h->caller);
+	nested = at->n > 0 && ev_is_alloc(at->calls[at->n - 1].probe->kind) &&
+		 ev_is_alloc(pr->kind);
+	if (pr->want_return) {
+		struct alloc_call *c;
+
+		if (at->n == MAX_CALLS) {
+			memmove(at->calls, at->calls + 1, (MAX_CALLS - 1) * sizeof(*c));
+			at->n--;
+		}
+		c = &at->calls[at->n++];
+		c->sp = h->sp;
+		c->probe = pr;
+		memcpy(c->args, args, sizeof(args));
+		c->nested = nested;
+		c->old_brk = 0;
+		if (pr->role == PR_BRK) {
+			struct proc *p = tcp->proc;
+
+			if (!p->brk && args[0])
+				p->brk = procfs_heap_end(p->pid);
+			c->old_brk = p->brk;
+		}
+		return;
+	}
+	if (nested)
+		return;
+	source_event_init(&ev, tcp);
+	if (!probe_fill_event(pr, args, 0, 0, &ev))
+		return;
+	ev.caller = h->caller;
+	/* unwind from the function's first instruction */
+	r = *regs;
+	r.rip = h->addr;
+	r.rsp = h->sp;
+	source_emit(tcp, &ev, &r);
+}
+
+/* A syscall wrapper returned: the event the syscall stop would give. */
+static void wrapper_event(struct thread *tcp, const struct probe *pr, const uint64_t args[6],
+			  uint64_t old_brk, uint64_t retval, struct event *ev)
+{
+	const struct syscall_def *def;
+	int64_t ret;
+	long nr;
+
+	switch (pr->role) {
+	case PR_MMAP: nr = 9; ret = (int64_t)retval; break;
+	case PR_MUNMAP: nr = 11; ret = (int32_t)retval; break;
+	case PR_MREMAP: nr = 25; ret = (int64_t)retval; break;
+	default:
+		/* brk() returns 0 or -1; the syscall returns the new break */
+		nr = 12;
+		ret = (int64_t)((int32_t)retval == 0 && args[0] ? args[0] : old_brk);
+		break;
+	}
+	def = syscall_lookup(ABI_X86_64, nr);
+	if (!def)
+		return;
+	syscall_fill_event(ev, def, ABI_X86_64, args, ret, old_brk);
+	if (pr->role == PR_BRK && !ev->failed && ret)
+		tcp->proc->brk = (uint64_t)ret;
+}
+
+void alloc_hit_return(struct thread *tcp, const struct probe *pr, const arch_regs_t *regs,
+		      const struct bp_hit *h)
+{
+	struct alloc_thread *at = tcp->alloc;
+	struct alloc_call *c = NULL, call;
+	uint64_t word = 0;
+	struct event ev;
+
+	/* the outermost open call with this return slot (tail calls share it) */
+	for (size_t i = 0; at && i < at->n; i++)
+		if (at->calls[i].sp == h->sp) {
+			call = at->calls[i];
+			c = &call;
+			at->n = i;
+			break;
+		}
+	if (!c) {
+		/* not seen at entry (or dropped): the engine kept three arguments */
+		memset(&call, 0, sizeof(call));
+		memcpy(call.args, h->args, sizeof(h->args));
+		call.probe = pr;
+		c = &call;
+	}
+	if (c->nested)
+		return;
+	source_event_init(&ev, tcp);
+	if (pr->role >= PR_MMAP) {
+		wrapper_event(tcp, pr, c->args, c->old_brk, h->retval, &ev);
+	} else {
+		if (pr->role == PR_POSIX_MEMALIGN && (int32_t)h->retval == 0)
+			read_word(tcp->tid, c->args[0], &word);
+		if (!probe_fill_event(pr, c->args, h->retval, word, &ev))
+			return;
+	}
+	ev.caller = h->caller;
+	ev.leaf = h->addr;
+	/* regs are the caller's now: rip at the return address */
+	source_emit(tcp, &ev, regs);
+}

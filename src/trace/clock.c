@@ -1,0 +1,29 @@
+/*
+ * clock.c - memtap's clock: now_ns() (CLOCK_MONOTONIC), and when
+ * tracing started, on that clock and on the wall clock.
+ */
+#include "config.h"
+
+#include <time.h>
+
+#include "trace/memtap.h"
+
+uint64_t start_ns;
+int64_t start_wall_ns;
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void clock_start(void)
+{
+	struct timespec ts;
+
+	start_ns = now_ns();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	start_wall_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}

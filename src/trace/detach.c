@@ -1,0 +1,197 @@
+/*
+ * detach.c - leaving every tracee as it was.
+ *
+ * Detaching (attach mode only: a seccomp filter cannot be removed) is
+ * PTRACE_INTERRUPT of every running thread, then PTRACE_DETACH of each at
+ * its next stop, passing on the signal of a signal-delivery-stop.  With
+ * breakpoints in an address space (alloc.h), its threads are parked
+ * until all of them are stopped and out of memtap's code; the
+ * breakpoints then come out, and the threads go.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
+#include "trace/alloc.h"
+#include "trace/loop.h"
+#include "util/error.h"
+#include "util/xmalloc.h"
+
+void detach_thread(struct thread *tcp, int sig)
+{
+	if (ptrace(PTRACE_DETACH, tcp->tid, 0L, (unsigned long)sig) < 0 &&
+	    errno != ESRCH)
+		perror_msg("ptrace(PTRACE_DETACH, %d)", tcp->tid);
+	if (tcp->proc) {
+		tcp->proc->detached = 1;
+		if (tcp->proc->nthreads == 1 && !tcp->proc->vm_end.have)
+			procfs_read_vmstat(tcp->proc->pid, &tcp->proc->vm_end);
+	}
+	thread_free(tcp);
+}
+
+/*
+ * Detaching with breakpoints in the address space (see alloc.h): a
+ * thread may only go once every thread of the space is stopped and out
+ * of memtap's code, and the breakpoints are out.  Until then it is
+ * parked: left stopped, with the signal to pass on remembered.  good:
+ * 0 = a stop where neither the registers may be moved for good nor a
+ * syscall injected (syscall and event stops): interrupt it and let it
+ * come back at a PTRACE_EVENT_STOP; 1 = a signal-delivery-stop or
+ * PTRACE_EVENT_STOP; 2 = a group-stop.
+ */
+void detach_or_park(struct thread *tcp, int sig, int good)
+{
+	int r;
+
+	if (!alloc_active_space(tcp->proc)) {
+		detach_thread(tcp, sig);
+		return;
+	}
+	if (!good) {
+		if (ptrace(PTRACE_INTERRUPT, tcp->tid, 0L, 0L) < 0 && errno != ESRCH)
+			perror_msg("ptrace(PTRACE_INTERRUPT, %d)", tcp->tid);
+		resume(tcp, sig);
+		return;
+	}
+	if (sig)
+		tcp->pending_sig = sig;
+	r = alloc_fixup_for_detach(tcp);
+	if (r == 1) {
+		/* a SIGTRAP of ours is queued: its stop comes next */
+		resume(tcp, 0);
+		return;
+	}
+	if (r < 0 && r != -ESRCH)
+		error_msg("thread %d: moving it out of memtap's code: %s", tcp->tid, strerror(-r));
+	tcp->flags |= T_PARKED | T_STOPPED;
+	if (good == 1)
+		tcp->flags |= T_GOOD_STOP;
+}
+
+/* Can the threads of space s go: all parked (or blocked in vfork)? */
+static int space_ready(struct alloc_space *s)
+{
+	size_t it = 0;
+	struct thread *t;
+
+	while ((t = procs_next_thread(&tr.procs, &it))) {
+		if (t->flags & T_HELD)
+			return 0;	/* maybe one of ours */
+		if (alloc_active_space(t->proc) != s || (t->flags & T_VFORK_WAIT))
+			continue;
+		if (!(t->flags & T_PARKED))
+			return 0;
+	}
+	return 1;
+}
+
+/* Undo the breakpoints of s, then detach its parked threads. */
+static void space_finish(struct alloc_space *s)
+{
+	struct thread **parked = NULL, *good = NULL, *t;
+	size_t n = 0, it = 0;
+
+	while ((t = procs_next_thread(&tr.procs, &it))) {
+		if (alloc_active_space(t->proc) != s || !(t->flags & T_PARKED))
+			continue;
+		parked = xrealloc(parked, (n + 1) * sizeof(*parked));
+		parked[n++] = t;
+		if (!good || ((t->flags & T_GOOD_STOP) && !(good->flags & T_GOOD_STOP)))
+			good = t;
+	}
+	debug_msg("detaching: %zu threads stopped after %.1f ms", n,
+		  (double)(now_ns() - tr.detach_ns) / 1e6);
+	if (good)
+		alloc_space_remove(s, good, parked, n);
+	for (size_t i = 0; i < n; i++) {
+		int sig = parked[i]->pending_sig;
+
+		parked[i]->flags &= ~T_PARKED;
+		detach_thread(parked[i], sig);
+	}
+	free(parked);
+}
+
+void detach_progress(void)
+{
+	size_t it;
+	struct thread *t;
+	int again = 1;
+
+	while (again) {
+		struct alloc_space *not_ready = NULL;
+
+		again = 0;
+		it = 0;
+		while ((t = procs_next_thread(&tr.procs, &it))) {
+			struct alloc_space *s = alloc_active_space(t->proc);
+
+			/* one look per space (mostly one): threads are many */
+			if (!s || !(t->flags & T_PARKED) || s == not_ready)
+				continue;
+			if (!space_ready(s)) {
+				not_ready = s;
+				continue;
+			}
+			space_finish(s);
+			again = 1;
+			break;
+		}
+	}
+}
+
+void start_detach(void)
+{
+	struct thread *tcp;
+	size_t it = 0;
+
+	tr.detaching = 1;
+	tr.detach_ns = now_ns();
+	debug_msg("detaching from %zu threads", tr.procs.nthreads);
+	while ((tcp = procs_next_thread(&tr.procs, &it))) {
+		if ((tcp->flags & T_STOPPED) && !(tcp->flags & T_HELD)) {
+			/* parked to arm probes: at a PTRACE_EVENT_STOP */
+			detach_or_park(tcp, 0, (tcp->flags & T_PARKED) ? 1 : 0);
+			continue;
+		}
+		tcp->flags |= T_DETACHING;
+		if (ptrace(PTRACE_INTERRUPT, tcp->tid, 0L, 0L) < 0 && errno != ESRCH)
+			perror_msg("ptrace(PTRACE_INTERRUPT, %d)", tcp->tid);
+	}
+}
+
+void tracer_detach_all(void)
+{
+	if (tr.launched_pid || !tr.procs.nthreads)
+		return;
+	if (!tr.detaching)
+		start_detach();
+	while (tr.procs.nthreads > 0) {
+		int status;
+		pid_t pid;
+
+		detach_progress();
+		if (!tr.procs.nthreads)
+			break;
+		pid = waitpid(-1, &status, __WALL);
+
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		struct thread *tcp = procs_find(&tr.procs, pid);
+
+		if (!tcp)
+			continue;
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			on_death(tcp, status);
+		else if (WIFSTOPPED(status))
+			handle_stop(tcp, pid, status);
+	}
+}

@@ -1,0 +1,380 @@
+/*
+ * loop.c - the ptrace event loop.
+ *
+ * One loop serves every stop of every tracee, in rounds: it collects
+ * every pending stop (waitpid(-1, __WALL | WNOHANG) until none is left),
+ * serves them in that order, resuming each, then drains the sources
+ * that are ready (source.h), unwinds the stacks taken, serves the timers
+ * (-d, -i) and sleeps in poll() on a SIGCHLD signalfd and the sources'
+ * fds until the next stop, source or timer.  A thread is served at most
+ * once per round, so a busy thread cannot keep the others waiting.
+ *
+ * What each stop means is stops.c's (life-cycle events) and the
+ * sources' (syscall stops: syscalls.c; breakpoints: alloc.c); detaching
+ * is detach.c's.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <linux/ptrace.h>
+
+#include "trace/alloc.h"
+#include "trace/attach.h"
+#include "trace/loop.h"
+#include "trace/source.h"
+#include "util/error.h"
+#include "util/xmalloc.h"
+
+struct stop_counts stops;
+struct tracer tr = { .launched_status = -1, .launched_exec_fd = -1 };
+
+static volatile sig_atomic_t stop_signal;
+
+struct proc *proc_list(void)
+{
+	return tr.procs.head;
+}
+
+unsigned long tracer_ptrace_options(void)
+{
+	return PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
+	       PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
+	       (tr.use_seccomp ? PTRACE_O_TRACESECCOMP : 0);
+}
+
+void tracer_init(const struct trace_config *cfg)
+{
+	int wrappers = cfg->syscalls == SYSCALLS_BREAKPOINTS && (cfg->events & EV_SYSCALLS);
+
+	tr.cfg = cfg;
+	procs_init(&tr.procs);
+	tr.use_seccomp = cfg->syscalls == SYSCALLS_SECCOMP;
+	tr.ptrace_syscalls = cfg->syscalls == SYSCALLS_PTRACE;
+	output_init(cfg->output);
+	/* the sources, in the order stops are offered to them */
+	syscalls_init(tr.use_seccomp, tr.use_seccomp ? "seccomp" :
+		      tr.ptrace_syscalls ? "ptrace" : wrappers ? "breakpoints" : "none");
+	alloc_init(&tr.procs, cfg, wrappers);
+	clock_start();
+}
+
+void tracer_launch(char **argv)
+{
+	tr.launched_pid = launch_command(&tr.procs, argv, tr.use_seccomp, &tr.launched_exec_fd);
+	tr.launched_cmd = argv[0];
+}
+
+void tracer_attach(pid_t pid)
+{
+	attach_pid(&tr.procs, tr.cfg, pid);
+}
+
+/* ---- resuming ---- */
+
+void ptrace_or_warn(int req, pid_t tid, unsigned long data, const char *what)
+{
+	if (ptrace(req, tid, 0L, data) < 0 && errno != ESRCH)
+		perror_msg("ptrace(%s, %d)", what, tid);
+}
+
+void resume(struct thread *tcp, int sig)
+{
+	int syscall_stops = !tr.detaching && (tr.ptrace_syscalls || tcp->sc != SC_IDLE ||
+					      (tcp->proc && tcp->proc->ptrace_syscalls));
+
+	tcp->flags &= ~(T_STOPPED | T_PARKED | T_GOOD_STOP);
+	ptrace_or_warn(syscall_stops ? PTRACE_SYSCALL : PTRACE_CONT, tcp->tid,
+		       (unsigned long)sig, syscall_stops ? "PTRACE_SYSCALL" : "PTRACE_CONT");
+}
+
+void tracer_resume(struct thread *tcp, int sig)
+{
+	resume(tcp, sig);
+}
+
+int tracer_detaching(void)
+{
+	return tr.detaching;
+}
+
+void thread_free(struct thread *tcp)
+{
+	alloc_thread_free(tcp);
+	procs_free_thread(&tr.procs, tcp);
+}
+
+/* ---- stop requests ---- */
+
+void tracer_request_stop(int sig)
+{
+	if (tr.launched_pid && sig != SIGALRM) {
+		/* the command decides what the signal means */
+		kill(tr.launched_pid, sig);
+		return;
+	}
+	stop_signal = sig;
+	/* wake waitpid(): an interrupt stop of one thread will do */
+	if (tr.procs.any_tid && !tr.launched_pid)
+		ptrace(PTRACE_INTERRUPT, tr.procs.any_tid, 0L, 0L);
+}
+
+/* Called when stop_signal is set. */
+static void serve_stop_request(void)
+{
+	stop_signal = 0;
+	if (!tr.launched_pid) {
+		if (!tr.detaching)
+			start_detach();
+		return;
+	}
+	/* -d expired: report now; the command runs on, unrecorded */
+	if (recording) {
+		events_flush();
+		report_final();
+		recording = 0;
+		fflush(out);
+	}
+}
+
+/* ---- the loop ---- */
+
+/* A wait status collected by collect_stops(), served by serve_wait(). */
+struct wait_rec {
+	pid_t pid;
+	int status;
+};
+
+static struct wait_rec *batch;
+static size_t batch_cap;
+static int sigchld_fd = -1;
+static int no_children;
+static uint64_t clock_ns;		/* when every probe was in */
+
+/*
+ * Block SIGCHLD and read it through a signalfd: the loop sleeps in
+ * poll() until a tracee changes state or a timer is due.  Without a
+ * signalfd the loop polls every FALLBACK_MS.
+ */
+#define FALLBACK_MS 100
+
+static int out_fd = -1;		/* out, when a pipe: POLLERR once its reader is gone */
+
+static void loop_init(void)
+{
+	struct stat st;
+	sigset_t set;
+
+	if (fstat(fileno(out), &st) == 0 && S_ISFIFO(st.st_mode))
+		out_fd = fileno(out);
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return;
+	sigchld_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (sigchld_fd < 0)
+		debug_msg("signalfd: %s; polling every %d ms", strerror(errno), FALLBACK_MS);
+}
+
+/*
+ * Collect every stop and death pending now (waitpid with WNOHANG until
+ * none is left), in the kernel's order; returns how many.  A thread has
+ * at most one pending stop, so serving the batch serves each thread
+ * with a stop once before any is served twice: waitpid(-1) alone
+ * returns the same early threads again and again while later ones wait.
+ */
+static size_t collect_stops(void)
+{
+	struct signalfd_siginfo si;
+	size_t n = 0;
+
+	/* first, so that a stop after the last waitpid() wakes poll() */
+	while (sigchld_fd >= 0 && read(sigchld_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		;
+	for (;;) {
+		int status;
+		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
+
+		if (pid == 0)
+			break;
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ECHILD)
+				no_children = 1;
+			else
+				perror_msg_and_die("waitpid");
+			break;
+		}
+		batch = xgrowarray(batch, &batch_cap, n + 1, sizeof(*batch));
+		batch[n].pid = pid;
+		batch[n].status = status;
+		n++;
+	}
+	return n;
+}
+
+/* The earliest of the timers and the sources' drain times, 0 = none. */
+static uint64_t next_due_ns(void)
+{
+	uint64_t t = timers_next_ns(), s = sources_next_ns();
+
+	return !t || (s && s < t) ? s : t;
+}
+
+/*
+ * Sleep until a tracee changes state, a signal comes, a source's fd is
+ * readable, or a timer or a source is due.
+ */
+static void wait_for_stops(void)
+{
+	struct pollfd pfd[2 + SOURCES_MAX] = {
+		{ .fd = sigchld_fd, .events = POLLIN },
+		{ .fd = output_gone() ? -1 : out_fd, .events = 0 },
+	};
+	uint64_t next = next_due_ns(), now = now_ns();
+	size_t n = 2 + sources_pollfds(pfd + 2);
+	int ms = FALLBACK_MS;
+
+	if (next) {
+		uint64_t left = next > now ? next - now : 0;
+
+		if (left < (uint64_t)ms * 1000000u)
+			ms = (int)((left + 999999u) / 1000000u);
+	}
+	if (stop_signal)
+		return;
+	if (poll(pfd, n, ms) < 0) {
+		if (errno != EINTR)
+			perror_msg_and_die("poll");
+		return;
+	}
+	/* the reader of the output pipe is gone: no need to wait for a write */
+	if (pfd[1].revents & POLLERR)
+		output_fail(out, NULL, EPIPE);
+}
+
+/* One wait status: a death, or a stop to handle. */
+static void serve_wait(pid_t pid, int status)
+{
+	struct thread *tcp = procs_find(&tr.procs, pid);
+
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (!tcp)
+			return;
+		if (pid == tr.launched_pid && !tr.launched_exec_seen)
+			launch_failed();
+		on_death(tcp, status);
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	stops.total++;
+	if (((unsigned)status >> 16) == PTRACE_EVENT_EXEC) {
+		/* the image goes: unwind what was taken of the old one first */
+		events_flush();
+		if (!tcp) {
+			/* exec by a non-leader whose leader we did not know */
+			on_exec(NULL, pid);
+			return;
+		}
+	}
+	if (!tcp) {
+		/* A new task whose parent's event has not come yet. */
+		tcp = procs_new_thread(&tr.procs, pid, NULL);
+		tcp->flags |= T_HELD | T_STOPPED | T_STARTED;
+		stops.event++;
+		if (tr.detaching && !alloc_any_active())
+			detach_thread(tcp, 0);
+		return;
+	}
+	handle_stop(tcp, pid, status);
+}
+
+/* Is the reader of the output pipe gone?  Then no report is worth making. */
+static void check_out_pipe(void)
+{
+	struct pollfd pfd = { .fd = out_fd, .events = 0 };
+
+	if (out_fd >= 0 && !output_gone() && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR))
+		output_fail(out, NULL, EPIPE);
+}
+
+static int timer_due(void)
+{
+	uint64_t t = timers_next_ns();
+
+	return t && now_ns() >= t;
+}
+
+/* Is every probe in: -d and -i count from then (see timers.c)? */
+static int probes_armed(void)
+{
+	if (tr.launched_pid && !tr.launched_exec_seen)
+		return 0;
+	return !alloc_arming();
+}
+
+int tracer_run(void)
+{
+	timers_start(tr.cfg);
+	loop_init();
+	output_in_loop(1);
+	while (tr.procs.nthreads > 0) {
+		size_t n = collect_stops();
+
+		for (size_t i = 0; i < n; i++)
+			serve_wait(batch[i].pid, batch[i].status);
+		sources_drain(now_ns());
+		/* every thread of the batch runs again: now unwind */
+		events_flush();
+		if (!clock_ns && probes_armed()) {
+			clock_ns = now_ns();
+			debug_msg("every probe in: -d and -i count from now");
+			timers_armed();
+		}
+		if (timer_due())
+			check_out_pipe();
+		if (timer_due() && timers_serve() && !tr.detaching) {
+			debug_msg("-d time over after %.1f ms", (double)(now_ns() - clock_ns) / 1e6);
+			stop_signal = SIGALRM;
+		}
+		if (output_gone() && !tr.launched_pid && !tr.detaching)
+			start_detach();
+		if (stop_signal)
+			serve_stop_request();
+		if (tr.detaching)
+			detach_progress();
+		if (!tr.procs.nthreads || no_children)
+			break;
+		if (!n)
+			wait_for_stops();
+	}
+	sources_detach();
+	events_flush();
+	output_in_loop(0);
+	timers_stop();
+	if (tr.detach_ns)
+		debug_msg("detached in %.1f ms, %.1f ms after the probes were in",
+			  (double)(now_ns() - tr.detach_ns) / 1e6, (double)(now_ns() - clock_ns) / 1e6);
+	if (output_gone())
+		return EXIT_RUNTIME;
+	if (tr.launched_pid) {
+		if (tr.launched_status < 0)
+			return EXIT_RUNTIME;
+		if (WIFSIGNALED(tr.launched_status))
+			return 128 + WTERMSIG(tr.launched_status);
+		return WEXITSTATUS(tr.launched_status);
+	}
+	return 0;
+}

@@ -1,0 +1,121 @@
+/*
+ * source.c - the registered sources of events, and the loop's view of
+ * them: ptrace stops offered in order, fds to poll, drain times (see
+ * source.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+
+#include "trace/source.h"
+#include "util/error.h"
+
+static struct source {
+	const struct source_ops *ops;
+	void *self;
+} sources[SOURCES_MAX];
+static size_t nsources;
+
+void source_register(const struct source_ops *ops, void *self)
+{
+	if (nsources == SOURCES_MAX)
+		error_msg_and_die("too many sources of events (%d): cannot add '%s'",
+				  SOURCES_MAX, ops->name);
+	sources[nsources].ops = ops;
+	sources[nsources].self = self;
+	nsources++;
+}
+
+enum stop_verdict sources_stop(struct thread *tcp, int status)
+{
+	for (size_t i = 0; i < nsources; i++) {
+		const struct source *s = &sources[i];
+		enum stop_verdict v;
+
+		if (!s->ops->stop)
+			continue;
+		v = s->ops->stop(s->self, tcp, status);
+		if (v != STOP_NOT_MINE)
+			return v;
+	}
+	return STOP_NOT_MINE;
+}
+
+static int source_fd(const struct source *s)
+{
+	return s->ops->fd ? s->ops->fd(s->self) : -1;
+}
+
+size_t sources_pollfds(struct pollfd *pfd)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nsources; i++) {
+		int fd = source_fd(&sources[i]);
+
+		if (fd < 0)
+			continue;
+		pfd[n].fd = fd;
+		pfd[n].events = POLLIN;
+		pfd[n].revents = 0;
+		n++;
+	}
+	return n;
+}
+
+static uint64_t source_next_ns(const struct source *s)
+{
+	return s->ops->next_drain_ns ? s->ops->next_drain_ns(s->self) : 0;
+}
+
+uint64_t sources_next_ns(void)
+{
+	uint64_t next = 0;
+
+	for (size_t i = 0; i < nsources; i++) {
+		uint64_t t = source_next_ns(&sources[i]);
+
+		if (t && (!next || t < next))
+			next = t;
+	}
+	return next;
+}
+
+/* Is s's fd readable now? */
+static int fd_ready(const struct source *s)
+{
+	struct pollfd pfd = { .fd = source_fd(s), .events = POLLIN };
+
+	if (pfd.fd < 0)
+		return 0;
+	while (poll(&pfd, 1, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	return (pfd.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+}
+
+size_t sources_drain(uint64_t now)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nsources; i++) {
+		const struct source *s = &sources[i];
+		uint64_t t;
+
+		if (!s->ops->drain)
+			continue;
+		t = source_next_ns(s);
+		if ((t && t <= now) || fd_ready(s)) {
+			s->ops->drain(s->self);
+			n++;
+		}
+	}
+	return n;
+}
+
+void sources_detach(void)
+{
+	for (size_t i = 0; i < nsources; i++)
+		if (sources[i].ops->detach)
+			sources[i].ops->detach(sources[i].self);
+}
