@@ -53,7 +53,6 @@ struct bp_thread {
 
 struct bp_set {
 	pid_t pid;
-	int mem_fd;
 	struct bp *buckets[NBUCKETS];
 	struct bp *all, **all_tail;
 	struct scratch *pages;
@@ -72,12 +71,13 @@ struct bp_thread *bp_thread_find(struct bp_set *set, pid_t tid, int create);
 /* The entry of tid (or, failing that, of any thread) whose slot is slot. */
 struct bp_thread *bp_ret_lookup(struct bp_set *set, pid_t tid, uint64_t slot,
 				size_t *idx);
-int bp_mem_read(struct bp_set *set, uint64_t addr, void *buf, size_t len);
+/* Target memory through linux/memio.h; tid: a stopped thread or 0. */
+int bp_mem_read(struct bp_set *set, pid_t tid, uint64_t addr, void *buf, size_t len);
 int bp_mem_write(struct bp_set *set, pid_t tid, uint64_t addr,
 		 const void *buf, size_t len);
 
 /* bp-scratch.c */
-int bp_ensure_syscall_insn(struct bp_set *set);
+int bp_ensure_syscall_insn(struct bp_set *set, pid_t tid);
 /* Map a scratch page near addr; its index in set->pages or -errno. */
 int bp_scratch_map(struct bp_set *set, pid_t tid, uint64_t addr);
 /* A free slot within reach of addr (and of the insn's target): address or 0. */

@@ -21,10 +21,18 @@
 #include "bp_arch.h"
 #include "probe/bp-internal.h"
 #include "util/error.h"
+#include "linux/features.h"
 #include "linux/procfs.h"
 #include "probe/remote.h"
 #include "util/xmalloc.h"
 
+
+int bp_scratch_flags(void)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+
+	return feature_has(F_MAP_FIXED_NOREPLACE) ? flags | MAP_FIXED_NOREPLACE : flags;
+}
 
 size_t bp_scratch_pages(const struct bp_set *set, uint64_t *addrs, size_t max)
 {
@@ -95,11 +103,11 @@ static uint64_t find_hole(const struct procfs_map *r, size_t n, uint64_t addr)
 	return 0;
 }
 
-int bp_ensure_syscall_insn(struct bp_set *set)
+int bp_ensure_syscall_insn(struct bp_set *set, pid_t tid)
 {
 	if (set->syscall_insn)
 		return 0;
-	return remote_find_syscall_insn(set->pid, &set->syscall_insn);
+	return remote_find_syscall_insn_tid(set->pid, tid, &set->syscall_insn);
 }
 
 /* Map a scratch page near addr; its index in set->pages or -errno. */
@@ -107,7 +115,7 @@ int bp_scratch_map(struct bp_set *set, pid_t tid, uint64_t addr)
 {
 	uint8_t head[SLOT0];
 	struct remote_result res;
-	int err = bp_ensure_syscall_insn(set);
+	int err = bp_ensure_syscall_insn(set, tid);
 
 	if (err < 0)
 		return err;
@@ -127,7 +135,7 @@ int bp_scratch_map(struct bp_set *set, pid_t tid, uint64_t addr)
 		if (got < 0 && got > -4096)
 			return (int)got;
 		if ((uint64_t)got != a) {
-			/* a kernel without MAP_FIXED_NOREPLACE took it as a hint */
+			/* without MAP_FIXED_NOREPLACE the address is a hint */
 			remote_munmap(tid, set->syscall_insn, (uint64_t)got, PAGE, &res);
 			continue;
 		}
@@ -183,7 +191,7 @@ int bp_unmap_scratch(struct bp_set *set, pid_t stopped_tid)
 
 	if (!set->npages)
 		return 0;
-	if ((err = bp_ensure_syscall_insn(set)) < 0)
+	if ((err = bp_ensure_syscall_insn(set, stopped_tid)) < 0)
 		return err;
 	while (set->npages > 0) {
 		int64_t r = remote_munmap(stopped_tid, set->syscall_insn,
@@ -204,7 +212,7 @@ int bp_unmap_fork_child(struct bp_set *set, pid_t child)
 
 	if (!set->npages)
 		return 0;
-	if ((err = bp_ensure_syscall_insn(set)) < 0)
+	if ((err = bp_ensure_syscall_insn(set, child)) < 0)
 		return err;
 	for (size_t i = 0; i < set->npages; i++) {
 		int64_t r = remote_munmap(child, set->syscall_insn, set->pages[i].addr,

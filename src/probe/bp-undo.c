@@ -15,11 +15,11 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
-
+#include <sys/wait.h>
 
 #include "bp_arch.h"
 #include "probe/bp-internal.h"
-#include "probe/remote.h"
+#include "linux/memio.h"
 
 /* ---- undo ---- */
 
@@ -105,9 +105,8 @@ int bp_thread_fixup_for_detach(struct bp_set *set, pid_t tid)
 	return 0;
 }
 
-
-/* Write back trampolined return addresses still on stacks of memory fd. */
-static int restore_ret_slots(struct bp_set *set, pid_t pid, int fd, pid_t tid)
+/* Write back trampolined return addresses still on stacks of pid. */
+static int restore_ret_slots(struct bp_set *set, pid_t pid, pid_t tid)
 {
 	int first = 0;
 
@@ -117,10 +116,10 @@ static int restore_ret_slots(struct bp_set *set, pid_t pid, int fd, pid_t tid)
 				uint64_t slot = t->rets[i].slot, v = 0;
 				int err;
 
-				if (remote_read(pid, fd, slot, &v, sizeof(v)) < 0 ||
+				if (memio_read_all(pid, tid, slot, &v, sizeof(v)) < 0 ||
 				    v != set->tramp)
 					continue;
-				err = remote_write(pid, fd, tid, slot, &t->rets[i].orig, 8);
+				err = memio_write(pid, tid, slot, &t->rets[i].orig, 8);
 				if (err < 0 && !first)
 					first = err;
 			}
@@ -137,7 +136,7 @@ int bp_remove_all(struct bp_set *set, pid_t stopped_tid)
 			first = err;
 	}
 	if (set->tramp) {
-		err = restore_ret_slots(set, set->pid, set->mem_fd, stopped_tid);
+		err = restore_ret_slots(set, set->pid, stopped_tid);
 		if (err < 0 && !first)
 			first = err;
 	}
@@ -149,23 +148,57 @@ int bp_remove_all(struct bp_set *set, pid_t stopped_tid)
 	return first;
 }
 
-int bp_clean_fork_child(struct bp_set *set, pid_t child)
+/*
+ * The fork child in a ptrace-stop, for PTRACE_POKEDATA: child, or 0 if
+ * it died.  At its parent's fork event the child is traced already
+ * (auto-attached) and on its way to its first stop, which comes before
+ * any instruction of its own (PTRACE_EVENT_STOP; SIGSTOP when attached
+ * without PTRACE_SEIZE); or it is there already, its stop reported
+ * first and held by the tracer until the event names it.  Wait for it
+ * with WNOWAIT: the stop stays for the tracer's loop to see.
+ */
+static pid_t fork_child_stopped(pid_t child)
 {
-	int fd = remote_open_mem(child), first = 0, err;
+	siginfo_t si;
 
-	if (fd < 0)
-		return fd;
+	errno = 0;
+	ptrace(PTRACE_PEEKUSER, child, 0L, 0L);
+	if (errno != ESRCH)
+		return child;		/* stopped (held) */
+	memset(&si, 0, sizeof(si));
+	while (waitid(P_PID, (id_t)child, &si, WSTOPPED | WEXITED | WNOWAIT | __WALL) < 0)
+		if (errno != EINTR)
+			return 0;
+	return si.si_code == CLD_TRAPPED || si.si_code == CLD_STOPPED ? child : 0;
+}
+
+/* Write the original bytes and return addresses into child's memory. */
+static int clean_child(struct bp_set *set, pid_t child, pid_t tid)
+{
+	int first = 0, err;
+
 	for (struct bp *bp = set->all; bp; bp = bp->all_next) {
-		err = remote_write(child, fd, 0, bp->addr, &bp->orig, 1);
+		err = memio_write(child, tid, bp->addr, &bp->orig, 1);
 		if (err < 0 && !first)
 			first = err;
 	}
 	if (set->tramp) {
-		err = restore_ret_slots(set, child, fd, 0);
+		err = restore_ret_slots(set, child, tid);
 		if (err < 0 && !first)
 			first = err;
 	}
-	close(fd);
 	return first;
 }
 
+int bp_clean_fork_child(struct bp_set *set, pid_t child)
+{
+	pid_t tid;
+
+	/* /proc/CHILD/mem needs no stop; POKEDATA does */
+	if (clean_child(set, child, 0) == 0)
+		return 0;
+	tid = fork_child_stopped(child);
+	if (!tid)
+		return -ESRCH;
+	return clean_child(set, child, tid);
+}

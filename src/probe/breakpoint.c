@@ -58,7 +58,7 @@
 #include "bp_arch.h"
 #include "probe/bp-internal.h"
 #include "util/error.h"
-#include "probe/remote.h"
+#include "linux/memio.h"
 #include "util/xmalloc.h"
 
 static size_t bp_hash(uint64_t addr)
@@ -71,7 +71,6 @@ struct bp_set *bp_set_new(pid_t pid)
 	struct bp_set *set = xcalloc(1, sizeof(*set));
 
 	set->pid = pid;
-	set->mem_fd = remote_open_mem(pid);
 	set->all_tail = &set->all;
 	set->cet = -1;
 	return set;
@@ -111,8 +110,6 @@ void bp_set_free(struct bp_set *set)
 	bp_free_bps(set);
 	bp_free_threads(set);
 	free(set->pages);
-	if (set->mem_fd >= 0)
-		close(set->mem_fd);
 	free(set);
 }
 
@@ -207,17 +204,16 @@ void bp_thread_gone(struct bp_set *set, pid_t tid)
 
 /* ---- memory ---- */
 
-int bp_mem_read(struct bp_set *set, uint64_t addr, void *buf, size_t len)
+int bp_mem_read(struct bp_set *set, pid_t tid, uint64_t addr, void *buf, size_t len)
 {
-	return remote_read(set->pid, set->mem_fd, addr, buf, len);
+	return memio_read_all(set->pid, tid, addr, buf, len);
 }
 
 int bp_mem_write(struct bp_set *set, pid_t tid, uint64_t addr,
-		     const void *buf, size_t len)
+		 const void *buf, size_t len)
 {
-	return remote_write(set->pid, set->mem_fd, tid, addr, buf, len);
+	return memio_write(set->pid, tid, addr, buf, len);
 }
-
 
 /* CET shadow stacks: x86_Thread_features in /proc/PID/status. */
 static int has_shadow_stack(pid_t pid)
@@ -257,13 +253,11 @@ int bp_insert(struct bp_set *set, pid_t stopped_tid, uint64_t addr,
 			return -ENOTSUP;
 	}
 	/* the instruction may end near the end of a mapping: read less */
-	size_t n = sizeof(buf);
+	ssize_t n = memio_read(set->pid, stopped_tid, addr, buf, sizeof(buf));
 
-	while (n > 0 && bp_mem_read(set, addr, buf, n) < 0)
-		n--;
-	if (n == 0)
-		return -EIO;
-	err = bp_arch_decode(addr, buf, n, &insn);
+	if (n <= 0)
+		return n < 0 ? (int)n : -EIO;
+	err = bp_arch_decode(addr, buf, (size_t)n, &insn);
 	if (err < 0)
 		return err;
 
@@ -313,7 +307,8 @@ int bp_insert(struct bp_set *set, pid_t stopped_tid, uint64_t addr,
 /* ---- hits ---- */
 
 /* A new call will use the return slot at sp: drop entries found stale. */
-static void rets_drop_stale(struct bp_set *set, struct bp_thread *t, uint64_t sp)
+static void rets_drop_stale(struct bp_set *set, pid_t tid, struct bp_thread *t,
+			    uint64_t sp)
 {
 	size_t keep = 0;
 
@@ -322,7 +317,7 @@ static void rets_drop_stale(struct bp_set *set, struct bp_thread *t, uint64_t sp
 		uint64_t v = 0;
 
 		if (e->slot > sp ||
-		    (e->slot < sp && bp_mem_read(set, e->slot, &v, sizeof(v)) == 0 &&
+		    (e->slot < sp && bp_mem_read(set, tid, e->slot, &v, sizeof(v)) == 0 &&
 		     v == set->tramp)) {
 			t->rets[keep++] = *e;
 			continue;
@@ -341,7 +336,7 @@ static int ret_push(struct bp_set *set, pid_t tid, const arch_regs_t *regs,
 	int err;
 
 	if (t->nrets && t->rets[t->nrets - 1].slot <= regs->rsp)
-		rets_drop_stale(set, t, regs->rsp);
+		rets_drop_stale(set, tid, t, regs->rsp);
 	if (t->nrets >= MAX_RETS)
 		return -ENOSPC;
 	err = bp_mem_write(set, tid, regs->rsp, &set->tramp, sizeof(set->tramp));
@@ -471,7 +466,7 @@ int bp_hit(struct bp_set *set, pid_t tid, arch_regs_t *regs, struct bp_hit *out)
 
 	set->stats.entries++;
 	regs->rip = pc;
-	bp_mem_read(set, regs->rsp, &caller, sizeof(caller));
+	bp_mem_read(set, tid, regs->rsp, &caller, sizeof(caller));
 	if (set->tramp && caller == set->tramp) {
 		/* tail-called from a function whose return is trampolined */
 		size_t i;
