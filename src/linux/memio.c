@@ -152,33 +152,41 @@ static void vm_failed(enum feature f, int err)
 		feature_lost(f, err);
 }
 
-/* The read of memio_read() and memio_read_all(): all = len or nothing. */
+/*
+ * The read of memio_read() and memio_read_all(): all = len or nothing.
+ * Through pid, then through tid: a process whose leader exited (a
+ * zombie) has no memory under its pid, its live threads do.
+ */
 static ssize_t do_read(pid_t pid, pid_t tid, uint64_t addr, void *buf, size_t len, int all)
 {
 	ssize_t n, err = -EIO;
 
 	if (!len)
 		return 0;
-	if (feature_has(F_PROCESS_VM_READV)) {
-		struct iovec local = { buf, len };
-		struct iovec remote = { (void *)(uintptr_t)addr, len };
+	for (int k = 0; k < 2; k++) {
+		pid_t who = k ? tid : pid;
 
-		n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-		if (n > 0 && (!all || (size_t)n == len))
-			return n;
-		if (n < 0) {
-			if (errno == ESRCH)
-				return -ESRCH;
-			err = -errno;
-			vm_failed(F_PROCESS_VM_READV, errno);
+		if (k && (tid <= 0 || tid == pid))
+			break;
+		if (feature_has(F_PROCESS_VM_READV)) {
+			struct iovec local = { buf, len };
+			struct iovec remote = { (void *)(uintptr_t)addr, len };
+
+			n = process_vm_readv(who, &local, 1, &remote, 1, 0);
+			if (n > 0 && (!all || (size_t)n == len))
+				return n;
+			if (n < 0) {
+				err = -errno;
+				vm_failed(F_PROCESS_VM_READV, errno);
+			}
 		}
-	}
-	if (feature_has(F_PROC_MEM)) {
-		n = mem_rw(pid, addr, buf, len, 0);
-		if (n > 0 && (!all || (size_t)n == len))
-			return n;
-		if (n < 0)
-			err = n;
+		if (feature_has(F_PROC_MEM)) {
+			n = mem_rw(who, addr, buf, len, 0);
+			if (n > 0 && (!all || (size_t)n == len))
+				return n;
+			if (n < 0)
+				err = n;
+		}
 	}
 	if (tid > 0) {
 		n = peek_read(tid, addr, buf, len);
@@ -209,26 +217,30 @@ int memio_write(pid_t pid, pid_t tid, uint64_t addr, const void *buf, size_t len
 
 	if (!len)
 		return 0;
-	if (feature_has(F_PROCESS_VM_WRITEV)) {
-		struct iovec local = { (void *)buf, len };
-		struct iovec remote = { (void *)(uintptr_t)addr, len };
+	for (int k = 0; k < 2; k++) {
+		pid_t who = k ? tid : pid;
 
-		n = process_vm_writev(pid, &local, 1, &remote, 1, 0);
-		if (n == (ssize_t)len)
-			return 0;
-		if (n < 0) {
-			if (errno == ESRCH)
-				return -ESRCH;
-			err = -errno;
-			vm_failed(F_PROCESS_VM_WRITEV, errno);
+		if (k && (tid <= 0 || tid == pid))
+			break;
+		if (feature_has(F_PROCESS_VM_WRITEV)) {
+			struct iovec local = { (void *)buf, len };
+			struct iovec remote = { (void *)(uintptr_t)addr, len };
+
+			n = process_vm_writev(who, &local, 1, &remote, 1, 0);
+			if (n == (ssize_t)len)
+				return 0;
+			if (n < 0) {
+				err = -errno;
+				vm_failed(F_PROCESS_VM_WRITEV, errno);
+			}
 		}
-	}
-	/* text, or the rest of a range that ran into it: the whole again */
-	if (feature_has(F_PROC_MEM_WRITE)) {
-		n = mem_rw(pid, addr, (void *)buf, len, 1);
-		if (n == (ssize_t)len)
-			return 0;
-		err = n < 0 ? (int)n : -EIO;
+		/* text, or the rest of a range that ran into it: the whole again */
+		if (feature_has(F_PROC_MEM_WRITE)) {
+			n = mem_rw(who, addr, (void *)buf, len, 1);
+			if (n == (ssize_t)len)
+				return 0;
+			err = n < 0 ? (int)n : -EIO;
+		}
 	}
 	if (tid > 0)
 		return poke_write(tid, addr, buf, len);
