@@ -59,10 +59,13 @@
  * How a scratch page is mapped: one page, by an injected mmap with these
  * prot and flags (fd -1, offset 0); it goes with an injected munmap.
  * Whoever checks beforehand that the target's seccomp filters allow
- * them (attach.c) uses these.
+ * them (attach.c) uses these.  MAP_FIXED_NOREPLACE only where the
+ * kernel knows it (linux/features.h); without it the address is a hint,
+ * and a page the kernel put elsewhere is unmapped and the next hole tried.
  */
 #define BP_SCRATCH_PROT (PROT_READ | PROT_EXEC)
-#define BP_SCRATCH_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE)
+#define BP_SCRATCH_FLAGS (bp_scratch_flags())
+int bp_scratch_flags(void);
 
 struct bp_set;
 struct bp;
@@ -173,8 +176,11 @@ int bp_unmap_scratch(struct bp_set *set, pid_t stopped_tid);
  * process.  Call at the parent's PTRACE_EVENT_FORK stop, before resuming
  * the parent: its return entries are then those the child inherited.
  * Writes the original bytes and return addresses into the child's copy
- * of the memory (through /proc/CHILD/mem; the child need not be stopped
- * yet).  The set is unchanged.  0 or -errno.
+ * of the memory: through /proc/CHILD/mem, for which the child need not
+ * be stopped yet; else by PTRACE_POKEDATA at the child's first stop,
+ * waited for here without taking it from the tracer's loop (waitid
+ * WNOWAIT; or already reported and held).  The set is unchanged.  0 or
+ * -errno.
  */
 int bp_clean_fork_child(struct bp_set *set, pid_t child);
 

@@ -10,7 +10,8 @@
  *      would run this syscall from this instruction, else from another
  *      `syscall` instruction of the process; refuse if none will do;
  *   3. save the registers and the signal mask (PTRACE_GETSIGMASK), block
- *      every blockable signal, so that no handler runs on our registers;
+ *      every blockable signal, so that none is even dequeued (without
+ *      PTRACE_GETSIGMASK: see block_signals());
  *   4. rip = a `syscall` instruction that exists already (the vdso has
  *      them), rax = nr, arguments in rdi rsi rdx r10 r8 r9, and
  *      orig_rax = -1: the stop may have interrupted a syscall (rax is
@@ -18,7 +19,7 @@
  *      "restart" it over our registers;
  *   5. PTRACE_SINGLESTEP until the step trap after the instruction
  *      (a seccomp stop for our own syscall is stepped through; SIGSTOP,
- *      which cannot be blocked, is suppressed now and raised again at
+ *      which cannot be blocked, is suppressed now and queued again at
  *      the end);
  *   6. read rax, put the registers and the mask back.  Restoring orig_rax
  *      and rax also restores a pending restart of an interrupted syscall.
@@ -41,6 +42,8 @@
 
 #include "arch.h"
 #include "util/error.h"
+#include "linux/features.h"
+#include "linux/memio.h"
 #include "linux/procfs.h"
 #include "probe/remote.h"
 #include "probe/sandbox.h"
@@ -49,102 +52,15 @@
 # define PTRACE_EVENT_STOP 128
 #endif
 
-int remote_open_mem(pid_t pid)
-{
-	char path[64];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
-int remote_read(pid_t pid, int mem_fd, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len };
-	struct iovec remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-	int fd = mem_fd, err = 0;
-
-	if (n == (ssize_t)len)
-		return 0;
-	/* unreadable pages (PROT_NONE, --x) can still be read through mem */
-	if (fd < 0) {
-		char path[64];
-
-		snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-	}
-	n = pread(fd, buf, len, (off_t)addr);
-	if (n < 0)
-		err = -errno;
-	else if ((size_t)n != len)
-		err = -EIO;
-	if (fd != mem_fd)
-		close(fd);
-	return err;
-}
-
-/* Write through PTRACE_PEEKDATA/POKEDATA, keeping the word's other bytes. */
-static int poke_bytes(pid_t tid, uint64_t addr, const uint8_t *buf, size_t len)
-{
-	while (len > 0) {
-		uint64_t word_addr = addr & ~7ULL;
-		size_t off = addr - word_addr;
-		size_t n = 8 - off < len ? 8 - off : len;
-		long word;
-
-		errno = 0;
-		word = ptrace(PTRACE_PEEKDATA, tid, (void *)(uintptr_t)word_addr, 0L);
-		if (word == -1 && errno)
-			return -errno;
-		memcpy((uint8_t *)&word + off, buf, n);
-		if (ptrace(PTRACE_POKEDATA, tid, (void *)(uintptr_t)word_addr,
-			   (void *)word) < 0)
-			return -errno;
-		addr += n;
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
-
-int remote_write(pid_t pid, int mem_fd, pid_t stopped_tid, uint64_t addr,
-		 const void *buf, size_t len)
-{
-	int fd = mem_fd, err = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		fd = remote_open_mem(pid);
-	if (fd >= 0) {
-		n = pwrite(fd, buf, len, (off_t)addr);
-		if (n < 0)
-			err = -errno;
-		else if ((size_t)n != len)
-			err = -EIO;
-		if (fd != mem_fd)
-			close(fd);
-		if (!err)
-			return 0;
-	} else {
-		err = fd;
-	}
-	if (stopped_tid > 0)
-		return poke_bytes(stopped_tid, addr, buf, len);
-	return err;
-}
-
 /* Search len bytes of [start, start+len) for 0f 05. */
-static int scan_for_syscall(pid_t pid, uint64_t start, uint64_t len, uint64_t *addr)
+static int scan_for_syscall(pid_t pid, pid_t tid, uint64_t start, uint64_t len,
+			    uint64_t *addr)
 {
 	static uint8_t buf[65536];
 
 	if (len > sizeof(buf))
 		len = sizeof(buf);
-	if (remote_read(pid, -1, start, buf, len) < 0)
+	if (memio_read_all(pid, tid, start, buf, len) < 0)
 		return -1;
 	for (size_t i = 0; i + 1 < len; i++)
 		if (buf[i] == 0x0f && buf[i + 1] == 0x05) {
@@ -157,9 +73,10 @@ static int scan_for_syscall(pid_t pid, uint64_t start, uint64_t len, uint64_t *a
 /*
  * Up to max `syscall` instructions of pid, one per executable mapping:
  * the vdso's first, then the others' in address order.  How many, or
- * -errno when the maps cannot be read.
+ * -errno when the maps cannot be read.  tid: a stopped thread of pid
+ * (for PTRACE_PEEKDATA) or 0.
  */
-static int find_syscall_insns(pid_t pid, uint64_t *addrs, size_t max)
+static int find_syscall_insns(pid_t pid, pid_t tid, uint64_t *addrs, size_t max)
 {
 	struct procfs_map *maps;
 	size_t n;
@@ -177,17 +94,24 @@ static int find_syscall_insns(pid_t pid, uint64_t *addrs, size_t max)
 				continue;
 			if (strstr(name, "[vsyscall]"))
 				continue;
-			if (scan_for_syscall(pid, maps[i].start, maps[i].end - maps[i].start,
-					     &addrs[found]) == 0)
+			if (scan_for_syscall(pid, tid, maps[i].start,
+					     maps[i].end - maps[i].start, &addrs[found]) == 0)
 				found++;
 		}
 	procfs_maps_free(maps);
 	return found;
 }
 
+int remote_find_syscall_insn_tid(pid_t pid, pid_t tid, uint64_t *addr)
+{
+	int n = find_syscall_insns(pid, tid, addr, 1);
+
+	return n < 0 ? n : n == 0 ? -ENOENT : 0;
+}
+
 int remote_find_syscall_insn(pid_t pid, uint64_t *addr)
 {
-	int n = find_syscall_insns(pid, addr, 1);
+	int n = find_syscall_insns(pid, pid, addr, 1);
 
 	return n < 0 ? n : n == 0 ? -ENOENT : 0;
 }
@@ -224,7 +148,7 @@ int remote_may_inject(pid_t tid, uint64_t *insn, long nr, const uint64_t args[6]
 	 */
 	if (!ok && v->mode == 2 && !v->err) {
 		first = *v;
-		n = find_syscall_insns(tid, alt, MAX_INSNS);
+		n = find_syscall_insns(tid, tid, alt, MAX_INSNS);
 		for (int i = 0; i < n && !ok; i++)
 			if (alt[i] != *insn && sandbox_allows(sb, nr, args, alt[i], v)) {
 				debug_msg("thread %d: syscall %ld from %#" PRIx64 " instead of %#"
@@ -251,8 +175,10 @@ static int in_syscall_stop(pid_t tid)
 {
 	struct ptrace_syscall_info info;
 	siginfo_t si;
-	long n = ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof(info), &info);
+	long n = 0;
 
+	if (feature_has(F_GET_SYSCALL_INFO))
+		n = ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof(info), &info);
 	if (n > 0 && info.op != PTRACE_SYSCALL_INFO_NONE)
 		return 1;
 	if (ptrace(PTRACE_GETSIGINFO, tid, 0L, &si) < 0)
@@ -275,18 +201,104 @@ static int in_syscall_stop(pid_t tid)
 	}
 }
 
+/*
+ * Signals dequeued by the thread while it ran our syscall: suppressed at
+ * their signal-delivery-stop (no handler ran), queued again afterwards.
+ */
+#define MAX_HELD 8
+
+struct held_signals {
+	siginfo_t si[MAX_HELD];
+	int n;
+};
+
+static void hold_signal(struct held_signals *h, pid_t tid, int sig)
+{
+	siginfo_t *si;
+
+	if (h->n == MAX_HELD)
+		return;		/* more than a handful in microseconds: a flood */
+	si = &h->si[h->n++];
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0L, si) < 0) {
+		memset(si, 0, sizeof(*si));
+		si->si_code = SI_USER;
+	}
+	si->si_signo = sig;
+}
+
+/*
+ * Queue the held signals again, in order.  rt_tgsigqueueinfo() keeps
+ * the siginfo, but the kernel lets it through from another process only
+ * for si_code < 0 (sigqueue, timers, aio) and not SI_TKILL; the others
+ * (kill, tgkill, the kernel's own) are sent again by tkill(), which
+ * names memtap as the sender.
+ */
+static void requeue_signals(const struct held_signals *h, pid_t tid)
+{
+	long tgid = tid;
+
+	for (int i = 0; i < h->n; i++) {
+		siginfo_t si = h->si[i];
+
+		if (si.si_code < 0 && si.si_code != SI_TKILL) {
+			if (tgid == tid)
+				procfs_status_long(tid, "Tgid", &tgid);
+			if (syscall(SYS_rt_tgsigqueueinfo, (pid_t)tgid, tid, si.si_signo,
+				    &si) == 0)
+				continue;
+		}
+		syscall(SYS_tkill, tid, si.si_signo);
+	}
+}
+
+/*
+ * Block every signal for the injection: 1 when done (*saved is the
+ * mask to put back), 0 when the kernel has no PTRACE_GETSIGMASK (before
+ * Linux 3.11, or MEMTAP_DISABLE=getsigmask), -errno on failure.
+ *
+ * Without it, nothing is blocked, and nothing needs to be for the
+ * registers' sake: a traced thread never runs a handler that the tracer
+ * did not let through, every signal but SIGKILL first stops it at a
+ * signal-delivery-stop.  The step loop suppresses such a signal and
+ * queues it again once the registers are back (requeue_signals()), so
+ * that it is delivered where the thread was, as when it had been
+ * blocked.  What differs: the siginfo of a kill()ed or kernel-sent
+ * signal (memtap is named as its sender), and a process-directed signal
+ * is bound to this thread; only for those that arrive during the few
+ * microseconds of an injection.  Injecting rt_sigprocmask() instead
+ * would need target memory and the seccomp filters' leave, and the
+ * injection of it would be just as exposed.
+ */
+static int block_signals(pid_t tid, uint64_t *saved)
+{
+	uint64_t all = ~0ULL;
+
+	if (!feature_has(F_GETSIGMASK))
+		return 0;
+	if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(*saved), saved) < 0) {
+		if (errno != EIO && errno != EINVAL)
+			return -errno;
+		feature_lost(F_GETSIGMASK, errno);	/* an unknown request */
+		return 0;
+	}
+	if (ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(all), &all) < 0)
+		return -errno;
+	return 1;
+}
+
 int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 		   struct remote_result *res)
 {
 	arch_regs_t saved, regs;
-	uint64_t saved_mask, all = ~0ULL;
-	int status, err = 0, pending_sig = 0;
-
+	uint64_t saved_mask = 0;
+	struct held_signals held;
 	struct sandbox_verdict verdict;
+	int status, err = 0, masked;
 
 	res->ret = -ENOSYS;
 	res->reaped = 0;
 	res->status = 0;
+	held.n = 0;
 	refusal[0] = '\0';
 	if (in_syscall_stop(tid))
 		return -EBUSY;
@@ -296,8 +308,6 @@ int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 		return -EPERM;
 	}
 	if (ptrace(PTRACE_GETREGS, tid, 0L, &saved) < 0)
-		return -errno;
-	if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(saved_mask), &saved_mask) < 0)
 		return -errno;
 
 	regs = saved;
@@ -310,8 +320,9 @@ int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 	regs.r10 = args[3];
 	regs.r8 = args[4];
 	regs.r9 = args[5];
-	if (ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(all), &all) < 0)
-		return -errno;
+	masked = block_signals(tid, &saved_mask);
+	if (masked < 0)
+		return masked;
 	if (ptrace(PTRACE_SETREGS, tid, 0L, &regs) < 0) {
 		err = -errno;
 		goto restore;
@@ -352,18 +363,18 @@ int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 			err = -EFAULT;	/* no syscall instruction there */
 			goto restore;
 		}
+		/* SIGSTOP (never blocked), or any signal when none is */
 		if (sig != SIGTRAP)
-			pending_sig = sig;
+			hold_signal(&held, tid, sig);
 	}
 	res->ret = (int64_t)regs.rax;
 restore:
 	if (ptrace(PTRACE_SETREGS, tid, 0L, &saved) < 0 && !err)
 		err = -errno;
-	if (ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(saved_mask), &saved_mask) < 0 &&
-	    !err)
+	if (masked && ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(saved_mask),
+			     &saved_mask) < 0 && !err)
 		err = -errno;
-	if (pending_sig)
-		syscall(SYS_tkill, tid, pending_sig);
+	requeue_signals(&held, tid);
 	return err;
 }
 

@@ -1,6 +1,6 @@
 /*
  * remote.h - run one system call inside a traced thread (remote syscall
- * injection), and read or write a tracee's memory.
+ * injection).
  *
  * The thread must already be in a ptrace-stop on its way back to user
  * mode: a signal-delivery-stop (an int3 SIGTRAP) or a PTRACE_EVENT_STOP
@@ -11,7 +11,9 @@
  * thread: its next stop, before the first user instruction of the new
  * image, is a PTRACE_EVENT_STOP that will do.  No other thread is stopped
  * or disturbed.  remote_syscall() saves the registers and the signal
- * mask, blocks every signal, points rip at an existing `syscall`
+ * mask, blocks every signal (without PTRACE_GETSIGMASK, before Linux
+ * 3.11: blocks none, and signals dequeued meanwhile are queued again
+ * afterwards, see remote.c), points rip at an existing `syscall`
  * instruction (the vdso has several; no byte of the target is written),
  * single-steps it, then puts registers and mask back: on return the
  * thread is in the same stop as before, with the same registers.
@@ -27,10 +29,7 @@
  * it, filters memtap cannot read): see sandbox.h.  Callers that want
  * to know beforehand, and why, ask remote_may_inject().
  *
- * Memory: remote_read()/remote_write() use process_vm_readv and
- * /proc/PID/mem (which can write read-only text); remote_write() falls
- * back to PTRACE_PEEKDATA/POKEDATA through a stopped thread, and then
- * changes only the bytes asked for, never the rest of the word.
+ * Memory: linux/memio.h.
  */
 #ifndef MEMTAP_REMOTE_H
 #define MEMTAP_REMOTE_H
@@ -50,6 +49,8 @@ struct remote_result {
  * mapping of pid: the vdso first, then any r-x mapping.  0 or -errno.
  */
 int remote_find_syscall_insn(pid_t pid, uint64_t *addr);
+/* The same, tid a thread of pid in a ptrace-stop (pid itself above). */
+int remote_find_syscall_insn_tid(pid_t pid, pid_t tid, uint64_t *addr);
 
 /*
  * Run syscall nr with up to six arguments in thread tid, using the
@@ -86,22 +87,5 @@ int64_t remote_mmap(pid_t tid, uint64_t insn, uint64_t addr, uint64_t len,
 		    int prot, int flags, struct remote_result *res);
 int64_t remote_munmap(pid_t tid, uint64_t insn, uint64_t addr, uint64_t len,
 		      struct remote_result *res);
-
-/*
- * Read len bytes at addr of process pid into buf: 0 or -errno (a short
- * read is -EIO).  mem_fd is an open /proc/PID/mem or -1.
- */
-int remote_read(pid_t pid, int mem_fd, uint64_t addr, void *buf, size_t len);
-
-/*
- * Write len bytes at addr, text pages included: 0 or -errno.  mem_fd is
- * an open /proc/PID/mem (O_RDWR) or -1; stopped_tid, if not 0, is a
- * thread of the process in a ptrace-stop for the POKEDATA fallback.
- */
-int remote_write(pid_t pid, int mem_fd, pid_t stopped_tid, uint64_t addr,
-		 const void *buf, size_t len);
-
-/* Open /proc/PID/mem for reading and writing: the fd or -errno. */
-int remote_open_mem(pid_t pid);
 
 #endif /* MEMTAP_REMOTE_H */

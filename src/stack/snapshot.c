@@ -4,70 +4,49 @@
  *
  * One process_vm_readv from the stack pointer upward costs a few µs for
  * 16-64 KiB; the tracer resumes the thread right after it and unwinds
- * from the copy.  Reads the copy cannot serve (a frame deeper than the
- * copy, code, unwind tables) go to the process: process_vm_readv first,
- * PTRACE_PEEKDATA word by word when that fails (as when the kernel
- * lacks CONFIG_CROSS_MEMORY_ATTACH), which only works while the thread
- * is stopped.
+ * from the copy.  Reads go through linux/memio.h: without
+ * process_vm_readv (no CONFIG_CROSS_MEMORY_ATTACH, or MEMTAP_DISABLE)
+ * /proc/PID/mem, else PTRACE_PEEKDATA, and the copy is always complete
+ * since it is taken while the thread is stopped.  Reads the copy cannot
+ * serve (a frame deeper than the copy, code, unwind tables) go to the
+ * process the same way, PTRACE_PEEKDATA only while the thread is still
+ * stopped.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
-#include <sys/uio.h>
 
+#include "linux/features.h"
+#include "linux/memio.h"
 #include "stack/unwind.h"
 #include "util/xmalloc.h"
-
-/* Smallest read tried when the kernel refuses larger ones. */
-#define SNAPSHOT_MIN_READ 256
 
 int stack_snapshot_take(struct stack_snapshot *s, pid_t pid, pid_t tid,
 			const arch_regs_t *regs, size_t max_bytes)
 {
 	uint64_t sp = arch_sp(regs);
-	size_t want = max_bytes;
+	ssize_t n;
 
 	s->pid = pid;
 	s->tid = tid;
 	s->regs = *regs;
 	s->start = sp;
 	s->len = 0;
-	if (sp == 0 || sp + want < sp) {
+	if (sp == 0 || sp + max_bytes < sp) {
 		errno = EINVAL;
-		return want ? -1 : 0;
+		return max_bytes ? -1 : 0;
 	}
-	if (s->cap < want) {
+	if (s->cap < max_bytes) {
 		free(s->data);
-		s->data = xmalloc(want);
-		s->cap = want;
+		s->data = xmalloc(max_bytes);
+		s->cap = max_bytes;
 	}
-	while (want >= SNAPSHOT_MIN_READ || (want && want == max_bytes)) {
-		struct iovec local = { s->data, want };
-		struct iovec remote = { (void *)(uintptr_t)sp, want };
-		ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-
-		if (n > 0) {
-			s->len = (size_t)n;
-			return 0;
-		}
-		if (n == 0 || errno != EFAULT)
-			break;
-		want /= 2;
-	}
-	/* No process_vm_readv (or nothing readable): a few words by ptrace. */
-	for (size_t off = 0; off + sizeof(long) <= max_bytes && off < 512; off += sizeof(long)) {
-		long w;
-
-		errno = 0;
-		w = ptrace(PTRACE_PEEKDATA, tid, (void *)(uintptr_t)(sp + off), NULL);
-		if (errno)
-			break;
-		memcpy(s->data + off, &w, sizeof(w));
-		s->len = off + sizeof(w);
-	}
+	/* short where the stack's mapping ends: the rest is no stack */
+	n = memio_read(pid, tid, sp, s->data, max_bytes);
+	if (n > 0)
+		s->len = (size_t)n;
 	return 0;
 }
 
@@ -81,36 +60,9 @@ void stack_snapshot_release(struct stack_snapshot *s)
 
 int unwind_read_remote(pid_t pid, pid_t tid, uint64_t addr, void *buf, size_t len)
 {
-	struct iovec local = { buf, len };
-	struct iovec remote = { (void *)(uintptr_t)addr, len };
-	unsigned char *out = buf;
-
 	if (!len)
 		return 0;
-	if (pid > 0 && process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len)
-		return 0;
-	if (tid <= 0)
-		return -1;
-	/* Word by word, from an aligned address. */
-	uint64_t a = addr & ~(uint64_t)(sizeof(long) - 1);
-	size_t done = 0;
-
-	while (done < len) {
-		long w;
-		size_t skip = (size_t)(addr + done - a);
-		size_t n = sizeof(w) - skip;
-
-		errno = 0;
-		w = ptrace(PTRACE_PEEKDATA, tid, (void *)(uintptr_t)a, NULL);
-		if (errno)
-			return -1;
-		if (n > len - done)
-			n = len - done;
-		memcpy(out + done, (unsigned char *)&w + skip, n);
-		done += n;
-		a += sizeof(w);
-	}
-	return 0;
+	return memio_read_all(pid > 0 ? pid : tid, tid, addr, buf, len) == 0 ? 0 : -1;
 }
 
 int stack_snapshot_read(const struct stack_snapshot *s, uint64_t addr,
@@ -138,10 +90,11 @@ int unwind_memcache_read(struct unwind_memcache *c, const struct stack_snapshot 
 	      len <= c->len - (addr - c->page))) {
 		/* Fill from the page of addr; a read across pages gets two. */
 		uint64_t page = addr & ~(uint64_t)(sizeof(c->buf) - 1);
-		size_t n = sizeof(c->buf);
-		struct iovec local = { c->buf, n };
-		struct iovec remote = { (void *)(uintptr_t)page, n };
-		ssize_t got = process_vm_readv(s->pid, &local, 1, &remote, 1, 0);
+		ssize_t got = -1;
+
+		/* a page by PTRACE_PEEKDATA is 512 calls: then only what is asked */
+		if (feature_has(F_PROCESS_VM_READV) || feature_has(F_PROC_MEM))
+			got = memio_read(s->pid, 0, page, c->buf, sizeof(c->buf));
 
 		c->len = 0;
 		if (got <= 0 || addr + len > page + (uint64_t)got)

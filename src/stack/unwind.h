@@ -60,9 +60,10 @@ struct stack_snapshot {
 
 /*
  * Copy up to max_bytes of tid's stack from its stack pointer upward, in
- * one process_vm_readv: a read is cut short where the mapping ends, and
- * retried with half the size on EFAULT.  regs are copied.  The thread
- * must be in a ptrace-stop; it may be resumed as soon as this returns.
+ * one process_vm_readv (linux/memio.h: or /proc/PID/mem, or
+ * PTRACE_PEEKDATA): a read is cut short where the mapping ends.  regs
+ * are copied.  The thread must be in a ptrace-stop; it may be resumed
+ * as soon as this returns.
  *
  * Returns 0 (len may be 0 if nothing was readable: unwinders then give
  * the pc alone), or -1 with errno set when regs is unusable.
@@ -75,8 +76,8 @@ void stack_snapshot_release(struct stack_snapshot *s);
 
 /*
  * Read len bytes at tracee address addr: from the copy when it holds
- * them all, otherwise from the process (process_vm_readv, then
- * PTRACE_PEEKDATA on tid, which works only while it is stopped).
+ * them all, otherwise from the process (linux/memio.h: the PTRACE_PEEKDATA
+ * fallback on tid works only while it is stopped).
  * Returns 0 or -1.  Never changes s.
  */
 int stack_snapshot_read(const struct stack_snapshot *s, uint64_t addr,
@@ -165,7 +166,7 @@ void unwinder_maps_changed(struct unwinder *uw);
  * thread may be running: reads beyond the snapshot then see its current
  * memory.  Returns the depth, 0 if max_depth is 0, -1 on
  * bad arguments.  Never blocks on the tracee, never calls ptrace except
- * PTRACE_PEEKDATA when process_vm_readv fails.
+ * PTRACE_PEEKDATA when nothing else reads the memory (linux/memio.h).
  */
 int unwinder_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		  uint64_t *pcs, int max_depth);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "detach-check.h"
-#include "probe/remote.h"
+#include "linux/memio.h"
 #include "util/xmalloc.h"
 
 int text_compare(pid_t pid, const char *path, uint64_t bias, struct text_diff *diff)
@@ -44,7 +44,7 @@ int text_compare(pid_t pid, const char *path, uint64_t bias, struct text_diff *d
 		uint8_t *a = xmalloc(ph.p_filesz), *b = xmalloc(ph.p_filesz);
 
 		if (pread(fd, a, ph.p_filesz, ph.p_offset) != (ssize_t)ph.p_filesz ||
-		    remote_read(pid, -1, bias + ph.p_vaddr, b, ph.p_filesz) < 0) {
+		    memio_read_all(pid, 0, bias + ph.p_vaddr, b, ph.p_filesz) < 0) {
 			bad = -1;
 		} else if (memcmp(a, b, ph.p_filesz) != 0) {
 			for (size_t k = 0; k < ph.p_filesz; k++)

@@ -1,0 +1,59 @@
+/*
+ * features.h - what the running kernel offers memtap, probed once at run
+ * time (never guessed from uname: distributions backport, and seccomp
+ * or Yama can take away what the version has).
+ *
+ * Every feature has a fallback elsewhere; the table says which path is
+ * taken.  The probe (features_probe(), else at the first feature_has())
+ * runs the kernel's own answers on memtap itself and on a child it
+ * traces for a moment: a fork that is killed before the probe returns
+ * (and by PTRACE_O_EXITKILL should memtap die first).
+ *
+ * MEMTAP_DISABLE=name,name... in the environment forces features off,
+ * as if the kernel lacked them, so that each fallback can be tested on
+ * any kernel.  An unknown name is an error (features_probe() dies with
+ * a one-line message).
+ */
+#ifndef MEMTAP_FEATURES_H
+#define MEMTAP_FEATURES_H
+
+#include <stdio.h>
+
+enum feature {
+	F_PROCESS_VM_READV,	/* process_vm_readv (3.2, CONFIG_CROSS_MEMORY_ATTACH) */
+	F_PROCESS_VM_WRITEV,	/* process_vm_writev */
+	F_PROC_MEM,		/* read a tracee's /proc/PID/mem */
+	F_PROC_MEM_WRITE,	/* write it, read-only pages included */
+	F_GETSIGMASK,		/* PTRACE_GETSIGMASK/SETSIGMASK (3.11) */
+	F_MAP_FIXED_NOREPLACE,	/* mmap MAP_FIXED_NOREPLACE (4.17) */
+	F_SECCOMP_FILTER,	/* SECCOMP_MODE_FILTER (3.5) */
+	F_SEIZE,		/* PTRACE_SEIZE, INTERRUPT, LISTEN (3.4) */
+	F_EXITKILL,		/* PTRACE_O_EXITKILL (3.8) */
+	F_GET_SYSCALL_INFO,	/* PTRACE_GET_SYSCALL_INFO (5.3) */
+	F_NFEATURES
+};
+
+/*
+ * Read MEMTAP_DISABLE and probe every feature not forced off.  Once;
+ * later calls do nothing.  Call it early (before the first tracee), from
+ * the tracer's thread: the probe child's stops are waited for by pid.
+ */
+void features_probe(void);
+
+/* 1 if the feature is there (probing first if not done yet), else 0. */
+int feature_has(enum feature f);
+
+/*
+ * The feature failed at use in a way that says the kernel lacks it
+ * (ENOSYS, EIO from an unknown ptrace request, EPERM from a policy):
+ * take the fallback from now on.  why is kept for features_print().
+ */
+void feature_lost(enum feature f, int err);
+
+/* Its name as MEMTAP_DISABLE spells it ("process_vm_readv"...). */
+const char *feature_name(enum feature f);
+
+/* One line per feature: name, yes/no and why (for -v). */
+void features_print(FILE *f);
+
+#endif /* MEMTAP_FEATURES_H */

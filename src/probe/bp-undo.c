@@ -1,0 +1,204 @@
+/*
+ * bp-undo.c - taking a breakpoint set out of a process: moving threads
+ * out of memory's code for a detach, writing back every original byte
+ * and trampolined return address, and cleaning a fork child's copy.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
+#include "bp_arch.h"
+#include "probe/bp-internal.h"
+#include "linux/memio.h"
+
+/* ---- undo ---- */
+
+/* Is SIGTRAP pending for tid alone (SigPnd of its status)? */
+static int sigtrap_pending(pid_t pid, pid_t tid)
+{
+	char path[96], line[256];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigPnd: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return (mask >> (SIGTRAP - 1)) & 1;
+}
+
+/* The breakpoint whose slot holds pc: 1 at its start, 2 at its jmp back. */
+static struct bp *in_slot(struct bp_set *set, uint64_t pc, int *where)
+{
+	for (struct bp *bp = set->all; bp; bp = bp->all_next) {
+		if (!bp->slot)
+			continue;
+		if (pc == bp->slot) {
+			*where = 1;
+			return bp;
+		}
+		if (pc == bp->slot + bp->resume_off) {
+			*where = 2;
+			return bp;
+		}
+	}
+	return NULL;
+}
+
+int bp_thread_fixup_for_detach(struct bp_set *set, pid_t tid)
+{
+	arch_regs_t regs;
+	struct bp_thread *t;
+	struct bp *bp;
+	uint64_t pc;
+	size_t i;
+	int where, queued, changed = 0;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0L, &regs) < 0)
+		return -errno;
+	pc = regs.rip;
+	bp = bp_at(set, pc - BP_ARCH_TRAP_LEN);
+	queued = (bp || (set->tramp && pc - BP_ARCH_TRAP_LEN == set->tramp)) &&
+		 sigtrap_pending(set->pid, tid);
+
+	if (set->tramp && (pc == set->tramp || pc == set->tramp + BP_ARCH_TRAP_LEN)) {
+		/* returned into the trampoline: go where the return went */
+		if ((t = bp_ret_lookup(set, tid, regs.rsp - 8, &i))) {
+			regs.rip = t->rets[i].orig;
+			t->nrets = i;
+			changed = 1;
+		}
+	} else if (bp && (queued || bp->insn.len > BP_ARCH_TRAP_LEN)) {
+		/*
+		 * The int3 ran.  With a one-byte first instruction, addr + 1
+		 * is also an instruction boundary: only a queued SIGTRAP
+		 * says the int3 ran.
+		 */
+		regs.rip = bp->addr;
+		changed = 1;
+	} else if ((bp = in_slot(set, pc, &where))) {
+		regs.rip = where == 1 ? bp->addr : bp->addr + bp->insn.len;
+		changed = 1;
+	}
+	if (changed && ptrace(PTRACE_SETREGS, tid, 0L, &regs) < 0)
+		return -errno;
+	if (queued) {
+		t = bp_thread_find(set, tid, 1);
+		t->suppress = 1;
+		t->suppress_rip = regs.rip;
+		return 1;
+	}
+	return 0;
+}
+
+/* Write back trampolined return addresses still on stacks of pid. */
+static int restore_ret_slots(struct bp_set *set, pid_t pid, pid_t tid)
+{
+	int first = 0;
+
+	for (size_t b = 0; b < NTBUCKETS; b++)
+		for (struct bp_thread *t = set->threads[b]; t; t = t->next)
+			for (size_t i = t->nrets; i-- > 0;) {
+				uint64_t slot = t->rets[i].slot, v = 0;
+				int err;
+
+				if (memio_read_all(pid, tid, slot, &v, sizeof(v)) < 0 ||
+				    v != set->tramp)
+					continue;
+				err = memio_write(pid, tid, slot, &t->rets[i].orig, 8);
+				if (err < 0 && !first)
+					first = err;
+			}
+	return first;
+}
+
+int bp_remove_all(struct bp_set *set, pid_t stopped_tid)
+{
+	int first = 0, err;
+
+	for (struct bp *bp = set->all; bp; bp = bp->all_next) {
+		err = bp_mem_write(set, stopped_tid, bp->addr, &bp->orig, 1);
+		if (err < 0 && !first)
+			first = err;
+	}
+	if (set->tramp) {
+		err = restore_ret_slots(set, set->pid, stopped_tid);
+		if (err < 0 && !first)
+			first = err;
+	}
+	bp_free_bps(set);
+	bp_free_threads(set);
+	err = bp_unmap_scratch(set, stopped_tid);
+	if (err < 0 && !first)
+		first = err;
+	return first;
+}
+
+/*
+ * The fork child in a ptrace-stop, for PTRACE_POKEDATA: child, or 0 if
+ * it died.  At its parent's fork event the child is traced already
+ * (auto-attached) and on its way to its first stop, which comes before
+ * any instruction of its own (PTRACE_EVENT_STOP; SIGSTOP when attached
+ * without PTRACE_SEIZE); or it is there already, its stop reported
+ * first and held by the tracer until the event names it.  Wait for it
+ * with WNOWAIT: the stop stays for the tracer's loop to see.
+ */
+static pid_t fork_child_stopped(pid_t child)
+{
+	siginfo_t si;
+
+	errno = 0;
+	ptrace(PTRACE_PEEKUSER, child, 0L, 0L);
+	if (errno != ESRCH)
+		return child;		/* stopped (held) */
+	memset(&si, 0, sizeof(si));
+	while (waitid(P_PID, (id_t)child, &si, WSTOPPED | WEXITED | WNOWAIT | __WALL) < 0)
+		if (errno != EINTR)
+			return 0;
+	return si.si_code == CLD_TRAPPED || si.si_code == CLD_STOPPED ? child : 0;
+}
+
+/* Write the original bytes and return addresses into child's memory. */
+static int clean_child(struct bp_set *set, pid_t child, pid_t tid)
+{
+	int first = 0, err;
+
+	for (struct bp *bp = set->all; bp; bp = bp->all_next) {
+		err = memio_write(child, tid, bp->addr, &bp->orig, 1);
+		if (err < 0 && !first)
+			first = err;
+	}
+	if (set->tramp) {
+		err = restore_ret_slots(set, child, tid);
+		if (err < 0 && !first)
+			first = err;
+	}
+	return first;
+}
+
+int bp_clean_fork_child(struct bp_set *set, pid_t child)
+{
+	pid_t tid;
+
+	/* /proc/CHILD/mem needs no stop; POKEDATA does */
+	if (clean_child(set, child, 0) == 0)
+		return 0;
+	tid = fork_child_stopped(child);
+	if (!tid)
+		return -ESRCH;
+	return clean_child(set, child, tid);
+}

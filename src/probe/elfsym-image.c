@@ -1,0 +1,315 @@
+/*
+ * elfsym-image.c - one ELF file's symbols (.symtab, .dynsym), its
+ * PT_LOAD segments, DT_NEEDED, soname, debug link and build id (libelf),
+ * and the matching of Rust mangled names against a path.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <elf.h>
+
+#include "probe/elfsym-image.h"
+#include "util/xmalloc.h"
+
+/* ---- one image ---- */
+
+static size_t pool_add(struct elfsym_image *img, const char *s, size_t len)
+{
+	size_t off = img->pool_len;
+
+	img->pool = xgrowarray(img->pool, &img->pool_cap, img->pool_len + len + 1, 1);
+	memcpy(img->pool + off, s, len);
+	img->pool[off + len] = '\0';
+	img->pool_len += len + 1;
+	return off;
+}
+
+static void read_symbols(struct elfsym_image *img, Elf *elf, Elf_Scn *scn,
+			 const GElf_Shdr *sh, int dynamic)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t ent = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	size_t n;
+
+	if (!data || !ent || !data->d_buf)
+		return;
+	n = data->d_size / ent;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym s;
+		const char *name;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			break;
+		type = GELF_ST_TYPE(s.st_info);
+		if (s.st_shndx == SHN_UNDEF || s.st_name == 0)
+			continue;
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT &&
+		    type != STT_NOTYPE)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		img->syms = xgrowarray(img->syms, &img->syms_cap, img->nsyms + 1,
+				       sizeof(*img->syms));
+		struct sym *y = &img->syms[img->nsyms++];
+
+		y->name = pool_add(img, name, strlen(name));
+		y->value = s.st_value;
+		y->size = s.st_size;
+		y->bind = GELF_ST_BIND(s.st_info);
+		y->type = type;
+		y->dynamic = dynamic;
+		y->visible = GELF_ST_VISIBILITY(s.st_other) == STV_DEFAULT ||
+			     GELF_ST_VISIBILITY(s.st_other) == STV_PROTECTED;
+	}
+}
+
+static void read_dynamic(struct elfsym_image *img, Elf *elf, Elf_Scn *scn,
+			 const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t ent = gelf_fsize(elf, ELF_T_DYN, 1, EV_CURRENT);
+
+	if (!data || !ent)
+		return;
+	for (size_t i = 0; i < data->d_size / ent; i++) {
+		GElf_Dyn d;
+		const char *s;
+
+		if (!gelf_getdyn(data, (int)i, &d) || d.d_tag == DT_NULL)
+			break;
+		if (d.d_tag != DT_NEEDED && d.d_tag != DT_SONAME)
+			continue;
+		s = elf_strptr(elf, sh->sh_link, d.d_un.d_val);
+		if (!s)
+			continue;
+		if (d.d_tag == DT_SONAME) {
+			img->soname = (ssize_t)pool_add(img, s, strlen(s));
+		} else {
+			img->needed = xgrowarray(img->needed, &img->needed_cap,
+						 img->nneeded + 1, sizeof(*img->needed));
+			img->needed[img->nneeded++] = pool_add(img, s, strlen(s));
+		}
+	}
+}
+
+static void read_notes(struct elfsym_image *img, Elf_Scn *scn)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	if (!data)
+		return;
+	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0 &&
+		    nh.n_descsz > 0 && nh.n_descsz <= sizeof(img->build_id)) {
+			memcpy(img->build_id, (char *)data->d_buf + desc_off, nh.n_descsz);
+			img->build_id_len = nh.n_descsz;
+		}
+	}
+}
+
+static int parse_image(struct elfsym_image *img, Elf *elf)
+{
+	GElf_Ehdr eh;
+	size_t phnum, shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+		return -1;
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
+		return -1;
+	img->etype = eh.e_type;
+	if (elf_getphdrnum(elf, &phnum) < 0 || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return -1;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return -1;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		img->loads = xrealloc(img->loads, (img->nloads + 1) * sizeof(*img->loads));
+		img->loads[img->nloads].vaddr = ph.p_vaddr;
+		img->loads[img->nloads].offset = ph.p_offset;
+		img->loads[img->nloads].filesz = ph.p_filesz;
+		img->nloads++;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			return -1;
+		switch (sh.sh_type) {
+		case SHT_SYMTAB:
+			img->has_symtab = 1;
+			read_symbols(img, elf, scn, &sh, 0);
+			break;
+		case SHT_DYNSYM:
+			read_symbols(img, elf, scn, &sh, 1);
+			break;
+		case SHT_DYNAMIC:
+			read_dynamic(img, elf, scn, &sh);
+			break;
+		case SHT_NOTE:
+			read_notes(img, scn);
+			break;
+		case SHT_PROGBITS:
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+			if (name && strcmp(name, ".gnu_debuglink") == 0) {
+				Elf_Data *d = elf_getdata(scn, NULL);
+
+				if (d && d->d_buf && d->d_size > 0) {
+					size_t len = strnlen(d->d_buf, d->d_size);
+
+					if (len > 0 && len < d->d_size)
+						img->debuglink = (ssize_t)pool_add(img, d->d_buf, len);
+				}
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+struct elfsym_image *elfsym_image_from_fd(int fd)
+{
+	struct elfsym_image *img;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	/* ELF_C_READ reads the file: a file truncated later cannot SIGBUS us */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf) {
+		errno = ENOEXEC;
+		return NULL;
+	}
+	img = xcalloc(1, sizeof(*img));
+	img->soname = -1;
+	img->debuglink = -1;
+	if (parse_image(img, elf) < 0) {
+		elf_end(elf);
+		elfsym_image_free(img);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	elf_end(elf);
+	return img;
+}
+
+struct elfsym_image *elfsym_image_open(const char *path)
+{
+	struct elfsym_image *img;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	img = elfsym_image_from_fd(fd);
+	close(fd);
+	return img;
+}
+
+void elfsym_image_free(struct elfsym_image *img)
+{
+	if (!img)
+		return;
+	free(img->loads);
+	free(img->syms);
+	free(img->pool);
+	free(img->needed);
+	free(img);
+}
+
+size_t elfsym_image_nsyms(const struct elfsym_image *img)
+{
+	return img->nsyms;
+}
+
+int elfsym_image_lookup(const struct elfsym_image *img, const char *name,
+			uint64_t *value)
+{
+	for (size_t i = 0; i < img->nsyms; i++)
+		if (strcmp(img->pool + img->syms[i].name, name) == 0) {
+			*value = img->syms[i].value;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* ---- Rust names ---- */
+
+/* Does s[0..len) end with the identifiers of path ("a::b::c")? */
+static int ends_with_path(const char *s, size_t len, const char *path)
+{
+	const char *segs[32];
+	size_t nsegs = 0, seglen[32];
+	const char *p = path;
+
+	while (*p && nsegs < 32) {
+		const char *e = strstr(p, "::");
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		segs[nsegs] = p;
+		seglen[nsegs++] = l;
+		p += l;
+		if (e)
+			p += 2;
+	}
+	if (nsegs == 0)
+		return 0;
+	/* from the last identifier backwards: <decimal length>[_]<ident> */
+	for (size_t k = nsegs; k-- > 0;) {
+		size_t l = seglen[k];
+		char num[24];
+		int nl;
+
+		if (l == 0 || l > len)
+			return 0;
+		if (memcmp(s + len - l, segs[k], l) != 0)
+			return 0;
+		len -= l;
+		/* v0 puts '_' between the length and an ident starting with a digit or '_' */
+		if (len > 0 && s[len - 1] == '_' && (segs[k][0] == '_' ||
+		    (segs[k][0] >= '0' && segs[k][0] <= '9')))
+			len--;
+		nl = snprintf(num, sizeof(num), "%zu", l);
+		if ((size_t)nl > len || memcmp(s + len - nl, num, nl) != 0)
+			return 0;
+		len -= nl;
+		if (len > 0 && s[len - 1] >= '0' && s[len - 1] <= '9')
+			return 0;	/* "13foo" is not "3foo" */
+	}
+	return 1;
+}
+
+int elfsym_rust_match(const char *mangled, const char *path)
+{
+	size_t len = strlen(mangled);
+	const char *dot = strchr(mangled, '.');
+
+	if (dot)
+		len = (size_t)(dot - mangled);	/* ".llvm.1234" suffixes */
+	if (strncmp(mangled, "_R", 2) == 0)
+		return ends_with_path(mangled + 2, len - 2, path);
+	if (strncmp(mangled, "_ZN", 3) == 0 && len > 3 && mangled[len - 1] == 'E') {
+		len--;
+		/* legacy: a trailing "17h<16 hex digits>" hash component */
+		if (len >= 3 + 19 && memcmp(mangled + len - 19, "17h", 3) == 0)
+			len -= 19;
+		return ends_with_path(mangled + 3, len - 3, path);
+	}
+	return 0;
+}

@@ -1,0 +1,48 @@
+/*
+ * elfsym-image.h - what elfsym.c and elfsym-image.c share: one ELF
+ * image's symbols, loads and notes.  Private to the two files.
+ */
+#ifndef MEMTAP_ELFSYM_IMAGE_H
+#define MEMTAP_ELFSYM_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "probe/elfsym.h"
+
+/* A symbol: the name is an offset in the image's string pool. */
+struct sym {
+	size_t name;
+	uint64_t value, size;
+	unsigned char bind, type;
+	unsigned char dynamic;	/* from .dynsym */
+	unsigned char visible;	/* default or protected visibility */
+};
+
+struct load {
+	uint64_t vaddr, offset, filesz;
+};
+
+struct elfsym_image {
+	int etype;
+	struct load *loads;
+	size_t nloads;
+	struct sym *syms;
+	size_t nsyms, syms_cap;
+	char *pool;
+	size_t pool_len, pool_cap;
+	size_t *needed;		/* pool offsets */
+	size_t nneeded, needed_cap;
+	ssize_t soname;		/* pool offset or -1 */
+	ssize_t debuglink;	/* pool offset or -1 */
+	uint8_t build_id[64];
+	size_t build_id_len;
+	int has_symtab;
+};
+
+
+/* Parse the ELF file open on fd (not closed here); NULL, errno ENOEXEC. */
+struct elfsym_image *elfsym_image_from_fd(int fd);
+
+#endif /* MEMTAP_ELFSYM_IMAGE_H */
