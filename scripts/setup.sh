@@ -2,7 +2,8 @@
 # scripts/setup.sh demo|check - install the build dependencies (Debian,
 # as root), build memtap, then either run it on the bundled demo
 # workload or run the whole test suite twice: a normal build and an
-# AddressSanitizer/UBSan build.  The last line of `check` is
+# AddressSanitizer/UBSan build, plus memtap-static (scripts/build-static.sh)
+# tested against the normal build.  The last line of `check` is
 # "N passed, N failed, N skipped".
 set -eu
 
@@ -56,9 +57,9 @@ build() {
 	}
 }
 
-# check DIR: run the suite there; print its counts to fd 3
+# check DIR [MEMTAP_STATIC]: run the suite there; print its counts to fd 3
 check() {
-	(cd "$top/$1" && make -j"$jobs" check > check.log 2>&1) || true
+	(cd "$top/$1" && env ${2:+MEMTAP_STATIC="$2"} make -j"$jobs" check > check.log 2>&1) || true
 	grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS):' "$top/$1/check.log" | sed "s|^|$1: |"
 	awk '/^# (PASS|FAIL|SKIP|ERROR|XPASS|XFAIL): / { n[$2] = $3 }
 	     END { printf "%d %d %d\n", n["PASS:"] + n["XFAIL:"], n["FAIL:"] + n["ERROR:"] + n["XPASS:"], n["SKIP:"] }' \
@@ -81,7 +82,17 @@ demo)
 check)
 	build build
 	build build-asan --enable-sanitizers
-	counts=$( { check build; check build-asan; } 3>&1 1>&2 )
+	# memtap-static, tested by build's tests/static-binary.test (skipped
+	# when Zydis' source package cannot be fetched: exit status 77).
+	static=$top/build-static/memtap-static
+	rc=0
+	"$top/scripts/build-static.sh" "$top/build-static" --enable-werror > "$top/build-static.log" 2>&1 || rc=$?
+	case $rc in
+	0) ;;
+	77) static=; tail -1 "$top/build-static.log" >&2 ;;
+	*) tail -30 "$top/build-static.log" >&2; exit 1 ;;
+	esac
+	counts=$( { check build "$static"; check build-asan; } 3>&1 1>&2 )
 	echo "$counts" | awk '{ p += $1; f += $2; s += $3 }
 		END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit f > 0 }'
 	;;
