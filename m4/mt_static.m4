@@ -10,7 +10,7 @@
 # debuginfod client no longer reaches dlopen (libdw dlopens
 # libdebuginfod.so.1, which in a static executable would map a second C
 # library into memtap): dlopen, dlsym, dlclose and dlerror are wrapped
-# (-Wl,--wrap) by src/static/nodl.c, where dlopen fails.
+# (-Wl,--wrap) by src/util/nodl.c, where dlopen fails.
 
 AC_DEFUN([MT_STATIC_BINARY], [
 	AC_ARG_ENABLE([static-binary],
@@ -43,7 +43,7 @@ AC_DEFUN([MT_STATIC_BINARY], [
 		LDFLAGS="$mt_save_LDFLAGS $STATIC_LDFLAGS"
 		LIBS="$LIBDW_LIBS $STATIC_LIBS $mt_save_LIBS"
 		AC_RUN_IFELSE([AC_LANG_SOURCE([[
-#include "$srcdir/src/static/nodl.c"
+#include "$srcdir/src/util/nodl.c"
 #include <dlfcn.h>
 #include <elfutils/libdwfl.h>
 
