@@ -16,6 +16,7 @@
 
 #include "arch.h"
 #include "record/event.h"
+#include "util/clock.h"
 
 enum out_format {
 	FORMAT_TEXT,
@@ -284,9 +285,6 @@ void stats_print_costs(void);	/* -v */
 
 /* tracer.c */
 struct proc *proc_list(void);
-extern uint64_t start_ns;
-extern int64_t start_wall_ns;	/* CLOCK_REALTIME at start */
-uint64_t now_ns(void);
 
 /* Stop counts for the report and the I/O test. */
 struct stop_counts {

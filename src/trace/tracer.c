@@ -36,7 +36,6 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
@@ -65,8 +64,6 @@
 
 struct stop_counts stops;
 const char *syscall_source = "seccomp";
-uint64_t start_ns;
-int64_t start_wall_ns;
 
 static struct proc *procs, **procs_tail = &procs;
 
@@ -92,14 +89,6 @@ static volatile pid_t wake_tid;
 static uint64_t detach_ns;	/* when detaching started */
 static int in_loop;		/* tracer_run() is serving stops */
 static int output_err;		/* errno of the output's first failed write */
-
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 struct proc *proc_list(void)
 {
@@ -133,13 +122,7 @@ void tracer_init(int seccomp, int ptrace_all, const char *source)
 	 * stop; before, the entry stop followed it.
 	 */
 	seccomp_before_entry = !kernel_at_least(4, 8);
-	start_ns = now_ns();
-	{
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		start_wall_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	}
+	clock_start();
 }
 
 /* ---- output errors ---- */
