@@ -318,17 +318,17 @@ static int scratch_allowed(struct proc *p, char *buf, size_t size)
 void attach_refuse_probes(struct proc *p, const char *why, int at_attach)
 {
 	int wrappers = !strcmp(syscall_source, "breakpoints") && (opt.events & EV_SYSCALLS);
-	int allocs = (events_to_trace() & EV_BREAKPOINT) != 0;
+	int allocs = (sink_events_to_trace() & EV_BREAKPOINT) != 0;
 
 	if (allocs && at_attach && !(opt.events & EV_SYSCALLS))
 		error_msg_and_die("cannot probe allocator functions in process %d (%s): %s",
-				  p->pid, p->comm, why);
+				  p->pid, p->rec->comm, why);
 	if (allocs)
 		warn_msg("cannot probe allocator functions in process %d (%s): %s", p->pid,
-			 p->comm, why);
+			 p->rec->comm, why);
 	if (wrappers) {
 		warn_msg("process %d (%s): %s: catching its syscalls with PTRACE_SYSCALL "
-			 "(--syscalls=ptrace), which stops at every syscall", p->pid, p->comm,
+			 "(--syscalls=ptrace), which stops at every syscall", p->pid, p->rec->comm,
 			 why);
 		p->ptrace_syscalls = 1;
 		syscall_source = opt.npids > 1 || proc_list()->next || tracer_launch_mode() ?
@@ -359,7 +359,7 @@ void attach_pid(pid_t pid)
 
 	leader_gone = check_target(pid);
 	p = tracer_new_proc(pid, 0);
-	procfs_read_vmstat(pid, &p->vm_start);
+	procfs_read_vmstat(pid, &p->rec->vm_start);
 	/* Seize the leader first: ESRCH there means the process is gone. */
 	if (!leader_gone) {
 		if (ptrace(PTRACE_SEIZE, pid, 0L, tracer_ptrace_options()) < 0) {
@@ -399,6 +399,6 @@ void attach_pid(pid_t pid)
 	if (choose_mechanisms(p))
 		alloc_attach(p);
 	if (!p->alloc)
-		info_msg("attached to process %d (%s), %d thread%s", pid, p->comm, total,
+		info_msg("attached to process %d (%s), %d thread%s", pid, p->rec->comm, total,
 		 total == 1 ? "" : "s");
 }

@@ -143,7 +143,7 @@ void launch_command(char **argv, int use_seccomp)
 	warn_lost_privileges(path, use_seccomp);
 
 	if (use_seccomp)
-		seccomp_filter_note_own(events_to_trace());
+		seccomp_filter_note_own(sink_events_to_trace());
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
 		perror_msg_and_die("pipe");
 	fflush(NULL);
@@ -160,7 +160,7 @@ void launch_command(char **argv, int use_seccomp)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
-		if (use_seccomp && seccomp_filter_install(events_to_trace()) < 0)
+		if (use_seccomp && seccomp_filter_install(sink_events_to_trace()) < 0)
 			child_fail(errp[1]);
 		execve(path, argv, environ);
 		child_fail(errp[1]);
@@ -179,10 +179,10 @@ void launch_command(char **argv, int use_seccomp)
 	}
 	struct proc *p = tracer_new_proc(pid, 0);
 
-	snprintf(p->comm, sizeof(p->comm), "%s", path_base_name(path));
+	snprintf(p->rec->comm, sizeof(p->rec->comm), "%s", path_base_name(path));
 	struct thread *tcp = tracer_new_thread(pid, p);
 
-	memcpy(tcp->comm, p->comm, sizeof(tcp->comm));
+	memcpy(tcp->comm, p->rec->comm, sizeof(tcp->comm));
 	tracer_set_launched(pid, errp[0], argv[0]);
 	if (write(go[1], &c, 1) != 1)
 		perror_msg_and_die("write");

@@ -33,7 +33,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -87,8 +86,6 @@ static int detaching;
 static volatile sig_atomic_t stop_signal;
 static volatile pid_t wake_tid;
 static uint64_t detach_ns;	/* when detaching started */
-static int in_loop;		/* tracer_run() is serving stops */
-static int output_err;		/* errno of the output's first failed write */
 
 struct proc *proc_list(void)
 {
@@ -123,48 +120,6 @@ void tracer_init(int seccomp, int ptrace_all, const char *source)
 	 */
 	seccomp_before_entry = !kernel_at_least(4, 8);
 	clock_start();
-}
-
-/* ---- output errors ---- */
-
-/*
- * The output is gone (err): say so once, drop what is still buffered in
- * f (NULL: closed already), stop recording; the loop then detaches.
- */
-static void output_fail(FILE *f, const char *path, int err)
-{
-	if (output_err)
-		return;
-	output_err = err ? err : EIO;
-	if (f)
-		__fpurge(f);
-	recording = 0;
-	if (!path)
-		path = f == stdout ? NULL : f == stderr ? "standard error" : opt.output;
-	error_msg("cannot write output%s%s: %s", path ? " to " : "", path ? path : "",
-		  strerror(output_err));
-	if (!in_loop)
-		exit(EXIT_RUNTIME);
-}
-
-int output_check(FILE *f, const char *path)
-{
-	int err = errno;
-
-	if (output_err) {
-		__fpurge(f);	/* written since: it goes nowhere */
-		return -1;
-	}
-	if (!ferror(f))
-		return 0;
-	output_fail(f, path, err);
-	return -1;
-}
-
-int output_closed(const char *path, int err)
-{
-	output_fail(NULL, path, err);
-	return -1;
 }
 
 /* ---- tables ---- */
@@ -226,8 +181,7 @@ struct proc *tracer_new_proc(pid_t pid, pid_t ppid)
 	struct proc *p = xcalloc(1, sizeof(*p));
 
 	p->pid = pid;
-	p->ppid = ppid;
-	procfs_read_comm(pid, p->comm, sizeof(p->comm));
+	p->rec = sink_proc_new(pid, ppid);
 	*procs_tail = p;
 	procs_tail = &p->next;
 	return p;
@@ -316,9 +270,9 @@ static void detach_thread(struct thread *tcp, int sig)
 	    errno != ESRCH)
 		perror_msg("ptrace(PTRACE_DETACH, %d)", tcp->tid);
 	if (tcp->proc) {
-		tcp->proc->detached = 1;
-		if (tcp->proc->nthreads == 1 && !tcp->proc->vm_end.have)
-			procfs_read_vmstat(tcp->proc->pid, &tcp->proc->vm_end);
+		tcp->proc->rec->detached = 1;
+		if (tcp->proc->nthreads == 1 && !tcp->proc->rec->vm_end.have)
+			procfs_read_vmstat(tcp->proc->pid, &tcp->proc->rec->vm_end);
 	}
 	thread_free(tcp);
 }
@@ -635,11 +589,12 @@ static void on_new_task(struct thread *tcp, int event)
 
 		np->brk = p->brk;	/* a copy of the parent's memory */
 		np->unfollowed = !launched_pid && !opt.follow_forks;
+		np->rec->unfollowed = np->unfollowed;
 		np->ptrace_syscalls = p->ptrace_syscalls;	/* and its filters */
 		if (event == PTRACE_EVENT_FORK)
-			stats_proc_fork(np, p);
-		memcpy(np->comm, p->comm, sizeof(np->comm));
-		procfs_read_vmstat(child_tid, &np->vm_start);
+			sink_proc_fork(np->rec, p->rec);
+		memcpy(np->rec->comm, p->rec->comm, sizeof(np->rec->comm));
+		procfs_read_vmstat(child_tid, &np->rec->vm_start);
 		alloc_on_new_task(tcp, np, child_tid, event);
 		p = np;
 	}
@@ -685,15 +640,15 @@ static void on_exec(struct thread *tcp, pid_t pid)
 	tcp->sc_def = NULL;
 	tcp->flags &= ~(T_SC_KNOWN | T_IN_SC);
 	if (p) {
-		p->execs++;
+		p->rec->execs++;
 		p->brk = 0;
-		stats_proc_exec(p);
-		procfs_read_comm(pid, p->comm, sizeof(p->comm));
-		memcpy(tcp->comm, p->comm, sizeof(tcp->comm));
+		sink_proc_exec(p->rec);
+		procfs_read_comm(pid, p->rec->comm, sizeof(p->rec->comm));
+		memcpy(tcp->comm, p->rec->comm, sizeof(tcp->comm));
 		if (p->pid == launched_pid)
 			launched_exec_seen = 1;
 		/* the old address space is gone: measure growth from here */
-		procfs_read_vmstat(pid, &p->vm_start);
+		procfs_read_vmstat(pid, &p->rec->vm_start);
 	}
 	if (alloc_on_exec(tcp) == ALLOC_DETACH || detaching)
 		detach_thread(tcp, 0);
@@ -713,7 +668,7 @@ static void on_exit_event(struct thread *tcp)
 	 * exits last are the process's last.
 	 */
 	if (p)
-		procfs_read_vmstat(tcp->tid, &p->vm_end);
+		procfs_read_vmstat(tcp->tid, &p->rec->vm_end);
 	if (detaching)
 		detach_or_park(tcp, 0, 0);
 	else
@@ -726,8 +681,8 @@ static void on_death(struct thread *tcp, int status)
 	struct proc *p = tcp->proc;
 
 	if (p && tcp->tid == p->pid) {
-		p->status = status;
-		p->exited = 1;
+		p->rec->status = status;
+		p->rec->exited = 1;
 		if (p->pid == launched_pid)
 			launched_status = status;
 	}
@@ -888,10 +843,10 @@ static void serve_stop_request(void)
 	}
 	(void)sig;
 	/* -d expired: report now; the command runs on, unrecorded */
-	if (recording) {
-		events_flush();
-		report_final();
-		recording = 0;
+	if (sink_recording()) {
+		sink_flush();
+		timers_final_report();
+		sink_set_recording(0);
 		fflush(out);
 	}
 }
@@ -979,7 +934,7 @@ static void wait_for_stops(void)
 {
 	struct pollfd pfd[2] = {
 		{ .fd = sigchld_fd, .events = POLLIN },
-		{ .fd = output_err ? -1 : out_fd, .events = 0 },
+		{ .fd = output_gone() ? -1 : out_fd, .events = 0 },
 	};
 	uint64_t next = timers_next_ns(), now = now_ns();
 	int ms = FALLBACK_MS;
@@ -1020,7 +975,7 @@ static void serve_wait(pid_t pid, int status)
 	stops.total++;
 	if (((unsigned)status >> 16) == PTRACE_EVENT_EXEC) {
 		/* the image goes: unwind what was taken of the old one first */
-		events_flush();
+		sink_flush();
 		if (!tcp) {
 			/* exec by a non-leader whose leader we did not know */
 			on_exec(NULL, pid);
@@ -1044,7 +999,7 @@ static void check_out_pipe(void)
 {
 	struct pollfd pfd = { .fd = out_fd, .events = 0 };
 
-	if (out_fd >= 0 && !output_err && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR))
+	if (out_fd >= 0 && !output_gone() && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR))
 		output_fail(out, NULL, EPIPE);
 }
 
@@ -1066,14 +1021,14 @@ static int probes_armed(void)
 int tracer_run(void)
 {
 	loop_init();
-	in_loop = 1;
+	output_set_tracing(1);
 	while (nthreads > 0) {
 		size_t n = collect_stops();
 
 		for (size_t i = 0; i < n; i++)
 			serve_wait(batch[i].pid, batch[i].status);
 		/* every thread of the batch runs again: now unwind */
-		events_flush();
+		sink_flush();
 		if (!clock_ns && probes_armed()) {
 			clock_ns = now_ns();
 			debug_msg("every probe in: -d and -i count from now");
@@ -1085,7 +1040,7 @@ int tracer_run(void)
 			debug_msg("-d time over after %.1f ms", (double)(now_ns() - clock_ns) / 1e6);
 			stop_signal = SIGALRM;
 		}
-		if (output_err && !launched_pid && !detaching)
+		if (output_gone() && !launched_pid && !detaching)
 			start_detach();
 		if (stop_signal)
 			serve_stop_request();
@@ -1096,11 +1051,11 @@ int tracer_run(void)
 		if (!n)
 			wait_for_stops();
 	}
-	in_loop = 0;
+	output_set_tracing(0);
 	if (detach_ns)
 		debug_msg("detached in %.1f ms, %.1f ms after the probes were in",
 			  (double)(now_ns() - detach_ns) / 1e6, (double)(now_ns() - clock_ns) / 1e6);
-	if (output_err)
+	if (output_gone())
 		return EXIT_RUNTIME;
 	if (launched_pid) {
 		if (launched_status < 0)
