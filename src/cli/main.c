@@ -185,6 +185,59 @@ static void die_detach(void)
 	tracer_detach_all();
 }
 
+/* The sink's part of the options (record/sink.h). */
+static void sink_init_from_opt(void)
+{
+	struct sink_config c = {
+		.events = opt.events,
+		.min_size = opt.min_size,
+		.max_size = opt.max_size,
+		.leaks = opt.leaks,
+		.trace = opt.trace,
+		.unwind = opt.unwind,
+		.max_depth = opt.max_depth,
+		.stack_size = opt.stack_size,
+	};
+
+	sink_init(&c);
+}
+
+/* Is there a --probe without size=?  Its calls weigh nothing in bytes. */
+static int unsized_probes(void)
+{
+	for (size_t i = 0; i < probes_count(); i++) {
+		const struct probe *pr = probes_get(i);
+
+		if (pr->role == PR_USER && pr->size_arg < 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The reports' part of the options (record/report.h); out is open. */
+static void report_init_from_opt(void)
+{
+	struct report_config c = {
+		.out = out,
+		.output = opt.output,
+		.record = opt.record,
+		.format = opt.format,
+		.title = opt.title,
+		.inverted = opt.inverted,
+		.no_demangle = opt.no_demangle,
+		.top = opt.top,
+		.lines = opt.lines,
+		.weight = opt.weight,
+		.net = opt.net,
+		.leaks = opt.leaks,
+		.min_age = opt.min_age,
+		.interval = opt.interval,
+		.unsized_probes = unsized_probes(),
+	};
+
+	report_init(&c);
+}
+
 enum {
 	OPT_MIN_SIZE = 256,
 	OPT_PROBE,
@@ -460,6 +513,8 @@ int main(int argc, char **argv)
 	if (opt.record && outfile_check(opt.record) < 0)
 		error_msg_and_die("cannot open recording file '%s': %s", opt.record,
 				  strerror(errno));
+	output_set_path(opt.output);
+	sink_init_from_opt();
 
 	mode = opt.syscalls;
 	if (mode == SYSCALLS_AUTO)
@@ -486,6 +541,7 @@ int main(int argc, char **argv)
 		.trace = opt.trace,
 	};
 	tracer_init(&trace_config);
+	report_init_from_opt();	/* after the probes are known */
 	setup_signals(opt.argv != NULL);
 	die_hook = die_detach;
 
@@ -500,11 +556,12 @@ int main(int argc, char **argv)
 
 	status = tracer_run();
 	die_hook = NULL;
-	if (recording)
-		report_final();
+	timers_stop();
+	if (sink_recording())
+		timers_final_report();
 	if (verbose && opt.unwind != UNWIND_NONE)
-		stats_print_costs();
-	stats_release();
+		sink_print_costs(stops.code);
+	sink_release();
 	if (output_file ? outfile_commit(output_file) < 0 : fflush(out) != 0) {
 		error_msg("cannot write output%s%s: %s", opt.output ? " to " : "",
 			  opt.output ? opt.output : "", strerror(errno));

@@ -10,15 +10,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "report/output.h"
 #include "trace/tracer.h"
-
-enum out_format {
-	FORMAT_TEXT,
-	FORMAT_FOLDED,
-	FORMAT_SVG,
-	FORMAT_PPROF,
-	FORMAT_JSON,
-};
 
 struct options {
 	pid_t *pids;		/* -p, npids entries */

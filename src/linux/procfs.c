@@ -18,7 +18,7 @@
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 
-#include "trace/memtap.h"
+#include "linux/procfs.h"
 #include "util/xmalloc.h"
 
 /* Read a small /proc file into buf, NUL-terminated; bytes read or -1. */

@@ -1,7 +1,7 @@
 /*
- * procfs.h - the /proc files memtap reads (procfs.c).  Apart from
- * memtap.h, so that the engines (breakpoint.c, elfsym.c, remote.c,
- * modules.c) can use them without the tracer's state.
+ * procfs.h - the /proc files memtap reads (procfs.c), for every layer
+ * above linux/ (the engines: breakpoint.c, elfsym.c, remote.c,
+ * modules.c; the sink's process figures; the tracer).
  */
 #ifndef MEMTAP_PROCFS_H
 #define MEMTAP_PROCFS_H
@@ -10,7 +10,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct vmstat;
+/* Figures of /proc/PID/status, in bytes; valid when have is set. */
+struct vmstat {
+	int have;
+	uint64_t vm_size, vm_rss, vm_data;
+};
 
 int procfs_read_vmstat(pid_t pid, struct vmstat *vs);
 int procfs_read_comm(pid_t tid, char *buf, size_t size);

@@ -15,7 +15,7 @@ static size_t nentries, entries_cap;
 static uint32_t *index_;	/* entry index + 1, 0 = empty */
 static size_t index_size;
 
-static size_t hash(const struct proc *p, enum event_kind kind, uint32_t stack)
+static size_t hash(const struct sink_proc *p, enum event_kind kind, uint32_t stack)
 {
 	uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
 
@@ -37,7 +37,7 @@ static void reindex(void)
 	}
 }
 
-static struct agg *lookup(struct proc *p, enum event_kind kind, uint32_t stack)
+static struct agg *lookup(struct sink_proc *p, enum event_kind kind, uint32_t stack)
 {
 	size_t j;
 
@@ -62,7 +62,7 @@ static struct agg *lookup(struct proc *p, enum event_kind kind, uint32_t stack)
 	return a;
 }
 
-void aggregate_add(struct proc *p, enum event_kind kind, uint32_t stack, int failed,
+void aggregate_add(struct sink_proc *p, enum event_kind kind, uint32_t stack, int failed,
 		   uint64_t acquired, uint64_t released)
 {
 	struct agg *a = lookup(p, kind, stack);

@@ -14,10 +14,10 @@
 
 #include "record/event.h"
 
-struct proc;
+struct sink_proc;
 
 struct agg {
-	struct proc *proc;
+	struct sink_proc *proc;
 	enum event_kind kind;
 	uint32_t stack;		/* stack table id, 0 = no stack */
 	uint64_t calls, failed;
@@ -25,7 +25,7 @@ struct agg {
 };
 
 /* Add one event, with the bytes it took and gave back, to its aggregate. */
-void aggregate_add(struct proc *p, enum event_kind kind, uint32_t stack, int failed,
+void aggregate_add(struct sink_proc *p, enum event_kind kind, uint32_t stack, int failed,
 		   uint64_t acquired, uint64_t released);
 
 /* The aggregates, in insertion order; valid until the next add. */

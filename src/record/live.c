@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "record/live.h"
-#include "trace/memtap.h"
+#include "record/sink.h"
 #include "util/xmalloc.h"
 
 /*
@@ -43,7 +43,7 @@ static size_t slot_of(uint64_t addr, size_t size)
 	return (size_t)(h >> 20) & (size - 1);
 }
 
-static struct live_table *table(struct proc *p)
+static struct live_table *table(struct sink_proc *p)
 {
 	if (!p->live)
 		p->live = xcalloc(1, sizeof(*p->live));
@@ -87,7 +87,7 @@ static void forget(struct live_table *t, const struct live_slot *s)
 	}
 }
 
-void live_add(struct proc *p, uint64_t addr, uint64_t size, uint32_t stack,
+void live_add(struct sink_proc *p, uint64_t addr, uint64_t size, uint32_t stack,
 	      uint64_t time_ns, uint32_t kind)
 {
 	struct live_table *t = table(p);
@@ -107,7 +107,7 @@ void live_add(struct proc *p, uint64_t addr, uint64_t size, uint32_t stack,
 	t->bytes += size;
 }
 
-int live_remove(struct proc *p, uint64_t addr, struct live_block *removed)
+int live_remove(struct sink_proc *p, uint64_t addr, struct live_block *removed)
 {
 	struct live_table *t = p->live;
 	size_t j, k;
@@ -136,7 +136,7 @@ int live_remove(struct proc *p, uint64_t addr, struct live_block *removed)
 	return 0;
 }
 
-int live_find(const struct proc *p, uint64_t addr, struct live_block *found)
+int live_find(const struct sink_proc *p, uint64_t addr, struct live_block *found)
 {
 	const struct live_table *t = p->live;
 	size_t j;
@@ -151,7 +151,7 @@ int live_find(const struct proc *p, uint64_t addr, struct live_block *found)
 	return -1;
 }
 
-void live_copy(struct proc *to, const struct proc *from)
+void live_copy(struct sink_proc *to, const struct sink_proc *from)
 {
 	const struct live_table *f = from->live;
 
@@ -172,7 +172,7 @@ void live_copy(struct proc *to, const struct proc *from)
 	total_memory += t->size * sizeof(*t->slots);
 }
 
-void live_clear(struct proc *p)
+void live_clear(struct sink_proc *p)
 {
 	if (!p->live)
 		return;
@@ -181,7 +181,8 @@ void live_clear(struct proc *p)
 	memset(p->live, 0, sizeof(*p->live));
 }
 
-void live_foreach(const struct proc *p, void (*fn)(const struct live_block *, void *), void *arg)
+void live_foreach(const struct sink_proc *p, void (*fn)(const struct live_block *, void *),
+		  void *arg)
 {
 	const struct live_table *t = p->live;
 
@@ -193,22 +194,22 @@ void live_foreach(const struct proc *p, void (*fn)(const struct live_block *, vo
 		}
 }
 
-size_t live_count(const struct proc *p)
+size_t live_count(const struct sink_proc *p)
 {
 	return p->live ? p->live->used : 0;
 }
 
-uint64_t live_bytes(const struct proc *p)
+uint64_t live_bytes(const struct sink_proc *p)
 {
 	return p->live ? p->live->bytes : 0;
 }
 
-size_t live_inherited_count(const struct proc *p)
+size_t live_inherited_count(const struct sink_proc *p)
 {
 	return p->live ? p->live->inherited_used : 0;
 }
 
-uint64_t live_inherited_bytes(const struct proc *p)
+uint64_t live_inherited_bytes(const struct sink_proc *p)
 {
 	return p->live ? p->live->inherited_bytes : 0;
 }
@@ -220,7 +221,7 @@ size_t live_memory(void)
 
 void live_release_all(void)
 {
-	for (struct proc *p = proc_list(); p; p = p->next) {
+	for (struct sink_proc *p = sink_procs(); p; p = p->next) {
 		live_clear(p);
 		free(p->live);
 		p->live = NULL;

@@ -8,7 +8,7 @@
  * One open-addressing table per process, 24 bytes an entry, between 3/8
  * and 3/4 full: 32 to 64 bytes of tracer memory per live block.  Times
  * are kept to the millisecond.  Tables are
- * owned by live.c and found through struct proc's live pointer;
+ * owned by live.c and found through struct sink_proc's live pointer;
  * live_release_all() frees them.
  */
 #ifndef MEMTAP_LIVE_H
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct proc;
+struct sink_proc;
 
 struct live_block {
 	uint64_t addr;		/* 0 = empty slot */
@@ -29,28 +29,29 @@ struct live_block {
 };
 
 /* Record a block of p's own; an entry at the same address is replaced. */
-void live_add(struct proc *p, uint64_t addr, uint64_t size, uint32_t stack,
+void live_add(struct sink_proc *p, uint64_t addr, uint64_t size, uint32_t stack,
 	      uint64_t time_ns, uint32_t kind);
 /* Take a block out; 0 and *removed filled, or -1 if unknown. */
-int live_remove(struct proc *p, uint64_t addr, struct live_block *removed);
+int live_remove(struct sink_proc *p, uint64_t addr, struct live_block *removed);
 /* Look a block up without taking it out; 0 or -1. */
-int live_find(const struct proc *p, uint64_t addr, struct live_block *found);
+int live_find(const struct sink_proc *p, uint64_t addr, struct live_block *found);
 /*
  * A fork child starts with a copy of its parent's blocks, marked
  * inherited: they stay the parent's, and what the child still holds of
  * them at its end is reported apart.
  */
-void live_copy(struct proc *to, const struct proc *from);
+void live_copy(struct sink_proc *to, const struct sink_proc *from);
 /* exec: the blocks are gone with the address space. */
-void live_clear(struct proc *p);
+void live_clear(struct sink_proc *p);
 /* Call fn for each live block of p. */
-void live_foreach(const struct proc *p, void (*fn)(const struct live_block *, void *), void *arg);
+void live_foreach(const struct sink_proc *p, void (*fn)(const struct live_block *, void *),
+		  void *arg);
 /* Blocks and bytes of p, the inherited ones included. */
-size_t live_count(const struct proc *p);
-uint64_t live_bytes(const struct proc *p);
+size_t live_count(const struct sink_proc *p);
+uint64_t live_bytes(const struct sink_proc *p);
 /* Of these, the blocks and bytes inherited at fork. */
-size_t live_inherited_count(const struct proc *p);
-uint64_t live_inherited_bytes(const struct proc *p);
+size_t live_inherited_count(const struct sink_proc *p);
+uint64_t live_inherited_bytes(const struct sink_proc *p);
 size_t live_memory(void);	/* tracer bytes used by all tables */
 void live_release_all(void);
 

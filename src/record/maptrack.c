@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "record/maptrack.h"
-#include "trace/memtap.h"
+#include "record/sink.h"
 #include "util/xmalloc.h"
 
 struct map_table {
@@ -18,7 +18,7 @@ struct map_table {
 	size_t n, cap;
 };
 
-static struct map_table *table(struct proc *p)
+static struct map_table *table(struct sink_proc *p)
 {
 	if (!p->maps)
 		p->maps = xcalloc(1, sizeof(*p->maps));
@@ -49,7 +49,7 @@ static void insert_at(struct map_table *t, size_t i, const struct map_seg *s)
 	t->n++;
 }
 
-void maptrack_remove(struct proc *p, uint64_t start, uint64_t end)
+void maptrack_remove(struct sink_proc *p, uint64_t start, uint64_t end)
 {
 	struct map_table *t = p->maps;
 	size_t i, j;
@@ -80,7 +80,7 @@ void maptrack_remove(struct proc *p, uint64_t start, uint64_t end)
 	}
 }
 
-void maptrack_add(struct proc *p, uint64_t start, uint64_t end, uint32_t stack,
+void maptrack_add(struct sink_proc *p, uint64_t start, uint64_t end, uint32_t stack,
 		  uint64_t time_ns, uint32_t kind)
 {
 	struct map_table *t = table(p);
@@ -92,7 +92,7 @@ void maptrack_add(struct proc *p, uint64_t start, uint64_t end, uint32_t stack,
 	insert_at(t, first_after(t, start), &s);
 }
 
-void maptrack_copy(struct proc *to, const struct proc *from)
+void maptrack_copy(struct sink_proc *to, const struct sink_proc *from)
 {
 	maptrack_clear(to);
 	if (!from->maps || !from->maps->n)
@@ -106,13 +106,14 @@ void maptrack_copy(struct proc *to, const struct proc *from)
 		t->segs[i].inherited = 1;
 }
 
-void maptrack_clear(struct proc *p)
+void maptrack_clear(struct sink_proc *p)
 {
 	if (p->maps)
 		p->maps->n = 0;
 }
 
-void maptrack_foreach(const struct proc *p, void (*fn)(const struct map_seg *, void *), void *arg)
+void maptrack_foreach(const struct sink_proc *p, void (*fn)(const struct map_seg *, void *),
+		      void *arg)
 {
 	for (size_t i = 0; p->maps && i < p->maps->n; i++)
 		fn(&p->maps->segs[i], arg);
@@ -120,7 +121,7 @@ void maptrack_foreach(const struct proc *p, void (*fn)(const struct map_seg *, v
 
 void maptrack_release_all(void)
 {
-	for (struct proc *p = proc_list(); p; p = p->next) {
+	for (struct sink_proc *p = sink_procs(); p; p = p->next) {
 		if (p->maps)
 			free(p->maps->segs);
 		free(p->maps);

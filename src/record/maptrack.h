@@ -5,7 +5,7 @@
  * munmap or a shrinking brk takes ranges out whatever stack made them.
  *
  * One sorted array of disjoint ranges per process, owned by maptrack.c
- * and found through struct proc's maps pointer; maptrack_release_all()
+ * and found through struct sink_proc's maps pointer; maptrack_release_all()
  * frees them.
  */
 #ifndef MEMTAP_MAPTRACK_H
@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct proc;
+struct sink_proc;
 
 struct map_seg {
 	uint64_t start, end;
@@ -25,18 +25,19 @@ struct map_seg {
 };
 
 /* Take [start, end) out of whatever ranges hold it. */
-void maptrack_remove(struct proc *p, uint64_t start, uint64_t end);
+void maptrack_remove(struct sink_proc *p, uint64_t start, uint64_t end);
 /* [start, end) is now held by stack, p's own (replacing what was there). */
-void maptrack_add(struct proc *p, uint64_t start, uint64_t end, uint32_t stack,
+void maptrack_add(struct sink_proc *p, uint64_t start, uint64_t end, uint32_t stack,
 		  uint64_t time_ns, uint32_t kind);
 /*
  * A fork child starts with a copy of its parent's ranges, marked
  * inherited: they stay the parent's, and what the child still holds of
  * them at its end is reported apart.
  */
-void maptrack_copy(struct proc *to, const struct proc *from);
-void maptrack_clear(struct proc *p);
-void maptrack_foreach(const struct proc *p, void (*fn)(const struct map_seg *, void *), void *arg);
+void maptrack_copy(struct sink_proc *to, const struct sink_proc *from);
+void maptrack_clear(struct sink_proc *p);
+void maptrack_foreach(const struct sink_proc *p, void (*fn)(const struct map_seg *, void *),
+		      void *arg);
 void maptrack_release_all(void);
 
 #endif /* MEMTAP_MAPTRACK_H */

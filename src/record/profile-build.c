@@ -20,16 +20,15 @@
 #include <string.h>
 
 #include "record/aggregate.h"
-#include "trace/alloc.h"
 #include "record/live.h"
 #include "record/maptrack.h"
-#include "trace/memtap.h"
-#include "stack/modules.h"
+#include "record/report.h"
+#include "record/sink.h"
 #include "report/output.h"
-#include "probe/probes.h"
+#include "stack/modules.h"
 #include "stack/stacks.h"
 #include "stack/symbolize.h"
-#include "stack/unwind.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 
 enum {
@@ -76,7 +75,7 @@ static size_t frame_location(struct profile *prof, struct symbolizer *sz, size_t
 
 		if (!fn)
 			break;
-		if (opt.lines && sf->file && sf->line) {
+		if (report_config()->lines && sf->file && sf->line) {
 			snprintf(name, sizeof(name), "%s (%s:%d)", fn, path_base_name(sf->file), sf->line);
 			fn = name;
 		}
@@ -95,14 +94,14 @@ struct build {
 	size_t *locs;
 	int64_t *values;
 	size_t kind_type[EV_NKINDS];
-	struct proc *proc;
+	struct sink_proc *proc;
 	uint64_t cutoff_ns;	/* --min-age: held since before this */
 };
 
 /* The profile locations of a stack into b->locs; their number. */
 static size_t stack_locations(struct build *b, uint32_t stack)
 {
-	struct stack_table *st = stack_table();
+	struct stack_table *st = sink_stack_table();
 	const struct stack_frame *frames = NULL;
 	int depth = 0;
 	size_t n = 0;
@@ -139,7 +138,7 @@ static void add_held(struct build *b, uint32_t stack, uint32_t kind, int inherit
 {
 	size_t n;
 
-	if (time_ns > b->cutoff_ns || kind >= EV_NKINDS || bytes < opt.min_size)
+	if (time_ns > b->cutoff_ns || kind >= EV_NKINDS || bytes < sink_config()->min_size)
 		return;
 	n = stack_locations(b, stack);
 	memset(b->values, 0, b->prof->ntypes * sizeof(*b->values));
@@ -159,18 +158,6 @@ static void held_block(const struct live_block *blk, void *arg)
 	add_held(arg, blk->stack, blk->kind, blk->inherited, blk->size, blk->time_ns);
 }
 
-/* Is there a --probe without size=?  Its calls weigh nothing in bytes. */
-static int unsized_probes(void)
-{
-	for (size_t i = 0; i < probes_count(); i++) {
-		const struct probe *pr = probes_get(i);
-
-		if (pr->role == PR_USER && pr->size_arg < 0)
-			return 1;
-	}
-	return 0;
-}
-
 /* Does an event of this kind ever acquire memory? */
 static int kind_acquires(enum event_kind k)
 {
@@ -182,10 +169,10 @@ static void add_processes(struct profile *prof)
 {
 	size_t n = 0;
 
-	for (struct proc *p = proc_list(); p; p = p->next)
+	for (struct sink_proc *p = sink_procs(); p; p = p->next)
 		n++;
 	prof->processes = xcalloc(n ? n : 1, sizeof(*prof->processes));
-	for (struct proc *p = proc_list(); p; p = p->next) {
+	for (struct sink_proc *p = sink_procs(); p; p = p->next) {
 		struct prof_process *pr = &prof->processes[prof->nprocesses++];
 		char status[64];
 
@@ -212,7 +199,7 @@ static void add_processes(struct profile *prof)
 			const struct kind_stats *ks = &p->stats[k];
 			struct prof_event_totals *e;
 
-			if (!(opt.events & EV_BIT(k)))
+			if (!(sink_config()->events & EV_BIT(k)))
 				continue;
 			e = &pr->events[pr->nevents++];
 			e->event = xstrdup(event_kind_names[k]);
@@ -226,49 +213,32 @@ static void add_processes(struct profile *prof)
 	}
 }
 
-/*
- * Is what each stack holds at the end known?  It is when every call
- * that gives memory back was traced for the families selected: always
- * with --leaks (events_to_trace() adds them), and when -e selected them
- * anyway (the default syscalls, -e alloc).
- */
-static int held_known(void)
-{
-	unsigned need;
-	int leaks = opt.leaks;
-
-	if (leaks)
-		return 1;
-	opt.leaks = 1;		/* what --leaks would trace */
-	need = events_to_trace();
-	opt.leaks = leaks;
-	return (need & ~opt.events) == 0;
-}
-
-static void add_run(struct profile *prof)
+static void add_run(struct profile *prof, const struct run_info *ri)
 {
 	struct prof_run *r = &prof->run;
-	const char *spec;
+	const struct stop_counts *st = &ri->stops;
+	const struct report_config *rc = report_config();
 
 	prof->have_run = 1;
-	r->syscalls = xstrdup(syscall_source);
-	r->stops = stops.total;
-	r->stops_seccomp = stops.seccomp;
-	r->stops_syscall = stops.syscall;
-	r->stops_breakpoint = stops.breakpoint;
-	r->stops_signal = stops.signal;
-	r->stops_other = stops.event + stops.group;
-	r->stacks = opt.unwind != UNWIND_NONE;
+	r->syscalls = xstrdup(ri->syscall_source);
+	r->stops = st->total;
+	r->stops_seccomp = st->seccomp;
+	r->stops_syscall = st->syscall;
+	r->stops_breakpoint = st->breakpoint;
+	r->stops_signal = st->signal;
+	r->stops_other = st->event + st->group;
+	r->stacks = sink_stacks_wanted();
 	/* -i reports (never recorded) have it with --leaks only: it costs */
-	r->held = held_known() && (opt.leaks || opt.interval <= 0);
-	for (size_t it = 0; (spec = alloc_unfound_probe(&it));) {
+	r->held = sink_held_known() && (rc->leaks || rc->interval <= 0);
+	for (size_t i = 0; i < ri->nunfound; i++) {
 		r->unfound = xrealloc(r->unfound, (r->nunfound + 1) * sizeof(*r->unfound));
-		r->unfound[r->nunfound++] = xstrdup(spec);
+		r->unfound[r->nunfound++] = xstrdup(ri->unfound[i]);
 	}
 }
 
-void profile_build(struct profile *prof)
+void profile_build(struct profile *prof, const struct run_info *ri)
 {
+	const struct report_config *rc = report_config();
 	size_t nagg, kind_type[EV_NKINDS];
 	struct agg *aggs = aggregate_entries(&nagg);
 	size_t nmods = module_count() + 1;
@@ -295,14 +265,14 @@ void profile_build(struct profile *prof)
 			kind_type[k] = profile_add_value_type(prof, name, "bytes");
 		}
 	}
-	prof->default_type = profile_find_type(prof, view_type(opt.weight, opt.net, opt.leaks,
-							       unsized_probes()));
+	prof->default_type = profile_find_type(prof, view_type(rc->weight, rc->net, rc->leaks,
+							       rc->unsized_probes));
 	prof->duration_nanos = (int64_t)(now_ns() - start_ns);
 	prof->time_nanos = start_wall_ns;
 
 	struct build b = {
 		.prof = prof,
-		.sz = symbolizer_new(opt.no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0),
+		.sz = symbolizer_new(rc->no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0),
 		.map_of = xcalloc(nmods, sizeof(size_t)),
 		.nmods = nmods,
 		.locs = locs,
@@ -310,8 +280,8 @@ void profile_build(struct profile *prof)
 	};
 	uint64_t end_ns = now_ns() - start_ns;
 
-	b.cutoff_ns = opt.min_age > 0 ? end_ns - (uint64_t)(opt.min_age * 1e9) : UINT64_MAX;
-	if (opt.min_age > 0 && (uint64_t)(opt.min_age * 1e9) > end_ns)
+	b.cutoff_ns = rc->min_age > 0 ? end_ns - (uint64_t)(rc->min_age * 1e9) : UINT64_MAX;
+	if (rc->min_age > 0 && (uint64_t)(rc->min_age * 1e9) > end_ns)
 		b.cutoff_ns = 0;
 	for (size_t i = 0; i < nagg; i++) {
 		const struct agg *a = &aggs[i];
@@ -333,10 +303,10 @@ void profile_build(struct profile *prof)
 				   event_kind_names[a->kind]);
 	}
 	add_processes(prof);
-	add_run(prof);
+	add_run(prof, ri);
 	/* held memory in every recording where it is known: --leaks is a view */
 	if (prof->run.held) {
-		for (struct proc *p = proc_list(); p; p = p->next) {
+		for (struct sink_proc *p = sink_procs(); p; p = p->next) {
 			b.proc = p;
 			maptrack_foreach(p, held_seg, &b);
 			live_foreach(p, held_block, &b);

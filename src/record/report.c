@@ -1,7 +1,8 @@
 /*
- * report.c - the reports of a run: one line per event (--trace), and at
- * the end (or every -i interval) the report model built from the
- * tracer's state (profile_build()) written in the chosen format, with
+ * report.c - the reports of a run (report.h): one line per event
+ * (--trace), and at the end (or every -i interval) the report model
+ * built from the sink's state (profile_build()) written in the chosen
+ * format, with
  * the text summary on standard error next to other formats, and the
  * recording (--record).  Every format is written by out-*.c from the
  * model alone, so that `memtap report` can write it again.
@@ -17,15 +18,18 @@
 #include <sys/wait.h>
 
 #include "record/aggregate.h"
-#include "trace/alloc.h"
-#include "util/error.h"
-#include "record/live.h"
-#include "trace/memtap.h"
-#include "util/outfile.h"
+#include "record/report.h"
+#include "record/sink.h"
 #include "report/output.h"
 #include "report/profile.h"
 #include "stack/stacks.h"
 #include "stack/symbolize.h"
+#include "util/clock.h"
+#include "util/error.h"
+#include "util/outfile.h"
+#include "util/xmalloc.h"
+
+static struct report_config cfg;
 
 static const char *const map_kind_names[] = {
 	[MAP_KIND_NONE] = "-",
@@ -39,17 +43,23 @@ static const char *const map_kind_names[] = {
  */
 static FILE *trace_file(void)
 {
-	return opt.format == FORMAT_TEXT ? out : stderr;
+	return cfg.format == FORMAT_TEXT ? cfg.out : stderr;
+}
+
+void report_init(const struct report_config *c)
+{
+	cfg = *c;
+}
+
+const struct report_config *report_config(void)
+{
+	return &cfg;
 }
 
 void report_trace_header(void)
 {
-	FILE *saved = out;
-
-	out = trace_file();
-	fprintf(out, "%11s %7s %7s %-15s %-6s %12s %-18s %-4s %s\n", "TIME", "PID", "TID",
-		"COMM", "EVENT", "BYTES", "ADDRESS", "KIND", "CALL");
-	out = saved;
+	fprintf(trace_file(), "%11s %7s %7s %-15s %-6s %12s %-18s %-4s %s\n", "TIME", "PID",
+		"TID", "COMM", "EVENT", "BYTES", "ADDRESS", "KIND", "CALL");
 }
 
 /*
@@ -57,7 +67,7 @@ void report_trace_header(void)
  * its result, and the caller's address (fixed width, so that scripts can
  * compare addresses as strings).
  */
-static void print_func_call(const struct event *ev)
+static void print_func_call(FILE *out, const struct event *ev)
 {
 	const uint64_t *a = ev->args;
 	const char *name = ev->call ? ev->call : event_kind_names[ev->kind];
@@ -100,7 +110,7 @@ static void print_func_call(const struct event *ev)
 	fprintf(out, " from 0x%016" PRIx64 "\n", ev->caller);
 }
 
-static void print_call(const struct event *ev)
+static void print_call(FILE *out, const struct event *ev)
 {
 	const uint64_t *a = ev->args;
 
@@ -120,7 +130,7 @@ static void print_call(const struct event *ev)
 			ev->call, a[0], a[1], a[2], a[3]);
 		break;
 	default:
-		print_func_call(ev);
+		print_func_call(out, ev);
 		return;
 	}
 	if (ev->ret < 0 && ev->ret >= -4095)
@@ -132,17 +142,18 @@ static void print_call(const struct event *ev)
 }
 
 /* The frames of a stack, one per line, leaf first, for --trace. */
-static void print_trace_stack(uint32_t stack)
+static void print_trace_stack(FILE *out, uint32_t stack)
 {
 	static struct symbolizer *sz;
 	const struct stack_frame *frames;
 	int depth;
 	char buf[512];
 
-	if (!stack || !stack_table() || stack_table_get(stack_table(), stack, &frames, &depth) < 0)
+	if (!stack || !sink_stack_table() ||
+	    stack_table_get(sink_stack_table(), stack, &frames, &depth) < 0)
 		return;
 	if (!sz)
-		sz = symbolizer_new(opt.no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0);
+		sz = symbolizer_new(cfg.no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0);
 	for (int d = 0; d < depth; d++) {
 		const struct sym_info *si = symbolizer_lookup(sz, frames[d].module, frames[d].addr);
 
@@ -155,10 +166,9 @@ static void print_trace_stack(uint32_t stack)
 
 void report_trace_event(const struct event *ev, uint32_t stack)
 {
-	FILE *saved = out;
+	FILE *out = trace_file();
 	char bytes[32];
 
-	out = trace_file();
 	if (ev->failed)
 		snprintf(bytes, sizeof(bytes), "failed");
 	else
@@ -167,13 +177,12 @@ void report_trace_event(const struct event *ev, uint32_t stack)
 		ev->time_ns / 1000000000u, ev->time_ns / 1000u % 1000000u, ev->pid, ev->tid,
 		ev->comm, event_kind_names[ev->kind], bytes, ev->addr,
 		map_kind_names[ev->map_kind]);
-	print_call(ev);
-	print_trace_stack(stack);
+	print_call(out, ev);
+	print_trace_stack(out, stack);
 	output_check(out, NULL);
-	out = saved;
 }
 
-void proc_status_text(const struct proc *p, char *buf, size_t size)
+void proc_status_text(const struct sink_proc *p, char *buf, size_t size)
 {
 	if (p->exited && WIFEXITED(p->status))
 		snprintf(buf, size, "exited with status %d", WEXITSTATUS(p->status));
@@ -187,22 +196,22 @@ void proc_status_text(const struct proc *p, char *buf, size_t size)
 }
 
 /* The writers' options from the command line. */
-static void output_options_from_opt(struct output_options *oo)
+static void output_options_from_cfg(struct output_options *oo)
 {
 	memset(oo, 0, sizeof(*oo));
-	oo->title = opt.title;
-	oo->inverted = opt.inverted;
-	oo->no_demangle = opt.no_demangle;
-	oo->top = opt.top;
+	oo->title = cfg.title;
+	oo->inverted = cfg.inverted;
+	oo->no_demangle = cfg.no_demangle;
+	oo->top = cfg.top;
 }
 
-/* Write prof as opt.format to f. */
+/* Write prof as -F says to f. */
 static int write_format(FILE *f, const struct profile *prof)
 {
 	struct output_options oo;
 
-	output_options_from_opt(&oo);
-	switch (opt.format) {
+	output_options_from_cfg(&oo);
+	switch (cfg.format) {
 	case FORMAT_FOLDED:
 		return write_folded(f, prof, &oo);
 	case FORMAT_SVG:
@@ -219,7 +228,7 @@ static int write_format(FILE *f, const struct profile *prof)
 /* The summary on standard error next to a file of another format. */
 static void summary_to_stderr(const struct profile *prof)
 {
-	if (!quiet && opt.format != FORMAT_TEXT)
+	if (!quiet && cfg.format != FORMAT_TEXT)
 		write_text_summary(stderr, prof);
 }
 
@@ -227,28 +236,23 @@ static int write_recording_json(FILE *f, const void *arg)
 {
 	struct output_options oo;
 
-	output_options_from_opt(&oo);
+	output_options_from_cfg(&oo);
 	return write_json(f, arg, &oo);
 }
 
 /* --record FILE: the recording `memtap report` reads (JSON). */
 static void write_recording(const struct profile *prof)
 {
-	if (opt.record)
-		outfile_write(opt.record, write_recording_json, prof);
+	if (cfg.record)
+		outfile_write(cfg.record, write_recording_json, prof);
 }
 
-void report_final(void)
+void report_final(const struct run_info *ri)
 {
-	alloc_warn_unfound();
+	FILE *out = cfg.out;
 	struct profile prof;
 
-	status_clear();
-	if (opt.interval > 0) {
-		interval_report(1);
-		return;
-	}
-	profile_build(&prof);
+	profile_build(&prof, ri);
 	summary_to_stderr(&prof);
 	if (write_format(out, &prof) < 0 && !ferror(out))
 		error_msg("cannot write the output: %s", strerror(errno));
@@ -258,16 +262,16 @@ void report_final(void)
 	profile_release(&prof);
 }
 
-/* One -i report: the events since the previous one. */
-void report_write_interval(unsigned n, int last)
+/* One -i report to out: the events since the previous one. */
+static void write_interval(FILE *out, unsigned n, int last, const struct run_info *ri)
 {
 	static uint64_t from_ns;
 	uint64_t to_ns = now_ns() - start_ns;
 	struct output_options oo;
 	struct profile prof;
 
-	profile_build(&prof);
-	if (opt.format != FORMAT_TEXT) {
+	profile_build(&prof, ri);
+	if (cfg.format != FORMAT_TEXT) {
 		if (write_format(out, &prof) < 0)
 			error_msg("cannot write interval %u: %s", n, strerror(errno));
 		if (last)
@@ -279,13 +283,13 @@ void report_write_interval(unsigned n, int last)
 	fprintf(out, "memtap: interval %u, %" PRIu64 ".%03" PRIu64 " to %" PRIu64 ".%03" PRIu64 " s\n",
 		n, from_ns / 1000000000u, from_ns / 1000000u % 1000u, to_ns / 1000000000u,
 		to_ns / 1000000u % 1000u);
-	for (struct proc *p = proc_list(); p; p = p->next) {
+	for (struct sink_proc *p = sink_procs(); p; p = p->next) {
 		int header = 0;
 
 		for (int k = 0; k < EV_NKINDS; k++) {
 			const struct kind_stats *a = &p->stats[k], *b = &p->prev[k];
 
-			if (!(opt.events & EV_BIT(k)) || a->calls == b->calls)
+			if (!(sink_config()->events & EV_BIT(k)) || a->calls == b->calls)
 				continue;
 			if (!header++)
 				fprintf(out, "  process %d (%s)\n", p->pid, p->comm);
@@ -294,7 +298,7 @@ void report_write_interval(unsigned n, int last)
 				a->acquired - b->acquired, a->released - b->released);
 		}
 	}
-	output_options_from_opt(&oo);
+	output_options_from_cfg(&oo);
 	if (prof.run.stacks)
 		write_text_stacks(out, &prof, &oo);
 	fputc('\n', out);
@@ -302,6 +306,56 @@ void report_write_interval(unsigned n, int last)
 		write_text_summary(out, &prof);
 	from_ns = to_ns;
 	profile_release(&prof);
+}
+
+/* The path of interval n's output: "%n" in -o replaced by n, or NULL. */
+static char *interval_path(unsigned n)
+{
+	const char *pct = cfg.output ? strstr(cfg.output, "%n") : NULL;
+
+	return pct ? xasprintf("%.*s%u%s", (int)(pct - cfg.output), cfg.output, n, pct + 2) : NULL;
+}
+
+/* The output file of interval n, or NULL. */
+static struct outfile *interval_file(unsigned n)
+{
+	char *path = interval_path(n);
+	struct outfile *f;
+
+	if (!path)
+		return NULL;
+	f = outfile_open(path);
+	if (!f)
+		error_msg("cannot open output file '%s': %s", path, strerror(errno));
+	free(path);
+	return f;
+}
+
+void report_write_interval(unsigned n, int last, const struct run_info *ri)
+{
+	FILE *out = cfg.out;
+	struct outfile *f = interval_file(n);
+
+	if (f)
+		out = outfile_stream(f);
+	else if (cfg.output && strstr(cfg.output, "%n"))
+		return;
+	write_interval(out, n, last, ri);
+	fflush(out);
+	if (f) {
+		char *path = interval_path(n);
+
+		if (output_check(outfile_stream(f), path) < 0)
+			outfile_abort(f);
+		else if (outfile_commit(f) < 0)
+			output_closed(path, errno);
+		free(path);
+	} else {
+		output_check(out, NULL);
+	}
+	aggregate_clear();
+	for (struct sink_proc *p = sink_procs(); p; p = p->next)
+		memcpy(p->prev, p->stats, sizeof(p->prev));
 }
 
 void report_stack_brief(const struct agg *a, char *buf, size_t size)
@@ -312,10 +366,11 @@ void report_stack_brief(const struct agg *a, char *buf, size_t size)
 	size_t len = 0;
 
 	buf[0] = '\0';
-	if (!a->stack || !stack_table() || stack_table_get(stack_table(), a->stack, &frames, &depth) < 0)
+	if (!a->stack || !sink_stack_table() ||
+	    stack_table_get(sink_stack_table(), a->stack, &frames, &depth) < 0)
 		return;
 	if (!sz)
-		sz = symbolizer_new(SYMBOLIZE_NO_LINES | (opt.no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0));
+		sz = symbolizer_new(SYMBOLIZE_NO_LINES | (cfg.no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0));
 	for (int d = 0; d < depth && len + 4 < size; d++) {
 		const struct sym_info *si = symbolizer_lookup(sz, frames[d].module, frames[d].addr);
 		const char *name = si->nframes ? si->frames[si->nframes - 1].function : NULL;

@@ -21,27 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/event.h"
+#include "report/events.h"
 #include "report/output.h"
 #include "util/xmalloc.h"
-
-const char *const event_kind_names[EV_NKINDS] = {
-	[EV_BRK] = "brk",
-	[EV_MMAP] = "mmap",
-	[EV_MUNMAP] = "munmap",
-	[EV_MREMAP] = "mremap",
-	[EV_MALLOC] = "malloc",
-	[EV_CALLOC] = "calloc",
-	[EV_REALLOC] = "realloc",
-	[EV_REALLOCARRAY] = "reallocarray",
-	[EV_FREE] = "free",
-	[EV_POSIX_MEMALIGN] = "posix_memalign",
-	[EV_ALIGNED_ALLOC] = "aligned_alloc",
-	[EV_MEMALIGN] = "memalign",
-	[EV_VALLOC] = "valloc",
-	[EV_PVALLOC] = "pvalloc",
-	[EV_PROBE] = "probe",
-};
 
 static const struct prof_event_totals *find_event(const struct prof_process *pr,
 						  const char *event)

@@ -90,6 +90,14 @@ const char *view_type(int weight, int net, int leaks, int count_default);
  */
 int diff_main(int argc, char **argv);
 
+enum out_format {
+	FORMAT_TEXT,
+	FORMAT_FOLDED,
+	FORMAT_SVG,
+	FORMAT_PPROF,
+	FORMAT_JSON,
+};
+
 /*
  * Output formats by name ("text", "folded", "svg", "pprof", "json": the
  * order of enum out_format), and by the suffix of a file name (.txt,

@@ -214,7 +214,7 @@ static size_t insert_probes(struct alloc_space *s, struct thread *tcp,
 			if (!silent && !pr->optional && !pr->reported) {
 				warn_msg("cannot probe '%s' in process %d (%s): no such function "
 					 "in the executable or its libraries (libraries it loads "
-					 "later are searched too)", pr->spec, s->pid, tcp->proc->comm);
+					 "later are searched too)", pr->spec, s->pid, tcp->proc->rec->comm);
 				pr->reported = 1;
 			}
 			continue;
@@ -273,14 +273,14 @@ static void arm(struct alloc_space *s, struct thread *tcp)
 			s->dl_state = r.addr;
 		elfsym_proc_free(ep);
 	}
-	if (tcp->proc->modules)
-		modules_map_changed(tcp->proc->modules);
+	if (tcp->proc->rec->modules)
+		modules_map_changed(tcp->proc->rec->modules);
 	if (!armed_once) {
 		armed_once = 1;
 		/* a --probe may be in a library loaded later: run, and tell at the end */
 		if (!in && !s->refused && !probes_user_pending())
 			error_msg_and_die("nothing to probe in process %d (%s): none of the "
-					  "functions asked for was found", s->pid, tcp->proc->comm);
+					  "functions asked for was found", s->pid, tcp->proc->rec->comm);
 	}
 }
 
@@ -332,11 +332,11 @@ static void try_arm(struct alloc_space *s, struct thread *cur, int cur_listening
 	if (!use) {
 		/* all in a group-stop: the probes go in when it continues */
 		info_msg("attached to process %d (%s), %d thread%s; it is stopped: probes "
-			 "go in when it continues", cur->proc->pid, cur->proc->comm, n, n == 1 ? "" : "s");
+			 "go in when it continues", cur->proc->pid, cur->proc->rec->comm, n, n == 1 ? "" : "s");
 		return;
 	}
 	arm(s, use);
-	info_msg("attached to process %d (%s), %d thread%s", use->proc->pid, use->proc->comm, n,
+	info_msg("attached to process %d (%s), %d thread%s", use->proc->pid, use->proc->rec->comm, n,
 		 n == 1 ? "" : "s");
 	debug_msg("process %d: %zu probes in", s->pid, s->nsites);
 	it = 0;
@@ -442,7 +442,7 @@ enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group)
 		return ALLOC_RESUME;
 	if (first && p->unfollowed)
 		return ALLOC_RESUME;	/* a vfork child in its parent's memory */
-	if (first && !p->alloc && enabled && p->ppid && !p->vfork_child &&
+	if (first && !p->alloc && enabled && p->rec->ppid && !p->vfork_child &&
 	    tcp->tid == p->pid) {
 		/* a followed fork child: probes of its own */
 		p->alloc = space_new(p->pid, SP_ARMED);
@@ -467,7 +467,7 @@ enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group)
 		} else if (err < 0) {
 			error_msg("cannot break at the entry point of process %d (%s): %s; "
 				  "probing now, without the libraries loaded later", p->pid,
-				  p->comm, strerror(-err));
+				  p->rec->comm, strerror(-err));
 			arm(s, tcp);
 		} else {
 			s->entry = e;
@@ -617,8 +617,8 @@ static enum alloc_action on_sigtrap(struct thread *tcp)
 				arm(s, tcp);
 		} else if (h.cookie == &dl_cookie) {
 			/* the library list changes (before) or changed (after) */
-			if (tcp->proc->modules)
-				modules_map_changed(tcp->proc->modules);
+			if (tcp->proc->rec->modules)
+				modules_map_changed(tcp->proc->rec->modules);
 			if (s->state == SP_ARMED && !tracer_detaching())
 				rearm(s, tcp);
 		} else if (h.cookie) {

@@ -323,13 +323,13 @@ void attach_refuse_probes(const struct trace_config *cfg, const struct procs *pt
 
 	if (allocs && at_attach && !(cfg->events & EV_SYSCALLS))
 		error_msg_and_die("cannot probe allocator functions in process %d (%s): %s",
-				  p->pid, p->comm, why);
+				  p->pid, p->rec->comm, why);
 	if (allocs)
 		warn_msg("cannot probe allocator functions in process %d (%s): %s", p->pid,
-			 p->comm, why);
+			 p->rec->comm, why);
 	if (wrappers) {
 		warn_msg("process %d (%s): %s: catching its syscalls with PTRACE_SYSCALL "
-			 "(--syscalls=ptrace), which stops at every syscall", p->pid, p->comm,
+			 "(--syscalls=ptrace), which stops at every syscall", p->pid, p->rec->comm,
 			 why);
 		p->ptrace_syscalls = 1;
 		/* one attached process, or more, or a command (npids 0) */
@@ -362,7 +362,7 @@ void attach_pid(struct procs *pt, const struct trace_config *cfg, pid_t pid)
 
 	leader_gone = check_target(pid);
 	p = procs_new_proc(pt, pid, 0);
-	procfs_read_vmstat(pid, &p->vm_start);
+	procfs_read_vmstat(pid, &p->rec->vm_start);
 	/* Seize the leader first: ESRCH there means the process is gone. */
 	if (!leader_gone) {
 		if (ptrace(PTRACE_SEIZE, pid, 0L, tracer_ptrace_options()) < 0) {
@@ -402,6 +402,6 @@ void attach_pid(struct procs *pt, const struct trace_config *cfg, pid_t pid)
 	if (choose_mechanisms(cfg, pt, p))
 		alloc_attach(p);
 	if (!p->alloc)
-		info_msg("attached to process %d (%s), %d thread%s", pid, p->comm, total,
+		info_msg("attached to process %d (%s), %d thread%s", pid, p->rec->comm, total,
 		 total == 1 ? "" : "s");
 }

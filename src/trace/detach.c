@@ -27,9 +27,9 @@ void detach_thread(struct thread *tcp, int sig)
 	    errno != ESRCH)
 		perror_msg("ptrace(PTRACE_DETACH, %d)", tcp->tid);
 	if (tcp->proc) {
-		tcp->proc->detached = 1;
-		if (tcp->proc->nthreads == 1 && !tcp->proc->vm_end.have)
-			procfs_read_vmstat(tcp->proc->pid, &tcp->proc->vm_end);
+		tcp->proc->rec->detached = 1;
+		if (tcp->proc->nthreads == 1 && !tcp->proc->rec->vm_end.have)
+			procfs_read_vmstat(tcp->proc->pid, &tcp->proc->rec->vm_end);
 	}
 	thread_free(tcp);
 }

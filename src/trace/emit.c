@@ -1,12 +1,19 @@
 /*
- * emit.c - the one way from a source to the sink: every source fills a
- * struct event begun by source_event_init() and hands it over with
- * source_emit(), at the stop where it happened.
+ * emit.c - the one way from a source to the sink (record/sink.h): every
+ * source fills a struct event begun by source_event_init() and hands it
+ * over with source_emit(), at the stop where it happened.  When the
+ * sink records it and stacks are on, the top of the thread's stack is
+ * copied then, with one read, and the return addresses memtap's
+ * breakpoints replaced are put back in the copy; the sink unwinds it
+ * after the thread runs again.
  */
 #include "config.h"
 
 #include <string.h>
 
+#include "probe/breakpoint.h"
+#include "stack/unwind.h"
+#include "trace/alloc.h"
 #include "trace/emit.h"
 
 void source_event_init(struct event *ev, const struct thread *tcp)
@@ -18,7 +25,26 @@ void source_event_init(struct event *ev, const struct thread *tcp)
 	ev->time_ns = now_ns() - start_ns;
 }
 
-void source_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs)
+void source_emit_snapshot(struct thread *tcp, const struct event *ev,
+			  struct stack_snapshot *snap)
 {
-	event_emit(tcp, ev, regs);
+	sink_emit(tcp->proc->rec, ev, snap);
+}
+
+void source_emit(struct thread *tcp, const struct event *ev, const arch_regs_t *regs)
+{
+	static struct stack_snapshot snap;	/* a buffer the sink swaps */
+	struct sink_proc *sp = tcp->proc->rec;
+	struct stack_snapshot *s = NULL;
+
+	if (regs && sink_stacks_wanted() && sink_wants(sp, ev) == SINK_RECORD &&
+	    stack_snapshot_take(&snap, sp->pid, tcp->tid, regs, sink_stack_size()) == 0) {
+		struct bp_set *bps = alloc_bp_set(tcp->proc);
+
+		/* return addresses replaced by memtap's trampoline: the real ones */
+		if (bps)
+			bp_fix_stack(bps, snap.start, snap.data, snap.len);
+		s = &snap;
+	}
+	source_emit_snapshot(tcp, ev, s);
 }

@@ -142,7 +142,7 @@ pid_t launch_command(struct procs *pt, char **argv, int use_seccomp, int *exec_e
 	warn_lost_privileges(path, use_seccomp);
 
 	if (use_seccomp)
-		seccomp_filter_note_own(events_to_trace());
+		seccomp_filter_note_own(sink_events_to_trace());
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
 		perror_msg_and_die("pipe");
 	fflush(NULL);
@@ -159,7 +159,7 @@ pid_t launch_command(struct procs *pt, char **argv, int use_seccomp, int *exec_e
 		signal(SIGINT, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
-		if (use_seccomp && seccomp_filter_install(events_to_trace()) < 0)
+		if (use_seccomp && seccomp_filter_install(sink_events_to_trace()) < 0)
 			child_fail(errp[1]);
 		execve(path, argv, environ);
 		child_fail(errp[1]);
@@ -178,10 +178,10 @@ pid_t launch_command(struct procs *pt, char **argv, int use_seccomp, int *exec_e
 	}
 	struct proc *p = procs_new_proc(pt, pid, 0);
 
-	snprintf(p->comm, sizeof(p->comm), "%s", path_base_name(path));
+	snprintf(p->rec->comm, sizeof(p->rec->comm), "%s", path_base_name(path));
 	struct thread *tcp = procs_new_thread(pt, pid, p);
 
-	memcpy(tcp->comm, p->comm, sizeof(tcp->comm));
+	memcpy(tcp->comm, p->rec->comm, sizeof(tcp->comm));
 	*exec_err_fd = errp[0];
 	if (write(go[1], &c, 1) != 1)
 		perror_msg_and_die("write");

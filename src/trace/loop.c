@@ -60,7 +60,6 @@ void tracer_init(const struct trace_config *cfg)
 	procs_init(&tr.procs);
 	tr.use_seccomp = cfg->syscalls == SYSCALLS_SECCOMP;
 	tr.ptrace_syscalls = cfg->syscalls == SYSCALLS_PTRACE;
-	output_init(cfg->output);
 	/* the sources, in the order stops are offered to them */
 	syscalls_init(tr.use_seccomp, tr.use_seccomp ? "seccomp" :
 		      tr.ptrace_syscalls ? "ptrace" : wrappers ? "breakpoints" : "none");
@@ -138,10 +137,10 @@ static void serve_stop_request(void)
 		return;
 	}
 	/* -d expired: report now; the command runs on, unrecorded */
-	if (recording) {
-		events_flush();
-		report_final();
-		recording = 0;
+	if (sink_recording()) {
+		sink_flush();
+		timers_final_report();
+		sink_set_recording(0);
 		fflush(out);
 	}
 }
@@ -282,7 +281,7 @@ static void serve_wait(pid_t pid, int status)
 	stops.total++;
 	if (((unsigned)status >> 16) == PTRACE_EVENT_EXEC) {
 		/* the image goes: unwind what was taken of the old one first */
-		events_flush();
+		sink_flush();
 		if (!tcp) {
 			/* exec by a non-leader whose leader we did not know */
 			on_exec(NULL, pid);
@@ -329,7 +328,7 @@ int tracer_run(void)
 {
 	timers_start(tr.cfg);
 	loop_init();
-	output_in_loop(1);
+	output_set_tracing(1);
 	while (tr.procs.nthreads > 0) {
 		size_t n = collect_stops();
 
@@ -337,7 +336,7 @@ int tracer_run(void)
 			serve_wait(batch[i].pid, batch[i].status);
 		sources_drain(now_ns());
 		/* every thread of the batch runs again: now unwind */
-		events_flush();
+		sink_flush();
 		if (!clock_ns && probes_armed()) {
 			clock_ns = now_ns();
 			debug_msg("every probe in: -d and -i count from now");
@@ -361,8 +360,8 @@ int tracer_run(void)
 			wait_for_stops();
 	}
 	sources_detach();
-	events_flush();
-	output_in_loop(0);
+	sink_flush();
+	output_set_tracing(0);
 	timers_stop();
 	if (tr.detach_ns)
 		debug_msg("detached in %.1f ms, %.1f ms after the probes were in",

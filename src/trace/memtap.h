@@ -16,49 +16,18 @@
 
 #include "arch.h"
 #include "record/event.h"
-
-/*
- * The options, parsed by cli/: record/ still reads them from there
- * (trace/ gets its struct trace_config from cli at init).
- */
-#include "cli/options.h"
+#include "record/report.h"
+#include "record/sink.h"
+#include "util/clock.h"
+#include "util/outfile.h"
 
 extern FILE *out;		/* where the output goes (-o or stdout) */
 
-/* Figures of /proc/PID/status, in bytes; valid when have is set. */
-struct vmstat {
-	int have;
-	uint64_t vm_size, vm_rss, vm_data;
-};
-
-/* Per event kind counters of one process. */
-struct kind_stats {
-	uint64_t calls;		/* recorded calls, failed ones included */
-	uint64_t failed;
-	uint64_t acquired;	/* sum of positive weights */
-	uint64_t released;	/* sum of negative weights, as a positive number */
-	uint64_t anon, file;	/* mmap: acquired bytes by mapping kind */
-};
-
 struct proc {
 	pid_t pid;
-	pid_t ppid;		/* traced parent, 0 for the roots */
-	char comm[16];		/* as of the last exec */
+	struct sink_proc *rec;	/* the sink's: comm, ppid, figures, modules */
 	int nthreads;		/* live traced threads */
-	int execs;		/* successful execs seen */
 	uint64_t brk;		/* current break, 0 = unknown */
-	struct kind_stats stats[EV_NKINDS];
-	struct kind_stats prev[EV_NKINDS];	/* stats at the last -i report */
-	uint64_t filtered;	/* events under --min-size */
-	uint64_t unknown_frees;	/* frees of blocks allocated before tracing */
-	struct vmstat vm_start, vm_end;
-	int exited;		/* 1 = exited, status valid */
-	int status;		/* wait status of the leader */
-	int detached;		/* left running at detach */
-	struct proc_modules *modules;	/* executable mappings, for stacks */
-	struct unwinder *unwinder;	/* created at the first stack */
-	struct live_table *live;	/* live allocations (live.c) */
-	struct map_table *maps;		/* held brk/mmap ranges (maptrack.c) */
 	/* alloc.c: breakpoint probes (see alloc.h) */
 	struct alloc_space *alloc;	/* its address space's, or NULL */
 	struct alloc_space *fork_src;	/* fork child: the parent's, until cleaned */
@@ -166,60 +135,8 @@ void syscall_fill_event(struct event *ev, const struct syscall_def *def, int abi
 /* procfs.c: /proc/PID/status, stat, comm, maps and auxv */
 #include "linux/procfs.h"
 
-/*
- * stats.c: the event sink.  event_emit() is called at the stop where
- * the event happened, with the registers to unwind from (the thread's,
- * or for an allocator's return the caller's pc and sp); it counts the
- * event and takes what it needs of the stack (one process_vm_readv).
- * The tracer resumes the thread, then calls events_flush(), which
- * unwinds the copies, aggregates and prints: the target never waits for
- * unwinding.
- */
-void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs);
-/*
- * The events to stop at: -e's, and with --leaks the calls that give
- * memory back of the families chosen, so that what is still held at
- * the end is known.
- */
-unsigned events_to_trace(void);
-void events_flush(void);
-extern int recording;		/* 0 after -d expired in launch mode */
-
-/* report.c */
-void report_trace_header(void);
-void report_trace_event(const struct event *ev, uint32_t stack);
-
-/*
- * output.c: call after writing to f, the output (or --trace's stderr);
- * path names it, NULL for out's name.  When a write to f failed (EPIPE:
- * the reader is gone; ENOSPC...): say so once, stop recording and end
- * the session, detaching in attach mode (launch mode: the command runs
- * on, unrecorded); memtap's exit status is then 1.  After tracing it
- * exits at once.  Returns 0, or -1 when the output is gone.
- */
-int output_check(FILE *f, const char *path);
-/* The same for a file already closed: its fclose() failed with err. */
-int output_closed(const char *path, int err);
-/*
- * The output is gone (err): say so once, drop what is still buffered in
- * f (NULL: closed already), stop recording; path as above.
- */
-void output_fail(FILE *f, const char *path, int err);
-/* Has a write to the output failed? */
-int output_gone(void);
-/* path: -o's, NULL for stdout; in_loop: the loop ends tracing (else exit). */
-void output_init(const char *path);
-void output_in_loop(int on);
-
-/* "exited with status 0", "killed by signal 9 (SIGKILL)", ... */
-void proc_status_text(const struct proc *p, char *buf, size_t size);
-/* The last report (at the end, or at -d in launch mode). */
-void report_final(void);
-/* One -i report (n from 1); last: the one at the end. */
-void report_write_interval(unsigned n, int last);
-/* A short "leaf < caller < ..." text of an aggregate's stack. */
-struct agg;
-void report_stack_brief(const struct agg *a, char *buf, size_t size);
+/* probes.c's name for sink_events_to_trace(). */
+#define events_to_trace() sink_events_to_trace()
 
 /*
  * timers.c: -d, -i and the status line.  timers_start() before tracing
@@ -238,41 +155,13 @@ void timers_stop(void);
 int timers_serve(void);
 void interval_report(int last);
 void status_clear(void);
-
-/* profile-build.c: the report model from the aggregates, at report time */
-struct profile;
-void profile_build(struct profile *prof);
-/*
- * --leaks: the event name of held memory, "malloc", or "malloc
- * (inherited)" for what a fork child still holds of its parent's blocks
- * and ranges.  Static storage.
- */
-#define HELD_INHERITED_SUFFIX " (inherited)"
-const char *held_event_name(unsigned kind, int inherited);
-/* The last component of a path ("libc.so.6"), or the path itself. */
-const char *path_base_name(const char *path);
-
-/* stats.c: per-process stack state */
-struct stack_table *stack_table(void);
-void stats_proc_exec(struct proc *p);
-void stats_proc_fork(struct proc *child, const struct proc *parent);
-void stats_release(void);
-void stats_print_costs(void);	/* -v */
+/* The last report: -i's last one, or the report (at the end, or at -d). */
+void timers_final_report(void);
 
 /* loop.c: every traced process, in creation order */
 struct proc *proc_list(void);
 
-/* clock.c: clock_start() once, at tracer_init() */
-extern uint64_t start_ns;
-extern int64_t start_wall_ns;	/* CLOCK_REALTIME at start */
-uint64_t now_ns(void);		/* CLOCK_MONOTONIC ns */
-void clock_start(void);
-
-/* Stop counts for the report and the I/O test. */
-struct stop_counts {
-	uint64_t total, seccomp, syscall, signal, event, group, breakpoint;
-	uint64_t code;		/* syscalls stopped at for a code mapping only */
-};
+/* Stop counts for the report and the I/O test (record/report.h). */
 extern struct stop_counts stops;
 extern const char *syscall_source;	/* "seccomp", "ptrace" or "breakpoints" */
 

@@ -85,8 +85,7 @@ struct proc *procs_new_proc(struct procs *pt, pid_t pid, pid_t ppid)
 	struct proc *p = xcalloc(1, sizeof(*p));
 
 	p->pid = pid;
-	p->ppid = ppid;
-	procfs_read_comm(pid, p->comm, sizeof(p->comm));
+	p->rec = sink_proc_new(pid, ppid);
 	*pt->tail = p;
 	pt->tail = &p->next;
 	return p;

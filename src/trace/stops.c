@@ -87,11 +87,12 @@ static void on_new_task(struct thread *tcp, int event)
 
 		np->brk = p->brk;	/* a copy of the parent's memory */
 		np->unfollowed = !tr.launched_pid && !tr.cfg->follow_forks;
+		np->rec->unfollowed = np->unfollowed;
 		np->ptrace_syscalls = p->ptrace_syscalls;	/* and its filters */
 		if (event == PTRACE_EVENT_FORK)
-			stats_proc_fork(np, p);
-		memcpy(np->comm, p->comm, sizeof(np->comm));
-		procfs_read_vmstat(child_tid, &np->vm_start);
+			sink_proc_fork(np->rec, p->rec);
+		memcpy(np->rec->comm, p->rec->comm, sizeof(np->rec->comm));
+		procfs_read_vmstat(child_tid, &np->rec->vm_start);
 		alloc_on_new_task(tcp, np, child_tid, event);
 		p = np;
 	}
@@ -137,15 +138,15 @@ void on_exec(struct thread *tcp, pid_t pid)
 	tcp->sc_def = NULL;
 	tcp->flags &= ~(T_SC_KNOWN | T_IN_SC);
 	if (p) {
-		p->execs++;
+		p->rec->execs++;
 		p->brk = 0;
-		stats_proc_exec(p);
-		procfs_read_comm(pid, p->comm, sizeof(p->comm));
-		memcpy(tcp->comm, p->comm, sizeof(tcp->comm));
+		sink_proc_exec(p->rec);
+		procfs_read_comm(pid, p->rec->comm, sizeof(p->rec->comm));
+		memcpy(tcp->comm, p->rec->comm, sizeof(tcp->comm));
 		if (p->pid == tr.launched_pid)
 			tr.launched_exec_seen = 1;
 		/* the old address space is gone: measure growth from here */
-		procfs_read_vmstat(pid, &p->vm_start);
+		procfs_read_vmstat(pid, &p->rec->vm_start);
 	}
 	if (alloc_on_exec(tcp) == ALLOC_DETACH || tr.detaching)
 		detach_thread(tcp, 0);
@@ -165,7 +166,7 @@ static void on_exit_event(struct thread *tcp)
 	 * exits last are the process's last.
 	 */
 	if (p)
-		procfs_read_vmstat(tcp->tid, &p->vm_end);
+		procfs_read_vmstat(tcp->tid, &p->rec->vm_end);
 	if (tr.detaching)
 		detach_or_park(tcp, 0, 0);
 	else
@@ -177,8 +178,8 @@ void on_death(struct thread *tcp, int status)
 	struct proc *p = tcp->proc;
 
 	if (p && tcp->tid == p->pid) {
-		p->status = status;
-		p->exited = 1;
+		p->rec->status = status;
+		p->rec->exited = 1;
 		if (p->pid == tr.launched_pid)
 			tr.launched_status = status;
 	}

@@ -167,7 +167,7 @@ static int maps_code(const struct syscall_def *def, uint64_t prot)
 
 static int selected(const struct syscall_def *def)
 {
-	return def->kind < EV_NKINDS && (events_to_trace() & EV_BIT(def->kind));
+	return def->kind < EV_NKINDS && (sink_events_to_trace() & EV_BIT(def->kind));
 }
 
 int syscall_wanted(const struct syscall_def *def, const arch_regs_t *regs, enum abi abi)
@@ -190,10 +190,10 @@ static void code_mapped(struct thread *tcp, const struct syscall_def *def,
 
 	if (is_error(ret))
 		return;
-	if (p->modules && def->id == SC_MPROTECT)
-		modules_note_mprotect(p->modules, addr, args[1]);
-	else if (p->modules)
-		modules_note_mmap(p->modules, addr, args[1], PROT_EXEC);
+	if (p->rec->modules && def->id == SC_MPROTECT)
+		modules_note_mprotect(p->rec->modules, addr, args[1]);
+	else if (p->rec->modules)
+		modules_note_mmap(p->rec->modules, addr, args[1], PROT_EXEC);
 	alloc_on_code_mapped(tcp);
 }
 

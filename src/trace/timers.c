@@ -25,9 +25,9 @@
 
 #include "record/aggregate.h"
 #include "util/error.h"
+#include "trace/alloc.h"
 #include "trace/memtap.h"
 #include "trace/tracer.h"
-#include "util/outfile.h"
 #include "util/xmalloc.h"
 
 volatile sig_atomic_t timer_tick;
@@ -108,7 +108,7 @@ static void status_print(uint64_t now)
 	size_t width = 80, nagg;
 	const struct agg *aggs = aggregate_entries(&nagg), *best = NULL;
 
-	for (struct proc *p = proc_list(); p; p = p->next)
+	for (struct sink_proc *p = sink_procs(); p; p = p->next)
 		for (int k = 0; k < EV_NKINDS; k++) {
 			events += p->stats[k].calls;
 			acquired += p->stats[k].acquired;
@@ -135,66 +135,53 @@ static void status_print(uint64_t now)
 	status_shown = 1;
 }
 
-/* The path of interval n's output: "%n" in -o replaced by n, or NULL. */
-static char *interval_path(unsigned n)
+/* What the reports need of the run (record/report.h). */
+static void run_info_get(struct run_info *ri)
 {
-	const char *pct = cfg->output ? strstr(cfg->output, "%n") : NULL;
+	static const char **unfound;
+	static size_t cap;
+	const char *spec;
 
-	return pct ? xasprintf("%.*s%u%s", (int)(pct - cfg->output), cfg->output, n, pct + 2) : NULL;
-}
-
-/* The output file of interval n, or NULL. */
-static struct outfile *interval_file(unsigned n)
-{
-	char *path = interval_path(n);
-	struct outfile *f;
-
-	if (!path)
-		return NULL;
-	f = outfile_open(path);
-	if (!f)
-		error_msg("cannot open output file '%s': %s", path, strerror(errno));
-	free(path);
-	return f;
+	ri->stops = stops;
+	ri->syscall_source = syscall_source;
+	ri->nunfound = 0;
+	for (size_t it = 0; (spec = alloc_unfound_probe(&it));) {
+		unfound = xgrowarray(unfound, &cap, ri->nunfound + 1, sizeof(*unfound));
+		unfound[ri->nunfound++] = spec;
+	}
+	ri->unfound = unfound;
 }
 
 void interval_report(int last)
 {
-	FILE *saved = out;
-	struct outfile *f;
+	struct run_info ri;
 
 	interval_no++;
-	events_flush();
+	sink_flush();
 	status_clear();
-	f = interval_file(interval_no);
-	if (f)
-		out = outfile_stream(f);
-	else if (cfg->output && strstr(cfg->output, "%n"))
-		return;
-	report_write_interval(interval_no, last);
-	fflush(out);
-	if (f) {
-		char *path = interval_path(interval_no);
+	run_info_get(&ri);
+	report_write_interval(interval_no, last, &ri);
+}
 
-		out = saved;
-		if (output_check(outfile_stream(f), path) < 0)
-			outfile_abort(f);
-		else if (outfile_commit(f) < 0)
-			output_closed(path, errno);
-		free(path);
-	} else {
-		output_check(out, NULL);
+void timers_final_report(void)
+{
+	struct run_info ri;
+
+	alloc_warn_unfound();
+	status_clear();
+	if (cfg->interval > 0) {
+		interval_report(1);
+		return;
 	}
-	aggregate_clear();
-	for (struct proc *p = proc_list(); p; p = p->next)
-		memcpy(p->prev, p->stats, sizeof(p->prev));
+	run_info_get(&ri);
+	report_final(&ri);
 }
 
 int timers_serve(void)
 {
 	uint64_t now = now_ns();
 
-	if (!recording)
+	if (!sink_recording())
 		next_interval_ns = next_status_ns = 0;
 	if (next_interval_ns && now >= next_interval_ns) {
 		next_interval_ns += (uint64_t)(cfg->interval * 1e9);

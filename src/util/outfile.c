@@ -1,12 +1,14 @@
 /*
  * outfile.c - output files: written to a new file beside the target
- * path, then renamed over it (see outfile.h).
+ * path, then renamed over it (see outfile.h); and the run's output
+ * failing, once.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -247,4 +249,65 @@ int outfile_check(const char *path)
 	unlink(tmp);
 	free(tmp);
 	return 0;
+}
+
+/* ---- the output failing ---- */
+
+static int output_err;		/* errno of the output's first failed write */
+static int tracing;		/* the tracer loop runs */
+static const char *output_path;	/* -o, or NULL */
+
+void output_set_path(const char *path)
+{
+	output_path = path;
+}
+
+void output_set_tracing(int on)
+{
+	tracing = on;
+}
+
+int output_gone(void)
+{
+	return output_err;
+}
+
+/*
+ * The output is gone (err): say so once, drop what is still buffered in
+ * f (NULL: closed already); the tracer then stops recording and ends
+ * the session.
+ */
+void output_fail(FILE *f, const char *path, int err)
+{
+	if (output_err)
+		return;
+	output_err = err ? err : EIO;
+	if (f)
+		__fpurge(f);
+	if (!path)
+		path = f == stdout ? NULL : f == stderr ? "standard error" : output_path;
+	error_msg("cannot write output%s%s: %s", path ? " to " : "", path ? path : "",
+		  strerror(output_err));
+	if (!tracing)
+		exit(EXIT_RUNTIME);
+}
+
+int output_check(FILE *f, const char *path)
+{
+	int err = errno;
+
+	if (output_err) {
+		__fpurge(f);	/* written since: it goes nowhere */
+		return -1;
+	}
+	if (!ferror(f))
+		return 0;
+	output_fail(f, path, err);
+	return -1;
+}
+
+int output_closed(const char *path, int err)
+{
+	output_fail(NULL, path, err);
+	return -1;
 }

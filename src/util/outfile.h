@@ -1,5 +1,6 @@
 /*
- * outfile.h - output files written safely (outfile.c).
+ * outfile.h - output files written safely (outfile.c), and the run's
+ * output failing (output_check()).
  *
  * outfile_open() creates a new file beside PATH, with O_CREAT|O_EXCL, a
  * random name and mode 0644 less the umask; the output goes there, and
@@ -48,5 +49,28 @@ int outfile_write(const char *path, int (*write)(FILE *f, const void *arg),
  * temporary file there.  0, or -1 with errno set.
  */
 int outfile_check(const char *path);
+
+/*
+ * The output of a run failing.  Call output_check() after writing to f,
+ * the output (or --trace's stderr); path names it, NULL for the
+ * output's own name (output_set_path()).  When a write to f failed
+ * (EPIPE: the reader is gone; ENOSPC...), it says so once and the
+ * output is gone: while tracing (output_set_tracing(1)) the tracer polls
+ * output_gone() and ends the session, detaching in attach mode (launch
+ * mode: the command runs on, unrecorded), and memtap's exit status is
+ * then 1; otherwise memtap exits at once.  Returns 0, or -1 when the
+ * output is gone (what f holds still is dropped).
+ */
+int output_check(FILE *f, const char *path);
+/* The same for a file already closed: its fclose() failed with err. */
+int output_closed(const char *path, int err);
+/* The same for f known gone (err: EPIPE when its reader left). */
+void output_fail(FILE *f, const char *path, int err);
+/* The errno of the output's first failed write, or 0. */
+int output_gone(void);
+/* The -o path, named in messages about the output (NULL: stdout). */
+void output_set_path(const char *path);
+/* 1 while the tracer loop runs (a failure ends it), 0 after. */
+void output_set_tracing(int on);
 
 #endif /* MEMTAP_OUTFILE_H */

@@ -11,11 +11,11 @@
 
 #include "record/live.h"
 #include "record/maptrack.h"
-#include "trace/memtap.h"
+#include "record/sink.h"
 
-static struct proc the_proc;
+static struct sink_proc the_proc;
 
-struct proc *proc_list(void)
+struct sink_proc *sink_procs(void)
 {
 	return &the_proc;
 }
@@ -130,7 +130,7 @@ static void test_live(void)
 }
 
 /* A fork child: the_proc's blocks and ranges, marked inherited. */
-static struct proc child_proc;
+static struct sink_proc child_proc;
 
 struct fork_seen {
 	size_t inherited, own;

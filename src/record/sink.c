@@ -1,17 +1,16 @@
 /*
- * stats.c - the event sink.
+ * sink.c - the event sink (sink.h).
  *
- * event_emit() runs at the stop where the event happened: it decides
+ * sink_emit() runs at the stop where the event happened: it decides
  * whether the event is recorded (recording, -e, --min-size, --max-size)
- * and, when stacks are wanted, copies the top of the thread's stack with
- * one process_vm_readv (snapshot.c).  Events that are not recorded but
- * give memory back are kept too, for the held ranges and the live table.
- * The tracer then resumes the thread and calls events_flush(), which
- * unwinds the copies, interns the stacks (stacks.c), counts the events,
- * adds them to the byte-weighted aggregates (aggregate.c) and keeps the
- * held ranges (maptrack.c) and live blocks (live.c); --trace lines are
- * printed there, with their stacks.  So the target waits only for the
- * copy, never for unwinding.
+ * and queues it with the stack copy its source took.  Events that are
+ * not recorded but give memory back are kept too, for the held ranges
+ * and the live table.  The tracer then resumes the thread and calls
+ * sink_flush(), which unwinds the copies, interns the stacks
+ * (stacks.c), counts the events, adds them to the byte-weighted
+ * aggregates (aggregate.c) and keeps the held ranges (maptrack.c) and
+ * live blocks (live.c); --trace lines are printed there, with their
+ * stacks.  So the target waits only for the copy, never for unwinding.
  */
 #include "config.h"
 
@@ -20,25 +19,27 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "linux/procfs.h"
 #include "record/aggregate.h"
-#include "trace/alloc.h"
-#include "probe/breakpoint.h"
-#include "util/error.h"
 #include "record/live.h"
 #include "record/maptrack.h"
-#include "trace/memtap.h"
+#include "record/report.h"
+#include "record/sink.h"
 #include "stack/modules.h"
 #include "stack/stacks.h"
-#include "stack/symbolize.h"
 #include "stack/unwind.h"
+#include "util/error.h"
+#include "util/outfile.h"
 #include "util/xmalloc.h"
 
-int recording = 1;
+static struct sink_config cfg;
+static int recording = 1;
+static struct sink_proc *procs, **procs_tail = &procs;
 
 struct pending {
 	struct event ev;
 	char comm[16];
-	struct proc *proc;
+	struct sink_proc *proc;
 	int selected;		/* -e chose its kind */
 	int record;		/* selected and within --min/--max-size */
 	struct stack_snapshot snap;
@@ -50,25 +51,66 @@ static size_t npending, pending_cap;
 static struct stack_table *stacks;
 static uint64_t *pcs;
 
-struct stack_table *stack_table(void)
+void sink_init(const struct sink_config *c)
+{
+	cfg = *c;
+}
+
+const struct sink_config *sink_config(void)
+{
+	return &cfg;
+}
+
+struct stack_table *sink_stack_table(void)
 {
 	return stacks;
 }
 
-static struct proc_modules *proc_modules(struct proc *p)
+void sink_set_recording(int on)
+{
+	recording = on;
+}
+
+int sink_recording(void)
+{
+	return recording && !output_gone();
+}
+
+int sink_stacks_wanted(void)
+{
+	return cfg.unwind != UNWIND_NONE;
+}
+
+size_t sink_stack_size(void)
+{
+	return cfg.stack_size;
+}
+
+struct sink_proc *sink_proc_new(pid_t pid, pid_t ppid)
+{
+	struct sink_proc *sp = xcalloc(1, sizeof(*sp));
+
+	sp->pid = pid;
+	sp->ppid = ppid;
+	procfs_read_comm(pid, sp->comm, sizeof(sp->comm));
+	*procs_tail = sp;
+	procs_tail = &sp->next;
+	return sp;
+}
+
+struct sink_proc *sink_procs(void)
+{
+	return procs;
+}
+
+static struct proc_modules *proc_modules(struct sink_proc *p)
 {
 	if (!p->modules)
 		p->modules = proc_modules_new(p->pid);
 	return p->modules;
 }
 
-/*
- * A fork child: its copy of the parent's held ranges and blocks, marked
- * inherited, so that --leaks counts them once, as the parent's, and
- * shows apart what the child still holds of them at its end.  A child
- * memtap does not follow gets none: nothing it frees would be seen.
- */
-void stats_proc_fork(struct proc *child, const struct proc *parent)
+void sink_proc_fork(struct sink_proc *child, const struct sink_proc *parent)
 {
 	if (child->unfollowed)
 		return;
@@ -76,7 +118,7 @@ void stats_proc_fork(struct proc *child, const struct proc *parent)
 	live_copy(child, parent);
 }
 
-void stats_proc_exec(struct proc *p)
+void sink_proc_exec(struct sink_proc *p)
 {
 	maptrack_clear(p);
 	live_clear(p);
@@ -89,7 +131,7 @@ void stats_proc_exec(struct proc *p)
 }
 
 /* Tell the module list of a mapping change that may concern code. */
-static void note_mapping(struct proc *p, const struct event *ev)
+static void note_mapping(struct sink_proc *p, const struct event *ev)
 {
 	if (!p->modules || ev->failed)
 		return;
@@ -118,11 +160,10 @@ static int allocates(enum event_kind kind)
 	return ev_is_alloc(kind) && kind != EV_FREE;
 }
 
-unsigned events_to_trace(void)
+/* The events to stop at for -e events, with --leaks if leaks. */
+static unsigned events_to_trace(unsigned ev, int leaks)
 {
-	unsigned ev = opt.events;
-
-	if (!opt.leaks)
+	if (!leaks)
 		return ev;
 	if (ev & (EV_BIT(EV_MMAP) | EV_BIT(EV_BRK) | EV_BIT(EV_MREMAP)))
 		ev |= EV_BIT(EV_BRK) | EV_BIT(EV_MUNMAP) | EV_BIT(EV_MREMAP);
@@ -131,12 +172,22 @@ unsigned events_to_trace(void)
 	return ev;
 }
 
+unsigned sink_events_to_trace(void)
+{
+	return events_to_trace(cfg.events, cfg.leaks);
+}
+
+int sink_held_known(void)
+{
+	return cfg.leaks || (events_to_trace(cfg.events, 1) & ~cfg.events) == 0;
+}
+
 /*
  * The bytes an event moves, for --min-size and --max-size: a free weighs
  * the block it frees, known from the live table (every earlier event is
  * flushed by now).
  */
-static uint64_t event_weight(struct proc *p, const struct event *ev)
+static uint64_t event_weight(const struct sink_proc *p, const struct event *ev)
 {
 	if (ev->kind == EV_FREE) {
 		struct live_block b;
@@ -150,52 +201,57 @@ static uint64_t event_weight(struct proc *p, const struct event *ev)
 
 static int size_selected(uint64_t weight)
 {
-	return weight >= opt.min_size && !(opt.max_size && weight > opt.max_size);
+	return weight >= cfg.min_size && !(cfg.max_size && weight > cfg.max_size);
 }
 
-void event_emit(struct thread *tcp, struct event *ev, const arch_regs_t *regs)
+int sink_wants(const struct sink_proc *sp, const struct event *ev)
 {
-	struct proc *p = tcp->proc;
+	int selected = (cfg.events & EV_BIT(ev->kind)) != 0;
+
+	if (!sink_recording() || (!selected && !releases_memory(ev->kind)))
+		return 0;
+	return selected && size_selected(event_weight(sp, ev)) ? SINK_RECORD : SINK_HELD;
+}
+
+void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapshot *snap)
+{
 	struct pending *pe;
-	int selected = (opt.events & EV_BIT(ev->kind)) != 0;
+	int w;
 
 	note_mapping(p, ev);
-	if (!recording || (!selected && !releases_memory(ev->kind)))
+	w = sink_wants(p, ev);
+	if (!w)
 		return;
 	pending = xgrowarray(pending, &pending_cap, npending + 1, sizeof(*pending));
 	pe = &pending[npending++];
 	pe->ev = *ev;
-	memcpy(pe->comm, tcp->comm, sizeof(pe->comm));
+	snprintf(pe->comm, sizeof(pe->comm), "%s", ev->comm ? ev->comm : "");
 	pe->ev.comm = NULL;
 	pe->proc = p;
-	pe->selected = selected;
-	pe->record = selected && size_selected(event_weight(p, ev));
+	pe->selected = (cfg.events & EV_BIT(ev->kind)) != 0;
+	pe->record = w == SINK_RECORD;
 	pe->has_snap = 0;
-	if (!pe->record)
+	if (!pe->record || !snap)
 		return;		/* only its effect on held memory counts */
-	if (opt.unwind != UNWIND_NONE && regs &&
-	    stack_snapshot_take(&pe->snap, p->pid, tcp->tid, regs, opt.stack_size) == 0) {
-		struct proc_modules *pm = proc_modules(p);
-		struct bp_set *bps = alloc_bp_set(p);
+	struct stack_snapshot spare = pe->snap;
+	struct proc_modules *pm = proc_modules(p);
 
-		pe->has_snap = 1;
-		/* return addresses replaced by memtap's trampoline: the real ones */
-		if (bps)
-			bp_fix_stack(bps, pe->snap.start, pe->snap.data, pe->snap.len);
-		/*
-		 * Mappings changed since they were last read, or the pc is in
-		 * none of them: read them now, while the thread is stopped; by
-		 * the time the stack is unwound the code may be unmapped
-		 * already (dlclose).
-		 */
-		modules_event_begin(pm);
-		modules_lookup(pm, arch_pc(regs));
-		if (ev->leaf)
-			modules_lookup(pm, ev->leaf);
-	}
+	/* take the copy, leave the source the buffer it replaces */
+	pe->snap = *snap;
+	*snap = spare;
+	pe->has_snap = 1;
+	/*
+	 * Mappings changed since they were last read, or the pc is in none
+	 * of them: read them now, while the thread is stopped; by the time
+	 * the stack is unwound the code may be unmapped already (dlclose).
+	 */
+	modules_event_begin(pm);
+	modules_lookup(pm, arch_pc(&pe->snap.regs));
+	if (ev->leaf)
+		modules_lookup(pm, ev->leaf);
 }
 
-static void count_event(struct proc *p, const struct event *ev, uint64_t acquired,
+static void count_event(struct sink_proc *p, const struct event *ev, uint64_t acquired,
 			uint64_t released)
 {
 	struct kind_stats *ks = &p->stats[ev->kind];
@@ -216,7 +272,7 @@ static void count_event(struct proc *p, const struct event *ev, uint64_t acquire
  * a moved or shrunk-to-nothing realloc) goes out, the block it hands out
  * goes in.  Returns the bytes given back.
  */
-static uint64_t track_blocks(struct proc *p, const struct event *ev, uint32_t stack)
+static uint64_t track_blocks(struct sink_proc *p, const struct event *ev, uint32_t stack)
 {
 	struct live_block b;
 	uint64_t released = 0;
@@ -236,7 +292,7 @@ static uint64_t track_blocks(struct proc *p, const struct event *ev, uint32_t st
 }
 
 /* Keep the held ranges (maptrack.c) in step with a successful event. */
-static void track_memory(struct proc *p, const struct event *ev, uint32_t stack, int record)
+static void track_memory(struct sink_proc *p, const struct event *ev, uint32_t stack, int record)
 {
 	uint64_t t = ev->time_ns;
 
@@ -272,38 +328,38 @@ static void track_memory(struct proc *p, const struct event *ev, uint32_t stack,
 
 static uint32_t unwind_pending(struct pending *pe)
 {
-	struct proc *p = pe->proc;
+	struct sink_proc *p = pe->proc;
 	int depth;
 
 	if (!stacks)
 		stacks = stack_table_new(STACK_TABLE_DEFAULT_MAX);
 	if (!pcs)
-		pcs = xcalloc((size_t)opt.max_depth, sizeof(*pcs));
+		pcs = xcalloc((size_t)cfg.max_depth, sizeof(*pcs));
 	if (!p->unwinder) {
-		p->unwinder = unwinder_new(opt.unwind, p->pid, proc_modules(p));
+		p->unwinder = unwinder_new(cfg.unwind, p->pid, proc_modules(p));
 		if (!p->unwinder)
 			return STACK_ID_LOST;
 	}
-	if (pe->ev.leaf && opt.max_depth > 1) {
+	if (pe->ev.leaf && cfg.max_depth > 1) {
 		/* the function returned: it is the innermost frame, the rest
 		 * are return addresses */
 		pcs[0] = pe->ev.leaf;
-		depth = unwinder_walk(p->unwinder, &pe->snap, pcs + 1, opt.max_depth - 1);
+		depth = unwinder_walk(p->unwinder, &pe->snap, pcs + 1, cfg.max_depth - 1);
 		depth = depth > 0 ? depth + 1 : 1;
 	} else {
-		depth = unwinder_walk(p->unwinder, &pe->snap, pcs, opt.max_depth);
+		depth = unwinder_walk(p->unwinder, &pe->snap, pcs, cfg.max_depth);
 	}
 	if (depth <= 0)
 		return STACK_ID_LOST;
 	return stack_table_intern_pcs(stacks, p->modules, pcs, depth);
 }
 
-void events_flush(void)
+void sink_flush(void)
 {
 	for (size_t i = 0; i < npending; i++) {
 		struct pending *pe = &pending[i];
 		struct event *ev = &pe->ev;
-		struct proc *p = pe->proc;
+		struct sink_proc *p = pe->proc;
 		int record = pe->record;
 		uint32_t stack = 0;
 		uint64_t acquired, released;
@@ -326,19 +382,18 @@ void events_flush(void)
 		if (record) {
 			count_event(p, ev, acquired, released);
 			aggregate_add(p, ev->kind, stack, ev->failed, acquired, released);
-			if (opt.trace)
+			if (cfg.trace)
 				report_trace_event(ev, stack);
 		}
 	}
 	npending = 0;
 }
 
-/* -v: what the stack machinery cost, on stderr. */
-void stats_print_costs(void)
+void sink_print_costs(uint64_t code_stops)
 {
 	uint64_t walks = 0, frames = 0, failures = 0, reads = 0, miss_reads = 0;
 
-	for (struct proc *p = proc_list(); p; p = p->next) {
+	for (struct sink_proc *p = procs; p; p = p->next) {
 		if (p->unwinder) {
 			walks += p->unwinder->walks;
 			frames += p->unwinder->frames;
@@ -350,23 +405,23 @@ void stats_print_costs(void)
 		}
 	}
 	info_msg("modules: %" PRIu64 " maps reads (%" PRIu64 " for a pc in no known module), %"
-		 PRIu64 " stops at code mappings that are no event", reads, miss_reads, stops.code);
+		 PRIu64 " stops at code mappings that are no event", reads, miss_reads, code_stops);
 	info_msg("stacks: %u distinct, %zu bytes in the stack table, %" PRIu64
 		 " events without a stack (table full); unwinds: %" PRIu64 " (%" PRIu64
 		 " frames, %" PRIu64 " failed), with %s", stacks ? stack_table_count(stacks) : 0,
 		 stacks ? stack_table_memory(stacks) : 0, stacks ? stack_table_lost(stacks) : 0,
-		 walks, frames, failures, opt.unwind == UNWIND_LIBDW ? "dwarf (libdw)" :
-		 opt.unwind == UNWIND_DWARF ? "libunwind" : unwind_kind_name(opt.unwind));
-	if (opt.events & EV_ALLOC) {
+		 walks, frames, failures, cfg.unwind == UNWIND_LIBDW ? "dwarf (libdw)" :
+		 cfg.unwind == UNWIND_DWARF ? "libunwind" : unwind_kind_name(cfg.unwind));
+	if (cfg.events & EV_ALLOC) {
 		size_t blocks = 0;
 
-		for (struct proc *p = proc_list(); p; p = p->next)
+		for (struct sink_proc *p = procs; p; p = p->next)
 			blocks += live_count(p);
 		info_msg("live allocations: %zu blocks in %zu bytes of tables", blocks, live_memory());
 	}
 }
 
-void stats_release(void)
+void sink_release(void)
 {
 	for (size_t i = 0; i < pending_cap; i++)
 		stack_snapshot_release(&pending[i].snap);
@@ -375,7 +430,7 @@ void stats_release(void)
 	npending = pending_cap = 0;
 	free(pcs);
 	pcs = NULL;
-	for (struct proc *p = proc_list(); p; p = p->next) {
+	for (struct sink_proc *p = procs; p; p = p->next) {
 		if (p->unwinder)
 			unwinder_free(p->unwinder);
 		if (p->modules)

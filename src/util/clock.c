@@ -1,12 +1,11 @@
 /*
- * clock.c - memtap's clock: now_ns() (CLOCK_MONOTONIC), and when
- * tracing started, on that clock and on the wall clock.
+ * clock.c - memtap's clock (clock.h).
  */
 #include "config.h"
 
 #include <time.h>
 
-#include "trace/memtap.h"
+#include "util/clock.h"
 
 uint64_t start_ns;
 int64_t start_wall_ns;

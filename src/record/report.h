@@ -1,0 +1,90 @@
+/*
+ * report.h - the reports of a run (report.c, profile-build.c): --trace
+ * lines, the -i interval reports and the final report, built from the
+ * sink's state as a struct profile and written by report/'s writers.
+ *
+ * What the reports need of the command line is set once by
+ * report_init(); what they need of the tracer (its stop counts, how
+ * syscalls were caught, probes never found) is passed with each report
+ * in a struct run_info: the reports never reach for it.
+ */
+#ifndef MEMTAP_REPORT_H
+#define MEMTAP_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "record/event.h"
+
+struct agg;
+struct profile;
+struct sink_proc;
+
+/* Stop counts of the tracer, for the report and the I/O test. */
+struct stop_counts {
+	uint64_t total, seccomp, syscall, signal, event, group, breakpoint;
+	uint64_t code;		/* syscalls stopped at for a code mapping only */
+};
+
+/* What the tracer knows of the run, for one report. */
+struct run_info {
+	struct stop_counts stops;
+	const char *syscall_source;	/* "seccomp", "ptrace", "breakpoints"... */
+	const char *const *unfound;	/* --probe specs never found, nunfound */
+	size_t nunfound;
+};
+
+/* The reports' part of the command line, set once. */
+struct report_config {
+	FILE *out;		/* the output (-o's file or stdout), opened */
+	const char *output;	/* -o path, or NULL; with -i, "%n" numbers the files */
+	const char *record;	/* --record: the JSON recording, or NULL */
+	int format;		/* enum out_format of -F */
+	const char *title;	/* --title */
+	int inverted;		/* --inverted */
+	int no_demangle;	/* --no-demangle */
+	int top;		/* --top */
+	int lines;		/* --lines */
+	int weight;		/* enum weight (output.h) of --weight */
+	int net;		/* --net */
+	int leaks;		/* --leaks */
+	double min_age;		/* --min-age seconds, for --leaks */
+	double interval;	/* -i seconds, 0 = one report at the end */
+	int unsized_probes;	/* a --probe without size=: count is the default */
+};
+
+void report_init(const struct report_config *c);
+const struct report_config *report_config(void);
+
+/* --trace: the header line, and one line (and the stack) per event. */
+void report_trace_header(void);
+void report_trace_event(const struct event *ev, uint32_t stack);
+
+/* The one report at the end (or at -d in launch mode), without -i. */
+void report_final(const struct run_info *ri);
+/*
+ * -i report n (from 1), of the events since the previous one; last: the
+ * one at the end.  Written to the output, or to -o's file numbered n
+ * (outputs that fail end the session: util/outfile.h).
+ */
+void report_write_interval(unsigned n, int last, const struct run_info *ri);
+
+/* "exited with status 0", "killed by signal 9 (SIGKILL)", ... */
+void proc_status_text(const struct sink_proc *p, char *buf, size_t size);
+/* A short "leaf < caller < ..." text of an aggregate's stack. */
+void report_stack_brief(const struct agg *a, char *buf, size_t size);
+
+/* profile-build.c: the report model from the aggregates, at report time */
+void profile_build(struct profile *prof, const struct run_info *ri);
+/*
+ * --leaks: the event name of held memory, "malloc", or "malloc
+ * (inherited)" for what a fork child still holds of its parent's blocks
+ * and ranges.  Static storage.
+ */
+#define HELD_INHERITED_SUFFIX " (inherited)"
+const char *held_event_name(unsigned kind, int inherited);
+/* The last component of a path ("libc.so.6"), or the path itself. */
+const char *path_base_name(const char *path);
+
+#endif /* MEMTAP_REPORT_H */

@@ -1,0 +1,143 @@
+/*
+ * sink.h - the event sink (sink.c): where the sources' events go, and
+ * its record of every traced process.
+ *
+ * The sink owns one struct sink_proc per process it is told of
+ * (sink_proc_new()), in creation order (sink_procs()), until
+ * sink_release(): the reports speak of processes that exited.  The
+ * tracer keeps its own struct proc, which points at its sink_proc and
+ * writes there what the report shows (comm, execs, exit status, the
+ * /proc figures).
+ *
+ * At the stop where an event happened (the target still stopped) a
+ * source asks sink_wants(); for SINK_RECORD with sink_stacks_wanted()
+ * it copies the top of the stack (stack/snapshot) and fixes it (return
+ * addresses of open probed calls: bp_fix_stack()); then it calls
+ * sink_emit(), which counts nothing yet: it queues the event, and looks
+ * the pc up in the process's modules while the code is still mapped.
+ * After resuming the threads the tracer calls sink_flush(), which
+ * unwinds the copies, interns the stacks, counts the events, adds them
+ * to the aggregates, keeps the held ranges and live blocks and prints
+ * --trace lines: the target waits for the copy, never for unwinding.
+ */
+#ifndef MEMTAP_SINK_H
+#define MEMTAP_SINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "linux/procfs.h"
+#include "record/event.h"
+
+struct stack_snapshot;
+struct stack_table;
+
+/* Per event kind counters of one process. */
+struct kind_stats {
+	uint64_t calls;		/* recorded calls, failed ones included */
+	uint64_t failed;
+	uint64_t acquired;	/* sum of positive weights */
+	uint64_t released;	/* sum of negative weights, as a positive number */
+	uint64_t anon, file;	/* mmap: acquired bytes by mapping kind */
+};
+
+struct sink_proc {
+	pid_t pid;
+	pid_t ppid;		/* traced parent, 0 for the roots */
+	char comm[16];		/* as of the last exec */
+	int execs;		/* successful execs seen */
+	int exited;		/* 1 = exited, status valid */
+	int status;		/* wait status of the leader */
+	int detached;		/* left running at detach */
+	struct kind_stats stats[EV_NKINDS];
+	struct kind_stats prev[EV_NKINDS];	/* stats at the last -i report */
+	uint64_t filtered;	/* events under --min-size */
+	uint64_t unknown_frees;	/* frees of blocks allocated before tracing */
+	struct vmstat vm_start, vm_end;
+	struct proc_modules *modules;	/* executable mappings, for stacks */
+	struct unwinder *unwinder;	/* created at the first stack */
+	struct live_table *live;	/* live allocations (live.c) */
+	struct map_table *maps;		/* held brk/mmap ranges (maptrack.c) */
+	int unfollowed;		/* fork child not followed: gets no copy */
+	struct sink_proc *next;	/* in creation order */
+};
+
+/* What the sink records: the command line's part, set once. */
+struct sink_config {
+	unsigned events;	/* EV_BIT() set of -e */
+	uint64_t min_size;	/* --min-size: |weight| below this is dropped */
+	uint64_t max_size;	/* --max-size, 0 = no limit */
+	int leaks;		/* --leaks: also the calls that give memory back */
+	int trace;		/* --trace: a line per event (record/report.h) */
+	int unwind;		/* enum unwind_kind of --unwind */
+	int max_depth;		/* --max-depth */
+	size_t stack_size;	/* --stack-size: bytes of stack copied */
+};
+
+/* Before any other call (before the probes are chosen). */
+void sink_init(const struct sink_config *c);
+const struct sink_config *sink_config(void);
+
+/* A new process (its comm read from /proc); owned by the sink. */
+struct sink_proc *sink_proc_new(pid_t pid, pid_t ppid);
+/* Every process, in creation order. */
+struct sink_proc *sink_procs(void);
+/*
+ * A fork child: its copy of the parent's held ranges and blocks, marked
+ * inherited, so that --leaks counts them once, as the parent's, and
+ * shows apart what the child still holds of them at its end.  An
+ * unfollowed child gets none: nothing it frees would be seen.
+ */
+void sink_proc_fork(struct sink_proc *child, const struct sink_proc *parent);
+/* A new image: held memory gone, the modules and unwinder start again. */
+void sink_proc_exec(struct sink_proc *sp);
+
+/*
+ * The events to stop at: -e's, and with --leaks the calls that give
+ * memory back of the families chosen, so that what is still held at
+ * the end is known.
+ */
+unsigned sink_events_to_trace(void);
+/*
+ * Is what each stack holds at the end known?  It is when every call
+ * that gives memory back is traced for the families selected: always
+ * with --leaks, and when -e selected them anyway (the default
+ * syscalls, -e alloc).
+ */
+int sink_held_known(void);
+
+/* Does the sink want ev, of sp?  0: no; see sink_emit(). */
+#define SINK_HELD 1		/* only its effect on held memory counts */
+#define SINK_RECORD 2		/* recorded: with a stack if stacks are on */
+int sink_wants(const struct sink_proc *sp, const struct event *ev);
+int sink_stacks_wanted(void);	/* --unwind is not none */
+size_t sink_stack_size(void);	/* bytes of stack to copy */
+
+/*
+ * At the stop of ev (any event, wanted or not: mappings of code matter
+ * to the modules), the thread still stopped.  snap is the stack taken
+ * for a SINK_RECORD event, or NULL: the sink takes its buffer and
+ * leaves snap another one to take the next snapshot into (no copy).
+ */
+void sink_emit(struct sink_proc *sp, const struct event *ev, struct stack_snapshot *snap);
+/* After resuming: unwind, count, aggregate what sink_emit() queued. */
+void sink_flush(void);
+
+/*
+ * Recording: on from the start; off after -d in launch mode, and once
+ * the output is gone (util/outfile.h).
+ */
+void sink_set_recording(int on);
+int sink_recording(void);
+
+/* The stacks of the run (NULL before the first). */
+struct stack_table *sink_stack_table(void);
+
+/* -v: what the stack machinery cost, on stderr; code_stops: syscalls
+   stopped at for a mapping of code only. */
+void sink_print_costs(uint64_t code_stops);
+/* Free the stacks and every process's tables (the processes stay). */
+void sink_release(void);
+
+#endif /* MEMTAP_SINK_H */

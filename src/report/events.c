@@ -1,0 +1,24 @@
+/*
+ * events.c - the names of the event kinds (events.h).
+ */
+#include "config.h"
+
+#include "report/events.h"
+
+const char *const event_kind_names[EV_NKINDS] = {
+	[EV_BRK] = "brk",
+	[EV_MMAP] = "mmap",
+	[EV_MUNMAP] = "munmap",
+	[EV_MREMAP] = "mremap",
+	[EV_MALLOC] = "malloc",
+	[EV_CALLOC] = "calloc",
+	[EV_REALLOC] = "realloc",
+	[EV_REALLOCARRAY] = "reallocarray",
+	[EV_FREE] = "free",
+	[EV_POSIX_MEMALIGN] = "posix_memalign",
+	[EV_ALIGNED_ALLOC] = "aligned_alloc",
+	[EV_MEMALIGN] = "memalign",
+	[EV_VALLOC] = "valloc",
+	[EV_PVALLOC] = "pvalloc",
+	[EV_PROBE] = "probe",
+};
