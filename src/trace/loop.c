@@ -40,11 +40,6 @@ struct tracer tr = { .launched_status = -1, .launched_exec_fd = -1 };
 
 static volatile sig_atomic_t stop_signal;
 
-struct proc *proc_list(void)
-{
-	return tr.procs.head;
-}
-
 unsigned long tracer_ptrace_options(void)
 {
 	return PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |

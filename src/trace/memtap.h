@@ -158,9 +158,6 @@ void status_clear(void);
 /* The last report: -i's last one, or the report (at the end, or at -d). */
 void timers_final_report(void);
 
-/* loop.c: every traced process, in creation order */
-struct proc *proc_list(void);
-
 /* Stop counts for the report and the I/O test (record/report.h). */
 extern struct stop_counts stops;
 extern const char *syscall_source;	/* "seccomp", "ptrace" or "breakpoints" */
