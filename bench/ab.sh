@@ -85,22 +85,21 @@ setup() {
 	esac
 }
 
-# µs of one run of the array run_cmd; dies when it fails
+# "WALL CPU" in ms of one run of the array run_cmd (CPU: user + system
+# time of memtap and the workload together); dies when it fails
 timed() {
-	local t0 t1
-	t0=$(now_us)
-	"${run_cmd[@]}" >"$workdir/out/last" 2>&1 </dev/null ||
+	local TIMEFORMAT='%3R %3U %3S' t
+	t=$({ time "${run_cmd[@]}" >"$workdir/out/last" 2>&1 </dev/null; } 2>&1) ||
 		die "failed: ${run_cmd[*]} ($(tail -n 1 "$workdir/out/last"))"
-	t1=$(now_us)
-	echo $((t1 - t0))
+	echo "$t" | awk '{ printf "%.0f %.0f", $1 * 1000, ($2 + $3) * 1000 }'
 }
 
 echo "# memtap A/B: $old (OLD) against $new (NEW)"
 echo
 echo "- $reps repetitions, order rotating; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| workload | OLD/untraced | NEW/untraced | NEW/OLD | NEW/OLD min-max |"
-echo "|---|---|---|---|---|"
+echo "| workload | OLD/untraced | NEW/untraced | NEW/OLD wall | min-max | NEW/OLD CPU | min-max |"
+echo "|---|---|---|---|---|---|---|"
 for w in $workloads; do
 	setup "$w"
 	: > "$workdir/out/$w"
@@ -114,11 +113,15 @@ for w in $workloads; do
 			esac
 		done
 		echo "${t[u]} ${t[o]} ${t[n]}" >> "$workdir/out/$w"
-		log "$w rep $((r + 1)): untraced ${t[u]} µs, OLD ${t[o]}, NEW ${t[n]}"
+		log "$w rep $((r + 1)): ms wall, CPU: untraced ${t[u]}, OLD ${t[o]}, NEW ${t[n]}"
 	done
+	# fields: untraced wall, CPU; OLD wall, CPU; NEW wall, CPU
 	awk "$awk_median"'
-		{ o[NR] = $2 / $1; n[NR] = $3 / $1; d[NR] = $3 / $2
-		  if (NR == 1 || d[NR] < lo) lo = d[NR]; if (NR == 1 || d[NR] > hi) hi = d[NR] }
-		END { printf "| %s | %.2f | %.2f | %.3f | %.3f-%.3f |\n", w,
-			median(o, NR), median(n, NR), median(d, NR), lo, hi }' w="$w" "$workdir/out/$w"
+		{ o[NR] = $3 / ($1 ? $1 : 1); n[NR] = $5 / ($1 ? $1 : 1)
+		  d[NR] = $5 / ($3 ? $3 : 1); c[NR] = $6 / ($4 ? $4 : 1)
+		  if (NR == 1 || d[NR] < dlo) dlo = d[NR]; if (NR == 1 || d[NR] > dhi) dhi = d[NR]
+		  if (NR == 1 || c[NR] < clo) clo = c[NR]; if (NR == 1 || c[NR] > chi) chi = c[NR] }
+		END { printf "| %s | %.2f | %.2f | %.3f | %.3f-%.3f | %.3f | %.3f-%.3f |\n", w,
+			median(o, NR), median(n, NR), median(d, NR), dlo, dhi,
+			median(c, NR), clo, chi }' w="$w" "$workdir/out/$w"
 done
