@@ -74,6 +74,15 @@ void aggregate_add(struct sink_proc *p, enum event_kind kind, uint32_t stack, in
 	a->released += released;
 }
 
+void aggregate_add_calls(struct sink_proc *p, enum event_kind kind, uint32_t stack,
+			 uint64_t calls, uint64_t acquired)
+{
+	struct agg *a = lookup(p, kind, stack);
+
+	a->calls += calls;
+	a->acquired += acquired;
+}
+
 struct agg *aggregate_entries(size_t *n)
 {
 	*n = nentries;

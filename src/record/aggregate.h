@@ -28,6 +28,10 @@ struct agg {
 void aggregate_add(struct sink_proc *p, enum event_kind kind, uint32_t stack, int failed,
 		   uint64_t acquired, uint64_t released);
 
+/* Add calls without a failure and the bytes they took, at once. */
+void aggregate_add_calls(struct sink_proc *p, enum event_kind kind, uint32_t stack,
+			 uint64_t calls, uint64_t acquired);
+
 /* The aggregates, in insertion order; valid until the next add. */
 struct agg *aggregate_entries(size_t *n);
 

@@ -3,8 +3,9 @@
  * (statistics, trace lines, later stacks) consume it.
  *
  * Sources: syscalls.c (brk, mmap, munmap, mremap, from syscall stops or
- * from breakpoints on libc's wrappers) and alloc.c (allocator functions
- * and --probe symbols, from breakpoints).  An event lives on the
+ * from breakpoints on libc's wrappers), alloc.c (allocator functions
+ * and --probe symbols, from breakpoints) and faults.c (page faults, from
+ * perf samples).  An event lives on the
  * source's stack: the sink copies what it keeps.
  */
 #ifndef MEMTAP_EVENT_H
@@ -66,6 +67,14 @@ struct event {
 	uint64_t leaf;
 	uint64_t old_brk;	/* brk: break before the call (0 = unknown) */
 	enum map_kind map_kind;
+	/*
+	 * Called by sink_flush() for a recorded event, with its stack
+	 * (STACK_ID_LOST when none), for a source that weighs the same
+	 * stacks again later (faults.c: samples scaled to the exact count).
+	 * NULL: nobody asks.  arg must live until the next sink_flush().
+	 */
+	void (*stacked)(const struct event *ev, uint32_t stack, void *arg);
+	void *stacked_arg;
 };
 
 #endif /* MEMTAP_EVENT_H */

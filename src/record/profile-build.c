@@ -209,6 +209,10 @@ static void add_processes(struct profile *prof)
 			e->released = ks->released;
 			e->anon = ks->anon;
 			e->file = ks->file;
+			e->sampled = ev_is_fault(k);
+			e->samples = ks->samples;
+			e->lost = ks->lost;
+			e->throttles = ks->throttles;
 		}
 	}
 }
@@ -221,6 +225,7 @@ static void add_run(struct profile *prof, const struct run_info *ri)
 
 	prof->have_run = 1;
 	r->syscalls = xstrdup(ri->syscall_source);
+	r->fault_period = ri->fault_period;
 	r->stops = st->total;
 	r->stops_seccomp = st->seccomp;
 	r->stops_syscall = st->syscall;

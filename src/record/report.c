@@ -129,6 +129,12 @@ static void print_call(FILE *out, const struct event *ev)
 		fprintf(out, "%s(%#" PRIx64 ", %" PRIu64 ", %" PRIu64 ", %#" PRIx64 ")",
 			ev->call, a[0], a[1], a[2], a[3]);
 		break;
+	case EV_FAULTS:
+	case EV_MINOR_FAULTS:
+	case EV_MAJOR_FAULTS:
+		/* a perf sample: the faulting address and where it was taken */
+		fprintf(out, "fault(%#" PRIx64 ") at ip %#" PRIx64 "\n", a[0], a[1]);
+		return;
 	default:
 		print_func_call(out, ev);
 		return;

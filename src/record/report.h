@@ -31,6 +31,7 @@ struct stop_counts {
 struct run_info {
 	struct stop_counts stops;
 	const char *syscall_source;	/* "seccomp", "ptrace", "breakpoints"... */
+	uint64_t fault_period;		/* faults: one sampled in N; 0 = no faults */
 	const char *const *unfound;	/* --probe specs never found, nunfound */
 	size_t nunfound;
 };

@@ -385,8 +385,32 @@ void sink_flush(void)
 			if (cfg.trace)
 				report_trace_event(ev, stack);
 		}
+		if (ev->stacked && record)
+			ev->stacked(ev, stack, ev->stacked_arg);
 	}
 	npending = 0;
+}
+
+void sink_add_weight(struct sink_proc *p, enum event_kind kind, uint32_t stack,
+		     uint64_t calls, uint64_t bytes)
+{
+	struct kind_stats *ks = &p->stats[kind];
+
+	if (!sink_recording() || !(cfg.events & EV_BIT(kind)) || (!calls && !bytes))
+		return;
+	ks->calls += calls;
+	ks->acquired += bytes;
+	aggregate_add_calls(p, kind, stack, calls, bytes);
+}
+
+void sink_add_samples(struct sink_proc *p, enum event_kind kind, uint64_t samples,
+		      uint64_t lost, uint64_t throttles)
+{
+	struct kind_stats *ks = &p->stats[kind];
+
+	ks->samples += samples;
+	ks->lost += lost;
+	ks->throttles += throttles;
 }
 
 void sink_print_costs(uint64_t code_stops)

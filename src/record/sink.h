@@ -40,6 +40,9 @@ struct kind_stats {
 	uint64_t acquired;	/* sum of positive weights */
 	uint64_t released;	/* sum of negative weights, as a positive number */
 	uint64_t anon, file;	/* mmap: acquired bytes by mapping kind */
+	/* faults: samples taken, lost (ring full) and throttle records;
+	   calls are the exact count, the samples scaled to it */
+	uint64_t samples, lost, throttles;
 };
 
 struct sink_proc {
@@ -123,6 +126,18 @@ size_t sink_stack_size(void);	/* bytes of stack to copy */
 void sink_emit(struct sink_proc *sp, const struct event *ev, struct stack_snapshot *snap);
 /* After resuming: unwind, count, aggregate what sink_emit() queued. */
 void sink_flush(void);
+
+/*
+ * Weight that no event carried: calls (faults counted whose samples
+ * were lost or not taken, --fault-period) and the bytes they moved,
+ * added to kind's totals of sp and to the aggregate of stack, without
+ * a --trace line.  Nothing while not recording.
+ */
+void sink_add_weight(struct sink_proc *sp, enum event_kind kind, uint32_t stack,
+		     uint64_t calls, uint64_t bytes);
+/* Fault kinds: samples taken, lost and throttle records, for the report. */
+void sink_add_samples(struct sink_proc *sp, enum event_kind kind, uint64_t samples,
+		      uint64_t lost, uint64_t throttles);
 
 /*
  * Recording: on from the start; off after -d in launch mode, and once

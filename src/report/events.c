@@ -21,4 +21,7 @@ const char *const event_kind_names[EV_NKINDS] = {
 	[EV_VALLOC] = "valloc",
 	[EV_PVALLOC] = "pvalloc",
 	[EV_PROBE] = "probe",
+	[EV_FAULTS] = "faults",
+	[EV_MINOR_FAULTS] = "minor-faults",
+	[EV_MAJOR_FAULTS] = "major-faults",
 };

@@ -23,6 +23,9 @@ enum event_kind {
 	EV_VALLOC,
 	EV_PVALLOC,
 	EV_PROBE,		/* a --probe SYMBOL */
+	EV_FAULTS,		/* page faults (perf events): bytes of the pages */
+	EV_MINOR_FAULTS,
+	EV_MAJOR_FAULTS,
 	EV_NKINDS
 };
 
@@ -34,6 +37,12 @@ extern const char *const event_kind_names[EV_NKINDS];
 #define EV_ALLOC (((EV_BIT(EV_PVALLOC) << 1) - 1) & ~(EV_BIT(EV_MALLOC) - 1))
 /* Kinds whose events come from breakpoints only. */
 #define EV_BREAKPOINT (EV_ALLOC | EV_BIT(EV_PROBE))
+/* Kinds whose events come from perf page-fault samples (trace/faults.c). */
+#define EV_FAULT_KINDS (EV_BIT(EV_FAULTS) | EV_BIT(EV_MINOR_FAULTS) | EV_BIT(EV_MAJOR_FAULTS))
+static inline int ev_is_fault(int kind)
+{
+	return kind >= EV_FAULTS && kind <= EV_MAJOR_FAULTS;
+}
 static inline int ev_is_alloc(int kind)
 {
 	return kind >= EV_MALLOC && kind <= EV_PVALLOC;

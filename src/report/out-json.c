@@ -62,6 +62,9 @@
  *   per process: "filtered", "unknown_frees", "live_blocks",
  *   "live_bytes", "inherited_blocks", "inherited_bytes" (of the live
  *   blocks, those a fork child holds of its parent's); per event: "anon", "file";
+ *   per fault event also "samples", "lost" (records lost: the ring was
+ *   full) and "throttles" (the kernel's rate limit), "calls" being the
+ *   exact count; "fault_period": N beside "run" with fault events;
  *   "mappings": [ { "start": "0x0", "limit": "0x0", "offset": "0x0",
  *                   "file": "/usr/bin/server", "build_id": "ab12" } ],
  *   "functions": [ { "name": "f", "system_name": "f", "file": null } ],
@@ -245,8 +248,12 @@ static void json_processes(FILE *f, const struct profile *p)
 			json_str(f, e->event);
 			fprintf(f, ", \"calls\": %" PRIu64 ", \"failed\": %" PRIu64 ", \"acquired\": %"
 				PRIu64 ", \"released\": %" PRIu64 ", \"anon\": %" PRIu64 ", \"file\": %"
-				PRIu64 " }", e->calls, e->failed, e->acquired, e->released, e->anon,
+				PRIu64, e->calls, e->failed, e->acquired, e->released, e->anon,
 				e->file);
+			if (e->sampled)
+				fprintf(f, ", \"samples\": %" PRIu64 ", \"lost\": %" PRIu64
+					", \"throttles\": %" PRIu64, e->samples, e->lost, e->throttles);
+			fputs(" }", f);
 		}
 		fputs(pr->nevents ? "\n      ] }" : "] }", f);
 	}
@@ -268,6 +275,8 @@ static void json_run(FILE *f, const struct prof_run *r)
 		r->stacks ? "true" : "false", r->held ? "true" : "false", r->stops,
 		r->stops_seccomp, r->stops_syscall, r->stops_breakpoint, r->stops_signal,
 		r->stops_other);
+	if (r->fault_period)
+		fprintf(f, "\n  \"fault_period\": %" PRIu64 ",", r->fault_period);
 	if (r->nunfound) {
 		fputs("\n  \"probes_not_found\": [", f);
 		for (size_t i = 0; i < r->nunfound; i++) {

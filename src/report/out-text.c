@@ -134,7 +134,24 @@ static void print_account(FILE *f, const struct prof_process *pr)
 		    "(mapped or unmapped before tracing or without these calls, exec, madvise)");
 }
 
-static void print_process(FILE *f, const struct prof_process *pr)
+/*
+ * A fault kind's samples: calls are its exact count (the counting
+ * event), the stacks its samples scaled to it.
+ */
+static void print_sampling(FILE *f, const struct prof_event_totals *e, uint64_t period)
+{
+	fprintf(f, "  %s: %" PRIu64 " counted, %" PRIu64 " sampled (one in %" PRIu64 "), %"
+		PRIu64 " lost, %" PRIu64 " throttled", e->event, e->calls, e->samples,
+		period ? period : 1, e->lost, e->throttles);
+	if (e->samples && e->calls > e->samples && (e->throttles || period > 1))
+		fprintf(f, ": stacks scaled x%.3f", (double)e->calls / (double)e->samples);
+	else if (e->calls > e->samples)
+		fprintf(f, ": %" PRIu64 " without a sample, each on the stack sampled next to it "
+			"(or none)", e->calls - e->samples);
+	fputc('\n', f);
+}
+
+static void print_process(FILE *f, const struct prof_process *pr, uint64_t period)
 {
 	struct prof_event_totals total = { 0 };
 	int w = 8;
@@ -165,6 +182,9 @@ static void print_process(FILE *f, const struct prof_process *pr)
 	}
 	fprintf(f, "  %-*s %8" PRIu64 " %8" PRIu64 " %16" PRIu64 " %16" PRIu64 "\n", w, "total",
 		total.calls, total.failed, total.acquired, total.released);
+	for (size_t k = 0; k < pr->nevents; k++)
+		if (pr->events[k].sampled)
+			print_sampling(f, &pr->events[k], period);
 	if (pr->filtered)
 		fprintf(f, "  %" PRIu64 " events under --min-size not counted\n", pr->filtered);
 	fprintf(f, "  %-8s %16s %16s %16s\n", "/proc", "START", "END", "GROWTH");
@@ -191,7 +211,7 @@ int write_text_summary(FILE *f, const struct profile *p)
 	for (size_t i = 0; i < r->nunfound; i++)
 		fprintf(f, "memtap: probe '%s' was never found\n", r->unfound[i]);
 	for (size_t i = 0; i < p->nprocesses; i++)
-		print_process(f, &p->processes[i]);
+		print_process(f, &p->processes[i], r->fault_period);
 	if (ferror(f)) {
 		if (!errno)
 			errno = EIO;

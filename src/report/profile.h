@@ -66,6 +66,9 @@ struct prof_event_totals {
 	char *event;
 	uint64_t calls, failed, acquired, released;
 	uint64_t anon, file;	/* mmap: acquired bytes by mapping kind */
+	/* fault kinds: samples (calls is the exact count), lost, throttles */
+	int sampled;
+	uint64_t samples, lost, throttles;
 };
 
 struct prof_process {
@@ -86,6 +89,7 @@ struct prof_process {
 /* How the recording was made: the text summary's first line. */
 struct prof_run {
 	char *syscalls;		/* "seccomp", "ptrace", "breakpoints", "none" */
+	uint64_t fault_period;	/* faults: one sampled in N; 0 = no faults */
 	uint64_t stops, stops_seccomp, stops_syscall, stops_breakpoint,
 		 stops_signal, stops_other;
 	int stacks;		/* stacks were unwound (not --unwind=none) */

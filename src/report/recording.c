@@ -156,6 +156,7 @@ static void read_run(struct reader *r, const struct jval *root)
 	pr->stops_breakpoint = num_or(st, "breakpoint", 0);
 	pr->stops_signal = num_or(st, "signal", 0);
 	pr->stops_other = num_or(st, "other", 0);
+	pr->fault_period = num_or(root, "fault_period", 0);
 	nf = json_get(root, "probes_not_found", J_ARR);
 	for (size_t i = 0; nf && i < nf->n; i++) {
 		if (nf->items[i].type != J_STR)
@@ -220,6 +221,10 @@ static int read_processes(struct reader *r, const struct jval *root)
 			t->released = num_or(e, "released", 0);
 			t->anon = num_or(e, "anon", 0);
 			t->file = num_or(e, "file", 0);
+			t->sampled = json_get(e, "samples", J_NUM) != NULL;
+			t->samples = num_or(e, "samples", 0);
+			t->lost = num_or(e, "lost", 0);
+			t->throttles = num_or(e, "throttles", 0);
 		}
 	}
 	return 0;
