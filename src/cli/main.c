@@ -42,7 +42,11 @@ static void usage(void)
 	       "                          syscalls, the default), malloc,calloc,realloc,\n"
 	       "                          reallocarray,free,posix_memalign,aligned_alloc,\n"
 	       "                          memalign,valloc,pvalloc (group alloc), all;\n"
-	       "                          probe: only the --probe functions\n"
+	       "                          probe: only the --probe functions;\n"
+	       "                          faults,minor-faults,major-faults: page faults\n"
+	       "                          (perf events), weighed by the pages' bytes\n"
+	       "      --fault-period=N    -e faults: sample one fault in N (default 1);\n"
+	       "                          totals stay exact, stacks are scaled\n"
 	       "  -f, --follow-forks      -p: follow fork children (with probes of their\n"
 	       "                          own); without it they are detached\n"
 	       "  -F, --format=FORMAT     text (default), folded, svg, pprof or json; also\n"
@@ -65,7 +69,8 @@ static void usage(void)
 	       "                          (0 = first); repeatable\n"
 	       "  -q, --quiet             no informational messages on stderr\n"
 	       "      --record=FILE       also save the recording (JSON) for memtap report\n"
-	       "      --stack-size=SIZE   bytes of stack copied at each event (default 32K)\n"
+	       "      --stack-size=SIZE   bytes of stack copied at each event (default 32K;\n"
+	       "                          -e faults: 8K, as perf record)\n"
 	       "      --symbol-prefix=PREFIX\n"
 	       "                          allocator symbols carry PREFIX (je_, _rjem_)\n"
 	       "      --syscalls=MODE     how syscalls are caught: seccomp (default for a\n"
@@ -90,6 +95,8 @@ static void usage(void)
 	       "  memtap --trace -e mmap --min-size 128M -p 1234\n"
 	       "                                          every mmap of 128 MiB or more\n"
 	       "  memtap -e brk -d 30 -o heap.svg -p 1234 flame graph of heap growth\n"
+	       "  memtap -e faults -d 30 -o rss.svg -p 1234\n"
+	       "                                          which code paths make RSS grow\n"
 	       "  memtap diff before.folded after.folded  what grew between two runs\n"
 	       "  memtap --record run.json -p 1234 -d 60  record; later, anywhere:\n"
 	       "  memtap report --leaks -o held.svg run.json\n");
@@ -143,8 +150,9 @@ static void parse_events(const char *arg)
 		if (!found)
 			usage_error("unknown event '%s' in -e (known: brk, mmap, munmap, mremap, "
 				    "malloc, calloc, realloc, reallocarray, free, posix_memalign, "
-				    "aligned_alloc, memalign, valloc, pvalloc, probe, and the groups "
-				    "syscalls, alloc, all)", tok);
+				    "aligned_alloc, memalign, valloc, pvalloc, probe, faults, "
+				    "minor-faults, major-faults, and the groups syscalls, alloc, all)",
+				    tok);
 	}
 	if (!opt.events)
 		usage_error("-e needs at least one event");
@@ -258,6 +266,7 @@ enum {
 	OPT_LEAKS,
 	OPT_MIN_AGE,
 	OPT_RECORD,
+	OPT_FAULT_PERIOD,
 };
 
 int main(int argc, char **argv)
@@ -265,6 +274,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "duration", required_argument, NULL, 'd' },
 		{ "events", required_argument, NULL, 'e' },
+		{ "fault-period", required_argument, NULL, OPT_FAULT_PERIOD },
 		{ "follow-forks", no_argument, NULL, 'f' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
@@ -324,6 +334,10 @@ int main(int argc, char **argv)
 		case 'f':
 			opt.follow_forks = 1;
 			break;
+		case OPT_FAULT_PERIOD:
+			opt.fault_period = (uint64_t)xparse_whole(optarg, "--fault-period", 1,
+								  1000000000);
+			break;
 		case 'F':
 			opt.format = output_format_parse(optarg);
 			if (opt.format < 0)
@@ -374,6 +388,7 @@ int main(int argc, char **argv)
 				usage_error("invalid size '%s' for --stack-size (from 256 to 64M)",
 					    optarg);
 			opt.stack_size = (size_t)v;
+			trace_config.fault_stack = (size_t)v;
 			break;
 		}
 		case OPT_TITLE:
@@ -487,6 +502,8 @@ int main(int argc, char **argv)
 		usage_error("%s", view_conflict(opt.weight, opt.net, opt.leaks));
 	if (opt.min_age > 0 && !opt.leaks)
 		usage_error("--min-age goes with --leaks");
+	if (opt.fault_period && !(opt.events & EV_FAULT_KINDS))
+		usage_error("--fault-period goes with -e faults, minor-faults or major-faults");
 	if (opt.leaks && opt.unwind == UNWIND_NONE)
 		usage_error("--leaks needs stacks: not with --unwind=none");
 	if (!unwind_kind_available(opt.unwind))
@@ -539,6 +556,8 @@ int main(int argc, char **argv)
 		.interval = opt.interval,
 		.output = opt.output,
 		.trace = opt.trace,
+		.fault_period = opt.fault_period ? opt.fault_period : 1,
+		.fault_stack = trace_config.fault_stack,
 	};
 	tracer_init(&trace_config);
 	report_init_from_opt();	/* after the probes are known */

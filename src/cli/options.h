@@ -41,6 +41,7 @@ struct options {
 	double min_age;		/* --min-age seconds, for --leaks */
 	int follow_forks;	/* -f: -p follows fork children */
 	const char *symbol_prefix;	/* --symbol-prefix: je_, _rjem_... */
+	uint64_t fault_period;	/* --fault-period: sample one fault in N */
 };
 
 extern struct options opt;

@@ -16,6 +16,9 @@
  *                         and /proc/CHILD/mem read and written over a
  *                         read-only page (as breakpoints are written into
  *                         text).  The child is SIGKILLed and reaped.
+ *   perf                  not probed here: -e faults opens its events per
+ *                         thread and says once why the kernel refused;
+ *                         MEMTAP_DISABLE=perf refuses them all.
  * When no child can be traced, the ptrace and memory features keep
  * "yes": the fallbacks are then taken at the first failure instead
  * (feature_lost()).
@@ -60,6 +63,7 @@ static const char *const names[F_NFEATURES] = {
 	[F_SEIZE] = "seize",
 	[F_EXITKILL] = "exitkill",
 	[F_GET_SYSCALL_INFO] = "get_syscall_info",
+	[F_PERF] = "perf",
 };
 
 static enum state state[F_NFEATURES];

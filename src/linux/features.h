@@ -30,6 +30,8 @@ enum feature {
 	F_SEIZE,		/* PTRACE_SEIZE, INTERRUPT, LISTEN (3.4) */
 	F_EXITKILL,		/* PTRACE_O_EXITKILL (3.8) */
 	F_GET_SYSCALL_INFO,	/* PTRACE_GET_SYSCALL_INFO (5.3) */
+	F_PERF,			/* perf_event_open page-fault events (2.6.33);
+				   not probed: tried per thread (linux/perf.h) */
 	F_NFEATURES
 };
 

@@ -110,9 +110,9 @@ static int open_sample(struct perf_thread *pt, const struct perf_fault_config *c
 	a.sample_type = SAMPLE_BASIC | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	a.sample_regs_user = REGS_MASK;
 	a.sample_stack_user = (uint32_t)pt->stack_bytes;
-	/* Wake up poll() when half the ring is full. */
+	/* Wake up poll() at wakeup_bytes (0: when half the ring is full). */
 	a.watermark = 1;
-	a.wakeup_watermark = 0;
+	a.wakeup_watermark = (uint32_t)c->wakeup_bytes;
 	pt->sample_fd = sys_perf_event_open(&a, tid);
 	if (pt->sample_fd < 0 && errno == EINVAL) {
 		a.sample_type = SAMPLE_BASIC;
@@ -341,6 +341,7 @@ uint64_t perf_thread_drain(struct perf_thread *pt, perf_sample_fn *fn, void *arg
 	/* pairs with the kernel's store of data_head after the records */
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	tail = pg->data_tail;
+	pt->fill = head - tail;
 	while (tail < head) {
 		uint64_t off = tail & mask;
 		const struct perf_event_header *h = (const void *)(pt->data + off);

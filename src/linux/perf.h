@@ -105,6 +105,8 @@ struct perf_fault_config {
 	uint64_t period;	/* sample one fault in period (>= 1) */
 	size_t stack_bytes;	/* user stack copied per sample, <= PERF_STACK_MAX */
 	size_t ring_bytes;	/* data area: a power of two of pages */
+	size_t wakeup_bytes;	/* poll() wakes when this much is in the ring;
+				   0 = half of it */
 };
 
 /* The user registers of a sample, in perf's order (PERF_REG_X86_*). */
@@ -150,6 +152,7 @@ struct perf_thread {
 	uint64_t lost_records;	/* PERF_RECORD_LOST records */
 	uint64_t throttles, unthrottles;
 	uint64_t bad;		/* records not understood (skipped) */
+	uint64_t fill;		/* bytes in the ring when the last drain began */
 };
 
 /*

@@ -30,6 +30,7 @@
 
 #include "trace/alloc.h"
 #include "trace/attach.h"
+#include "trace/faults.h"
 #include "trace/loop.h"
 #include "trace/source.h"
 #include "util/error.h"
@@ -60,6 +61,7 @@ void tracer_init(const struct trace_config *cfg)
 		      tr.ptrace_syscalls ? "ptrace" : wrappers ? "breakpoints" : "none");
 	alloc_init(&tr.procs, cfg, wrappers);
 	clock_start();
+	faults_init(cfg);
 }
 
 void tracer_launch(char **argv)
@@ -104,6 +106,7 @@ int tracer_detaching(void)
 void thread_free(struct thread *tcp)
 {
 	alloc_thread_free(tcp);
+	faults_thread_gone(tcp);
 	procs_free_thread(&tr.procs, tcp);
 }
 
@@ -276,6 +279,7 @@ static void serve_wait(pid_t pid, int status)
 	stops.total++;
 	if (((unsigned)status >> 16) == PTRACE_EVENT_EXEC) {
 		/* the image goes: unwind what was taken of the old one first */
+		faults_before_exec();
 		sink_flush();
 		if (!tcp) {
 			/* exec by a non-leader whose leader we did not know */
@@ -332,6 +336,7 @@ int tracer_run(void)
 		sources_drain(now_ns());
 		/* every thread of the batch runs again: now unwind */
 		sink_flush();
+		faults_release();
 		if (!clock_ns && probes_armed()) {
 			clock_ns = now_ns();
 			debug_msg("every probe in: -d and -i count from now");

@@ -59,6 +59,7 @@ struct thread {
 	/* alloc.c */
 	int pending_sig;	/* detach: the signal to pass on */
 	struct alloc_thread *alloc;	/* probed calls awaiting their return */
+	struct fault_thread *faults;	/* faults.c: its perf events, or NULL */
 };
 
 /* struct thread flags */

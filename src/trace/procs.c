@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 
+#include "trace/faults.h"
 #include "trace/procs.h"
 #include "util/xmalloc.h"
 
@@ -109,6 +110,7 @@ struct thread *procs_new_thread(struct procs *pt, pid_t tid, struct proc *p)
 	pt->nthreads++;
 	if (!pt->any_tid)
 		pt->any_tid = tid;
+	faults_thread_new(tcp);
 	return tcp;
 }
 

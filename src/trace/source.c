@@ -119,3 +119,10 @@ void sources_detach(void)
 		if (sources[i].ops->detach)
 			sources[i].ops->detach(sources[i].self);
 }
+
+void sources_settle(void)
+{
+	for (size_t i = 0; i < nsources; i++)
+		if (sources[i].ops->settle)
+			sources[i].ops->settle(sources[i].self);
+}

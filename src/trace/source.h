@@ -55,6 +55,8 @@ struct source_ops {
 	/* A ptrace stop of tcp, status as waitpid() gave it. */
 	enum stop_verdict (*stop)(void *self, struct thread *tcp, int status);
 	void (*detach)(void *self);		/* tracing ends */
+	/* A report is due: bring the totals up to date (drain, counts). */
+	void (*settle)(void *self);
 };
 
 /* At most SOURCES_MAX sources; ops and self live until exit. */
@@ -84,5 +86,8 @@ size_t sources_drain(uint64_t now);
 
 /* Tracing ends: each source's detach(), in order. */
 void sources_detach(void);
+
+/* Before a report: each source's settle(), in order. */
+void sources_settle(void);
 
 #endif /* MEMTAP_SOURCE_H */

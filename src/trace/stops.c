@@ -28,6 +28,7 @@
 #include <linux/ptrace.h>
 
 #include "trace/alloc.h"
+#include "trace/faults.h"
 #include "trace/loop.h"
 #include "trace/source.h"
 #include "util/error.h"
@@ -50,7 +51,7 @@ static void first_stop(struct thread *tcp)
 	}
 	if (tr.detaching || (tcp->flags & T_DETACHING))
 		detach_or_park(tcp, 0, 1);
-	else
+	else if (!faults_hold(tcp))
 		resume(tcp, 0);
 }
 
@@ -240,7 +241,8 @@ static void on_event_stop(struct thread *tcp, int sig)
 		detach_thread(tcp, 0);
 		break;
 	default:
-		resume(tcp, 0);
+		if (!faults_hold(tcp))
+			resume(tcp, 0);
 		break;
 	}
 }

@@ -27,6 +27,7 @@
 #include "util/error.h"
 #include "trace/alloc.h"
 #include "trace/memtap.h"
+#include "trace/source.h"
 #include "trace/tracer.h"
 #include "util/xmalloc.h"
 
@@ -144,6 +145,7 @@ static void run_info_get(struct run_info *ri)
 
 	ri->stops = stops;
 	ri->syscall_source = syscall_source;
+	ri->fault_period = (cfg->events & EV_FAULT_KINDS) ? cfg->fault_period : 0;
 	ri->nunfound = 0;
 	for (size_t it = 0; (spec = alloc_unfound_probe(&it));) {
 		unfound = xgrowarray(unfound, &cap, ri->nunfound + 1, sizeof(*unfound));
@@ -157,6 +159,7 @@ void interval_report(int last)
 	struct run_info ri;
 
 	interval_no++;
+	sources_settle();
 	sink_flush();
 	status_clear();
 	run_info_get(&ri);
@@ -173,6 +176,7 @@ void timers_final_report(void)
 		interval_report(1);
 		return;
 	}
+	sources_settle();
 	run_info_get(&ri);
 	report_final(&ri);
 }

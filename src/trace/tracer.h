@@ -14,6 +14,7 @@
 #define MEMTAP_TRACER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct thread;
@@ -36,6 +37,9 @@ struct trace_config {
 	double interval;		/* -i seconds, 0 = one report at the end */
 	const char *output;		/* -o path, or NULL for stdout */
 	int trace;			/* --trace: a line per event on stderr */
+	uint64_t fault_period;		/* --fault-period: one fault sampled in N */
+	size_t fault_stack;		/* faults: stack bytes per sample (--stack-size,
+					   else 0: FAULT_STACK_DEFAULT) */
 };
 
 /*

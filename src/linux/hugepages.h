@@ -1,0 +1,30 @@
+/*
+ * hugepages.h - the size of the page a fault brought in (hugepages.c):
+ * the base page, or the huge page size of a hugetlb mapping.
+ *
+ * One cache of the mappings of the process asked about last, read from
+ * /proc/PID/maps when an address is in none of them (at most once per
+ * REREAD_NS per process, so that faults on mappings already gone cost
+ * one read, not one per fault).  A mapping is hugetlb when its path is
+ * /anon_hugepage (MAP_HUGETLB), /SYSV... (SysV shared memory) or under
+ * /dev/hugepages, and statfs() of /proc/PID/map_files/START-END says
+ * hugetlbfs: its block size is the huge page size.  A hugetlbfs file
+ * mounted elsewhere weighs the base page.  Transparent huge pages are
+ * not seen (their mappings are plain anonymous memory).
+ */
+#ifndef MEMTAP_HUGEPAGES_H
+#define MEMTAP_HUGEPAGES_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The base page size (sysconf). */
+uint64_t hugepages_base_size(void);
+
+/* The page size of the mapping of pid that holds addr (base if unknown). */
+uint64_t hugepages_page_size(pid_t pid, uint64_t addr);
+
+/* Free the cache. */
+void hugepages_release(void);
+
+#endif /* MEMTAP_HUGEPAGES_H */

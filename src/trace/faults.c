@@ -1,0 +1,516 @@
+/*
+ * faults.c - the page-fault source: -e faults, minor-faults and
+ * major-faults, per thread, through the perf events of linux/perf.h
+ * (a counting event and a sampling one for each kind).
+ *
+ * Every thread memtap traces gets its events when it is first known: a
+ * new thread before it runs (its clone or fork event, or its first
+ * stop), a seized one at attach.  The sampling fds are in one epoll fd,
+ * which is the source's fd (readable when a ring is half full), and
+ * the loop also drains every DRAIN_NS, so that a thread that faults
+ * slowly has its samples unwound while their code is still mapped.
+ * Each sample becomes an event (its page's bytes, its address) with its
+ * own copy of the stack, handed to the sink without a stop.
+ *
+ * Exact totals: the counting event is never throttled and loses
+ * nothing, the samples may be (ring full: PERF_RECORD_LOST; the
+ * kernel's rate limit: THROTTLE), and with --fault-period N only one
+ * fault in N is sampled.  So before each report and when a thread goes,
+ * its count is read, and the faults not yet credited to a stack are
+ * spread over the stacks its samples had, in proportion to their
+ * samples (perf_sample_scale(), per thread): each thread's total is its
+ * exact count, and the samples, losses and throttles are reported.
+ *
+ * Pacing: unwinding a sample costs memtap more than the fault costs the
+ * target, so a thread that faults in a loop fills its ring faster than
+ * it is read.  When a drain finds more than PACE_SAMPLES samples of one
+ * thread, the thread is interrupted (PTRACE_INTERRUPT): at its
+ * PTRACE_EVENT_STOP it is held until its ring is read and the sink has
+ * unwound what was read, then resumed.  The target only waits, as at
+ * any ptrace stop; detaching resumes held threads like any other.
+ *
+ * Weights: the page size of the mapping the fault is in: the base page,
+ * or the huge page size of a hugetlb mapping (statfs of the mapping's
+ * file through /proc/PID/map_files: hugetlbfs's block size).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/ptrace.h>
+
+#include "linux/features.h"
+#include "linux/perf.h"
+#include "stack/snapshot-perf.h"
+#include "stack/stacks.h"
+#include "stack/unwind.h"
+#include "trace/emit.h"
+#include "trace/faults.h"
+#include "linux/hugepages.h"
+#include "trace/source.h"
+#include "trace/tracer.h"
+#include "util/error.h"
+#include "util/xmalloc.h"
+
+#define DRAIN_NS (10 * 1000000ull)
+/*
+ * Rings: 16 MiB (about 3,800 samples with 4 KiB stack copies) for each
+ * of the first 16 threads with events at a time, 4 MiB for the others;
+ * smaller where the locked-memory limit says so (perf.c).
+ */
+#define RING_BIG (16u << 20)
+/* The stack copied per sample without --stack-size: perf record's. */
+#define FAULT_STACK_DEFAULT 8192
+#define RING_BIG_THREADS 16
+#define PACE_SAMPLES 32
+#define NKINDS PERF_FAULTS_NKINDS
+
+/* One stack of a kind's samples, for spreading the uncredited faults. */
+struct fault_stack {
+	uint32_t stack;
+	uint64_t samples;
+	uint64_t units;		/* bytes / UNIT of those samples */
+};
+
+#define UNIT 4096u
+
+/* The events of one kind on one thread. */
+struct fault_kind {
+	struct fault_thread *ft;
+	enum event_kind kind;
+	struct perf_thread pt;
+	uint64_t credited;	/* faults credited: samples + spread */
+	uint64_t said_samples, said_lost, said_throttles;	/* told the sink */
+	uint64_t lost_seen;	/* lost samples credited to a stack */
+	struct fault_stack *stacks;	/* open addressing on stack + 1 */
+	size_t size, used;
+	uint64_t samples;	/* in stacks */
+	uint32_t last_stack;	/* of the last sample recorded */
+	uint64_t last_page;	/* its page size */
+};
+
+struct fault_thread {
+	struct thread *tcp;
+	int nkinds;
+	struct fault_kind k[NKINDS];
+	int interrupted;	/* PTRACE_INTERRUPT sent: hold its stop */
+	int held;		/* kept stopped until faults_release() */
+	struct fault_thread *next, **prevp;
+};
+
+static struct {
+	unsigned kinds;		/* EV_BIT() of the fault kinds of -e */
+	struct perf_fault_config pc;
+	int epfd;
+	int refused;		/* said why once; no events from then on */
+	int pace;		/* PTRACE_INTERRUPT is there */
+	size_t nthreads;	/* threads with events */
+	uint64_t next_ns;
+	struct fault_thread *head;
+	struct stack_snapshot snap;	/* a buffer the sink swaps */
+} fs = { .epfd = -1 };
+
+static enum perf_fault_kind perf_kind(enum event_kind k)
+{
+	return k == EV_MINOR_FAULTS ? PERF_FAULTS_MINOR :
+	       k == EV_MAJOR_FAULTS ? PERF_FAULTS_MAJOR : PERF_FAULTS_ALL;
+}
+
+/* ---- the stacks of a kind's samples ---- */
+
+static struct fault_stack *stack_slot(struct fault_kind *fk, uint32_t stack)
+{
+	size_t j;
+
+	if ((fk->used + 1) * 2 > fk->size) {
+		struct fault_stack *old = fk->stacks;
+		size_t old_size = fk->size;
+
+		fk->size = fk->size ? fk->size * 2 : 16;
+		fk->stacks = xcalloc(fk->size, sizeof(*fk->stacks));
+		for (size_t i = 0; i < old_size; i++) {
+			if (!old[i].samples)
+				continue;
+			j = (old[i].stack * 2654435761u) & (fk->size - 1);
+			while (fk->stacks[j].samples)
+				j = (j + 1) & (fk->size - 1);
+			fk->stacks[j] = old[i];
+		}
+		free(old);
+	}
+	j = (stack * 2654435761u) & (fk->size - 1);
+	while (fk->stacks[j].samples && fk->stacks[j].stack != stack)
+		j = (j + 1) & (fk->size - 1);
+	if (!fk->stacks[j].samples) {
+		fk->stacks[j].stack = stack;
+		fk->used++;
+	}
+	return &fk->stacks[j];
+}
+
+/*
+ * sink_flush(): the stack a sample was recorded on, in the ring's
+ * order.  The samples lost just before it (args[2]) weigh on the stack
+ * of the sample before them: the ring filled up while the thread was
+ * there, in a loop most likely, and the next sample that fitted may be
+ * far from it.
+ */
+static void on_stacked(const struct event *ev, uint32_t stack, void *arg)
+{
+	struct fault_kind *fk = arg;
+	struct fault_stack *s = stack_slot(fk, stack);
+	uint64_t lost = ev->args[2];
+
+	s->samples++;
+	s->units += (uint64_t)ev->size / UNIT;
+	if (!fk->samples++) {
+		fk->last_stack = stack;
+		fk->last_page = (uint64_t)ev->size;
+	}
+	if (lost && fk->ft->tcp->proc)
+		sink_add_weight(fk->ft->tcp->proc->rec, fk->kind, fk->last_stack, lost,
+				lost * fk->last_page);
+	fk->last_stack = stack;
+	fk->last_page = (uint64_t)ev->size;
+}
+
+/*
+ * Credit the faults counted and not yet credited (count - credited).
+ *   - samples lost after the last sample read (no sample after them
+ *     brought their record to on_stacked()): to the last sample's stack;
+ *   - with --fault-period N > 1, or once the kernel throttled: to the
+ *     stacks of the samples, in proportion to their samples;
+ *   - else (period 1, nothing throttled) what is left is faults the
+ *     sampling event did not see (the two events are not one), or lost
+ *     at the end with no record to say so: left for later while the
+ *     thread lives; at its end (final) on the last sample's stack when
+ *     its ring was full, else on no stack.
+ * lost: samples lost after the last sample read.  Each stack's faults
+ * weigh its samples' mean page size.
+ */
+static void spread(struct fault_kind *fk, struct sink_proc *sp, uint64_t count, uint64_t lost,
+		   int final)
+{
+	uint64_t delta, cum = 0, given = 0, last_page = fk->last_page ? fk->last_page :
+							 hugepages_base_size();
+
+	if (count <= fk->credited)
+		return;
+	delta = count - fk->credited;
+	if (lost > delta)
+		lost = delta;
+	if (lost) {
+		sink_add_weight(sp, fk->kind, fk->last_stack, lost, lost * last_page);
+		fk->credited += lost;
+		delta -= lost;
+	}
+	if (!delta)
+		return;
+	if (fs.pc.period == 1 && !fk->pt.throttles) {
+		size_t slack = 2 * (fs.pc.stack_bytes + 1024);
+
+		if (!final)
+			return;
+		fk->credited += delta;
+		if (fk->samples && fk->pt.fill + slack >= fk->pt.data_size)
+			sink_add_weight(sp, fk->kind, fk->last_stack, delta, delta * last_page);
+		else
+			sink_add_weight(sp, fk->kind, STACK_ID_LOST, delta,
+					delta * hugepages_base_size());
+		return;
+	}
+	fk->credited += delta;
+	if (!fk->samples) {
+		sink_add_weight(sp, fk->kind, STACK_ID_LOST, delta,
+				delta * hugepages_base_size());
+		return;
+	}
+	for (size_t i = 0; i < fk->size; i++) {
+		const struct fault_stack *s = &fk->stacks[i];
+		uint64_t upto, n;
+
+		if (!s->samples)
+			continue;
+		cum += s->samples;
+		upto = cum == fk->samples ? delta :
+		       (uint64_t)((long double)delta * (long double)cum / (long double)fk->samples);
+		n = upto - given;
+		given = upto;
+		if (n)
+			sink_add_weight(sp, fk->kind, s->stack, n,
+					(uint64_t)((long double)n * (long double)s->units /
+						   (long double)s->samples) * UNIT);
+	}
+}
+
+/* ---- reading the rings ---- */
+
+static void on_sample(const struct perf_sample *s, void *arg)
+{
+	struct fault_kind *fk = arg;
+	struct thread *tcp = fk->ft->tcp;
+	struct stack_snapshot *snap = NULL;
+	struct event ev;
+
+	uint64_t lost = fk->pt.lost - fk->lost_seen;
+
+	/* the lost records come before the next sample that fits */
+	fk->lost_seen = fk->pt.lost;
+	fk->credited += 1 + lost;
+	if (!tcp->proc || tcp->proc->unfollowed)
+		return;
+	source_event_init(&ev, tcp);
+	ev.kind = fk->kind;
+	ev.call = event_kind_names[fk->kind];
+	ev.addr = s->addr;
+	ev.size = (int64_t)hugepages_page_size(tcp->proc->pid, s->addr);
+	ev.args[0] = s->addr;
+	ev.args[1] = s->ip;
+	ev.args[2] = lost;
+	ev.stacked = on_stacked;
+	ev.stacked_arg = fk;
+	if (sink_stacks_wanted()) {
+		stack_snapshot_from_perf(&fs.snap, tcp->proc->pid, s);
+		snap = &fs.snap;
+	}
+	source_emit_snapshot(tcp, &ev, snap);
+}
+
+/* Read every ring of ft; returns the samples read. */
+static uint64_t thread_drain(struct fault_thread *ft)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < ft->nkinds; i++)
+		n += perf_thread_drain(&ft->k[i].pt, on_sample, &ft->k[i]);
+	return n;
+}
+
+/* Bring ft's totals to its counts: samples, losses, the spread. */
+static void thread_settle(struct fault_thread *ft, int final)
+{
+	struct thread *tcp = ft->tcp;
+
+	for (int i = 0; i < ft->nkinds; i++) {
+		struct fault_kind *fk = &ft->k[i];
+		struct perf_thread *pt = &fk->pt;
+		uint64_t count;
+
+		if (!tcp->proc || tcp->proc->unfollowed || perf_thread_count(pt, &count) < 0)
+			continue;
+		/* samples lost after the last sample read: no stack to put them on */
+		uint64_t lost = pt->lost - fk->lost_seen;
+
+		fk->lost_seen = pt->lost;
+		if (sink_recording())
+			sink_add_samples(tcp->proc->rec, fk->kind, pt->samples - fk->said_samples,
+					 pt->lost - fk->said_lost, pt->throttles - fk->said_throttles);
+		fk->said_samples = pt->samples;
+		fk->said_lost = pt->lost;
+		fk->said_throttles = pt->throttles;
+		spread(fk, tcp->proc->rec, count, lost, final);
+	}
+}
+
+static int pace_ok(const struct thread *tcp)
+{
+	return fs.pace && !tracer_detaching() &&
+	       !(tcp->flags & (T_STOPPED | T_LISTENING | T_DETACHING | T_HELD));
+}
+
+static void faults_drain(void *self)
+{
+	(void)self;
+	for (struct fault_thread *ft = fs.head; ft; ft = ft->next) {
+		uint64_t n = thread_drain(ft);
+
+		if (n > PACE_SAMPLES && pace_ok(ft->tcp) &&
+		    ptrace(PTRACE_INTERRUPT, ft->tcp->tid, 0L, 0L) == 0)
+			ft->interrupted = 1;
+	}
+	fs.next_ns = fs.head ? now_ns() + DRAIN_NS : 0;
+}
+
+static int faults_fd(void *self)
+{
+	(void)self;
+	return fs.head ? fs.epfd : -1;
+}
+
+static uint64_t faults_next_ns(void *self)
+{
+	(void)self;
+	return fs.head ? fs.next_ns : 0;
+}
+
+static void faults_settle(void *self)
+{
+	faults_drain(self);
+	sink_flush();
+	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
+		thread_settle(ft, 0);
+}
+
+static void faults_detach(void *self)
+{
+	(void)self;
+	while (fs.head)
+		faults_thread_gone(fs.head->tcp);
+	if (fs.epfd >= 0)
+		close(fs.epfd);
+	fs.epfd = -1;
+	stack_snapshot_release(&fs.snap);
+}
+
+static const struct source_ops faults_ops = {
+	.name = "faults",
+	.fd = faults_fd,
+	.next_drain_ns = faults_next_ns,
+	.drain = faults_drain,
+	.detach = faults_detach,
+	.settle = faults_settle,
+};
+
+/* ---- the tracer's calls ---- */
+
+void faults_init(const struct trace_config *cfg)
+{
+	fs.kinds = cfg->events & EV_FAULT_KINDS;
+	if (!fs.kinds)
+		return;
+	fs.pc.period = cfg->fault_period ? cfg->fault_period : 1;
+	fs.pc.stack_bytes = !sink_stacks_wanted() ? 0 : cfg->fault_stack ? cfg->fault_stack :
+			    FAULT_STACK_DEFAULT;
+	if (fs.pc.stack_bytes > PERF_STACK_MAX)
+		fs.pc.stack_bytes = PERF_STACK_MAX;
+
+	fs.pace = feature_has(F_SEIZE);
+	if (!feature_has(F_PERF)) {
+		warn_msg("-e faults: perf events are off (MEMTAP_DISABLE=perf): page faults "
+			 "are not traced");
+		fs.refused = 1;
+		return;
+	}
+	fs.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (fs.epfd < 0) {
+		warn_msg("-e faults: epoll_create1: %s: page faults are not traced",
+			 strerror(errno));
+		fs.refused = 1;
+		return;
+	}
+	source_register(&faults_ops, NULL);
+}
+
+/* Say once why the kernel refused, and open no more events. */
+static void refuse(const struct fault_thread *ft, int err)
+{
+	if (ft->tcp->proc && ft->tcp->proc->unfollowed)
+		return;
+	fs.refused = 1;
+	if (fs.head)
+		warn_msg("-e faults: %s: page faults of thread %d and of later threads are "
+			 "not traced", perf_open_reason(err), ft->tcp->tid);
+	else
+		warn_msg("-e faults: %s: page faults are not traced", perf_open_reason(err));
+}
+
+void faults_thread_new(struct thread *tcp)
+{
+	struct fault_thread *ft;
+	struct epoll_event ee = { .events = EPOLLIN };
+
+	if (!fs.kinds || fs.refused || tcp->faults)
+		return;
+	ft = xcalloc(1, sizeof(*ft));
+	ft->tcp = tcp;
+	for (int k = EV_FAULTS; k <= EV_MAJOR_FAULTS; k++) {
+		struct fault_kind *fk = &ft->k[ft->nkinds];
+
+		if (!(fs.kinds & EV_BIT(k)))
+			continue;
+		fk->ft = ft;
+		fk->kind = (enum event_kind)k;
+		fs.pc.kind = perf_kind(fk->kind);
+		fs.pc.ring_bytes = fs.nthreads < RING_BIG_THREADS ? RING_BIG : PERF_RING_DEFAULT;
+		/* early, so that memtap runs before the ring is full even when late */
+		fs.pc.wakeup_bytes = fs.pc.ring_bytes / 16;
+		if (perf_thread_open(&fk->pt, tcp->tid, &fs.pc) < 0 ||
+		    epoll_ctl(fs.epfd, EPOLL_CTL_ADD, fk->pt.sample_fd, &ee) < 0) {
+			int err = errno;
+
+			if (fk->pt.sample_fd >= 0)
+				perf_thread_close(&fk->pt);
+			for (int i = 0; i < ft->nkinds; i++)
+				perf_thread_close(&ft->k[i].pt);
+			if (err != ESRCH)
+				refuse(ft, err);
+			free(ft);
+			return;
+		}
+		ft->nkinds++;
+	}
+	ft->next = fs.head;
+	if (fs.head)
+		fs.head->prevp = &ft->next;
+	ft->prevp = &fs.head;
+	fs.head = ft;
+	tcp->faults = ft;
+	fs.nthreads++;
+	if (!fs.next_ns)
+		fs.next_ns = now_ns() + DRAIN_NS;
+}
+
+void faults_thread_gone(struct thread *tcp)
+{
+	struct fault_thread *ft = tcp->faults;
+
+	if (!ft)
+		return;
+	thread_drain(ft);
+	sink_flush();
+	thread_settle(ft, 1);
+	for (int i = 0; i < ft->nkinds; i++) {
+		perf_thread_close(&ft->k[i].pt);
+		free(ft->k[i].stacks);
+	}
+	*ft->prevp = ft->next;
+	if (ft->next)
+		ft->next->prevp = ft->prevp;
+	tcp->faults = NULL;
+	fs.nthreads--;
+	free(ft);
+}
+
+void faults_before_exec(void)
+{
+	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
+		thread_drain(ft);
+}
+
+int faults_hold(struct thread *tcp)
+{
+	struct fault_thread *ft = tcp->faults;
+
+	if (!ft || !ft->interrupted || tracer_detaching())
+		return 0;
+	ft->interrupted = 0;
+	ft->held = 1;
+	tcp->flags |= T_PARKED | T_GOOD_STOP;
+	return 1;
+}
+
+void faults_release(void)
+{
+	for (struct fault_thread *ft = fs.head; ft; ft = ft->next) {
+		if (!ft->held)
+			continue;
+		ft->held = 0;
+		if (ft->tcp->flags & T_STOPPED)
+			tracer_resume(ft->tcp, 0);
+	}
+}
