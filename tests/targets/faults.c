@@ -6,26 +6,36 @@
  *
  *   faults_forty    40 MiB, main thread
  *   faults_eight     8 MiB, main thread
- *   faults_sixteen  16 MiB, a second thread
+ *   faults_sixteen  16 MiB, in each of the other threads (-t N, 1 to 8,
+ *                   default 1), once the main thread is done
  *
  * Built with -fomit-frame-pointer: stacks need DWARF unwinding.  Prints
  *
  *   FAULTS <function> <bytes touched> <minor faults of the thread during the call>
  *
  * the fault count from getrusage(RUSAGE_THREAD) around the call.
+ * -w: the threads are created, then "ready PID" is printed and the
+ * target waits for SIGUSR1 before touching anything; when every thread
+ * is done it prints "touched" and waits for SIGUSR1 again to exit (for
+ * memtap -p).
  * With an argument N (MiB), touches N MiB page by page from
  * faults_forty alone and prints nothing (the bench/faults workload).
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 
 #define MiB (1024UL * 1024UL)
 #define PAGE 4096UL
+#define MAX_THREADS 8
 
 static char *area;
+static pthread_barrier_t start;
 
 static long thread_minflt(void)
 {
@@ -64,21 +74,52 @@ static void report(const char *name, size_t len, long faults)
 
 static void *thread_main(void *arg)
 {
+	char *p = area + 128 * MiB + (size_t)arg * 16 * MiB;
 	long f0;
 
-	(void)arg;
+	pthread_barrier_wait(&start);
 	f0 = thread_minflt();
-	faults_sixteen(area + 128 * MiB, 16 * MiB);
+	faults_sixteen(p, 16 * MiB);
 	report("faults_sixteen", 16 * MiB, thread_minflt() - f0);
 	return NULL;
 }
 
+static void wait_usr1(void)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigwait(&set, &sig);
+}
+
 int main(int argc, char **argv)
 {
-	size_t len = argc > 1 ? strtoul(argv[1], NULL, 0) * MiB : 256 * MiB;
-	pthread_t t;
-	long f0, f1, f2;
+	size_t len = 256 * MiB;
+	long nthreads = 1, f0, f1, f2;
+	pthread_t t[MAX_THREADS];
+	int opt, wait = 0, bench = argc > 1 && argv[1][0] != '-';
+	sigset_t set;
 
+	if (bench)
+		len = strtoul(argv[1], NULL, 0) * MiB;
+	while (!bench && (opt = getopt(argc, argv, "t:w")) != -1) {
+		switch (opt) {
+		case 't':
+			nthreads = strtol(optarg, NULL, 10);
+			break;
+		case 'w':
+			wait = 1;
+			break;
+		default:
+			return 99;
+		}
+	}
+	if (nthreads < 1 || nthreads > MAX_THREADS) {
+		fprintf(stderr, "faults: -t from 1 to %d\n", MAX_THREADS);
+		return 99;
+	}
 	area = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (area == MAP_FAILED) {
 		perror("mmap");
@@ -87,9 +128,24 @@ int main(int argc, char **argv)
 #ifdef MADV_NOHUGEPAGE
 	madvise(area, len, MADV_NOHUGEPAGE);
 #endif
-	if (argc > 1) {
+	if (bench) {
 		faults_forty(area, len);
 		return 0;
+	}
+	/* SIGUSR1 is for sigwait() alone, in every thread */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	pthread_barrier_init(&start, NULL, (unsigned)nthreads + 1);
+	for (long i = 0; i < nthreads; i++)
+		if (pthread_create(&t[i], NULL, thread_main, (void *)i) != 0) {
+			fprintf(stderr, "pthread_create failed\n");
+			return 99;
+		}
+	if (wait) {
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		wait_usr1();
 	}
 	f0 = thread_minflt();
 	faults_forty(area, 40 * MiB);
@@ -98,11 +154,15 @@ int main(int argc, char **argv)
 	f2 = thread_minflt();
 	report("faults_forty", 40 * MiB, f1 - f0);
 	report("faults_eight", 8 * MiB, f2 - f1);
-	if (pthread_create(&t, NULL, thread_main, NULL) != 0) {
-		fprintf(stderr, "pthread_create failed\n");
-		return 99;
+	fflush(stdout);
+	pthread_barrier_wait(&start);
+	for (long i = 0; i < nthreads; i++)
+		pthread_join(t[i], NULL);
+	if (wait) {
+		printf("touched\n");
+		fflush(stdout);
+		wait_usr1();
 	}
-	pthread_join(t, NULL);
 	fflush(stdout);
 	return 0;
 }

@@ -1,0 +1,49 @@
+# tests/faults-lib.sh - sourced by the tests/faults-*.test scripts after
+# tests/lib.sh: tests/targets/faults under memtap -e faults.
+
+PAGE=4096
+
+# faults_require: skip unless perf events can be opened here (as root
+# under the test's user); the reason is memtap's own line.
+faults_require() {
+	"$MEMTAP" -q -e faults -F folded -o /dev/null -- /bin/true 2> "$WORK/req.err" ||
+		framework_error "memtap -e faults -- /bin/true: $(cat "$WORK/req.err")"
+	if grep -q 'page faults are not traced' "$WORK/req.err"; then
+		skip "$(cat "$WORK/req.err")"
+	fi
+}
+
+# faults_check TARGET_OUT FOLDED SLACK_PAGES: every function the target
+# printed FAULTS lines for has, in the folded stacks where it is the
+# leaf, the bytes it touched (summed over its threads) within SLACK
+# pages per thread, and each such stack goes through its caller.
+faults_check() {
+	grep '^FAULTS ' "$1" > "$WORK/expect" || fail "the target printed no totals: $(cat "$1")"
+	awk -v page=$PAGE '$4 * page != $3 { print "the target took " $4 " faults for " $3 " bytes of " $2; exit 1 }' \
+		"$WORK/expect" || fail "target faults: $(cat "$WORK/expect")"
+	for fc in "faults_forty main" "faults_eight main" "faults_sixteen thread_main"; do
+		func=${fc% *}
+		caller=${fc#* }
+		want=$(awk -v f="$func" '$2 == f { s += $3 } END { print s + 0 }' "$WORK/expect")
+		threads=$(awk -v f="$func" '$2 == f { n++ } END { print n + 0 }' "$WORK/expect")
+		got=$(awk -v f="$func" '{ n = split($1, fr, ";") } fr[n] == f { s += $2 } END { print s + 0 }' "$2")
+		d=$((got - want))
+		[ "${d#-}" -le $(($3 * threads * PAGE)) ] ||
+			fail "$func: $got bytes on its stacks, touched $want (+- $3 pages per thread)"
+		grep -q ";$func " "$2" || fail "no stack of $func: $(cat "$2")"
+		grep ";$func " "$2" | grep -v ";$caller;$func " &&
+			fail "stacks of $func not through $caller"
+		echo "$func: $got bytes, touched $want"
+	done
+	return 0
+}
+
+# faults_totals TEXT_OUT: the faults row's bytes are its calls in pages,
+# and the sampling line is there.
+faults_totals() {
+	awk -v page=$PAGE '$1 == "faults" && NF == 5 { n++; if ($4 != $2 * page) bad = 1 }
+		END { exit !(n == 1 && !bad) }' "$1" ||
+		fail "faults row: $(grep '^  faults' "$1")"
+	grep -q '^  faults: [0-9]* counted, [0-9]* sampled (one in [0-9]*), [0-9]* lost, [0-9]* throttled' "$1" ||
+		fail "no sampling line: $(cat "$1")"
+}
