@@ -29,7 +29,7 @@ static struct {
 	pid_t pid;
 	struct range *r;
 	size_t n;
-	uint64_t read_ns;
+	uint64_t futile_ns;	/* a re-read that did not find the address */
 } cache;
 
 uint64_t hugepages_base_size(void)
@@ -68,7 +68,6 @@ static void reread(pid_t pid)
 
 	cache.pid = pid;
 	cache.n = 0;
-	cache.read_ns = now_ns();
 	if (procfs_read_maps(pid, &maps, &n) < 0)
 		return;
 	free(cache.r);
@@ -103,9 +102,10 @@ uint64_t hugepages_page_size(pid_t pid, uint64_t addr)
 {
 	const struct range *r = cache.pid == pid ? find(addr) : NULL;
 
-	if (!r && (cache.pid != pid || now_ns() - cache.read_ns >= REREAD_NS)) {
+	if (!r && (cache.pid != pid || !cache.futile_ns || now_ns() - cache.futile_ns >= REREAD_NS)) {
 		reread(pid);
 		r = find(addr);
+		cache.futile_ns = r ? 0 : now_ns();
 	}
 	return r ? r->page : hugepages_base_size();
 }

@@ -3,9 +3,10 @@
  * the base page, or the huge page size of a hugetlb mapping.
  *
  * One cache of the mappings of the process asked about last, read from
- * /proc/PID/maps when an address is in none of them (at most once per
- * REREAD_NS per process, so that faults on mappings already gone cost
- * one read, not one per fault).  A mapping is hugetlb when its path is
+ * /proc/PID/maps when an address is in none of them; after a read that
+ * did not find it either (the mapping is gone already), not again for
+ * REREAD_NS, so that faults on mappings unmapped since cost one read,
+ * not one per fault.  A mapping is hugetlb when its path is
  * /anon_hugepage (MAP_HUGETLB), /SYSV... (SysV shared memory) or under
  * /dev/hugepages, and statfs() of /proc/PID/map_files/START-END says
  * hugetlbfs: its block size is the huge page size.  A hugetlbfs file

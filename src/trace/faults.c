@@ -424,7 +424,7 @@ void faults_thread_new(struct thread *tcp)
 	struct fault_thread *ft;
 	struct epoll_event ee = { .events = EPOLLIN };
 
-	if (!fs.kinds || fs.refused || tcp->faults)
+	if (!fs.kinds || fs.refused || tcp->faults || (tcp->proc && tcp->proc->unfollowed))
 		return;
 	ft = xcalloc(1, sizeof(*ft));
 	ft->tcp = tcp;

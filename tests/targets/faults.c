@@ -14,6 +14,9 @@
  *   FAULTS <function> <bytes touched> <minor faults of the thread during the call>
  *
  * the fault count from getrusage(RUSAGE_THREAD) around the call.
+ * -H N: first, N hugetlb pages of 2 MiB (MAP_HUGETLB) touched once each
+ * by faults_huge, printed as "HUGE faults_huge <bytes> <faults>" (exit
+ * status 77 when the kernel has no such pages to give).
  * -w: the threads are created, then "ready PID" is printed and the
  * target waits for SIGUSR1 before touching anything; when every thread
  * is done it prints "touched" and waits for SIGUSR1 again to exit (for
@@ -61,6 +64,12 @@ __attribute__((noinline)) void faults_eight(char *p, size_t len)
 		((volatile char *)p)[i] = 2;
 }
 
+__attribute__((noinline)) void faults_huge(char *p, size_t len, size_t page)
+{
+	for (size_t i = 0; i < len; i += page)
+		((volatile char *)p)[i] = 4;
+}
+
 __attribute__((noinline)) void faults_sixteen(char *p, size_t len)
 {
 	for (size_t i = 0; i < len; i += PAGE)
@@ -100,12 +109,16 @@ int main(int argc, char **argv)
 	long nthreads = 1, f0, f1, f2;
 	pthread_t t[MAX_THREADS];
 	int opt, wait = 0, bench = argc > 1 && argv[1][0] != '-';
+	size_t huge = 0;
 	sigset_t set;
 
 	if (bench)
 		len = strtoul(argv[1], NULL, 0) * MiB;
-	while (!bench && (opt = getopt(argc, argv, "t:w")) != -1) {
+	while (!bench && (opt = getopt(argc, argv, "H:t:w")) != -1) {
 		switch (opt) {
+		case 'H':
+			huge = strtoul(optarg, NULL, 10);
+			break;
 		case 't':
 			nthreads = strtol(optarg, NULL, 10);
 			break;
@@ -146,6 +159,20 @@ int main(int argc, char **argv)
 		printf("ready %d\n", (int)getpid());
 		fflush(stdout);
 		wait_usr1();
+	}
+	if (huge) {
+		/* hugetlb pages of the default size: one fault each */
+		size_t hp = 2 * MiB;
+		char *h = mmap(NULL, huge * hp, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+
+		if (h == MAP_FAILED) {
+			perror("mmap MAP_HUGETLB");
+			return 77;
+		}
+		f0 = thread_minflt();
+		faults_huge(h, huge * hp, hp);
+		printf("HUGE faults_huge %zu %ld\n", huge * hp, thread_minflt() - f0);
 	}
 	f0 = thread_minflt();
 	faults_forty(area, 40 * MiB);
