@@ -44,7 +44,9 @@ static void usage(void)
 	       "                          memalign,valloc,pvalloc (group alloc), all;\n"
 	       "                          probe: only the --probe functions;\n"
 	       "                          faults,minor-faults,major-faults: page faults\n"
-	       "                          (perf events), weighed by the pages' bytes\n"
+	       "                          (perf events), weighed by the pages' bytes;\n"
+	       "                          mprotect: bytes made accessible; madvise:\n"
+	       "                          resident bytes given back (DONTNEED, FREE, REMOVE)\n"
 	       "      --fault-period=N    -e faults: sample one fault in N (default 1);\n"
 	       "                          totals stay exact, stacks are scaled\n"
 	       "  -f, --follow-forks      -p: follow fork children (with probes of their\n"
@@ -151,7 +153,8 @@ static void parse_events(const char *arg)
 			usage_error("unknown event '%s' in -e (known: brk, mmap, munmap, mremap, "
 				    "malloc, calloc, realloc, reallocarray, free, posix_memalign, "
 				    "aligned_alloc, memalign, valloc, pvalloc, probe, faults, "
-				    "minor-faults, major-faults, and the groups syscalls, alloc, all)",
+				    "minor-faults, major-faults, mprotect, madvise, and the groups "
+				    "syscalls, alloc, all)",
 				    tok);
 	}
 	if (!opt.events)
@@ -536,8 +539,11 @@ int main(int argc, char **argv)
 	mode = opt.syscalls;
 	if (mode == SYSCALLS_AUTO)
 		mode = opt.argv ? SYSCALLS_SECCOMP : SYSCALLS_BREAKPOINTS;
-	if (!(opt.events & EV_SYSCALLS) && mode != SYSCALLS_BREAKPOINTS)
+	if (!(opt.events & EV_SYSCALL_STOPS) && mode != SYSCALLS_BREAKPOINTS)
 		mode = SYSCALLS_BREAKPOINTS;	/* nothing to stop syscalls for */
+	if (mode == SYSCALLS_BREAKPOINTS && (opt.events & EV_SYSCALL_STOPS & ~EV_SYSCALLS))
+		usage_error("-e mprotect and madvise with -p need --syscalls=ptrace (libc's "
+			    "mprotect and madvise are not probed)");
 	if (mode == SYSCALLS_SECCOMP && !seccomp_filter_available()) {
 		if (opt.syscalls == SYSCALLS_SECCOMP)
 			error_msg_and_die("--syscalls=seccomp: this kernel has no seccomp filter "

@@ -129,6 +129,11 @@ static void print_call(FILE *out, const struct event *ev)
 		fprintf(out, "%s(%#" PRIx64 ", %" PRIu64 ", %" PRIu64 ", %#" PRIx64 ")",
 			ev->call, a[0], a[1], a[2], a[3]);
 		break;
+	case EV_MPROTECT:
+	case EV_MADVISE:
+		fprintf(out, "%s(%#" PRIx64 ", %" PRIu64 ", %#" PRIx64 ")", ev->call, a[0], a[1],
+			a[2]);
+		break;
 	case EV_FAULTS:
 	case EV_MINOR_FAULTS:
 	case EV_MAJOR_FAULTS:

@@ -24,4 +24,6 @@ const char *const event_kind_names[EV_NKINDS] = {
 	[EV_FAULTS] = "faults",
 	[EV_MINOR_FAULTS] = "minor-faults",
 	[EV_MAJOR_FAULTS] = "major-faults",
+	[EV_MPROTECT] = "mprotect",
+	[EV_MADVISE] = "madvise",
 };

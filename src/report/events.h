@@ -26,6 +26,8 @@ enum event_kind {
 	EV_FAULTS,		/* page faults (perf events): bytes of the pages */
 	EV_MINOR_FAULTS,
 	EV_MAJOR_FAULTS,
+	EV_MPROTECT,		/* inaccessible memory made accessible (+), or back (-) */
+	EV_MADVISE,		/* MADV_DONTNEED, MADV_FREE, MADV_REMOVE: resident bytes (-) */
 	EV_NKINDS
 };
 
@@ -33,6 +35,8 @@ enum event_kind {
 extern const char *const event_kind_names[EV_NKINDS];
 #define EV_BIT(k) (1u << (k))
 #define EV_SYSCALLS (EV_BIT(EV_BRK) | EV_BIT(EV_MMAP) | EV_BIT(EV_MUNMAP) | EV_BIT(EV_MREMAP))
+/* Kinds caught at syscall stops (or libc's wrappers): -e syscalls and more. */
+#define EV_SYSCALL_STOPS (EV_SYSCALLS | EV_BIT(EV_MPROTECT) | EV_BIT(EV_MADVISE))
 /* -e alloc: every allocator function (not EV_PROBE, which --probe sets). */
 #define EV_ALLOC (((EV_BIT(EV_PVALLOC) << 1) - 1) & ~(EV_BIT(EV_MALLOC) - 1))
 /* Kinds whose events come from breakpoints only. */

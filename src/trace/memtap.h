@@ -56,6 +56,7 @@ struct thread {
 	int sc_abi;
 	uint64_t sc_args[6];
 	uint64_t sc_old_brk;
+	int64_t sc_weight;	/* mprotect, madvise: bytes, from /proc at entry */
 	/* alloc.c */
 	int pending_sig;	/* detach: the signal to pass on */
 	struct alloc_thread *alloc;	/* probed calls awaiting their return */
@@ -82,7 +83,8 @@ enum sc_id {
 	SC_OLD_MMAP,		/* i386: arguments in a struct in memory */
 	SC_MUNMAP,
 	SC_MREMAP,
-	SC_MPROTECT,		/* no event: watched for code mappings only */
+	SC_MPROTECT,		/* also watched for code mappings */
+	SC_MADVISE,
 };
 
 struct syscall_def {
@@ -92,6 +94,14 @@ struct syscall_def {
 	enum event_kind kind;	/* EV_NKINDS: makes no event */
 	const char *name;
 };
+
+/*
+ * syscalls.c: do a call's arguments make it an event of its kind?
+ * mprotect: PROT_WRITE, or PROT_NONE; madvise: MADV_DONTNEED, MADV_FREE,
+ * MADV_REMOVE; the others: always.  The seccomp filter checks the same
+ * (seccomp.c).
+ */
+int syscall_args_relevant(const struct syscall_def *def, const uint64_t args[6]);
 
 /* syscall_table.c */
 extern const struct syscall_def syscall_defs[];

@@ -12,8 +12,14 @@
  * SECCOMP_RET_DATA carries the index of the matched syscall_defs[] entry,
  * so the tracer knows the ABI and the call without decoding anything.
  *
+ * Selected mprotect and madvise calls stop only when their arguments
+ * make an event (syscall_args_relevant()): mprotect with PROT_WRITE or
+ * PROT_NONE (and PROT_EXEC, for the code), madvise with MADV_DONTNEED,
+ * MADV_FREE or MADV_REMOVE.
+ *
  * Jump offsets are 8 bits: the block of one arch must stay under 256
- * instructions (each entry takes 2, or 5 with the PROT_EXEC test).
+ * instructions (each entry takes 2, 5 with the PROT_EXEC test, 6 or 7
+ * with mprotect's and madvise's).
  *
  * A filter cannot be removed: it is only ever installed in a command
  * memtap launches and follows to its end, never in an attached process.
@@ -64,11 +70,17 @@ static int watches_code(const struct syscall_def *d)
  * their prot argument has PROT_EXEC (old_mmap, whose arguments are in
  * memory, always).
  */
+/* The test of one entry, and its length in instructions. */
+enum entry_test { PLAIN, CODE_ONLY, MPROTECT_ARGS, MADVISE_ARGS };
+static const size_t code_len[] = {
+	[PLAIN] = 2, [CODE_ONLY] = 5, [MPROTECT_ARGS] = 6, [MADVISE_ARGS] = 7,
+};
+
 static size_t gen_arch(struct sock_filter *f, size_t n, uint32_t audit_arch,
 		       unsigned abis, unsigned events)
 {
 	size_t match[32], nmatch = 0, len = 0;
-	int code[32];
+	enum entry_test code[32];
 
 	for (size_t i = 0; i < syscall_ndefs; i++) {
 		const struct syscall_def *d = &syscall_defs[i];
@@ -78,8 +90,12 @@ static size_t gen_arch(struct sock_filter *f, size_t n, uint32_t audit_arch,
 			continue;
 		if (!selected && !watches_code(d) && d->id != SC_OLD_MMAP)
 			continue;
-		code[nmatch] = !selected && watches_code(d);
-		len += code[nmatch] ? 5 : 2;
+		code[nmatch] = !selected && watches_code(d) ? CODE_ONLY :
+			       selected && d->id == SC_MPROTECT ? MPROTECT_ARGS :
+			       selected && d->id == SC_MADVISE ? MADVISE_ARGS : PLAIN;
+		if (!selected && d->id == SC_MADVISE)
+			continue;
+		len += code_len[code[nmatch]];
 		match[nmatch++] = i;
 	}
 
@@ -91,17 +107,38 @@ static size_t gen_arch(struct sock_filter *f, size_t n, uint32_t audit_arch,
 		const struct syscall_def *d = &syscall_defs[match[j]];
 		uint32_t ret = SECCOMP_RET_TRACE | (uint32_t)match[j];
 
-		if (!code[j]) {
+		/* prot, advice: the low word of args[2] (little-endian) */
+		switch (code[j]) {
+		case PLAIN:
 			f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)d->nr, 0, 1);
 			f[n++] = STMT(BPF_RET | BPF_K, ret);
-			continue;
+			break;
+		case CODE_ONLY:
+			f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)d->nr, 0, 4);
+			f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2]));
+			f[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 1);
+			f[n++] = STMT(BPF_RET | BPF_K, ret);
+			f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+			break;
+		case MPROTECT_ARGS:
+			/* PROT_WRITE or PROT_EXEC, or PROT_NONE */
+			f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)d->nr, 0, 5);
+			f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2]));
+			f[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_WRITE | PROT_EXEC, 2, 0);
+			f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, PROT_NONE, 1, 0);
+			f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+			f[n++] = STMT(BPF_RET | BPF_K, ret);
+			break;
+		case MADVISE_ARGS:
+			f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)d->nr, 0, 6);
+			f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2]));
+			f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, MADV_DONTNEED, 3, 0);
+			f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, MADV_FREE, 2, 0);
+			f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, MADV_REMOVE, 1, 0);
+			f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+			f[n++] = STMT(BPF_RET | BPF_K, ret);
+			break;
 		}
-		/* prot: the low word of args[2] (little-endian) */
-		f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)d->nr, 0, 4);
-		f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2]));
-		f[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 1);
-		f[n++] = STMT(BPF_RET | BPF_K, ret);
-		f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	}
 	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	return n;

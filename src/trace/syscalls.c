@@ -44,6 +44,7 @@
 #include "trace/emit.h"
 #include "trace/memtap.h"
 #include "trace/source.h"
+#include "linux/pagemap.h"
 #include "stack/modules.h"
 #include "util/error.h"
 
@@ -82,6 +83,8 @@ static void read_old_mmap_args(pid_t tid, uint64_t addr, uint64_t args[6])
 		args[i] = a[i];
 }
 
+static int selected(const struct syscall_def *def);
+
 void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
 		   const struct syscall_def *def)
 {
@@ -96,6 +99,33 @@ void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
 	if (def->id == SC_BRK && !tcp->proc->brk && tcp->sc_args[0])
 		tcp->proc->brk = procfs_heap_end(tcp->proc->pid);
 	tcp->sc_old_brk = tcp->proc->brk;
+	tcp->sc_weight = 0;
+	if (!selected(def) || !syscall_args_relevant(def, tcp->sc_args))
+		return;
+	/* what the range was, for the weight of the call if it succeeds */
+	if (def->id == SC_MPROTECT) {
+		tcp->sc_weight = maps_access_change(tcp->proc->pid, tcp->sc_args[0],
+						    tcp->sc_args[1], (unsigned)tcp->sc_args[2]);
+	} else if (def->id == SC_MADVISE) {
+		uint64_t resident;
+
+		if (pagemap_resident(tcp->proc->pid, tcp->sc_args[0], tcp->sc_args[1],
+				     &resident) == 0)
+			tcp->sc_weight = -(int64_t)resident;
+	}
+}
+
+int syscall_args_relevant(const struct syscall_def *def, const uint64_t args[6])
+{
+	switch (def->id) {
+	case SC_MPROTECT:
+		return (args[2] & PROT_WRITE) || (uint32_t)args[2] == PROT_NONE;
+	case SC_MADVISE:
+		return (uint32_t)args[2] == MADV_DONTNEED || (uint32_t)args[2] == MADV_FREE ||
+		       (uint32_t)args[2] == MADV_REMOVE;
+	default:
+		return 1;
+	}
 }
 
 static int is_error(int64_t ret)
@@ -146,6 +176,12 @@ void syscall_fill_event(struct event *ev, const struct syscall_def *def, int abi
 		if (!ev->failed)
 			ev->size = (int64_t)page_round(a[2]) - (int64_t)page_round(a[1]);
 		break;
+	case EV_MPROTECT:
+	case EV_MADVISE:
+		/* the weight is what /proc said at entry (syscall_enter()) */
+		ev->failed = ret != 0;
+		ev->addr = a[0];
+		break;
 	default:
 		break;
 	}
@@ -172,7 +208,11 @@ static int selected(const struct syscall_def *def)
 
 int syscall_wanted(const struct syscall_def *def, const arch_regs_t *regs, enum abi abi)
 {
-	if (selected(def))
+	uint64_t args[6];
+
+	for (int i = 0; i < 6; i++)
+		args[i] = arch_syscall_arg(regs, abi, i);
+	if (selected(def) && syscall_args_relevant(def, args))
 		return 1;
 	/* old_mmap's arguments are in memory: syscall_enter() reads them */
 	return def->id == SC_OLD_MMAP || maps_code(def, arch_syscall_arg(regs, abi, 2));
@@ -209,9 +249,11 @@ void syscall_exit(struct thread *tcp, const arch_regs_t *regs)
 	if (tcp->sc_abi == ABI_I386 && !is_error(ret))
 		ret = (uint32_t)ret;	/* a 32-bit address, not a negative number */
 
-	if (selected(def)) {
+	if (selected(def) && syscall_args_relevant(def, tcp->sc_args)) {
 		source_event_init(&ev, tcp);
 		syscall_fill_event(&ev, def, tcp->sc_abi, tcp->sc_args, ret, tcp->sc_old_brk);
+		if (!ev.failed && (def->id == SC_MPROTECT || def->id == SC_MADVISE))
+			ev.size = tcp->sc_weight;
 		if (def->kind == EV_BRK)
 			tcp->proc->brk = (uint64_t)ret;
 		source_emit(tcp, &ev, regs);

@@ -1,8 +1,8 @@
 /*
  * syscall_table.c (x86_64) - the memory syscalls memtap traces, in each
  * ABI a 64-bit process can reach: x86-64, x32 and i386 (int $0x80, and
- * 32-bit processes).  mprotect makes no event: it is watched only when
- * it makes memory executable (a code mapping notice, see syscalls.c).
+ * 32-bit processes).  mprotect is watched too when it makes memory
+ * executable (a code mapping notice, see syscalls.c), whatever -e says.
  */
 #include "config.h"
 
@@ -17,18 +17,21 @@ const struct syscall_def syscall_defs[] = {
 	{ ABI_X86_64, 11, SC_MUNMAP, EV_MUNMAP, "munmap" },
 	{ ABI_X86_64, 12, SC_BRK, EV_BRK, "brk" },
 	{ ABI_X86_64, 25, SC_MREMAP, EV_MREMAP, "mremap" },
-	{ ABI_X86_64, 10, SC_MPROTECT, EV_NKINDS, "mprotect" },
+	{ ABI_X86_64, 10, SC_MPROTECT, EV_MPROTECT, "mprotect" },
+	{ ABI_X86_64, 28, SC_MADVISE, EV_MADVISE, "madvise" },
 	{ ABI_X32, X32(9), SC_MMAP, EV_MMAP, "mmap" },
 	{ ABI_X32, X32(11), SC_MUNMAP, EV_MUNMAP, "munmap" },
 	{ ABI_X32, X32(12), SC_BRK, EV_BRK, "brk" },
 	{ ABI_X32, X32(25), SC_MREMAP, EV_MREMAP, "mremap" },
-	{ ABI_X32, X32(10), SC_MPROTECT, EV_NKINDS, "mprotect" },
+	{ ABI_X32, X32(10), SC_MPROTECT, EV_MPROTECT, "mprotect" },
+	{ ABI_X32, X32(28), SC_MADVISE, EV_MADVISE, "madvise" },
 	{ ABI_I386, 45, SC_BRK, EV_BRK, "brk" },
 	{ ABI_I386, 90, SC_OLD_MMAP, EV_MMAP, "old_mmap" },
 	{ ABI_I386, 91, SC_MUNMAP, EV_MUNMAP, "munmap" },
 	{ ABI_I386, 163, SC_MREMAP, EV_MREMAP, "mremap" },
 	{ ABI_I386, 192, SC_MMAP2, EV_MMAP, "mmap2" },
-	{ ABI_I386, 125, SC_MPROTECT, EV_NKINDS, "mprotect" },
+	{ ABI_I386, 125, SC_MPROTECT, EV_MPROTECT, "mprotect" },
+	{ ABI_I386, 219, SC_MADVISE, EV_MADVISE, "madvise" },
 };
 
 const size_t syscall_ndefs = sizeof(syscall_defs) / sizeof(syscall_defs[0]);
