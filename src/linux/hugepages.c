@@ -30,6 +30,7 @@ static struct {
 	struct range *r;
 	size_t n;
 	uint64_t futile_ns;	/* a re-read that did not find the address */
+	uint64_t hole_lo, hole_hi;	/* in this hole between mappings */
 } cache;
 
 uint64_t hugepages_base_size(void)
@@ -98,14 +99,33 @@ static const struct range *find(uint64_t addr)
 	return NULL;
 }
 
+/* The hole of the cache's mappings around addr, not in any of them. */
+static void hole(uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	*lo = 0;
+	*hi = UINT64_MAX;
+	for (size_t i = 0; i < cache.n; i++) {
+		if (cache.r[i].end <= addr)
+			*lo = cache.r[i].end;
+		else if (cache.r[i].start > addr) {
+			*hi = cache.r[i].start;
+			break;
+		}
+	}
+}
+
 uint64_t hugepages_page_size(pid_t pid, uint64_t addr)
 {
 	const struct range *r = cache.pid == pid ? find(addr) : NULL;
+	int futile = cache.pid == pid && cache.futile_ns && addr >= cache.hole_lo &&
+		     addr < cache.hole_hi && now_ns() - cache.futile_ns < REREAD_NS;
 
-	if (!r && (cache.pid != pid || !cache.futile_ns || now_ns() - cache.futile_ns >= REREAD_NS)) {
+	if (!r && !futile) {
 		reread(pid);
 		r = find(addr);
 		cache.futile_ns = r ? 0 : now_ns();
+		if (!r)
+			hole(addr, &cache.hole_lo, &cache.hole_hi);
 	}
 	return r ? r->page : hugepages_base_size();
 }
@@ -116,4 +136,5 @@ void hugepages_release(void)
 	cache.r = NULL;
 	cache.n = 0;
 	cache.pid = 0;
+	cache.futile_ns = 0;
 }

@@ -5,8 +5,8 @@
  * One cache of the mappings of the process asked about last, read from
  * /proc/PID/maps when an address is in none of them; after a read that
  * did not find it either (the mapping is gone already), not again for
- * REREAD_NS, so that faults on mappings unmapped since cost one read,
- * not one per fault.  A mapping is hugetlb when its path is
+ * an address in the same hole between mappings for REREAD_NS, so that
+ * faults on mappings unmapped since cost one read, not one per fault.  A mapping is hugetlb when its path is
  * /anon_hugepage (MAP_HUGETLB), /SYSV... (SysV shared memory) or under
  * /dev/hugepages, and statfs() of /proc/PID/map_files/START-END says
  * hugetlbfs: its block size is the huge page size.  A hugetlbfs file
@@ -25,7 +25,7 @@ uint64_t hugepages_base_size(void);
 /* The page size of the mapping of pid that holds addr (base if unknown). */
 uint64_t hugepages_page_size(pid_t pid, uint64_t addr);
 
-/* Free the cache. */
+/* Free the cache (an exec: the mappings are new). */
 void hugepages_release(void);
 
 #endif /* MEMTAP_HUGEPAGES_H */

@@ -331,7 +331,7 @@ static void handle_record(struct perf_thread *pt, const struct perf_event_header
 	}
 }
 
-uint64_t perf_thread_drain(struct perf_thread *pt, perf_sample_fn *fn, void *arg)
+uint64_t perf_thread_drain(struct perf_thread *pt, uint64_t max, perf_sample_fn *fn, void *arg)
 {
 	struct perf_event_mmap_page *pg = pt->ring;
 	uint64_t before = pt->samples, head, tail, mask = pt->data_size - 1;
@@ -342,7 +342,7 @@ uint64_t perf_thread_drain(struct perf_thread *pt, perf_sample_fn *fn, void *arg
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	tail = pg->data_tail;
 	pt->fill = head - tail;
-	while (tail < head) {
+	while (tail < head && !(max && pt->samples - before >= max)) {
 		uint64_t off = tail & mask;
 		const struct perf_event_header *h = (const void *)(pt->data + off);
 		size_t size = h->size;
@@ -370,6 +370,7 @@ uint64_t perf_thread_drain(struct perf_thread *pt, perf_sample_fn *fn, void *arg
 	}
 	/* the records are read before the kernel may overwrite them */
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	pt->left = head - tail;
 	return pt->samples - before;
 }
 

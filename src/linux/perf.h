@@ -153,6 +153,7 @@ struct perf_thread {
 	uint64_t throttles, unthrottles;
 	uint64_t bad;		/* records not understood (skipped) */
 	uint64_t fill;		/* bytes in the ring when the last drain began */
+	uint64_t left;		/* and when it ended (its max reached) */
 };
 
 /*
@@ -173,11 +174,12 @@ const char *perf_open_reason(int err);
 typedef void perf_sample_fn(const struct perf_sample *s, void *arg);
 
 /*
- * Read every record in the ring: fn for each sample, the counters of
- * pt for the others; then free the space.  Returns the number of
- * samples read.  Never blocks.
+ * Read the records in the ring: fn for each sample, the counters of pt
+ * for the others; then free the space.  At most max samples (0: every
+ * record); pt->left says how many bytes were left.  Returns the number
+ * of samples read.  Never blocks.
  */
-uint64_t perf_thread_drain(struct perf_thread *pt, perf_sample_fn *fn, void *arg);
+uint64_t perf_thread_drain(struct perf_thread *pt, uint64_t max, perf_sample_fn *fn, void *arg);
 
 /* The exact number of faults since the open: 0, or -1 (errno). */
 int perf_thread_count(const struct perf_thread *pt, uint64_t *count);

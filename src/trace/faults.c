@@ -68,6 +68,7 @@
 #define FAULT_STACK_DEFAULT 8192
 #define RING_BIG_THREADS 16
 #define PACE_SAMPLES 32
+#define DRAIN_MAX 512
 #define NKINDS PERF_FAULTS_NKINDS
 
 /* One stack of a kind's samples, for spreading the uncredited faults. */
@@ -90,6 +91,7 @@ struct fault_kind {
 	struct fault_stack *stacks;	/* open addressing on stack + 1 */
 	size_t size, used;
 	uint64_t samples;	/* in stacks */
+	int full_seen;		/* a drain found the ring full */
 	uint32_t last_stack;	/* of the last sample recorded */
 	uint64_t last_page;	/* its page size */
 };
@@ -189,7 +191,7 @@ static void on_stacked(const struct event *ev, uint32_t stack, void *arg)
  *     sampling event did not see (the two events are not one), or lost
  *     at the end with no record to say so: left for later while the
  *     thread lives; at its end (final) on the last sample's stack when
- *     its ring was full, else on no stack.
+ *     its ring was ever found full, else on no stack.
  * lost: samples lost after the last sample read.  Each stack's faults
  * weigh its samples' mean page size.
  */
@@ -212,12 +214,10 @@ static void spread(struct fault_kind *fk, struct sink_proc *sp, uint64_t count, 
 	if (!delta)
 		return;
 	if (fs.pc.period == 1 && !fk->pt.throttles) {
-		size_t slack = 2 * (fs.pc.stack_bytes + 1024);
-
 		if (!final)
 			return;
 		fk->credited += delta;
-		if (fk->samples && fk->pt.fill + slack >= fk->pt.data_size)
+		if (fk->samples && fk->full_seen)
 			sink_add_weight(sp, fk->kind, fk->last_stack, delta, delta * last_page);
 		else
 			sink_add_weight(sp, fk->kind, STACK_ID_LOST, delta,
@@ -281,13 +281,24 @@ static void on_sample(const struct perf_sample *s, void *arg)
 	source_emit_snapshot(tcp, &ev, snap);
 }
 
-/* Read every ring of ft; returns the samples read. */
-static uint64_t thread_drain(struct fault_thread *ft)
+/*
+ * Read the rings of ft, at most max samples of each (0: all); returns
+ * the samples read, *left whether some were left.
+ */
+static uint64_t thread_drain(struct fault_thread *ft, uint64_t max, int *left)
 {
 	uint64_t n = 0;
+	size_t slack = 2 * (fs.pc.stack_bytes + 1024);
 
-	for (int i = 0; i < ft->nkinds; i++)
-		n += perf_thread_drain(&ft->k[i].pt, on_sample, &ft->k[i]);
+	for (int i = 0; i < ft->nkinds; i++) {
+		struct fault_kind *fk = &ft->k[i];
+
+		n += perf_thread_drain(&fk->pt, max, on_sample, fk);
+		if (fk->pt.fill + slack >= fk->pt.data_size)
+			fk->full_seen = 1;
+		if (left && fk->pt.left)
+			*left = 1;
+	}
 	return n;
 }
 
@@ -323,17 +334,28 @@ static int pace_ok(const struct thread *tcp)
 	       !(tcp->flags & (T_STOPPED | T_LISTENING | T_DETACHING | T_HELD));
 }
 
+/*
+ * Each round reads at most DRAIN_MAX samples of a ring, so that the
+ * round's unwinding stays short and the loop soon looks at every ring
+ * again (a thread that starts faulting while memtap unwinds another's
+ * samples would fill its ring unseen); what is left is read from the
+ * next round on, at once.
+ */
 static void faults_drain(void *self)
 {
+	int left = 0;
+
 	(void)self;
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next) {
-		uint64_t n = thread_drain(ft);
+		int ft_left = 0;
+		uint64_t n = thread_drain(ft, DRAIN_MAX, &ft_left);
 
-		if (n > PACE_SAMPLES && pace_ok(ft->tcp) &&
+		if ((n > PACE_SAMPLES || ft_left) && pace_ok(ft->tcp) &&
 		    ptrace(PTRACE_INTERRUPT, ft->tcp->tid, 0L, 0L) == 0)
 			ft->interrupted = 1;
+		left |= ft_left;
 	}
-	fs.next_ns = fs.head ? now_ns() + DRAIN_NS : 0;
+	fs.next_ns = !fs.head ? 0 : left ? now_ns() : now_ns() + DRAIN_NS;
 }
 
 static int faults_fd(void *self)
@@ -350,7 +372,9 @@ static uint64_t faults_next_ns(void *self)
 
 static void faults_settle(void *self)
 {
-	faults_drain(self);
+	(void)self;
+	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
+		thread_drain(ft, 0, NULL);
 	sink_flush();
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
 		thread_settle(ft, 0);
@@ -365,6 +389,7 @@ static void faults_detach(void *self)
 		close(fs.epfd);
 	fs.epfd = -1;
 	stack_snapshot_release(&fs.snap);
+	hugepages_release();
 }
 
 static const struct source_ops faults_ops = {
@@ -471,7 +496,7 @@ void faults_thread_gone(struct thread *tcp)
 
 	if (!ft)
 		return;
-	thread_drain(ft);
+	thread_drain(ft, 0, NULL);
 	sink_flush();
 	thread_settle(ft, 1);
 	for (int i = 0; i < ft->nkinds; i++) {
@@ -489,7 +514,8 @@ void faults_thread_gone(struct thread *tcp)
 void faults_before_exec(void)
 {
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
-		thread_drain(ft);
+		thread_drain(ft, 0, NULL);
+	hugepages_release();
 }
 
 int faults_hold(struct thread *tcp)

@@ -200,7 +200,7 @@ static void thread_drain(struct thread *t)
 {
 	uint64_t t0 = cpu_ns();
 
-	drained += perf_thread_drain(&t->pt, on_sample, t);
+	drained += perf_thread_drain(&t->pt, 0, on_sample, t);
 	drain_ns += cpu_ns() - t0;
 }
 
