@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
@@ -55,28 +56,40 @@ int pagemap_resident(pid_t pid, uint64_t addr, uint64_t len, uint64_t *bytes)
 	return 0;
 }
 
-int64_t maps_access_change(pid_t pid, uint64_t addr, uint64_t len, unsigned prot)
+void maps_range_change(pid_t pid, uint64_t addr, uint64_t len, int prot,
+		       struct range_change *rc)
 {
 	struct procfs_map *maps;
 	size_t n;
 	uint64_t end = addr + ((len + PAGE - 1) & ~(uint64_t)(PAGE - 1));
-	int64_t change = 0;
 
+	rc->access = rc->data = 0;
+	rc->data_bytes = 0;
 	if (procfs_read_maps(pid, &maps, &n) < 0)
-		return 0;
+		return;
 	for (size_t i = 0; i < n; i++) {
 		const struct procfs_map *m = &maps[i];
 		uint64_t lo = m->start > addr ? m->start : addr;
 		uint64_t hi = m->end < end ? m->end : end;
 		int none = !(m->perms & (PROT_READ | PROT_WRITE | PROT_EXEC));
+		int priv = !(m->perms & PROCFS_MAP_SHARED) &&
+			   !(m->path && !strcmp(m->path, "[stack]"));
+		int data = priv && (m->perms & PROT_WRITE);
 
 		if (lo >= hi)
 			continue;
+		if (data)
+			rc->data_bytes += hi - lo;
+		if (prot < 0)
+			continue;
 		if (none && prot != PROT_NONE)
-			change += (int64_t)(hi - lo);
+			rc->access += (int64_t)(hi - lo);
 		else if (!none && prot == PROT_NONE)
-			change -= (int64_t)(hi - lo);
+			rc->access -= (int64_t)(hi - lo);
+		if (priv && !data && (prot & PROT_WRITE))
+			rc->data += (int64_t)(hi - lo);
+		else if (data && !(prot & PROT_WRITE))
+			rc->data -= (int64_t)(hi - lo);
 	}
 	procfs_maps_free(maps);
-	return change;
 }

@@ -17,12 +17,22 @@
  */
 int pagemap_resident(pid_t pid, uint64_t addr, uint64_t len, uint64_t *bytes);
 
+/* What a range of mappings is, and what a new protection changes. */
+struct range_change {
+	int64_t access;		/* bytes made accessible (+) or inaccessible (-) */
+	int64_t data;		/* private writable bytes made so (+) or no more (-) */
+	uint64_t data_bytes;	/* private writable bytes (VmData's) now */
+};
+
 /*
- * The bytes of [addr, addr + len) that mprotect(addr, len, prot) makes
- * accessible (mapped with no access before, prot is not PROT_NONE:
- * positive), or inaccessible (accessible before, prot is PROT_NONE:
- * negative).  0 when /proc/PID/maps cannot be read.
+ * The mappings of [addr, addr + len) from /proc/PID/maps, and what
+ * mprotect(addr, len, prot) would change (prot -1: nothing, only
+ * data_bytes): access, the bytes that had no access and get some (+),
+ * or the reverse with PROT_NONE (-); data, the private bytes made
+ * writable (+) or read-only (-), as VmData counts them (the stack
+ * excluded).  All 0 when the maps cannot be read.
  */
-int64_t maps_access_change(pid_t pid, uint64_t addr, uint64_t len, unsigned prot);
+void maps_range_change(pid_t pid, uint64_t addr, uint64_t len, int prot,
+		       struct range_change *rc);
 
 #endif /* MEMTAP_PAGEMAP_H */

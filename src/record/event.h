@@ -68,6 +68,14 @@ struct event {
 	uint64_t old_brk;	/* brk: break before the call (0 = unknown) */
 	enum map_kind map_kind;
 	/*
+	 * For the account of VmData and VmRSS (when -e has mprotect, madvise
+	 * or a fault kind; 0 otherwise): data, the private writable bytes
+	 * the call maps (+) or unmaps (-) as the kernel's VmData counts them;
+	 * resident, the resident bytes it gives back (munmap, madvise: -).
+	 */
+	int64_t data;
+	int64_t resident;
+	/*
 	 * Called by sink_flush() for a recorded event, with its stack
 	 * (STACK_ID_LOST when none), for a source that weighs the same
 	 * stacks again later (faults.c: samples scaled to the exact count).

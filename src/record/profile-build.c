@@ -213,6 +213,8 @@ static void add_processes(struct profile *prof)
 			e->samples = ks->samples;
 			e->lost = ks->lost;
 			e->throttles = ks->throttles;
+			e->data = ks->data;
+			e->resident = ks->resident;
 		}
 	}
 }

@@ -261,6 +261,8 @@ static void count_event(struct sink_proc *p, const struct event *ev, uint64_t ac
 		ks->failed++;
 	ks->acquired += acquired;
 	ks->released += released;
+	ks->data += ev->data;
+	ks->resident += ev->resident < 0 ? (uint64_t)-ev->resident : 0;
 	if (ev->map_kind == MAP_KIND_ANON)
 		ks->anon += acquired;
 	else if (ev->map_kind == MAP_KIND_FILE)

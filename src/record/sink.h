@@ -43,6 +43,8 @@ struct kind_stats {
 	/* faults: samples taken, lost (ring full) and throttle records;
 	   calls are the exact count, the samples scaled to it */
 	uint64_t samples, lost, throttles;
+	int64_t data;		/* VmData change (event.h's data) */
+	uint64_t resident;	/* resident bytes given back */
 };
 
 struct sink_proc {

@@ -65,6 +65,8 @@
  *   per fault event also "samples", "lost" (records lost: the ring was
  *   full) and "throttles" (the kernel's rate limit), "calls" being the
  *   exact count; "fault_period": N beside "run" with fault events;
+ *   per event "data" (the VmData change) and "resident" (resident bytes
+ *   given back), when not 0 (with -e mprotect, madvise or faults);
  *   "mappings": [ { "start": "0x0", "limit": "0x0", "offset": "0x0",
  *                   "file": "/usr/bin/server", "build_id": "ab12" } ],
  *   "functions": [ { "name": "f", "system_name": "f", "file": null } ],
@@ -250,6 +252,9 @@ static void json_processes(FILE *f, const struct profile *p)
 				PRIu64 ", \"released\": %" PRIu64 ", \"anon\": %" PRIu64 ", \"file\": %"
 				PRIu64, e->calls, e->failed, e->acquired, e->released, e->anon,
 				e->file);
+			if (e->data || e->resident)
+				fprintf(f, ", \"data\": %" PRId64 ", \"resident\": %" PRIu64, e->data,
+					e->resident);
 			if (e->sampled)
 				fprintf(f, ", \"samples\": %" PRIu64 ", \"lost\": %" PRIu64
 					", \"throttles\": %" PRIu64, e->samples, e->lost, e->throttles);

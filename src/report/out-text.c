@@ -64,6 +64,76 @@ static void account_row(FILE *f, const char *name, int64_t bytes, const char *no
 		note ? note : "");
 }
 
+/* The sum of e's data (VmData change) over the events named. */
+static int64_t data_of(const struct prof_process *pr, const char *const *names)
+{
+	int64_t sum = 0;
+
+	for (; *names; names++) {
+		const struct prof_event_totals *e = find_event(pr, *names);
+
+		if (e)
+			sum += e->data;
+	}
+	return sum;
+}
+
+/*
+ * With -e mprotect: VmData (private writable memory) from brk, mmap,
+ * mremap and munmap of such memory, and mprotect.
+ */
+static void print_account_data(FILE *f, const struct prof_process *pr)
+{
+	static const char *const maps[] = { "mmap", "mremap", "munmap", NULL };
+	static const char *const heap[] = { "brk", NULL };
+	static const char *const prot[] = { "mprotect", NULL };
+	int64_t captured, growth;
+
+	if (!find_event(pr, "mprotect") || !pr->have_vm)
+		return;
+	captured = data_of(pr, heap) + data_of(pr, maps) + data_of(pr, prot);
+	growth = (int64_t)(pr->vm_data[1] - pr->vm_data[0]);
+	account_row(f, "VmData: heap (brk)", data_of(pr, heap), NULL);
+	account_row(f, "  private writable maps", data_of(pr, maps), "(mmap, mremap, munmap)");
+	account_row(f, "  mprotect", data_of(pr, prot), NULL);
+	account_row(f, "  captured", captured, NULL);
+	account_row(f, "  VmData growth", growth, NULL);
+	account_row(f, "  unattributed", growth - captured, growth == captured ? NULL :
+		    "(before tracing, exec, calls not traced)");
+}
+
+/*
+ * With a fault kind: VmRSS from the pages faulted in, less the resident
+ * pages given back (madvise, munmap).
+ */
+static void print_account_rss(FILE *f, const struct prof_process *pr)
+{
+	const struct prof_event_totals *faults = find_event(pr, "faults"),
+		*madvise = find_event(pr, "madvise"), *munmap = find_event(pr, "munmap");
+	int64_t captured, growth;
+
+	if (!faults)
+		faults = find_event(pr, "minor-faults");
+	if (!faults || !pr->have_vm)
+		return;
+	captured = (int64_t)faults->acquired;
+	account_row(f, "VmRSS: faulted in", (int64_t)faults->acquired, NULL);
+	if (madvise) {
+		account_row(f, "  madvise", -(int64_t)madvise->resident, "(resident bytes)");
+		captured -= (int64_t)madvise->resident;
+	}
+	if (munmap) {
+		account_row(f, "  munmap", -(int64_t)munmap->resident, "(resident bytes)");
+		captured -= (int64_t)munmap->resident;
+	}
+	growth = (int64_t)(pr->vm_rss[1] - pr->vm_rss[0]);
+	account_row(f, "  captured", captured, NULL);
+	account_row(f, "  VmRSS growth", growth, NULL);
+	account_row(f, "  unattributed", growth - captured, growth == captured ? NULL :
+		    "(file pages mapped around a fault, reclaim, swap, huge pages, "
+		    "calls not traced)");
+}
+
 /*
  * The reconciled account: what the traced calls add up to, next to the
  * kernel's VmSize growth over the same interval, and the remainder with
@@ -78,9 +148,12 @@ static void print_account(FILE *f, const struct prof_process *pr)
 	int syscalls = brk || mmap || munmap || mremap, alloc = 0;
 	int complete = brk && mmap && munmap && mremap && !pr->filtered;
 
+	int more = find_event(pr, "mprotect") || find_event(pr, "faults") ||
+		   find_event(pr, "minor-faults");
+
 	for (size_t k = 0; k < pr->nevents; k++)
 		alloc |= is_alloc_event(pr->events[k].event);
-	if (!syscalls && !alloc)
+	if (!syscalls && !alloc && !more)
 		return;
 	fprintf(f, "  %-24s %16s\n", "ACCOUNT", "BYTES");
 	if (alloc) {
@@ -101,7 +174,7 @@ static void print_account(FILE *f, const struct prof_process *pr)
 				"frees of unknown blocks", pr->unknown_frees);
 	}
 	if (!syscalls)
-		return;
+		goto more;
 	if (brk) {
 		int64_t heap = (int64_t)brk->acquired - (int64_t)brk->released;
 
@@ -125,13 +198,17 @@ static void print_account(FILE *f, const struct prof_process *pr)
 	}
 	account_row(f, "captured", captured, complete ? NULL :
 		    "(some events not selected or filtered)");
-	if (!pr->have_vm)
-		return;
-	int64_t growth = (int64_t)(pr->vm_size[1] - pr->vm_size[0]);
+	if (pr->have_vm) {
+		int64_t growth = (int64_t)(pr->vm_size[1] - pr->vm_size[0]);
 
-	account_row(f, "VmSize growth", growth, NULL);
-	account_row(f, "unattributed", growth - captured, growth == captured ? NULL :
-		    "(mapped or unmapped before tracing or without these calls, exec, madvise)");
+		account_row(f, "VmSize growth", growth, NULL);
+		account_row(f, "unattributed", growth - captured, growth == captured ? NULL :
+			    "(mapped or unmapped before tracing or without these calls, exec, "
+			    "madvise)");
+	}
+more:
+	print_account_data(f, pr);
+	print_account_rss(f, pr);
 }
 
 /*

@@ -69,6 +69,10 @@ struct prof_event_totals {
 	/* fault kinds: samples (calls is the exact count), lost, throttles */
 	int sampled;
 	uint64_t samples, lost, throttles;
+	/* with -e mprotect, madvise or faults: VmData change, resident
+	   bytes given back (record/event.h) */
+	int64_t data;
+	uint64_t resident;
 };
 
 struct prof_process {

@@ -225,6 +225,8 @@ static int read_processes(struct reader *r, const struct jval *root)
 			t->samples = num_or(e, "samples", 0);
 			t->lost = num_or(e, "lost", 0);
 			t->throttles = num_or(e, "throttles", 0);
+			t->data = json_get(e, "data", J_NUM) ? json_get(e, "data", J_NUM)->num : 0;
+			t->resident = num_or(e, "resident", 0);
 		}
 	}
 	return 0;

@@ -112,6 +112,7 @@ static struct {
 	int refused;		/* said why once; no events from then on */
 	int pace;		/* PTRACE_INTERRUPT is there */
 	size_t nthreads;	/* threads with events */
+	int discard;		/* samples of memtap's child before the command */
 	uint64_t next_ns;
 	struct fault_thread *head;
 	struct stack_snapshot snap;	/* a buffer the sink swaps */
@@ -262,7 +263,7 @@ static void on_sample(const struct perf_sample *s, void *arg)
 	/* the lost records come before the next sample that fits */
 	fk->lost_seen = fk->pt.lost;
 	fk->credited += 1 + lost;
-	if (!tcp->proc || tcp->proc->unfollowed)
+	if (!tcp->proc || tcp->proc->unfollowed || fs.discard)
 		return;
 	source_event_init(&ev, tcp);
 	ev.kind = fk->kind;
@@ -511,11 +512,24 @@ void faults_thread_gone(struct thread *tcp)
 	free(ft);
 }
 
-void faults_before_exec(void)
+void faults_before_exec(int discard)
 {
+	fs.discard = discard;
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
 		thread_drain(ft, 0, NULL);
+	fs.discard = 0;
 	hugepages_release();
+	for (struct fault_thread *ft = fs.head; discard && ft; ft = ft->next)
+		for (int i = 0; i < ft->nkinds; i++) {
+			struct fault_kind *fk = &ft->k[i];
+			uint64_t count;
+
+			if (perf_thread_count(&fk->pt, &count) == 0)
+				fk->credited = count;
+			fk->said_samples = fk->pt.samples;
+			fk->said_lost = fk->lost_seen = fk->pt.lost;
+			fk->said_throttles = fk->pt.throttles;
+		}
 }
 
 int faults_hold(struct thread *tcp)

@@ -13,6 +13,8 @@
  *                           exact count, its events closed;
  *   faults_before_exec()    at PTRACE_EVENT_EXEC, before the modules of
  *                           the old image are forgotten: every ring read;
+ *                           discard: the launched command's first exec,
+ *                           what came before is memtap's child's code;
  *   faults_hold()           at a PTRACE_EVENT_STOP no one else wanted:
  *                           1 when faults.c interrupted the thread (its
  *                           ring was filling faster than memtap drains)
@@ -31,7 +33,7 @@ struct fault_thread;
 void faults_init(const struct trace_config *cfg);
 void faults_thread_new(struct thread *tcp);
 void faults_thread_gone(struct thread *tcp);
-void faults_before_exec(void);
+void faults_before_exec(int discard);
 int faults_hold(struct thread *tcp);
 void faults_release(void);
 

@@ -279,7 +279,7 @@ static void serve_wait(pid_t pid, int status)
 	stops.total++;
 	if (((unsigned)status >> 16) == PTRACE_EVENT_EXEC) {
 		/* the image goes: unwind what was taken of the old one first */
-		faults_before_exec();
+		faults_before_exec(pid == tr.launched_pid && !tr.launched_exec_seen);
 		sink_flush();
 		if (!tcp) {
 			/* exec by a non-leader whose leader we did not know */

@@ -57,6 +57,7 @@ struct thread {
 	uint64_t sc_args[6];
 	uint64_t sc_old_brk;
 	int64_t sc_weight;	/* mprotect, madvise: bytes, from /proc at entry */
+	int64_t sc_data, sc_resident;	/* for the account (event.h), at entry */
 	/* alloc.c */
 	int pending_sig;	/* detach: the signal to pass on */
 	struct alloc_thread *alloc;	/* probed calls awaiting their return */

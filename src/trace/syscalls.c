@@ -85,6 +85,16 @@ static void read_old_mmap_args(pid_t tid, uint64_t addr, uint64_t args[6])
 
 static int selected(const struct syscall_def *def);
 
+/*
+ * Is the account of VmData and VmRSS wanted (-e mprotect, madvise or a
+ * fault kind)?  Then munmap and mremap read what they unmap at entry.
+ */
+static int account_wanted(void)
+{
+	return (sink_events_to_trace() &
+		(EV_BIT(EV_MPROTECT) | EV_BIT(EV_MADVISE) | EV_FAULT_KINDS)) != 0;
+}
+
 void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
 		   const struct syscall_def *def)
 {
@@ -99,13 +109,27 @@ void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
 	if (def->id == SC_BRK && !tcp->proc->brk && tcp->sc_args[0])
 		tcp->proc->brk = procfs_heap_end(tcp->proc->pid);
 	tcp->sc_old_brk = tcp->proc->brk;
-	tcp->sc_weight = 0;
+	tcp->sc_weight = tcp->sc_data = tcp->sc_resident = 0;
 	if (!selected(def) || !syscall_args_relevant(def, tcp->sc_args))
 		return;
 	/* what the range was, for the weight of the call if it succeeds */
 	if (def->id == SC_MPROTECT) {
-		tcp->sc_weight = maps_access_change(tcp->proc->pid, tcp->sc_args[0],
-						    tcp->sc_args[1], (unsigned)tcp->sc_args[2]);
+		struct range_change rc;
+
+		maps_range_change(tcp->proc->pid, tcp->sc_args[0], tcp->sc_args[1],
+				  (int)(unsigned)tcp->sc_args[2], &rc);
+		tcp->sc_weight = rc.access;
+		tcp->sc_data = rc.data;
+	} else if ((def->id == SC_MUNMAP || def->id == SC_MREMAP) && account_wanted()) {
+		struct range_change rc;
+		uint64_t resident;
+
+		maps_range_change(tcp->proc->pid, tcp->sc_args[0], tcp->sc_args[1], -1, &rc);
+		tcp->sc_data = (int64_t)rc.data_bytes;
+		if (def->id == SC_MUNMAP &&
+		    pagemap_resident(tcp->proc->pid, tcp->sc_args[0], tcp->sc_args[1],
+				     &resident) == 0)
+			tcp->sc_resident = -(int64_t)resident;
 	} else if (def->id == SC_MADVISE) {
 		uint64_t resident;
 
@@ -237,6 +261,44 @@ static void code_mapped(struct thread *tcp, const struct syscall_def *def,
 	alloc_on_code_mapped(tcp);
 }
 
+/* The account's part of a successful event, from what the entry read. */
+static void account_fill(struct event *ev, const struct syscall_def *def,
+			 const struct thread *tcp)
+{
+	const uint64_t *a = tcp->sc_args;
+
+	switch (def->id) {
+	case SC_BRK:
+		ev->data = ev->size;
+		break;
+	case SC_MMAP:
+	case SC_MMAP2:
+	case SC_OLD_MMAP:
+		/* VmData: private, writable, not a stack */
+		if ((a[2] & PROT_WRITE) && (a[3] & MAP_TYPE) == MAP_PRIVATE &&
+		    !(a[3] & MAP_GROWSDOWN))
+			ev->data = ev->size;
+		break;
+	case SC_MUNMAP:
+		ev->data = -tcp->sc_data;
+		ev->resident = tcp->sc_resident;
+		break;
+	case SC_MREMAP:
+		/* a data mapping stays one: its growth is data */
+		if (tcp->sc_data && (uint64_t)tcp->sc_data >= page_round(tcp->sc_args[1]))
+			ev->data = ev->size;
+		break;
+	case SC_MPROTECT:
+		ev->data = tcp->sc_data;
+		break;
+	case SC_MADVISE:
+		ev->resident = ev->size;
+		break;
+	default:
+		break;
+	}
+}
+
 void syscall_exit(struct thread *tcp, const arch_regs_t *regs)
 {
 	int64_t ret = arch_syscall_ret(regs, tcp->sc_abi);
@@ -254,6 +316,8 @@ void syscall_exit(struct thread *tcp, const arch_regs_t *regs)
 		syscall_fill_event(&ev, def, tcp->sc_abi, tcp->sc_args, ret, tcp->sc_old_brk);
 		if (!ev.failed && (def->id == SC_MPROTECT || def->id == SC_MADVISE))
 			ev.size = tcp->sc_weight;
+		if (!ev.failed && account_wanted())
+			account_fill(&ev, def, tcp);
 		if (def->kind == EV_BRK)
 			tcp->proc->brk = (uint64_t)ret;
 		source_emit(tcp, &ev, regs);

@@ -17,6 +17,9 @@
  * blocks are in: all of it was PROT_NONE), after the thread is done.
  * -w: print "ready PID" and wait for SIGUSR1 first, and print "done" and
  * wait for it again at the end (for memtap -p).
+ * -m: then more, for the account: 16 MiB of small mallocs (the brk
+ * heap), 768 MiB mapped of which mixed_touch touches 512 MiB, 64 MiB
+ * of those unmapped and 256 MiB untouched unmapped.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -76,6 +79,26 @@ __attribute__((noinline)) void release_pages(char *p, size_t len, size_t touched
 	}
 }
 
+__attribute__((noinline)) void mixed_touch(char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i += 4096)
+		p[i] = 1;
+}
+
+static void mixed(void)
+{
+	char *p = mmap(NULL, 768 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		exit(99);
+	madvise(p, 768 * MiB, MADV_NOHUGEPAGE);
+	for (int i = 0; i < 4096; i++)
+		memset(malloc(4000), 1, 4000);
+	mixed_touch(p, 512 * MiB);
+	munmap(p, 64 * MiB);
+	munmap(p + 512 * MiB, 256 * MiB);
+}
+
 static void wait_usr1(void)
 {
 	sigset_t set;
@@ -89,6 +112,7 @@ static void wait_usr1(void)
 int main(int argc, char **argv)
 {
 	int wait = argc > 1 && !strcmp(argv[1], "-w");
+	int more = argc > 1 && !strcmp(argv[argc - 1], "-m");
 	sigset_t set;
 	pthread_t t;
 	char *p;
@@ -111,6 +135,8 @@ int main(int argc, char **argv)
 	madvise(p, 32 * MiB, MADV_NOHUGEPAGE);
 	release_pages(p, 32 * MiB, 16 * MiB);
 	printf("MADVISE release_pages %lu\n", 16 * MiB);
+	if (more)
+		mixed();
 	if (wait) {
 		printf("done\n");
 		fflush(stdout);
