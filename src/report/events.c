@@ -3,6 +3,8 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "report/events.h"
 
 const char *const event_kind_names[EV_NKINDS] = {
@@ -27,3 +29,11 @@ const char *const event_kind_names[EV_NKINDS] = {
 	[EV_MPROTECT] = "mprotect",
 	[EV_MADVISE] = "madvise",
 };
+
+int ev_name_is_fault(const char *name)
+{
+	for (int k = EV_FAULTS; k <= EV_MAJOR_FAULTS; k++)
+		if (!strcmp(name, event_kind_names[k]))
+			return 1;
+	return 0;
+}

@@ -47,6 +47,8 @@ static inline int ev_is_fault(int kind)
 {
 	return kind >= EV_FAULTS && kind <= EV_MAJOR_FAULTS;
 }
+/* Is this event name a fault kind's ("faults", "minor-faults"...)? */
+int ev_name_is_fault(const char *name);
 static inline int ev_is_alloc(int kind)
 {
 	return kind >= EV_MALLOC && kind <= EV_PVALLOC;

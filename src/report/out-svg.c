@@ -22,7 +22,9 @@
  * cover, counting nested matches once.
  *
  * Colours: a memory palette of greens and blues, picked by a hash of
- * the frame name so that a function keeps its colour across graphs.  A
+ * the frame name so that a function keeps its colour across graphs; a
+ * graph of page faults alone takes flamegraph.pl's --colors=mem palette
+ * and green background exactly, as Gregg's page-fault flame graphs.  A
  * differential graph (set->diff) colours each frame by its growth from
  * base to value instead: red grew, blue shrank, white unchanged,
  * deeper for a larger share of the largest change; widths show value.
@@ -35,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/events.h"
 #include "report/output.h"
 #include "util/xmalloc.h"
 
@@ -185,7 +188,7 @@ static uint32_t name_hash(const char *s, size_t n, uint32_t h)
 }
 
 static void frame_colour(char *buf, size_t size, const struct frame *fr,
-			 int diff, double maxdelta)
+			 int diff, double maxdelta, int faults)
 {
 	if (diff) {
 		double r = maxdelta > 0 ?
@@ -204,6 +207,11 @@ static void frame_colour(char *buf, size_t size, const struct frame *fr,
 	uint32_t h2 = name_hash(fr->name, fr->len, h1 ^ 0x5bd1e995u);
 	double a = (h1 >> 8) / 16777216.0, b = (h2 >> 8) / 16777216.0;
 
+	if (faults) {
+		/* flamegraph.pl, type "mem": r 0, g 190 + 50 v2, b 210 v1 */
+		snprintf(buf, size, "rgb(0,%d,%d)", 190 + (int)(50 * a), (int)(210 * b));
+		return;
+	}
 	snprintf(buf, size, "rgb(%d,%d,%d)", (int)(40 * b),
 		 160 + (int)(75 * a), 70 + (int)(150 * b));
 }
@@ -420,11 +428,11 @@ static const char style[] =
 
 static void write_frame(FILE *f, const struct frame *fr, double x, double y,
 			double w, int64_t total, const char *unit, int diff,
-			double maxdelta)
+			double maxdelta, int faults)
 {
 	char buf[64], colour[40];
 
-	frame_colour(colour, sizeof(colour), fr, diff, maxdelta);
+	frame_colour(colour, sizeof(colour), fr, diff, maxdelta, faults);
 	fprintf(f, "<g data-o=\"%" PRId64 "\" data-v=\"%" PRId64
 		"\" data-d=\"%d\"", fr->start, fr->value, fr->depth);
 	if (diff)
@@ -499,7 +507,8 @@ int svg_write_set(FILE *f, const struct folded_set *s,
 	fprintf(f, "<defs><linearGradient id=\"background\" x1=\"0\" y1=\"0\""
 		" x2=\"0\" y2=\"1\"><stop stop-color=\"%s\" offset=\"5%%\"/>"
 		"<stop stop-color=\"%s\" offset=\"95%%\"/></linearGradient></defs>\n",
-		"#f4f4f4", s->diff ? "#f4f4f4" : "#e2ecf6");
+		o->faults && !s->diff ? "#eef2ee" : "#f4f4f4",
+		s->diff ? "#f4f4f4" : o->faults ? "#e0ffe0" : "#e2ecf6");
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\""
 		" fill=\"url(#background)\"/>\n", width, height);
 	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\">", width / 2);
@@ -536,7 +545,7 @@ int svg_write_set(FILE *f, const struct folded_set *s,
 			y = top + i * FRAME_H;
 		else
 			y = height - PAD_BOTTOM - (i + 1) * FRAME_H;
-		write_frame(f, fr, x, y, w, total, s->unit, s->diff, maxdelta);
+		write_frame(f, fr, x, y, w, total, s->unit, s->diff, maxdelta, o->faults);
 	}
 	fputs("</g>\n</svg>\n", f);
 	free(fs.v);
@@ -565,6 +574,21 @@ static const char *type_title(const struct profile *p, size_t t)
 	return NULL;
 }
 
+/* Is every sample of p of a fault kind (and one at least)? */
+static int fault_graph(const struct profile *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const char *e = p->samples[i].event;
+
+		if (!e || !ev_name_is_fault(e))
+			return 0;
+		n++;
+	}
+	return n > 0;
+}
+
 int write_svg(FILE *f, const struct profile *p, const struct output_options *o)
 {
 	struct folded_set s = FOLDED_SET_INIT;
@@ -573,8 +597,11 @@ int write_svg(FILE *f, const struct profile *p, const struct output_options *o)
 
 	if (o)
 		oo = *o;
+	oo.faults = fault_graph(p);
 	if (!oo.title)
 		oo.title = type_title(p, oo.value_index ? oo.value_index - 1 : p->default_type);
+	if (!oo.title && oo.faults)
+		oo.title = "Page fault flame graph";
 	if (folded_set_from_profile(&s, p, &oo) < 0)
 		return -1;
 	folded_set_finish(&s);

@@ -50,6 +50,12 @@ struct output_options {
 	 */
 	size_t base_index;
 	int top;		/* text: stacks per event; 0: 10 */
+	/*
+	 * SVG: a page-fault graph (write_svg() sets it when every sample
+	 * is of a fault kind): the palette and background of Brendan
+	 * Gregg's page-fault flame graphs (flamegraph.pl --colors=mem).
+	 */
+	int faults;
 };
 
 /* Writers.  See the file comments of src/out-*.c for each format. */
