@@ -1,20 +1,23 @@
 #!/bin/bash
 # bench/faults/run.sh - page faults by stack through perf events: what
-# the engine of src/linux/perf.c costs, and what it loses, against
-# `perf record -e page-faults -c 1 --call-graph dwarf`.
+# memtap -e faults (and the engine of src/linux/perf.c alone) costs, and
+# what it loses, against `perf record -e page-faults -c 1 --call-graph
+# dwarf`.
 #
 #   bench/faults/run.sh [--builddir=DIR] [--reps=N] [--mib=N] [--stack=BYTES]
 #
 # The workload is tests/targets/faults with an argument: it maps N MiB
 # (default 1024) and touches it page by page from one function, one
 # fault per 4 KiB page.  Each repetition runs, in an order that turns
-# with the repetition: the workload untraced; under tests/unit/perf-faults
+# with the repetition: the workload untraced; under memtap -e faults
+# (--stack-size STACK, text report); under tests/unit/perf-faults
 # at period 1 with a 4 MiB ring and with a 64 MiB ring (samples drained,
 # copied out, unwound with libdw); under perf record (8 KiB stack copies,
 # as --call-graph dwarf by default; its default ring).  Both copy STACK
 # bytes of stack per sample.  Printed (Markdown): the median of
 # traced/untraced wall times, the samples and lost samples of each, and
-# perf-faults' own cost per sample (ns of drain, ns of unwind + intern).
+# perf-faults' own cost per sample (ns of drain, ns of unwind + intern),
+# and memtap's slowdown over perf record's (the goal: at most 1.2).
 # Needs root or kernel.perf_event_paranoid <= 1 for perf record.
 set -eu
 
@@ -33,8 +36,9 @@ for a in "$@"; do
 done
 harness=$builddir/tests/unit/perf-faults
 target=$builddir/tests/targets/faults
-[ -x "$harness" ] && [ -x "$target" ] ||
-	{ echo "$0: build first: make -C $builddir tests/unit/perf-faults tests/targets/faults" >&2; exit 64; }
+memtap=$builddir/memtap
+[ -x "$harness" ] && [ -x "$target" ] && [ -x "$memtap" ] ||
+	{ echo "$0: build first: make -C $builddir memtap tests/unit/perf-faults tests/targets/faults" >&2; exit 64; }
 command -v perf >/dev/null || { echo "$0: no perf" >&2; exit 64; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/faults-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -54,6 +58,9 @@ timed() {
 run_one() {
 	case $1 in
 	untraced) timed untraced "$target" "$mib" ;;
+	memtap) timed memtap "$memtap" -e faults --stack-size "$stack" --top 1 -o "$tmp/memtap.txt" \
+			-- "$target" "$mib"
+		grep '^  faults: ' "$tmp/memtap.txt" >> "$tmp/memtap.totals" ;;
 	ring4) timed ring4 "$harness" -v -c 1 -s "$stack" -r 4096 -- "$target" "$mib"
 		grep '^total' "$tmp/ring4.out" >> "$tmp/ring4.totals"
 		grep 'ns each' "$tmp/ring4.err" >> "$tmp/ring4.costs" ;;
@@ -70,7 +77,7 @@ run_one() {
 	esac
 }
 
-kinds=(untraced ring4 ring64 perf)
+kinds=(untraced memtap ring4 ring64 perf)
 for ((r = 0; r < reps; r++)); do
 	for ((i = 0; i < ${#kinds[@]}; i++)); do
 		run_one "${kinds[(i + r) % ${#kinds[@]}]}"
@@ -90,6 +97,10 @@ for k in ring4 ring64; do
 	echo "| perf-faults, ring $([ $k = ring4 ] && echo 4 || echo 64) MiB | $(ratio $k) | $(awk '{ printf "%s%s/%s lost", sep, $5, $7; sep = "; " }' "$tmp/$k.totals") samples |"
 done
 echo "| perf record -c 1 --call-graph dwarf | $(ratio perf) | $(awk '{ printf "%s%s samples, %s lost", sep, $2, $6; sep = "; " }' "$tmp/perf.totals") |"
+echo "| memtap -e faults | $(ratio memtap) | $(awk '{ printf "%s%s counted, %s sampled, %s lost", sep, $2, $4, $9; sep = "; " }' "$tmp/memtap.totals") |"
+echo
+paste "$tmp/memtap.us" "$tmp/perf.us" | awk '{ printf "%.2f\n", $1 / $2 }' | median |
+	awk '{ print "memtap / perf record, median of the paired ratios: " $1 " (goal: at most 1.2)" }'
 echo
 for k in ring4 ring64; do
 	echo "perf-faults $k, memtap-side ns per sample (drain; unwind + intern), each rep:"

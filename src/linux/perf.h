@@ -36,8 +36,8 @@
  * root, whose locked memory is not limited), the reader drains it
  * often, and what is lost is counted and compensated by the scale.
  *
- * How the tracer plugs it in (trace/, with the source interface of
- * trace/source.h):
+ * How the tracer plugs it in (trace/faults.c, with the source interface
+ * of trace/source.h; what it does beyond this plan is said there):
  *   - one source "faults": its fd() is an epoll fd over the threads'
  *     sample fds (each is readable when its ring is half full: the
  *     watermark), and its drain() reads every thread's ring; the loop

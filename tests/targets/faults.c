@@ -33,6 +33,8 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
+#include "usr1.h"
+
 #define MiB (1024UL * 1024UL)
 #define PAGE 4096UL
 #define MAX_THREADS 8
@@ -93,16 +95,6 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-static void wait_usr1(void)
-{
-	sigset_t set;
-	int sig;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigwait(&set, &sig);
-}
-
 int main(int argc, char **argv)
 {
 	size_t len = 256 * MiB;
@@ -110,7 +102,6 @@ int main(int argc, char **argv)
 	pthread_t t[MAX_THREADS];
 	int opt, wait = 0, bench = argc > 1 && argv[1][0] != '-';
 	size_t huge = 0;
-	sigset_t set;
 
 	if (bench)
 		len = strtoul(argv[1], NULL, 0) * MiB;
@@ -146,9 +137,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	/* SIGUSR1 is for sigwait() alone, in every thread */
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	usr1_block();
 	pthread_barrier_init(&start, NULL, (unsigned)nthreads + 1);
 	for (long i = 0; i < nthreads; i++)
 		if (pthread_create(&t[i], NULL, thread_main, (void *)i) != 0) {
@@ -158,7 +147,7 @@ int main(int argc, char **argv)
 	if (wait) {
 		printf("ready %d\n", (int)getpid());
 		fflush(stdout);
-		wait_usr1();
+		usr1_wait();
 	}
 	if (huge) {
 		/* hugetlb pages of the default size: one fault each */
@@ -188,7 +177,7 @@ int main(int argc, char **argv)
 	if (wait) {
 		printf("touched\n");
 		fflush(stdout);
-		wait_usr1();
+		usr1_wait();
 	}
 	fflush(stdout);
 	return 0;

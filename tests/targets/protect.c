@@ -30,6 +30,8 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
+#include "usr1.h"
+
 #define MiB (1024UL * 1024UL)
 #define HEAP_MAX (64 * MiB)	/* glibc's HEAP_MAX_SIZE on 64-bit */
 
@@ -99,31 +101,18 @@ static void mixed(void)
 	munmap(p + 512 * MiB, 256 * MiB);
 }
 
-static void wait_usr1(void)
-{
-	sigset_t set;
-	int sig;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigwait(&set, &sig);
-}
-
 int main(int argc, char **argv)
 {
 	int wait = argc > 1 && !strcmp(argv[1], "-w");
 	int more = argc > 1 && !strcmp(argv[argc - 1], "-m");
-	sigset_t set;
 	pthread_t t;
 	char *p;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &set, NULL);
+	usr1_block();
 	if (wait) {
 		printf("ready %d\n", (int)getpid());
 		fflush(stdout);
-		wait_usr1();
+		usr1_wait();
 	}
 	if (pthread_create(&t, NULL, thread_main, NULL) != 0)
 		return 99;
@@ -140,7 +129,7 @@ int main(int argc, char **argv)
 	if (wait) {
 		printf("done\n");
 		fflush(stdout);
-		wait_usr1();
+		usr1_wait();
 	}
 	fflush(stdout);
 	return 0;
