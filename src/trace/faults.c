@@ -371,11 +371,17 @@ static uint64_t faults_next_ns(void *self)
 	return fs.head ? fs.next_ns : 0;
 }
 
+/*
+ * Before a report: the samples so far, and the counts.  At period 1 the
+ * rings are read as in a round (the rest comes in the next report: a
+ * long unwinding here would let the other threads' rings fill unseen);
+ * with --fault-period, all of it, as the spread scales to the count.
+ */
 static void faults_settle(void *self)
 {
 	(void)self;
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
-		thread_drain(ft, 0, NULL);
+		thread_drain(ft, fs.pc.period == 1 ? DRAIN_MAX : 0, NULL);
 	sink_flush();
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
 		thread_settle(ft, 0);
