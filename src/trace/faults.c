@@ -6,9 +6,10 @@
  * Every thread memtap traces gets its events when it is first known: a
  * new thread before it runs (its clone or fork event, or its first
  * stop), a seized one at attach.  The sampling fds are in one epoll fd,
- * which is the source's fd (readable when a ring is half full), and
- * the loop also drains every DRAIN_NS, so that a thread that faults
- * slowly has its samples unwound while their code is still mapped.
+ * which is the source's fd (readable when a sixteenth of a ring is
+ * full), and the loop also drains every DRAIN_NS, so that a thread that
+ * faults slowly has its samples unwound while their code is still
+ * mapped.  A round reads at most DRAIN_MAX samples of a ring.
  * Each sample becomes an event (its page's bytes, its address) with its
  * own copy of the stack, handed to the sink without a stop.
  *
@@ -17,16 +18,18 @@
  * kernel's rate limit: THROTTLE), and with --fault-period N only one
  * fault in N is sampled.  So before each report and when a thread goes,
  * its count is read, and the faults not yet credited to a stack are
- * spread over the stacks its samples had, in proportion to their
- * samples (perf_sample_scale(), per thread): each thread's total is its
- * exact count, and the samples, losses and throttles are reported.
+ * credited (spread()): lost samples to the stack sampled before the
+ * loss, the unsampled faults of --fault-period or throttling to the
+ * stacks its samples had, in proportion to their samples (as
+ * perf_sample_scale(), per thread): each thread's total is its exact
+ * count, and the samples, losses and throttles are reported.
  *
  * Pacing: unwinding a sample costs memtap more than the fault costs the
  * target, so a thread that faults in a loop fills its ring faster than
  * it is read.  When a drain finds more than PACE_SAMPLES samples of one
  * thread, the thread is interrupted (PTRACE_INTERRUPT): at its
- * PTRACE_EVENT_STOP it is held until its ring is read and the sink has
- * unwound what was read, then resumed.  The target only waits, as at
+ * PTRACE_EVENT_STOP it is held until its ring is read to the end and
+ * the sink has unwound what was read, then resumed.  The target only waits, as at
  * any ptrace stop; detaching resumes held threads like any other.
  *
  * Weights: the page size of the mapping the fault is in: the base page,
@@ -45,13 +48,13 @@
 #include <sys/ptrace.h>
 
 #include "linux/features.h"
+#include "linux/hugepages.h"
 #include "linux/perf.h"
 #include "stack/snapshot-perf.h"
 #include "stack/stacks.h"
 #include "stack/unwind.h"
 #include "trace/emit.h"
 #include "trace/faults.h"
-#include "linux/hugepages.h"
 #include "trace/source.h"
 #include "trace/tracer.h"
 #include "util/error.h"
@@ -64,9 +67,9 @@
  * smaller where the locked-memory limit says so (perf.c).
  */
 #define RING_BIG (16u << 20)
+#define RING_BIG_THREADS 16
 /* The stack copied per sample without --stack-size: perf record's. */
 #define FAULT_STACK_DEFAULT 8192
-#define RING_BIG_THREADS 16
 #define PACE_SAMPLES 32
 #define DRAIN_MAX 512
 #define NKINDS PERF_FAULTS_NKINDS
@@ -88,7 +91,7 @@ struct fault_kind {
 	uint64_t credited;	/* faults credited: samples + spread */
 	uint64_t said_samples, said_lost, said_throttles;	/* told the sink */
 	uint64_t lost_seen;	/* lost samples credited to a stack */
-	struct fault_stack *stacks;	/* open addressing on stack + 1 */
+	struct fault_stack *stacks;	/* open addressing on the stack id */
 	size_t size, used;
 	uint64_t samples;	/* in stacks */
 	int full_seen;		/* a drain found the ring full */
@@ -550,10 +553,20 @@ int faults_hold(struct thread *tcp)
 	return 1;
 }
 
+/* Are samples of ft left in a ring after the last drain? */
+static int samples_left(const struct fault_thread *ft)
+{
+	for (int i = 0; i < ft->nkinds; i++)
+		if (ft->k[i].pt.left)
+			return 1;
+	return 0;
+}
+
 void faults_release(void)
 {
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next) {
-		if (!ft->held)
+		/* held until memtap has caught up with its ring */
+		if (!ft->held || (samples_left(ft) && !tracer_detaching()))
 			continue;
 		ft->held = 0;
 		if (ft->tcp->flags & T_STOPPED)
