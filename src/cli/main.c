@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/time.h>
 
+#include "cli/cli.h"
 #include "cli/options.h"
 #include "util/error.h"
 #include "trace/memtap.h"
