@@ -36,7 +36,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <linux/ptrace.h>
 
@@ -46,6 +45,7 @@
 #include "trace/source.h"
 #include "stack/modules.h"
 #include "linux/features.h"
+#include "linux/memio.h"
 #include "util/error.h"
 
 #ifndef PTRACE_GET_SYSCALL_INFO
@@ -71,14 +71,11 @@ static uint64_t page_round(uint64_t len)
 }
 
 /* old_mmap (i386 nr 90) passes a pointer to six 32-bit arguments. */
-static void read_old_mmap_args(pid_t tid, uint64_t addr, uint64_t args[6])
+static void read_old_mmap_args(const struct thread *tcp, uint64_t addr, uint64_t args[6])
 {
 	uint32_t a[6];
-	struct iovec local = { a, sizeof(a) };
-	struct iovec remote = { (void *)(uintptr_t)addr, sizeof(a) };
 
-	memset(a, 0, sizeof(a));
-	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(a))
+	if (memio_read_all(tcp->proc->pid, tcp->tid, addr, a, sizeof(a)) < 0)
 		memset(a, 0, sizeof(a));
 	for (int i = 0; i < 6; i++)
 		args[i] = a[i];
@@ -92,7 +89,7 @@ void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
 	for (int i = 0; i < 6; i++)
 		tcp->sc_args[i] = arch_syscall_arg(regs, abi, i);
 	if (def->id == SC_OLD_MMAP)
-		read_old_mmap_args(tcp->tid, tcp->sc_args[0], tcp->sc_args);
+		read_old_mmap_args(tcp, tcp->sc_args[0], tcp->sc_args);
 	else if (def->id == SC_MMAP2)
 		tcp->sc_args[5] *= ARCH_PAGE_SIZE;
 	if (def->id == SC_BRK && !tcp->proc->brk && tcp->sc_args[0])
@@ -330,10 +327,7 @@ static enum abi syscall_abi(struct thread *tcp, const arch_regs_t *regs)
 
 	if (regs->cs != 0x23) {
 		/* int $0x80 from 64-bit code: look at the instruction */
-		struct iovec local = { &insn, sizeof(insn) };
-		struct iovec remote = { (void *)(uintptr_t)(regs->rip - 2), sizeof(insn) };
-
-		if (process_vm_readv(tcp->tid, &local, 1, &remote, 1, 0) != sizeof(insn))
+		if (memio_read_all(tcp->proc->pid, tcp->tid, regs->rip - 2, &insn, sizeof(insn)) < 0)
 			insn = 0;
 	}
 	return arch_abi_from_regs(regs, insn);
