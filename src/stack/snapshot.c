@@ -71,19 +71,22 @@ int unwind_read_remote(pid_t pid, pid_t tid, uint64_t addr, void *buf, size_t le
  * A read the copy cannot serve.  It failing above (or across the end of)
  * a whole copy means the stack goes on where memtap can no longer read
  * it: the snapshot is marked cut, the one change reads make to it (the
- * object is never const itself).  With PTRACE_PEEKDATA alone such a read is not even tried:
- * the thread, resumed since the copy, may be stopped again elsewhere,
- * and what PEEKDATA would give is no longer the copy's stack.
+ * object is never const itself).  With PTRACE_PEEKDATA alone such a
+ * read is not even tried: the thread, resumed since the copy, may be
+ * stopped again elsewhere, and what PEEKDATA would give is no longer the
+ * copy's stack; and any other read that fails then (libunwind reads
+ * unwind tables from the process) cuts the stack too.
  */
 static int read_beyond(const struct stack_snapshot *s, uint64_t addr, void *buf, size_t len)
 {
 	int above = s->asked && s->len == s->asked && addr >= s->start &&
 		    addr + len > s->start + s->len;
+	int peek_only = !feature_has(F_PROCESS_VM_READV) && !feature_has(F_PROC_MEM);
 
-	if ((!above || feature_has(F_PROCESS_VM_READV) || feature_has(F_PROC_MEM)) &&
-	    unwind_read_remote(s->pid, s->tid, addr, buf, len) == 0)
+	if ((!above || !peek_only) && unwind_read_remote(s->pid, s->tid, addr, buf, len) == 0)
 		return 0;
-	if (above)
+	/* by PEEKDATA alone any read can fail once the thread runs */
+	if (above || peek_only)
 		((struct stack_snapshot *)s)->cut = 1;
 	return -1;
 }
