@@ -76,7 +76,10 @@ const char *feature_name(enum feature f)
 	return f < F_NFEATURES ? names[f] : "?";
 }
 
-/* MEMTAP_DISABLE=a,b,c: each a feature name, or "all". */
+/*
+ * MEMTAP_DISABLE=a,b,c: each a feature name, or "all": every feature
+ * with a fallback (memtap cannot trace without PTRACE_SEIZE).
+ */
 static void read_disable(void)
 {
 	const char *env = getenv("MEMTAP_DISABLE");
@@ -87,7 +90,7 @@ static void read_disable(void)
 
 		for (int f = 0; f < F_NFEATURES && len; f++)
 			if ((strlen(names[f]) == len && strncmp(env, names[f], len) == 0) ||
-			    (len == 3 && strncmp(env, "all", 3) == 0)) {
+			    (len == 3 && strncmp(env, "all", 3) == 0 && f != F_SEIZE)) {
 				state[f] = FORCED_OFF;
 				found = 1;
 			}
