@@ -3,7 +3,8 @@
 # as root), build memtap, then either run it on the bundled demo
 # workload or run the whole test suite twice: a normal build and an
 # AddressSanitizer/UBSan build, plus memtap-static (scripts/build-static.sh)
-# tested against the normal build.  The last line of `check` is
+# tested against the normal build and given the whole suite to run once
+# more.  The last line of `check` is
 # "N passed, N failed, N skipped".
 set -eu
 
@@ -57,13 +58,17 @@ build() {
 	}
 }
 
-# check DIR [MEMTAP_STATIC]: run the suite there; print its counts to fd 3
+# check DIR [MEMTAP_STATIC [LOG]]: run the suite there; print its counts
+# to fd 3.  With LOG: the suite runs against MEMTAP_STATIC itself
+# (tests/lib.sh's MEMTAP_UNDER_TEST), its summary in DIR/LOG.
 check() {
-	(cd "$top/$1" && env ${2:+MEMTAP_STATIC="$2"} make -j"$jobs" check > check.log 2>&1) || true
-	grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS):' "$top/$1/check.log" | sed "s|^|$1: |"
+	log=${3:-check.log}
+	(cd "$top/$1" && env ${2:+MEMTAP_STATIC="$2"} ${3:+MEMTAP_UNDER_TEST="$2"} \
+		make -j"$jobs" check > "$log" 2>&1) || true
+	grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS):' "$top/$1/$log" | sed "s|^|$1${3:+ (static)}: |"
 	awk '/^# (PASS|FAIL|SKIP|ERROR|XPASS|XFAIL): / { n[$2] = $3 }
 	     END { printf "%d %d %d\n", n["PASS:"] + n["XFAIL:"], n["FAIL:"] + n["ERROR:"] + n["XPASS:"], n["SKIP:"] }' \
-		"$top/$1/check.log" >&3
+		"$top/$1/$log" >&3
 }
 
 install_deps
@@ -92,7 +97,10 @@ check)
 	77) static=; tail -1 "$top/build-static.log" >&2 ;;
 	*) tail -30 "$top/build-static.log" >&2; exit 1 ;;
 	esac
-	counts=$( { check build "$static"; check build-asan; } 3>&1 1>&2 )
+	# the whole suite once more against memtap-static, last: the normal
+	# run's test logs are overwritten by its own
+	counts=$( { check build "$static"; check build-asan
+		   [ -z "$static" ] || check build "$static" check-static.log; } 3>&1 1>&2 )
 	echo "$counts" | awk '{ p += $1; f += $2; s += $3 }
 		END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit f > 0 }'
 	;;

@@ -7,7 +7,8 @@
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
-MEMTAP="$top_builddir/memtap"
+# MEMTAP_UNDER_TEST: another memtap binary (tests/compat-suite.test)
+MEMTAP="${MEMTAP_UNDER_TEST:-$top_builddir/memtap}"
 TARGETS="$top_builddir/tests/targets"
 ME=$(basename "$0" .test)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/memtap-$ME.XXXXXX") || exit 99

@@ -13,7 +13,9 @@
 #include <unistd.h>
 #include <sys/time.h>
 
+#include "cli/cli.h"
 #include "cli/options.h"
+#include "linux/features.h"
 #include "util/error.h"
 #include "trace/memtap.h"
 #include "util/optparse.h"
@@ -536,6 +538,12 @@ int main(int argc, char **argv)
 	output_set_path(opt.output);
 	sink_init_from_opt();
 
+	features_probe();
+	if (verbose)
+		features_print(stderr);
+	if (!feature_has(F_SEIZE))
+		error_msg_and_die("this kernel has no PTRACE_SEIZE, PTRACE_INTERRUPT and "
+				  "PTRACE_LISTEN (Linux 3.4 and later have them): memtap cannot trace");
 	mode = opt.syscalls;
 	if (mode == SYSCALLS_AUTO)
 		mode = opt.argv ? SYSCALLS_SECCOMP : SYSCALLS_BREAKPOINTS;
@@ -550,6 +558,16 @@ int main(int argc, char **argv)
 					  "support (CONFIG_SECCOMP_FILTER)");
 		warn_msg("no seccomp filter support in this kernel: using PTRACE_SYSCALL, "
 			 "which stops at every syscall");
+		mode = SYSCALLS_PTRACE;
+	}
+	if (mode == SYSCALLS_SECCOMP && !feature_has(F_EXITKILL)) {
+		/* killed, memtap would leave the command a filter and no tracer */
+		if (opt.syscalls == SYSCALLS_SECCOMP)
+			error_msg_and_die("--syscalls=seccomp: this kernel has no PTRACE_O_EXITKILL "
+					  "(Linux 3.8): the command would keep memtap's filter, "
+					  "and get ENOSYS, should memtap be killed");
+		warn_msg("no PTRACE_O_EXITKILL in this kernel (Linux 3.8): using PTRACE_SYSCALL, "
+			 "which stops at every syscall, not a filter the command would keep");
 		mode = SYSCALLS_PTRACE;
 	}
 	trace_config = (struct trace_config){

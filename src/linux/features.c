@@ -19,6 +19,9 @@
  *   perf                  not probed here: -e faults opens its events per
  *                         thread and says once why the kernel refused;
  *                         MEMTAP_DISABLE=perf refuses them all.
+ *   seccomp_entry         not probed: learnt from the first seccomp stop
+ *                         and the syscall stop after it (syscalls.c);
+ *                         assumed until then.
  * When no child can be traced, the ptrace and memory features keep
  * "yes": the fallbacks are then taken at the first failure instead
  * (feature_lost()).
@@ -50,7 +53,7 @@
 # define PTRACE_O_EXITKILL (1 << 20)
 #endif
 
-enum state { UNKNOWN, YES, NO, FORCED_OFF, LOST };
+enum state { UNKNOWN, YES, NO, FORCED_OFF, LOST, ASSUMED };
 
 static const char *const names[F_NFEATURES] = {
 	[F_PROCESS_VM_READV] = "process_vm_readv",
@@ -64,6 +67,7 @@ static const char *const names[F_NFEATURES] = {
 	[F_EXITKILL] = "exitkill",
 	[F_GET_SYSCALL_INFO] = "get_syscall_info",
 	[F_PERF] = "perf",
+	[F_SECCOMP_ENTRY] = "seccomp_entry",
 };
 
 static enum state state[F_NFEATURES];
@@ -76,7 +80,10 @@ const char *feature_name(enum feature f)
 	return f < F_NFEATURES ? names[f] : "?";
 }
 
-/* MEMTAP_DISABLE=a,b,c: each a feature name, or "all". */
+/*
+ * MEMTAP_DISABLE=a,b,c: each a feature name, or "all": every feature
+ * with a fallback (memtap cannot trace without PTRACE_SEIZE).
+ */
 static void read_disable(void)
 {
 	const char *env = getenv("MEMTAP_DISABLE");
@@ -87,7 +94,7 @@ static void read_disable(void)
 
 		for (int f = 0; f < F_NFEATURES && len; f++)
 			if ((strlen(names[f]) == len && strncmp(env, names[f], len) == 0) ||
-			    (len == 3 && strncmp(env, "all", 3) == 0)) {
+			    (len == 3 && strncmp(env, "all", 3) == 0 && f != F_SEIZE)) {
 				state[f] = FORCED_OFF;
 				found = 1;
 			}
@@ -270,6 +277,8 @@ void features_probe(void)
 	probe_seccomp();
 	probe_noreplace();
 	probe_child();
+	if (state[F_SECCOMP_ENTRY] == UNKNOWN)
+		state[F_SECCOMP_ENTRY] = ASSUMED;	/* until the first stops */
 	/* what the child could not tell: keep the path, fall back at use */
 	for (int f = 0; f < F_NFEATURES; f++)
 		set(f, 1);
@@ -281,7 +290,18 @@ int feature_has(enum feature f)
 {
 	if (!probed)
 		features_probe();
-	return state[f] == YES;
+	return state[f] == YES || state[f] == ASSUMED;
+}
+
+void feature_found(enum feature f, int yes)
+{
+	if (!probed)
+		features_probe();
+	if (f >= F_NFEATURES || state[f] == FORCED_OFF)
+		return;
+	if (state[f] == ASSUMED || state[f] == UNKNOWN)
+		debug_msg("%s: %s, seen at use", names[f], yes ? "yes" : "no");
+	state[f] = yes ? YES : NO;
 }
 
 void feature_lost(enum feature f, int err)
@@ -298,6 +318,7 @@ void features_print(FILE *f)
 	static const char *const what[] = {
 		[UNKNOWN] = "unknown", [YES] = "yes", [NO] = "no",
 		[FORCED_OFF] = "off (MEMTAP_DISABLE)", [LOST] = "no, failed at use",
+		[ASSUMED] = "yes until the first stops say otherwise",
 	};
 
 	if (!probed)

@@ -32,6 +32,9 @@ enum feature {
 	F_GET_SYSCALL_INFO,	/* PTRACE_GET_SYSCALL_INFO (5.3) */
 	F_PERF,			/* perf_event_open page-fault events (2.6.33);
 				   not probed: tried per thread (linux/perf.h) */
+	F_SECCOMP_ENTRY,	/* the seccomp stop stands for syscall-entry (4.8);
+				 * learnt from the first stops, not probed: off,
+				 * memtap starts from the older order */
 	F_NFEATURES
 };
 
@@ -51,6 +54,13 @@ int feature_has(enum feature f);
  * take the fallback from now on.  why is kept for features_print().
  */
 void feature_lost(enum feature f, int err);
+
+/*
+ * A feature learnt from what the kernel did at use, not probed (the
+ * order of stops): yes or no from now on, unless MEMTAP_DISABLE forced
+ * it off, which only says where memtap starts from.
+ */
+void feature_found(enum feature f, int yes);
 
 /* Its name as MEMTAP_DISABLE spells it ("process_vm_readv"...). */
 const char *feature_name(enum feature f);

@@ -64,9 +64,16 @@ static size_t module_mapping(struct profile *prof, size_t *map_of, uint32_t modu
 static size_t frame_location(struct profile *prof, struct symbolizer *sz, size_t *map_of,
 			     const struct stack_frame *f)
 {
-	const struct sym_info *si = symbolizer_lookup(sz, f->module, f->addr);
+	const struct sym_info *si;
 	struct prof_line lines[16];
 	size_t n = 0;
+
+	if (f->module == MODULE_NONE && f->addr == STACK_FRAME_CUT_ADDR) {
+		lines[0].function = profile_add_function(prof, STACK_CUT_NAME, STACK_CUT_NAME, NULL);
+		lines[0].line = 0;
+		return profile_add_location(prof, 0, (size_t)-1, lines, 1);
+	}
+	si = symbolizer_lookup(sz, f->module, f->addr);
 
 	for (int i = 0; i < si->nframes && n < 16; i++) {
 		const struct sym_frame *sf = &si->frames[i];

@@ -353,6 +353,8 @@ static uint32_t unwind_pending(struct pending *pe)
 	}
 	if (depth <= 0)
 		return STACK_ID_LOST;
+	if (pe->snap.cut && depth < cfg.max_depth)
+		pcs[depth++] = STACK_PC_CUT;	/* the root says the rest is missing */
 	return stack_table_intern_pcs(stacks, p->modules, pcs, depth);
 }
 

@@ -90,11 +90,15 @@ const char *view_conflict(int weight, int net, int leaks);
 const char *view_type(int weight, int net, int leaks, int count_default);
 
 /*
- * `memtap diff [OPTIONS] A B`: main() calls it when argv[1] is "diff",
- * with argv[0] = "diff".  Returns the exit status (0, EXIT_RUNTIME,
- * EXIT_USAGE).
+ * What `memtap diff` does (its command line: cli/diff.c): read BEFORE
+ * and AFTER (folded stacks or JSON recordings, weighed by value type
+ * type, NULL = each one's default) and write to output (NULL = stdout,
+ * through outfile_write()) the differential folded stacks, or with svg
+ * a differential flame graph drawn with o.  Returns 0, or -1 after one
+ * error line.
  */
-int diff_main(int argc, char **argv);
+int diff_files(const char *before, const char *after, const char *type, int svg,
+	       const struct output_options *o, const char *output);
 
 enum out_format {
 	FORMAT_TEXT,
@@ -121,13 +125,17 @@ int output_format_from_path(const char *path);
  * path ("-": standard input), all bounded
  * (json-read.h).  They fill a zeroed p and return 0, or print one error
  * line naming the file and return -1 with p released.
- * report_main() is `memtap report` (argv[0] = "report"); it returns the
- * exit status.
+ * report_recording() is what `memtap report` does (its command line:
+ * cli/report.c): load the recording at path, choose the view of weight
+ * (enum weight), net and leaks (checked by view_conflict() first), and
+ * write it in format (enum out_format) to output (NULL = stdout);
+ * returns 0, or -1 after one error line.
  */
 int recording_parse(const char *name, const char *text, size_t len, struct profile *p);
 int recording_read(const char *name, FILE *f, struct profile *p);
 int recording_load(const char *path, struct profile *p);
-int report_main(int argc, char **argv);
+int report_recording(const char *path, int format, int weight, int net, int leaks,
+		     const struct output_options *o, const char *output);
 
 /*
  * Folded stack sets: the intermediate form of the folded, SVG and diff

@@ -1,7 +1,8 @@
 /*
  * recording.c - recordings: the JSON report (out-json.c) read back into
- * the report model (profile.h), and `memtap report`, which writes any
- * format and view of a recording again, without the target.
+ * the report model (profile.h), and what `memtap report` (its command
+ * line is cli/report.c) does: write any format and view of a recording
+ * again, without the target.
  *
  * A version 2 recording carries the profile's tables (mappings,
  * functions, locations) and each sample's location indexes, so the
@@ -16,17 +17,14 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/stat.h>
 
 #include "util/error.h"
 #include "util/json-read.h"
-#include "util/optparse.h"
 #include "util/outfile.h"
 #include "report/output.h"
 #include "util/xmalloc.h"
@@ -538,42 +536,6 @@ int output_format_from_path(const char *path)
 
 /* ---- memtap report ---- */
 
-static void report_usage(void)
-{
-	printf(
-"Usage: memtap report [OPTIONS] RECORDING\n"
-"Write a recording (memtap --record FILE, or -F json) as a report again,\n"
-"in any format and view, without the traced program.\n"
-"\n"
-"  -F, --format=FORMAT     text (default), folded, svg, pprof or json; also\n"
-"                          chosen by -o FILE's suffix (.folded .svg .pb.gz .json)\n"
-"  -h, --help              show this help and exit\n"
-"      --inverted          svg: icicle graph, roots at the top\n"
-"      --leaks             weigh stacks by what they still held at the end\n"
-"      --net               weigh stacks by bytes acquired minus released\n"
-"      --no-demangle       show C++ and Rust names as in the binary\n"
-"  -o, --output=FILE       write to FILE instead of stdout\n"
-"      --title=TEXT        svg: the title\n"
-"      --top=N             text: the N heaviest stacks per event (default 10)\n"
-"      --weight=WHAT       weigh stacks by bytes (acquired), count or released\n"
-"Without --leaks, --net or --weight, the view of the recording's run.\n"
-"\n"
-"Examples:\n"
-"  memtap --record run.json -p 1234 -d 60  record on the production host\n"
-"  memtap report run.json                  the text report, anywhere\n"
-"  memtap report --leaks -o held.svg run.json\n");
-}
-
-enum {
-	OPT_INVERTED = 256,
-	OPT_LEAKS,
-	OPT_NET,
-	OPT_NO_DEMANGLE,
-	OPT_TITLE,
-	OPT_TOP,
-	OPT_WEIGHT,
-};
-
 /* Select the view's value type as the default; -1 after a message. */
 static int select_view(const char *path, struct profile *p, int weight, int net, int leaks)
 {
@@ -611,98 +573,27 @@ static int write_view(FILE *f, const void *arg)
 	return rw->write(f, rw->p, rw->o);
 }
 
-int report_main(int argc, char **argv)
+int report_recording(const char *path, int format, int weight, int net, int leaks,
+		     const struct output_options *o, const char *output)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "inverted", no_argument, NULL, OPT_INVERTED },
-		{ "leaks", no_argument, NULL, OPT_LEAKS },
-		{ "net", no_argument, NULL, OPT_NET },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-		{ "output", required_argument, NULL, 'o' },
-		{ "title", required_argument, NULL, OPT_TITLE },
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "weight", required_argument, NULL, OPT_WEIGHT },
-		{ NULL, 0, NULL, 0 },
-	};
 	int (*const writers[])(FILE *, const struct profile *, const struct output_options *) = {
 		write_text, write_folded, write_svg, write_pprof, write_json,
 	};
-	struct output_options o = { 0 };
-	struct profile p;
-	const char *output = NULL;
-	int c, format = -1, weight = 0, net = 0, leaks = 0;
 	struct report_write rw;
+	struct profile p;
+	int ret = -1;
 
-	optind = 0;	/* glibc: start over */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:F:ho:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			format = output_format_parse(optarg);
-			if (format < 0)
-				usage_error("report: invalid format '%s' for -F (want text, folded, "
-					    "svg, pprof or json)", optarg);
-			break;
-		case 'h':
-			report_usage();
-			return 0;
-		case OPT_INVERTED:
-			o.inverted = 1;
-			break;
-		case OPT_LEAKS:
-			leaks = 1;
-			break;
-		case OPT_NET:
-			net = 1;
-			break;
-		case OPT_NO_DEMANGLE:
-			o.no_demangle = 1;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case OPT_TITLE:
-			o.title = optarg;
-			break;
-		case OPT_TOP:
-			o.top = (int)xparse_whole(optarg, "report --top", 1, 1000000);
-			break;
-		case OPT_WEIGHT:
-			weight = weight_parse(optarg);
-			if (weight < 0)
-				usage_error("report: invalid value '%s' for --weight (want bytes, "
-					    "count or released)", optarg);
-			break;
-		case ':':
-			usage_error("report: option '%s' needs a value", argv[optind - 1]);
-		default:
-			usage_error("report: unrecognized option '%s'", argv[optind - 1]);
-		}
-	}
-	if (argc - optind != 1)
-		usage_error("report: expected one recording file");
-	if (format < 0)
-		format = output && output_format_from_path(output) >= 0 ?
-			 output_format_from_path(output) : 0;
-	if (view_conflict(weight, net, leaks))
-		usage_error("report: %s", view_conflict(weight, net, leaks));
-	if (format == 3 && !output && isatty(STDOUT_FILENO))
-		usage_error("report: -F pprof writes gzip data: give -o FILE.pb.gz or redirect "
-			    "stdout");
-	if (recording_load(argv[optind], &p) < 0)
-		return EXIT_RUNTIME;
-	if (select_view(argv[optind], &p, weight, net, leaks) < 0)
-		goto fail;
+	if (recording_load(path, &p) < 0)
+		return -1;
+	if (select_view(path, &p, weight, net, leaks) < 0)
+		goto out;
 	rw.write = writers[format];
 	rw.p = &p;
-	rw.o = &o;
+	rw.o = o;
 	if (outfile_write(output, write_view, &rw) < 0)
-		goto fail;
+		goto out;
+	ret = 0;
+out:
 	profile_release(&p);
-	return 0;
-fail:
-	profile_release(&p);
-	return EXIT_RUNTIME;
+	return ret;
 }

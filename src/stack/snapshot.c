@@ -34,6 +34,8 @@ int stack_snapshot_take(struct stack_snapshot *s, pid_t pid, pid_t tid,
 	s->regs = *regs;
 	s->start = sp;
 	s->len = 0;
+	s->asked = max_bytes;
+	s->cut = 0;
 	if (sp == 0 || sp + max_bytes < sp) {
 		errno = EINVAL;
 		return max_bytes ? -1 : 0;
@@ -65,6 +67,30 @@ int unwind_read_remote(pid_t pid, pid_t tid, uint64_t addr, void *buf, size_t le
 	return memio_read_all(pid > 0 ? pid : tid, tid, addr, buf, len) == 0 ? 0 : -1;
 }
 
+/*
+ * A read the copy cannot serve.  It failing above (or across the end of)
+ * a whole copy means the stack goes on where memtap can no longer read
+ * it: the snapshot is marked cut, the one change reads make to it (the
+ * object is never const itself).  With PTRACE_PEEKDATA alone such a
+ * read is not even tried: the thread, resumed since the copy, may be
+ * stopped again elsewhere, and what PEEKDATA would give is no longer the
+ * copy's stack; and any other read that fails then (libunwind reads
+ * unwind tables from the process) cuts the stack too.
+ */
+static int read_beyond(const struct stack_snapshot *s, uint64_t addr, void *buf, size_t len)
+{
+	int above = s->asked && s->len == s->asked && addr >= s->start &&
+		    addr + len > s->start + s->len;
+	int peek_only = !feature_has(F_PROCESS_VM_READV) && !feature_has(F_PROC_MEM);
+
+	if ((!above || !peek_only) && unwind_read_remote(s->pid, s->tid, addr, buf, len) == 0)
+		return 0;
+	/* by PEEKDATA alone any read can fail once the thread runs */
+	if (above || peek_only)
+		((struct stack_snapshot *)s)->cut = 1;
+	return -1;
+}
+
 int stack_snapshot_read(const struct stack_snapshot *s, uint64_t addr,
 			void *buf, size_t len)
 {
@@ -73,7 +99,7 @@ int stack_snapshot_read(const struct stack_snapshot *s, uint64_t addr,
 		memcpy(buf, s->data + (addr - s->start), len);
 		return 0;
 	}
-	return unwind_read_remote(s->pid, s->tid, addr, buf, len);
+	return read_beyond(s, addr, buf, len);
 }
 
 int unwind_memcache_read(struct unwind_memcache *c, const struct stack_snapshot *s,
@@ -85,7 +111,7 @@ int unwind_memcache_read(struct unwind_memcache *c, const struct stack_snapshot 
 		return 0;
 	}
 	if (len > sizeof(c->buf))
-		return unwind_read_remote(s->pid, s->tid, addr, buf, len);
+		return read_beyond(s, addr, buf, len);
 	if (!(c->len && addr >= c->page && addr - c->page <= c->len &&
 	      len <= c->len - (addr - c->page))) {
 		/* Fill from the page of addr; a read across pages gets two. */
@@ -98,7 +124,7 @@ int unwind_memcache_read(struct unwind_memcache *c, const struct stack_snapshot 
 
 		c->len = 0;
 		if (got <= 0 || addr + len > page + (uint64_t)got)
-			return unwind_read_remote(s->pid, s->tid, addr, buf, len);
+			return read_beyond(s, addr, buf, len);
 		c->page = page;
 		c->len = (size_t)got;
 	}

@@ -236,7 +236,10 @@ uint32_t stack_table_intern_pcs(struct stack_table *t, struct proc_modules *pm,
 		uint64_t pc = i ? pcs[i] - 1 : pcs[i];
 
 		f[i].reserved = 0;
-		if (!pm || modules_resolve(pm, pc, &f[i].module, &f[i].addr) < 0) {
+		if (i && pcs[i] == STACK_PC_CUT) {
+			f[i].module = MODULE_NONE;
+			f[i].addr = STACK_FRAME_CUT_ADDR;
+		} else if (!pm || modules_resolve(pm, pc, &f[i].module, &f[i].addr) < 0) {
 			f[i].module = MODULE_NONE;
 			f[i].addr = pc;
 		}

@@ -32,6 +32,17 @@ struct stack_frame {
 	uint32_t reserved;	/* 0 */
 };
 
+/*
+ * The root frame that marks a stack the unwinder could not finish: it
+ * needed stack memory beyond the copy that the process no longer gave
+ * (stack_snapshot's cut).  Unwinders put STACK_PC_CUT after the last
+ * frame they found; stack_table_intern_pcs() turns it into this frame
+ * (no return address is 0), which the reports name "[stack cut]".
+ */
+#define STACK_PC_CUT 0
+#define STACK_FRAME_CUT_ADDR UINT64_MAX	/* with module MODULE_NONE */
+#define STACK_CUT_NAME "[stack cut]"
+
 /* Id 0: the empty stack, and where stacks go when the table is full. */
 #define STACK_ID_LOST 0
 

@@ -54,6 +54,9 @@ struct stack_snapshot {
 	size_t len;		/* bytes valid in data */
 	unsigned char *data;
 	size_t cap;		/* bytes allocated in data */
+	size_t asked;		/* bytes asked for: len < asked, the stack's end */
+	int cut;		/* a read above a whole copy failed: the unwinder
+				 * stopped before the stack's end */
 };
 
 #define STACK_SNAPSHOT_INIT { 0 }
@@ -78,7 +81,10 @@ void stack_snapshot_release(struct stack_snapshot *s);
  * Read len bytes at tracee address addr: from the copy when it holds
  * them all, otherwise from the process (linux/memio.h: the PTRACE_PEEKDATA
  * fallback on tid works only while it is stopped).
- * Returns 0 or -1.  Never changes s.
+ * Returns 0 or -1.  Changes nothing in s but its cut mark, set when a
+ * read above a copy of all the bytes asked for fails (the stack goes on
+ * beyond the copy, and the process no longer gives it: without
+ * process_vm_readv and /proc/PID/mem, once the thread runs again).
  */
 int stack_snapshot_read(const struct stack_snapshot *s, uint64_t addr,
 			void *buf, size_t len);

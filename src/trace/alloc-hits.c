@@ -14,12 +14,12 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
 #include "trace/alloc.h"
 #include "trace/emit.h"
 #include "probe/breakpoint.h"
 #include "probe/probes.h"
+#include "linux/memio.h"
 #include "util/xmalloc.h"
 
 #define MAX_CALLS 32		/* open probed calls per thread */
@@ -38,12 +38,10 @@ struct alloc_thread {
 	size_t n;
 };
 
-static int read_word(pid_t pid, uint64_t addr, uint64_t *val)
+/* A word of tcp's memory, tcp being stopped (linux/memio.h): 0 or -1. */
+static int read_word(const struct thread *tcp, uint64_t addr, uint64_t *val)
 {
-	struct iovec local = { val, sizeof(*val) };
-	struct iovec remote = { (void *)(uintptr_t)addr, sizeof(*val) };
-
-	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)sizeof(*val) ? 0 : -1;
+	return memio_read_all(tcp->proc->pid, tcp->tid, addr, val, sizeof(*val)) == 0 ? 0 : -1;
 }
 
 /*
@@ -61,7 +59,7 @@ static void drop_stale(struct thread *tcp, struct alloc_thread *at, uint64_t sp,
 
 		if (c->sp > sp)
 			break;
-		if (c->sp == sp && read_word(tcp->tid, sp, &word) == 0 && word != caller)
+		if (c->sp == sp && read_word(tcp, sp, &word) == 0 && word != caller)
 			break;
 		at->n--;
 	}
@@ -172,7 +170,7 @@ void alloc_hit_return(struct thread *tcp, const struct probe *pr, const arch_reg
 		wrapper_event(tcp, pr, c->args, c->old_brk, h->retval, &ev);
 	} else {
 		if (pr->role == PR_POSIX_MEMALIGN && (int32_t)h->retval == 0)
-			read_word(tcp->tid, c->args[0], &word);
+			read_word(tcp, c->args[0], &word);
 		if (!probe_fill_event(pr, c->args, h->retval, word, &ev))
 			return;
 	}

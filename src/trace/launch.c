@@ -7,7 +7,8 @@
  * close-on-exec pipe and exits 127; the tracer reads it when the child
  * dies before exec.  PTRACE_O_EXITKILL (Linux >= 3.8) makes sure no
  * filtered child outlives memtap: without a tracer its memory syscalls
- * would fail with ENOSYS.
+ * would fail with ENOSYS.  Without EXITKILL there is no filter (main.c
+ * chooses PTRACE_SYSCALL): a command memtap leaves runs on untraced.
  */
 #include "config.h"
 
@@ -25,6 +26,7 @@
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
 
+#include "linux/features.h"
 #include "util/error.h"
 #include "trace/loop.h"
 #include "util/xmalloc.h"
@@ -168,13 +170,20 @@ pid_t launch_command(struct procs *pt, char **argv, int use_seccomp, int *exec_e
 	close(errp[1]);
 	unsigned long options = tracer_ptrace_options();
 
-	if (ptrace(PTRACE_SEIZE, pid, 0L, options | PTRACE_O_EXITKILL) < 0 &&
-	    (errno != EINVAL || ptrace(PTRACE_SEIZE, pid, 0L, options) < 0)) {
+	if (feature_has(F_EXITKILL))
+		options |= PTRACE_O_EXITKILL;
+	if (ptrace(PTRACE_SEIZE, pid, 0L, options) < 0) {
 		int err = errno;
 
-		kill(pid, SIGKILL);
-		errno = err;
-		perror_msg_and_die("ptrace(PTRACE_SEIZE, %d) of the command", pid);
+		if (err == EINVAL && (options & PTRACE_O_EXITKILL))
+			feature_lost(F_EXITKILL, err);
+		/* with a filter, a command memtap no longer kills may not run */
+		if (err != EINVAL || use_seccomp || !(options & PTRACE_O_EXITKILL) ||
+		    ptrace(PTRACE_SEIZE, pid, 0L, options & ~PTRACE_O_EXITKILL) < 0) {
+			kill(pid, SIGKILL);
+			errno = err;
+			perror_msg_and_die("ptrace(PTRACE_SEIZE, %d) of the command", pid);
+		}
 	}
 	struct proc *p = procs_new_proc(pt, pid, 0);
 

@@ -37,6 +37,7 @@
 #include <linux/seccomp.h>
 
 #include "trace/memtap.h"
+#include "linux/features.h"
 #include "probe/sandbox.h"
 
 #ifndef SECCOMP_RET_TRACE
@@ -45,13 +46,8 @@
 
 int seccomp_filter_available(void)
 {
-	/*
-	 * With filter support compiled in, a NULL program fails with
-	 * EFAULT; without it, with EINVAL.
-	 */
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0) == 0)
-		return 1;	/* cannot happen */
-	return errno == EFAULT;
+	/* prctl with a NULL program, once (linux/features.c) */
+	return feature_has(F_SECCOMP_FILTER);
 }
 
 #define STMT(code, k) ((struct sock_filter)BPF_STMT(code, k))

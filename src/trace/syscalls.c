@@ -5,7 +5,8 @@
  *
  * The stops: a seccomp stop means a memory syscall matched the filter:
  * read its arguments, resume with PTRACE_SYSCALL to catch its exit
- * (Linux < 4.8 reports the entry stop in between), then PTRACE_CONT.
+ * (Linux < 4.8 reports the entry stop in between: learnt from the first
+ * stops, learn_order()), then PTRACE_CONT.
  * Under PTRACE_SYSCALL (-p with --syscalls=ptrace, or a process whose
  * seccomp filters refuse the probes) every syscall's entry and exit stop.
  *
@@ -35,8 +36,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
-#include <sys/uio.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <linux/ptrace.h>
 
@@ -46,6 +45,8 @@
 #include "trace/source.h"
 #include "linux/pagemap.h"
 #include "stack/modules.h"
+#include "linux/features.h"
+#include "linux/memio.h"
 #include "util/error.h"
 
 #ifndef PTRACE_GET_SYSCALL_INFO
@@ -60,7 +61,8 @@ const char *syscall_source = "seccomp";
 
 static struct syscall_stops {
 	int use_seccomp;		/* seccomp stops, and their exits */
-	int seccomp_before_entry;	/* Linux < 4.8 */
+	int seccomp_before_entry;	/* Linux < 4.8 (a guess until order_known) */
+	int order_known;		/* seen at the stop after a seccomp stop */
 	int have_syscall_info;		/* PTRACE_GET_SYSCALL_INFO works; -1 unknown */
 } ss = { .have_syscall_info = -1 };
 
@@ -70,14 +72,11 @@ static uint64_t page_round(uint64_t len)
 }
 
 /* old_mmap (i386 nr 90) passes a pointer to six 32-bit arguments. */
-static void read_old_mmap_args(pid_t tid, uint64_t addr, uint64_t args[6])
+static void read_old_mmap_args(const struct thread *tcp, uint64_t addr, uint64_t args[6])
 {
 	uint32_t a[6];
-	struct iovec local = { a, sizeof(a) };
-	struct iovec remote = { (void *)(uintptr_t)addr, sizeof(a) };
 
-	memset(a, 0, sizeof(a));
-	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(a))
+	if (memio_read_all(tcp->proc->pid, tcp->tid, addr, a, sizeof(a)) < 0)
 		memset(a, 0, sizeof(a));
 	for (int i = 0; i < 6; i++)
 		args[i] = a[i];
@@ -103,7 +102,7 @@ void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
 	for (int i = 0; i < 6; i++)
 		tcp->sc_args[i] = arch_syscall_arg(regs, abi, i);
 	if (def->id == SC_OLD_MMAP)
-		read_old_mmap_args(tcp->tid, tcp->sc_args[0], tcp->sc_args);
+		read_old_mmap_args(tcp, tcp->sc_args[0], tcp->sc_args);
 	else if (def->id == SC_MMAP2)
 		tcp->sc_args[5] *= ARCH_PAGE_SIZE;
 	if (def->id == SC_BRK && !tcp->proc->brk && tcp->sc_args[0])
@@ -353,7 +352,34 @@ static void on_seccomp_stop(struct thread *tcp)
 
 		syscall_enter(tcp, &regs, def->abi, def);
 		tcp->sc = ss.seccomp_before_entry ? SC_AWAIT_ENTRY : SC_AWAIT_EXIT;
+		if (!ss.order_known)
+			tcp->flags |= T_SC_GUESS;
 	}
+}
+
+/*
+ * What the kernel says of this syscall stop: 1 entry, 0 exit, -1 it
+ * does not say (PTRACE_GET_SYSCALL_INFO, Linux >= 5.3).
+ */
+static int kernel_says_entry(struct thread *tcp)
+{
+	struct ptrace_syscall_info info;
+	long n;
+
+	if (ss.have_syscall_info == 0)
+		return -1;
+	n = ptrace(PTRACE_GET_SYSCALL_INFO, tcp->tid, sizeof(info), &info);
+	if (n > 0) {
+		ss.have_syscall_info = 1;
+		if (info.op == PTRACE_SYSCALL_INFO_ENTRY)
+			return 1;
+		if (info.op == PTRACE_SYSCALL_INFO_EXIT)
+			return 0;
+	} else if (errno == EIO || errno == EINVAL) {
+		ss.have_syscall_info = 0;
+		feature_lost(F_GET_SYSCALL_INFO, errno);
+	}
+	return -1;
 }
 
 /*
@@ -363,27 +389,42 @@ static void on_seccomp_stop(struct thread *tcp)
  */
 static int syscall_stop_is_entry(struct thread *tcp, const arch_regs_t *regs)
 {
-	int entry;
+	int entry = kernel_says_entry(tcp);
 
-	if (ss.have_syscall_info != 0) {
-		struct ptrace_syscall_info info;
-		long n = ptrace(PTRACE_GET_SYSCALL_INFO, tcp->tid, sizeof(info), &info);
-
-		if (n > 0) {
-			ss.have_syscall_info = 1;
-			if (info.op == PTRACE_SYSCALL_INFO_ENTRY)
-				return 1;
-			if (info.op == PTRACE_SYSCALL_INFO_EXIT)
-				return 0;
-		} else if (errno == EIO || errno == EINVAL) {
-			ss.have_syscall_info = 0;
-		}
-	}
+	if (entry >= 0)
+		return entry;
 	if (tcp->flags & T_SC_KNOWN)
 		entry = !(tcp->flags & T_IN_SC);
 	else
 		entry = arch_at_syscall_entry(regs);
 	return entry;
+}
+
+/*
+ * The first syscall stop after a seccomp stop tells the order of the
+ * stops, as strace learns it: an entry stop (rax == -ENOSYS at entry, or
+ * what PTRACE_GET_SYSCALL_INFO says) means Linux < 4.8, whose entry
+ * stop follows the seccomp stop; an exit stop, that the seccomp stop
+ * stood for the entry.  Never from the version: distributions backport.
+ * A memory syscall never returns -ENOSYS, so the registers cannot
+ * mislead.  Until then the order is a guess (F_SECCOMP_ENTRY), and this
+ * thread's state is put right.
+ */
+static void learn_order(struct thread *tcp)
+{
+	arch_regs_t regs;
+	int entry = kernel_says_entry(tcp);
+
+	if (entry < 0) {
+		if (get_regs(tcp, &regs) < 0)
+			return;
+		entry = arch_at_syscall_entry(&regs);
+	}
+	ss.order_known = 1;
+	ss.seccomp_before_entry = entry;
+	feature_found(F_SECCOMP_ENTRY, !entry);
+	tcp->sc = entry ? SC_AWAIT_ENTRY : SC_AWAIT_EXIT;
+	debug_msg("the seccomp stop %s the syscall-entry stop", entry ? "precedes" : "stands for");
 }
 
 static enum abi syscall_abi(struct thread *tcp, const arch_regs_t *regs)
@@ -392,10 +433,7 @@ static enum abi syscall_abi(struct thread *tcp, const arch_regs_t *regs)
 
 	if (regs->cs != 0x23) {
 		/* int $0x80 from 64-bit code: look at the instruction */
-		struct iovec local = { &insn, sizeof(insn) };
-		struct iovec remote = { (void *)(uintptr_t)(regs->rip - 2), sizeof(insn) };
-
-		if (process_vm_readv(tcp->tid, &local, 1, &remote, 1, 0) != sizeof(insn))
+		if (memio_read_all(tcp->proc->pid, tcp->tid, regs->rip - 2, &insn, sizeof(insn)) < 0)
 			insn = 0;
 	}
 	return arch_abi_from_regs(regs, insn);
@@ -407,6 +445,13 @@ static void on_syscall_stop(struct thread *tcp)
 
 	stops.syscall++;
 	if (ss.use_seccomp) {
+		if (tcp->sc != SC_IDLE && (tcp->flags & T_SC_GUESS)) {
+			tcp->flags &= ~T_SC_GUESS;
+			if (!ss.order_known)
+				learn_order(tcp);
+			else	/* another thread learnt it */
+				tcp->sc = ss.seccomp_before_entry ? SC_AWAIT_ENTRY : SC_AWAIT_EXIT;
+		}
 		if (tcp->sc == SC_AWAIT_ENTRY) {
 			tcp->sc = SC_AWAIT_EXIT;
 		} else if (tcp->sc == SC_AWAIT_EXIT) {
@@ -462,24 +507,16 @@ static const struct source_ops syscalls_ops = {
 	.stop = syscalls_stop,
 };
 
-static int kernel_at_least(int major, int minor)
-{
-	struct utsname u;
-	int ma = 0, mi = 0;
-
-	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
-		return 1;
-	return ma > major || (ma == major && mi >= minor);
-}
-
 void syscalls_init(int use_seccomp, const char *source)
 {
 	ss.use_seccomp = use_seccomp;
+	ss.have_syscall_info = feature_has(F_GET_SYSCALL_INFO) ? -1 : 0;
 	syscall_source = source;
 	/*
 	 * Since Linux 4.8 the seccomp stop stands for the syscall-entry
-	 * stop; before, the entry stop followed it.
+	 * stop; before, the entry stop followed it.  The first stops tell
+	 * (learn_order()); a guess until then.
 	 */
-	ss.seccomp_before_entry = !kernel_at_least(4, 8);
+	ss.seccomp_before_entry = !feature_has(F_SECCOMP_ENTRY);
 	source_register(&syscalls_ops, NULL);
 }

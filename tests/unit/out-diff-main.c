@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "report/output.h"
+#include "cli/cli.h"
 
 int main(int argc, char **argv)
 {
