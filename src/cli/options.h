@@ -41,6 +41,8 @@ struct options {
 	double min_age;		/* --min-age seconds, for --leaks */
 	int follow_forks;	/* -f: -p follows fork children */
 	const char *symbol_prefix;	/* --symbol-prefix: je_, _rjem_... */
+	int probes;		/* enum probes_mode of --probes */
+	int exact;		/* --exact: every allocator call (the only mode yet) */
 };
 
 extern struct options opt;

@@ -50,6 +50,7 @@
 #include <sys/wait.h>
 
 #include "trace/alloc.h"
+#include "trace/alloc-detour.h"
 #include "trace/attach.h"
 #include "trace/source.h"
 #include "probe/breakpoint.h"
@@ -85,6 +86,7 @@ struct alloc_space {
 	int refused;		/* its seccomp filters forbid a scratch page */
 	size_t pending;		/* probes (not optional) not found yet */
 	int rearm;		/* code was mapped: look again at the next interrupt stop */
+	struct alloc_detours *dt;	/* in-target probes, or NULL */
 	struct alloc_space *next;
 };
 
@@ -145,6 +147,7 @@ static void space_put(struct alloc_space *s)
 			break;
 		}
 	bp_set_free(s->set);
+	alloc_detours_free(s->dt);
 	free(s->sites);
 	free(s);
 }
@@ -220,7 +223,7 @@ static size_t insert_probes(struct alloc_space *s, struct thread *tcp,
 			continue;
 		}
 		pr->found = 1;
-		if (bp_at(s->set, r.addr)) {
+		if (bp_at(s->set, r.addr) || alloc_detours_at(s->dt, r.addr)) {
 			in++;	/* in already, or an alias of one that is */
 			continue;
 		}
@@ -229,6 +232,11 @@ static size_t insert_probes(struct alloc_space *s, struct thread *tcp,
 				warn_msg("cannot probe '%s' in process %d: %s is an IFUNC resolver",
 					 pr->spec, s->pid, r.name);
 			pr->reported = 1;
+			continue;
+		}
+		if (alloc_detours_insert(s->dt, procs, tcp, pr, &r)) {
+			site_add(s, r.addr, pr);
+			in++;
 			continue;
 		}
 		err = bp_insert(s->set, tcp->tid, r.addr, pr->want_return, pr);
@@ -266,6 +274,8 @@ static void arm(struct alloc_space *s, struct thread *tcp)
 	if (!ep) {
 		error_msg("cannot read the objects of process %d: %s", s->pid, strerror(errno));
 	} else {
+		if (!s->dt && !s->refused)
+			s->dt = alloc_detours_arm(cfg, procs, tcp, ep);
 		in = insert_probes(s, tcp, ep, 0);
 		if (!s->refused && !s->dl_state &&
 		    elfsym_lookup(ep, "_dl_debug_state", NULL, &r) == 0 &&
@@ -302,6 +312,7 @@ static void rearm(struct alloc_space *s, struct thread *tcp)
 		debug_msg("process %d: %s at %#" PRIx64 " unmapped", s->pid,
 			  s->sites[i].probe->spec, s->sites[i].addr);
 		bp_forget(s->set, s->sites[i].addr);
+		alloc_detours_forget(s->dt, s->sites[i].addr);
 	}
 	s->nsites = kept;
 	insert_probes(s, tcp, ep, 1);
@@ -562,11 +573,21 @@ void alloc_on_new_task(struct thread *tcp, struct proc *child, pid_t child_tid, 
 	/* a copy of our memory: put the original bytes back in it now */
 	int err = bp_clean_fork_child(s->set, child->pid);
 
+	alloc_detours_clean_fork(s->dt, child->pid);
 	if (err < 0)
 		error_msg("cannot remove breakpoints from fork child %d: %s", child->pid,
 			  strerror(-err));
 	child->fork_src = s;
 	s->refs++;
+}
+
+void alloc_on_exit_event(struct thread *tcp)
+{
+	struct alloc_space *s = alloc_active_space(tcp->proc);
+
+	/* the memory is still there: what the stubs recorded */
+	if (s && s->dt)
+		alloc_detours_drain(s->dt);
 }
 
 void alloc_thread_free(struct thread *tcp)
@@ -657,7 +678,13 @@ int alloc_fixup_for_detach(struct thread *tcp)
 int alloc_space_remove(struct alloc_space *s, struct thread *good,
 		       struct thread *const *others, size_t nothers)
 {
-	int err = bp_remove_all(s->set, good->tid);
+	int err = s->dt ? alloc_detours_remove(s->dt, good->tid) : 0;
+
+	if (err < 0)
+		error_msg("process %d: restoring the detoured entries: %s", s->pid, strerror(-err));
+	alloc_detours_free(s->dt);
+	s->dt = NULL;
+	err = bp_remove_all(s->set, good->tid);
 
 	for (size_t i = 0; err == -EBUSY && i < nothers; i++)
 		if (others[i] != good)

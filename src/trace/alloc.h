@@ -94,6 +94,9 @@ const char *alloc_unfound_probe(size_t *iter);
 /* At the end: one warning on stderr per probe never found, once. */
 void alloc_warn_unfound(void);
 
+/* PTRACE_EVENT_EXIT of tcp: the last moment its memory can be read. */
+void alloc_on_exit_event(struct thread *tcp);
+
 /* tcp is about to be freed (exit, detach, exec by another thread). */
 void alloc_thread_free(struct thread *tcp);
 

@@ -167,6 +167,7 @@ static void on_exit_event(struct thread *tcp)
 	 */
 	if (p)
 		procfs_read_vmstat(tcp->tid, &p->rec->vm_end);
+	alloc_on_exit_event(tcp);
 	if (tr.detaching)
 		detach_or_park(tcp, 0, 0);
 	else

@@ -14,6 +14,7 @@
 #define MEMTAP_TRACER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct thread;
@@ -23,6 +24,12 @@ enum syscalls_mode {
 	SYSCALLS_SECCOMP,
 	SYSCALLS_PTRACE,
 	SYSCALLS_BREAKPOINTS,	/* breakpoints on libc's wrappers */
+};
+
+/* How allocator probes are placed (--probes). */
+enum probes_mode {
+	PROBES_DETOUR,		/* in-target detours where they can go, else int3 */
+	PROBES_INT3,		/* int3 breakpoints: a ptrace stop per call */
 };
 
 /* What the tracer needs of the options. */
@@ -36,6 +43,8 @@ struct trace_config {
 	double interval;		/* -i seconds, 0 = one report at the end */
 	const char *output;		/* -o path, or NULL for stdout */
 	int trace;			/* --trace: a line per event on stderr */
+	enum probes_mode probes;	/* --probes */
+	uint64_t min_size, max_size;	/* --min-size, --max-size (0: none): detours filter */
 };
 
 /*

@@ -1,0 +1,638 @@
+/*
+ * detour.c - in-target probes (see detour.h): plan a detour at a
+ * function entry, map the stub mapping and the ring, write a probe's
+ * glue and relocated entry into its slot, patch the entry, undo it.
+ *
+ * Planning: the instructions displaced by the 5-byte `jmp rel32` are
+ * decoded by bp_arch_decode() (endbr64 stays in place: the jmp goes
+ * after it, where indirect branches under IBT still land on it); each
+ * must be one bp_arch_relocate() can move (rip-relative operands and
+ * relative jcc are fixed up; relative jmp/call are refused).  The whole
+ * function (st_size) is then decoded for a relative branch into bytes
+ * 1.. of the patch: such a branch would land inside the jmp.
+ *
+ * Relocation chains bp_arch_relocate()'s output: each instruction's jmp
+ * back is overwritten by the next one, the last one's stays and
+ * continues the function after the displaced bytes.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <Zydis/Zydis.h>
+
+#include "bp_arch.h"
+#include "detour-abi.h"
+#include "linux/memio.h"
+#include "linux/procfs.h"
+#include "probe/breakpoint.h"
+#include "probe/detour.h"
+#include "probe/elfsym.h"
+#include "probe/hole.h"
+#include "probe/remote.h"
+#include "probe/sandbox.h"
+#include "util/error.h"
+#include "util/xmalloc.h"
+
+#ifndef MADV_WIPEONFORK
+# define MADV_WIPEONFORK 18
+#endif
+
+#define JMP_LEN 5
+#define MAX_INSNS 8
+#define MAX_FUNC_READ 65536
+
+extern const uint8_t dt_template[], dt_template_end[], dt_common_result[],
+	dt_common_entry[];
+
+struct dt_site {
+	uint64_t func;		/* the function */
+	uint64_t size;		/* its st_size, 0 = unknown */
+	uint64_t site;		/* where the jmp is: func, or func + 4 after endbr64 */
+	unsigned len;		/* bytes displaced */
+	uint8_t orig[32];	/* the bytes at site before the patch */
+	void *cookie;
+	int live;		/* 0: forgotten (dlclose) */
+};
+
+struct plan {
+	uint64_t site;
+	unsigned len, ninsns;
+	struct bp_insn insns[MAX_INSNS];
+};
+
+struct detour_set {
+	pid_t pid;
+	struct detour_config cfg;
+	uint64_t base;		/* the stub mapping, 0 until installed */
+	uint64_t commit, ring, rec_size, ring_len;
+	uint64_t syscall_insn;
+	struct dt_site sites[DT_NSLOTS];
+	size_t nslots;		/* slots used (forgotten ones included) */
+};
+
+struct detour_set *detour_set_new(pid_t pid, const struct detour_config *cfg)
+{
+	struct detour_set *ds = xcalloc(1, sizeof(*ds));
+
+	ds->pid = pid;
+	ds->cfg = *cfg;
+	return ds;
+}
+
+void detour_set_free(struct detour_set *ds)
+{
+	free(ds);
+}
+
+int detour_installed(const struct detour_set *ds)
+{
+	return ds && ds->base != 0;
+}
+
+/* ---- planning ---- */
+
+/* Does a relative branch of the function land inside (site, site + len)? */
+static int branch_into(uint64_t func, const uint8_t *buf, size_t size, uint64_t site,
+		       unsigned len)
+{
+	ZydisDecoder dec;
+	ZydisDecodedInstruction zi;
+	size_t off = 0;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	while (off < size) {
+		uint64_t at = func + off;
+
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, buf + off,
+								size - off, &zi))) {
+			off++;	/* padding or data: resynchronise */
+			continue;
+		}
+		for (int i = 0; i < 2; i++) {
+			uint64_t t;
+
+			if (!zi.raw.imm[i].is_relative)
+				continue;
+			t = at + zi.length + (uint64_t)zi.raw.imm[i].value.s;
+			if (t > site && t < site + len)
+				return 1;
+		}
+		off += zi.length;
+	}
+	return 0;
+}
+
+static int plan(uint64_t func, const uint8_t *buf, size_t size, struct plan *p,
+		const char **why)
+{
+	size_t off = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (size >= 4 && buf[0] == 0xf3 && buf[1] == 0x0f && buf[2] == 0x1e && buf[3] == 0xfa)
+		off = 4;	/* endbr64 */
+	p->site = func + off;
+	while (p->len < JMP_LEN) {
+		struct bp_insn *in = &p->insns[p->ninsns];
+		int err;
+
+		if (p->ninsns == MAX_INSNS || off >= size) {
+			*why = "the function is too short";
+			return -ENOTSUP;
+		}
+		err = bp_arch_decode(func + off, buf + off, size - off, in);
+		if (err < 0 || !bp_arch_needs_slot(in)) {
+			*why = err == -EBUSY ? "an int3 in its entry" :
+				"an entry instruction that cannot be relocated";
+			return -ENOTSUP;
+		}
+		p->len += in->len;
+		off += in->len;
+		p->ninsns++;
+	}
+	if (branch_into(func, buf, size, p->site, p->len)) {
+		*why = "a branch into its first instructions";
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* The relocated entry at address at, into code[DT_ORIG_ROOM]. */
+static int relocate(const struct plan *p, uint64_t at, uint8_t *code)
+{
+	uint8_t tmp[BP_ARCH_SLOT_SIZE];
+	uint64_t addr = p->site;
+	unsigned used = 0, resume;
+
+	memset(code, BP_ARCH_TRAP_BYTE, DT_ORIG_ROOM);
+	for (unsigned i = 0; i < p->ninsns; i++) {
+		int n = bp_arch_relocate(&p->insns[i], addr, at + used, tmp, &resume);
+
+		if (n < 0)
+			return n;
+		if (used + (unsigned)n > DT_ORIG_ROOM)
+			return -ENOSPC;
+		memcpy(code + used, tmp, (size_t)n);
+		used += resume;
+		addr += p->insns[i].len;
+	}
+	return 0;
+}
+
+/* ---- the mappings ---- */
+
+/* The tid's offset from %fs in glibc's struct pthread, from libthread_db's descriptor. */
+static uint64_t tcb_tid_offset(pid_t pid, struct elfsym_proc *ep)
+{
+	struct elfsym_result self;
+	struct elfsym_image *img;
+	char path[4200];
+	uint64_t value;
+	uint32_t desc[3];
+	int err;
+
+	if (!ep || elfsym_lookup(ep, "pthread_self", NULL, &self) < 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, self.module->path);
+	if (!(img = elfsym_image_open(path)))
+		return 0;
+	err = elfsym_image_lookup(img, "_thread_db_pthread_tid", &value);
+	elfsym_image_free(img);
+	if (err < 0 || memio_read_all(pid, 0, value + self.module->bias, desc, sizeof(desc)) < 0 ||
+	    desc[0] != 32 || desc[2] == 0 || desc[2] > 65536)
+		return 0;
+	return desc[2];
+}
+
+/* The pid as the process sees it (the last NSpid). */
+static uint64_t own_pid(pid_t pid)
+{
+	long ids[4] = { 0 };
+	uint64_t v = (uint64_t)pid;
+
+	if (procfs_status_ids(pid, "NSpid", ids) == 0)
+		for (int i = 0; i < 4 && ids[i] > 0; i++)
+			v = (uint64_t)ids[i];
+	return v;
+}
+
+/* Would the stubs' own syscalls pass the thread's seccomp filters? */
+static int stubs_allowed(pid_t tid, uint64_t insn, int gettid, const char **why)
+{
+	static const struct {
+		long nr;
+		const char *name;
+	} calls[] = {
+		{ SYS_process_vm_readv, "process_vm_readv" },
+		{ SYS_clock_nanosleep, "clock_nanosleep" },
+		{ SYS_gettid, "gettid" },
+	};
+	struct sandbox *sb = sandbox_load(tid);
+	struct sandbox_verdict v;
+	int ok = 1;
+
+	for (size_t i = 0; ok && i < sizeof(calls) / sizeof(calls[0]); i++) {
+		const uint64_t args[6] = { 0 };
+
+		if (calls[i].nr == SYS_gettid && !gettid)
+			continue;
+		if (!sandbox_allows(sb, calls[i].nr, args, insn, &v)) {
+			*why = calls[i].name;
+			ok = 0;
+		}
+	}
+	sandbox_free(sb);
+	return ok;
+}
+
+static int64_t inject(struct detour_set *ds, pid_t tid, long nr, uint64_t a0, uint64_t a1,
+		      uint64_t a2)
+{
+	const uint64_t args[6] = { a0, a1, a2, 0, 0, 0 };
+	struct remote_result res;
+	int err = remote_syscall(tid, ds->syscall_insn, nr, args, &res);
+
+	return err < 0 ? err : res.ret;
+}
+
+/* mmap at a (fixed, or refused), else -errno. */
+static int64_t map_at(struct detour_set *ds, pid_t tid, uint64_t a, uint64_t len, int prot)
+{
+	struct remote_result res;
+	int64_t got = remote_mmap(tid, ds->syscall_insn, a, len, prot, bp_scratch_flags(), &res);
+
+	if (got < 0 && got > -4096)
+		return got;
+	if ((uint64_t)got != a) {
+		/* without MAP_FIXED_NOREPLACE the address is a hint */
+		remote_munmap(tid, ds->syscall_insn, (uint64_t)got, len, &res);
+		return -EEXIST;
+	}
+	return got;
+}
+
+static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
+{
+	uint64_t data[DT_PAGE / 8] = { 0 };
+
+	data[D_PID / 8] = own_pid(ds->pid);
+	data[D_RING / 8] = ds->ring;
+	data[D_COMMIT / 8] = ds->commit;
+	data[D_NREC / 8] = ds->cfg.nrec;
+	data[D_MASK / 8] = ds->cfg.nrec - 1;
+	data[D_REC_SIZE / 8] = ds->rec_size;
+	data[D_COPY_LEN / 8] = ds->cfg.copy_len;
+	data[D_STALL_TAIL / 8] = ~(uint64_t)0;
+	data[D_TID_OFF / 8] = tid_off;
+	data[D_WAIT_SPINS / 8] = ds->cfg.wait_spins;
+	data[D_MIN_SIZE / 8] = ds->cfg.min_size;
+	data[D_MAX_SIZE / 8] = ds->cfg.max_size ? ds->cfg.max_size : ~(uint64_t)0;
+	return memio_write(ds->pid, tid, ds->base + DT_DATA, data, sizeof(data));
+}
+
+int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uint64_t lo,
+		   uint64_t hi, const char **why)
+{
+	struct remote_result res;
+	struct procfs_map *maps;
+	uint64_t hole = 0, tid_off, ring_len;
+	size_t n;
+	int64_t got;
+	int err;
+
+	*why = NULL;
+	if (ds->base)
+		return 0;
+	err = remote_find_syscall_insn_tid(ds->pid, tid, &ds->syscall_insn);
+	if (err < 0)
+		return err;
+	tid_off = tcb_tid_offset(ds->pid, ep);
+	for (int tries = 0; tries < 4 && !ds->base; tries++) {
+		if (procfs_read_maps(ds->pid, &maps, &n) < 0)
+			return -errno;
+		hole = hole_find(maps, n, lo, hi, DT_MAP_SIZE);
+		procfs_maps_free(maps);
+		if (!hole)
+			return -ENOMEM;
+		if (!stubs_allowed(tid, hole, !tid_off, why))
+			return -EPERM;
+		got = map_at(ds, tid, hole, DT_CODE_SIZE, PROT_READ | PROT_EXEC);
+		if (got == -EEXIST)
+			continue;
+		if (got < 0)
+			return (int)got;
+		got = map_at(ds, tid, hole + DT_CODE_SIZE, DT_MAP_SIZE - DT_CODE_SIZE,
+			     PROT_READ | PROT_WRITE);
+		if (got < 0) {
+			remote_munmap(tid, ds->syscall_insn, hole, DT_CODE_SIZE, &res);
+			if (got == -EEXIST)
+				continue;
+			return (int)got;
+		}
+		ds->base = hole;
+	}
+	if (!ds->base)
+		return -ENOMEM;
+	ds->rec_size = R_STACK + ds->cfg.copy_len;
+	ring_len = (ds->cfg.nrec * (ds->rec_size + 8) + DT_PAGE - 1) & ~(uint64_t)(DT_PAGE - 1);
+	got = remote_mmap(tid, ds->syscall_insn, 0, ring_len, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, &res);
+	if (got < 0 && got > -4096) {
+		err = (int)got;
+		goto fail;
+	}
+	ds->commit = (uint64_t)got;
+	ds->ring = ds->commit + ds->cfg.nrec * 8;
+	ds->ring_len = ring_len;
+	err = memio_write(ds->pid, tid, ds->base, dt_template,
+			  (size_t)(dt_template_end - dt_template));
+	if (err == 0)
+		err = write_data(ds, tid, tid_off);
+	if (err < 0) {
+		remote_munmap(tid, ds->syscall_insn, ds->commit, ring_len, &res);
+		goto fail;
+	}
+	/* a fork child's stubs find NREC 0: they count and drop */
+	if (inject(ds, tid, SYS_madvise, ds->base + DT_DATA, DT_MAP_SIZE - DT_DATA,
+		   MADV_WIPEONFORK) < 0)
+		debug_msg("process %d: no MADV_WIPEONFORK: a fork child's stubs write its own "
+			  "copy of the ring", ds->pid);
+	debug_msg("process %d: stub mapping at %#" PRIx64 ", ring at %#" PRIx64 " (%" PRIu64
+		  " records of %" PRIu64 " bytes), tid %s", ds->pid, ds->base, ds->ring,
+		  ds->cfg.nrec, ds->rec_size, tid_off ? "from the TCB" : "by gettid");
+	return 0;
+fail:
+	remote_munmap(tid, ds->syscall_insn, ds->base, DT_MAP_SIZE, &res);
+	ds->base = 0;
+	return err;
+}
+
+/* ---- probes ---- */
+
+void *detour_at(const struct detour_set *ds, uint64_t addr)
+{
+	for (size_t i = 0; ds && i < ds->nslots; i++)
+		if (ds->sites[i].live && ds->sites[i].func == addr)
+			return ds->sites[i].cookie;
+	return NULL;
+}
+
+void *detour_slot_cookie(const struct detour_set *ds, uint64_t desc)
+{
+	size_t i = desc & 0xffff;
+
+	return i < ds->nslots && ds->sites[i].live ? ds->sites[i].cookie : NULL;
+}
+
+uint64_t detour_slot_func(const struct detour_set *ds, uint64_t desc)
+{
+	size_t i = desc & 0xffff;
+
+	return i < ds->nslots && ds->sites[i].live ? ds->sites[i].func : 0;
+}
+
+int detour_in_stubs(const struct detour_set *ds, uint64_t addr)
+{
+	return ds && ds->base && addr >= ds->base && addr < ds->base + DT_CODE_SIZE;
+}
+
+int detour_nested(const struct detour_set *ds, uint64_t addr)
+{
+	if (detour_in_stubs(ds, addr))
+		return 1;
+	for (size_t i = 0; i < ds->nslots; i++)
+		if (ds->sites[i].live && addr > ds->sites[i].func &&
+		    addr < ds->sites[i].func + ds->sites[i].size)
+			return 1;
+	return 0;
+}
+
+size_t detour_count(const struct detour_set *ds)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; ds && i < ds->nslots; i++)
+		k += ds->sites[i].live;
+	return k;
+}
+
+static void put32(uint8_t *at, int64_t v)
+{
+	int32_t w = (int32_t)v;
+
+	memcpy(at, &w, sizeof(w));
+}
+
+/* The glue at slot address s (see detour-abi.h) into code[DT_ORIG]. */
+static void glue(const struct detour_set *ds, uint64_t s, const struct detour_probe *dp,
+		 uint32_t desc, uint8_t *code)
+{
+	static const uint8_t pushes[] = { 0x57, 0x56, 0x52, 0x51, 0x41, 0x50 };
+	static const uint8_t pops[] = { 0x41, 0x58, 0x59, 0x5a, 0x5e, 0x5f };
+	uint64_t orig = s + DT_ORIG;
+	size_t k = 0;
+
+	memset(code, BP_ARCH_TRAP_BYTE, DT_ORIG);
+	memcpy(code, pushes, sizeof(pushes));
+	k = sizeof(pushes);
+	if (dp->result) {
+		code[k] = 0xe8;				/* call orig */
+		put32(code + k + 1, (int64_t)(orig - (s + k + 5)));
+		k += 5;
+		code[k] = 0x41;				/* mov r10d, desc */
+		code[k + 1] = 0xba;
+		memcpy(code + k + 2, &desc, 4);
+		k += 6;
+		code[k] = 0xe9;				/* jmp common_result */
+		put32(code + k + 1, (int64_t)(ds->base + (uint64_t)(dt_common_result - dt_template) -
+					     (s + k + 5)));
+		return;
+	}
+	code[k] = 0x41;					/* mov r10d, desc */
+	code[k + 1] = 0xba;
+	memcpy(code + k + 2, &desc, 4);
+	k += 6;
+	code[k] = 0xe8;					/* call common_entry */
+	put32(code + k + 1, (int64_t)(ds->base + (uint64_t)(dt_common_entry - dt_template) -
+				     (s + k + 5)));
+	k += 5;
+	memcpy(code + k, pops, sizeof(pops));
+	k += sizeof(pops);
+	code[k] = 0xe9;					/* jmp orig */
+	put32(code + k + 1, (int64_t)(orig - (s + k + 5)));
+}
+
+/* Can every displaced instruction reach its target from the slot? */
+static int in_reach(const struct plan *p, uint64_t slot)
+{
+	if (!bp_arch_in_rel32(slot, p->site) || !bp_arch_in_rel32(slot, p->site + p->len))
+		return 0;
+	for (unsigned i = 0; i < p->ninsns; i++)
+		if ((p->insns[i].riprel || p->insns[i].kind == BPI_JCC) &&
+		    !bp_arch_in_rel32(slot, p->insns[i].target))
+			return 0;
+	return 1;
+}
+
+int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size,
+		  const struct detour_probe *dp, const uint64_t *pcs, size_t npcs,
+		  const char **why)
+{
+	uint8_t code[DT_SLOT_SIZE], jmp[32];
+	size_t len = size ? size : 64;
+	struct dt_site *st;
+	struct plan p;
+	uint8_t *buf;
+	uint64_t slot;
+	uint32_t desc;
+	ssize_t got;
+	int err;
+
+	*why = NULL;
+	if (!ds->base)
+		return -ENOTSUP;
+	if (detour_at(ds, addr))
+		return -EEXIST;
+	if (ds->nslots == DT_NSLOTS)
+		return -ENOSPC;
+	if (len > MAX_FUNC_READ)
+		len = MAX_FUNC_READ;
+	buf = xmalloc(len);
+	got = memio_read(ds->pid, tid, addr, buf, len);
+	if (got < JMP_LEN) {
+		free(buf);
+		return got < 0 ? (int)got : -EIO;
+	}
+	err = plan(addr, buf, (size_t)got, &p, why);
+	free(buf);
+	if (err < 0)
+		return err;
+	for (size_t i = 0; i < npcs; i++)
+		if (pcs[i] > p.site && pcs[i] < p.site + p.len) {
+			*why = "a thread is stopped inside its first instructions";
+			return -ENOTSUP;
+		}
+	slot = ds->base + DT_TEMPLATE_MAX + ds->nslots * DT_SLOT_SIZE;
+	if (!in_reach(&p, slot)) {
+		*why = "out of reach of the stub mapping";
+		return -ENOTSUP;
+	}
+	desc = (uint32_t)ds->nslots | (dp->size_kind & 0xff) << 16 | (dp->flags & 0xff) << 24;
+	glue(ds, slot, dp, desc, code);
+	if (relocate(&p, slot + DT_ORIG, code + DT_ORIG) < 0) {
+		*why = "its first instructions cannot be relocated";
+		return -ENOTSUP;
+	}
+	st = &ds->sites[ds->nslots];
+	memset(st, 0, sizeof(*st));
+	st->func = addr;
+	st->size = size;
+	st->site = p.site;
+	st->len = p.len;
+	if ((err = memio_read_all(ds->pid, tid, p.site, st->orig, p.len)) < 0)
+		return err;
+	memset(jmp, BP_ARCH_TRAP_BYTE, p.len);
+	jmp[0] = 0xe9;
+	put32(jmp + 1, (int64_t)(slot - (p.site + JMP_LEN)));
+	/* the slot first, the entry last: the only bytes of its code we change */
+	if ((err = memio_write(ds->pid, tid, slot, code, sizeof(code))) < 0 ||
+	    (err = memio_write(ds->pid, tid, p.site, jmp, p.len)) < 0)
+		return err;
+	st->cookie = dp->cookie;
+	st->live = 1;
+	ds->nslots++;
+	debug_msg("process %d: detour at %#" PRIx64 " (%u bytes, %u instructions%s) to %#" PRIx64,
+		  ds->pid, addr, p.len, p.ninsns, p.site != addr ? ", after endbr64" : "", slot);
+	return 0;
+}
+
+void detour_forget(struct detour_set *ds, uint64_t addr)
+{
+	for (size_t i = 0; i < ds->nslots; i++)
+		if (ds->sites[i].func == addr)
+			ds->sites[i].live = 0;
+}
+
+int detour_remove_all(struct detour_set *ds, pid_t tid)
+{
+	int first = 0;
+
+	for (size_t i = 0; i < ds->nslots; i++) {
+		struct dt_site *st = &ds->sites[i];
+		int err;
+
+		if (!st->live)
+			continue;
+		err = memio_write(ds->pid, tid, st->site, st->orig, st->len);
+		if (err < 0 && !first)
+			first = err;
+		st->live = 0;
+	}
+	return first;
+}
+
+int detour_clean_fork_child(const struct detour_set *ds, pid_t child)
+{
+	int first = 0;
+
+	for (size_t i = 0; i < ds->nslots; i++) {
+		const struct dt_site *st = &ds->sites[i];
+		int err;
+
+		if (!st->live)
+			continue;
+		err = memio_write(child, 0, st->site, st->orig, st->len);
+		if (err < 0 && !first)
+			first = err;
+	}
+	return first;
+}
+
+void detour_get_ring(const struct detour_set *ds, struct detour_ring *r)
+{
+	r->pid = ds->pid;
+	r->data = ds->base + DT_DATA;
+	r->commit = ds->commit;
+	r->ring = ds->ring;
+	r->nrec = ds->cfg.nrec;
+	r->rec_size = ds->rec_size;
+}
+
+int detour_read_counts(const struct detour_set *ds, const void *cookie,
+		       struct detour_counts *c)
+{
+	uint64_t cnt[DT_NSLOTS << C_SHIFT >> 3];
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	if (!ds->base)
+		return 0;
+	err = memio_read_all(ds->pid, 0, ds->base + DT_COUNTERS, cnt, sizeof(cnt));
+	if (err < 0)
+		return err;
+	for (size_t i = 0; i < ds->nslots; i++) {
+		const uint64_t *s = cnt + (i << C_SHIFT >> 3);
+
+		if (ds->sites[i].cookie != cookie)
+			continue;
+		c->calls += s[C_CALLS / 8];
+		c->bytes += s[C_BYTES / 8];
+		c->kept += s[C_KEPT / 8];
+		c->filtered += s[C_FILTERED / 8];
+	}
+	return 0;
+}
+
+int detour_read_dropped(const struct detour_set *ds, uint64_t *dropped)
+{
+	*dropped = 0;
+	if (!ds->base)
+		return 0;
+	return memio_read_all(ds->pid, 0, ds->base + DT_DATA + D_DROPPED, dropped,
+			      sizeof(*dropped));
+}
