@@ -71,6 +71,8 @@ struct detour_set {
 	struct detour_config cfg;
 	uint64_t base;		/* the stub mapping, 0 until installed */
 	uint64_t commit, ring, rec_size, ring_len;
+	uint64_t head0, dropped0;	/* a reused mapping's HEAD and DROPPED */
+	int reused;
 	uint64_t syscall_insn;
 	struct dt_site sites[DT_NSLOTS];
 	size_t nslots;		/* slots used (forgotten ones included) */
@@ -276,9 +278,14 @@ static int64_t map_at(struct detour_set *ds, pid_t tid, uint64_t a, uint64_t len
 	return got;
 }
 
+/*
+ * The data page, HEAD kept (commit words hold sequence numbers: they
+ * must never go back), TAIL = HEAD; the counters zeroed.
+ */
 static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
 {
-	uint64_t data[DT_PAGE / 8] = { 0 };
+	uint64_t data[DT_PAGE / 8] = { 0 }, zero[DT_PAGE / 8] = { 0 };
+	int err;
 
 	data[D_PID / 8] = own_pid(ds->pid);
 	data[D_RING / 8] = ds->ring;
@@ -292,7 +299,67 @@ static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
 	data[D_WAIT_SPINS / 8] = ds->cfg.wait_spins;
 	data[D_MIN_SIZE / 8] = ds->cfg.min_size;
 	data[D_MAX_SIZE / 8] = ds->cfg.max_size ? ds->cfg.max_size : ~(uint64_t)0;
-	return memio_write(ds->pid, tid, ds->base + DT_DATA, data, sizeof(data));
+	data[D_DROPPED / 8] = ds->dropped0;
+	data[D_TAIL / 8] = ds->head0;
+	err = memio_write(ds->pid, tid, ds->base + DT_DATA, data, D_HEAD);
+	if (err == 0)
+		err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_TAIL, data + D_TAIL / 8,
+				  sizeof(data) - D_TAIL);
+	if (err == 0)
+		err = memio_write(ds->pid, tid, ds->base + DT_COUNTERS, zero, sizeof(zero));
+	return err;
+}
+
+/* Is there a mapping [a, a + len)? */
+static int mapped(const struct procfs_map *r, size_t n, uint64_t a, uint64_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (r[i].start == a && r[i].end == a + len && r[i].ino == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * A stub mapping left by an earlier memtap, within reach of [lo, hi):
+ * use it again (and its ring, if of the same size).  1 found, 0 not.
+ */
+static int reuse_old(struct detour_set *ds, pid_t tid, uint64_t lo, uint64_t hi)
+{
+	size_t len = (size_t)(dt_template_end - dt_template), n;
+	uint64_t data[DT_PAGE / 8], rec_size = R_STACK + ds->cfg.copy_len;
+	uint8_t code[DT_TEMPLATE_MAX];
+	struct procfs_map *r;
+	int found = 0;
+
+	if (procfs_read_maps(ds->pid, &r, &n) < 0)
+		return 0;
+	for (size_t i = 0; i + 1 < n && !found; i++) {
+		uint64_t a = r[i].start;
+
+		if (!(r[i].perms & PROT_EXEC) || r[i].ino || r[i].end - a != DT_CODE_SIZE ||
+		    r[i + 1].start != r[i].end || r[i + 1].end - a != DT_MAP_SIZE ||
+		    !bp_arch_in_rel32(a, lo) || !bp_arch_in_rel32(a + DT_MAP_SIZE, hi) ||
+		    memio_read_all(ds->pid, tid, a, code, len) < 0 || memcmp(code, dt_template, len) ||
+		    memio_read_all(ds->pid, tid, a + DT_DATA, data, sizeof(data)) < 0)
+			continue;
+		found = 1;
+		ds->base = a;
+		ds->reused = 1;
+		ds->head0 = data[D_HEAD / 8];
+		ds->dropped0 = data[D_DROPPED / 8];
+		ds->ring_len = (ds->cfg.nrec * (rec_size + 8) + DT_PAGE - 1) & ~(uint64_t)(DT_PAGE - 1);
+		if (data[D_NREC / 8] == ds->cfg.nrec && data[D_REC_SIZE / 8] == rec_size &&
+		    data[D_RING / 8] == data[D_COMMIT / 8] + ds->cfg.nrec * 8 &&
+		    mapped(r, n, data[D_COMMIT / 8], ds->ring_len)) {
+			ds->commit = data[D_COMMIT / 8];
+			ds->ring = data[D_RING / 8];
+		}
+	}
+	procfs_maps_free(r);
+	if (found)
+		debug_msg("process %d: memtap's stub mapping at %#" PRIx64 " used again%s", ds->pid,
+			  ds->base, ds->commit ? ", with its ring" : "");
+	return found;
 }
 
 int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uint64_t lo,
@@ -312,6 +379,10 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 	if (err < 0)
 		return err;
 	tid_off = tcb_tid_offset(ds->pid, ep);
+	if (reuse_old(ds, tid, lo, hi) && !stubs_allowed(tid, ds->base, !tid_off, why)) {
+		ds->base = 0;
+		return -EPERM;
+	}
 	for (int tries = 0; tries < 4 && !ds->base; tries++) {
 		if (procfs_read_maps(ds->pid, &maps, &n) < 0)
 			return -errno;
@@ -340,21 +411,30 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		return -ENOMEM;
 	ds->rec_size = R_STACK + ds->cfg.copy_len;
 	ring_len = (ds->cfg.nrec * (ds->rec_size + 8) + DT_PAGE - 1) & ~(uint64_t)(DT_PAGE - 1);
-	got = remote_mmap(tid, ds->syscall_insn, 0, ring_len, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, &res);
-	if (got < 0 && got > -4096) {
-		err = (int)got;
-		goto fail;
+	if (!ds->commit) {
+		got = remote_mmap(tid, ds->syscall_insn, 0, ring_len, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, &res);
+		if (got < 0 && got > -4096) {
+			err = (int)got;
+			goto fail;
+		}
+		ds->commit = (uint64_t)got;
+		ds->ring = ds->commit + ds->cfg.nrec * 8;
+		ds->head0 = 0;	/* a new ring: its commit words start at 0 */
 	}
-	ds->commit = (uint64_t)got;
-	ds->ring = ds->commit + ds->cfg.nrec * 8;
 	ds->ring_len = ring_len;
-	err = memio_write(ds->pid, tid, ds->base, dt_template,
-			  (size_t)(dt_template_end - dt_template));
+	err = ds->reused ? 0 : memio_write(ds->pid, tid, ds->base, dt_template,
+					    (size_t)(dt_template_end - dt_template));
+	if (err == 0 && ds->reused) {
+		/* HEAD of the ring in use from now on */
+		err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_HEAD, &ds->head0,
+				  sizeof(ds->head0));
+	}
 	if (err == 0)
 		err = write_data(ds, tid, tid_off);
 	if (err < 0) {
-		remote_munmap(tid, ds->syscall_insn, ds->commit, ring_len, &res);
+		if (!ds->reused || ds->head0 == 0)
+			remote_munmap(tid, ds->syscall_insn, ds->commit, ring_len, &res);
 		goto fail;
 	}
 	/* a fork child's stubs find NREC 0: they count and drop */
@@ -367,7 +447,8 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		  ds->cfg.nrec, ds->rec_size, tid_off ? "from the TCB" : "by gettid");
 	return 0;
 fail:
-	remote_munmap(tid, ds->syscall_insn, ds->base, DT_MAP_SIZE, &res);
+	if (!ds->reused)
+		remote_munmap(tid, ds->syscall_insn, ds->base, DT_MAP_SIZE, &res);
 	ds->base = 0;
 	return err;
 }
@@ -517,16 +598,32 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 			*why = "a thread is stopped inside its first instructions";
 			return -ENOTSUP;
 		}
-	slot = ds->base + DT_TEMPLATE_MAX + ds->nslots * DT_SLOT_SIZE;
-	if (!in_reach(&p, slot)) {
-		*why = "out of reach of the stub mapping";
-		return -ENOTSUP;
-	}
-	desc = (uint32_t)ds->nslots | (dp->size_kind & 0xff) << 16 | (dp->flags & 0xff) << 24;
-	glue(ds, slot, dp, desc, code);
-	if (relocate(&p, slot + DT_ORIG, code + DT_ORIG) < 0) {
-		*why = "its first instructions cannot be relocated";
-		return -ENOTSUP;
+	for (;;) {
+		uint8_t old[DT_SLOT_SIZE], zero[DT_SLOT_SIZE] = { 0 };
+
+		if (ds->nslots == DT_NSLOTS)
+			return -ENOSPC;
+		slot = ds->base + DT_TEMPLATE_MAX + ds->nslots * DT_SLOT_SIZE;
+		if (!in_reach(&p, slot)) {
+			*why = "out of reach of the stub mapping";
+			return -ENOTSUP;
+		}
+		desc = (uint32_t)ds->nslots | (dp->size_kind & 0xff) << 16 |
+		       (dp->flags & 0xff) << 24;
+		glue(ds, slot, dp, desc, code);
+		if (relocate(&p, slot + DT_ORIG, code + DT_ORIG) < 0) {
+			*why = "its first instructions cannot be relocated";
+			return -ENOTSUP;
+		}
+		if (!ds->reused)
+			break;
+		/* a slot of an earlier memtap: only unused, or the same code again */
+		if ((err = memio_read_all(ds->pid, tid, slot, old, sizeof(old))) < 0)
+			return err;
+		if (!memcmp(old, zero, sizeof(old)) || !memcmp(old, code, sizeof(code)))
+			break;
+		memset(&ds->sites[ds->nslots], 0, sizeof(ds->sites[0]));
+		ds->nslots++;	/* another probe's: skip it */
 	}
 	st = &ds->sites[ds->nslots];
 	memset(st, 0, sizeof(*st));
@@ -601,6 +698,8 @@ void detour_get_ring(const struct detour_set *ds, struct detour_ring *r)
 	r->ring = ds->ring;
 	r->nrec = ds->cfg.nrec;
 	r->rec_size = ds->rec_size;
+	r->head = ds->head0;
+	r->dropped = ds->dropped0;
 }
 
 int detour_read_counts(const struct detour_set *ds, const void *cookie,

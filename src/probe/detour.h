@@ -17,7 +17,11 @@
  * What stays in the target: the entries hold their original bytes again
  * after detour_remove_all() (a detach), but the stub mapping and the
  * ring stay mapped for good, since a thread may still be inside a stub
- * or return into one; they are unused from then on.  If memtap dies, the
+ * or return into one; they are unused from then on.  The next memtap
+ * that attaches finds them (the template's bytes, the layout) and uses
+ * them again: a slot is written again only when it is unused or gets the
+ * same bytes (the same function, the same probe), so that a thread still
+ * returning into an old stub finds the code it left.  If memtap dies, the
  * detours stay and keep recording until the ring is full, then only
  * count: nothing in the stubs traps.
  *
@@ -64,6 +68,8 @@ struct detour_ring {
 	uint64_t data;		/* the data page: HEAD, TAIL, DROPPED */
 	uint64_t commit, ring;	/* commit words and records */
 	uint64_t nrec, rec_size;
+	uint64_t head;		/* HEAD at install: the first record to read */
+	uint64_t dropped;	/* DROPPED at install (a reused mapping's) */
 };
 
 /* Per probe totals from the counter page. */

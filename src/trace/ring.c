@@ -83,6 +83,7 @@ struct ring_src *ring_add(struct proc *p, struct detour_set *ds)
 	r->p = p;
 	r->ds = ds;
 	detour_get_ring(ds, &r->r);
+	r->tail = r->r.head;
 	r->commits = xcalloc(RING_BATCH, sizeof(*r->commits));
 	r->recs = xcalloc(RING_BATCH, r->r.rec_size);
 	if (pause && *pause)
@@ -262,7 +263,7 @@ int ring_drain(struct ring_src *r)
 		uint64_t d;
 
 		if (detour_read_dropped(r->ds, &d) == 0)
-			r->dropped = d;
+			r->dropped = d - r->r.dropped;
 	}
 	return got < 0 ? (int)got : 0;
 }
