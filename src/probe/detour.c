@@ -560,12 +560,40 @@ static int in_reach(const struct plan *p, uint64_t slot)
 	return 1;
 }
 
+/*
+ * A reused mapping: is the entry of the function at addr (its bytes in
+ * buf) a jmp into one of its slots, left by a memtap that died?  Then
+ * the slot, with the original bytes put back into buf; else 0.
+ */
+static uint64_t adopted_slot(const struct detour_set *ds, pid_t tid, uint64_t addr,
+			     uint8_t *buf, size_t n)
+{
+	size_t off = n >= 4 && buf[0] == 0xf3 && buf[1] == 0x0f && buf[2] == 0x1e &&
+		     buf[3] == 0xfa ? 4 : 0;
+	uint8_t saved[DT_SLOT_SIZE - DT_SAVED];
+	uint64_t t;
+	int32_t rel;
+
+	if (!ds->reused || n < off + JMP_LEN || buf[off] != 0xe9)
+		return 0;
+	memcpy(&rel, buf + off + 1, sizeof(rel));
+	t = addr + off + JMP_LEN + (uint64_t)(int64_t)rel;
+	if (t < ds->base + DT_TEMPLATE_MAX || t >= ds->base + DT_CODE_SIZE ||
+	    (t - ds->base - DT_TEMPLATE_MAX) % DT_SLOT_SIZE ||
+	    memio_read_all(ds->pid, tid, t + DT_SAVED, saved, sizeof(saved)) < 0 ||
+	    saved[0] < JMP_LEN || saved[0] >= sizeof(saved) || off + saved[0] > n)
+		return 0;
+	memcpy(buf + off, saved + 1, saved[0]);
+	return t;
+}
+
 int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size,
 		  const struct detour_probe *dp, const uint64_t *pcs, size_t npcs,
 		  const char **why)
 {
-	uint8_t code[DT_SLOT_SIZE], jmp[32];
-	size_t len = size ? size : 64;
+	uint8_t code[DT_SLOT_SIZE], jmp[32], orig[32];
+	size_t len = size ? size : 64, max_slots = ds->nslots;
+	uint64_t adopt;
 	struct dt_site *st;
 	struct plan p;
 	uint8_t *buf;
@@ -589,7 +617,10 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		free(buf);
 		return got < 0 ? (int)got : -EIO;
 	}
+	adopt = adopted_slot(ds, tid, addr, buf, (size_t)got);
 	err = plan(addr, buf, (size_t)got, &p, why);
+	if (err == 0)
+		memcpy(orig, buf + (p.site - addr), p.len);
 	free(buf);
 	if (err < 0)
 		return err;
@@ -601,6 +632,8 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 	for (;;) {
 		uint8_t old[DT_SLOT_SIZE], zero[DT_SLOT_SIZE] = { 0 };
 
+		if (adopt)
+			ds->nslots = (size_t)(adopt - ds->base - DT_TEMPLATE_MAX) / DT_SLOT_SIZE;
 		if (ds->nslots == DT_NSLOTS)
 			return -ENOSPC;
 		slot = ds->base + DT_TEMPLATE_MAX + ds->nslots * DT_SLOT_SIZE;
@@ -615,7 +648,9 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 			*why = "its first instructions cannot be relocated";
 			return -ENOTSUP;
 		}
-		if (!ds->reused)
+		code[DT_SAVED] = (uint8_t)p.len;
+		memcpy(code + DT_SAVED + 1, orig, p.len);
+		if (!ds->reused || adopt)
 			break;
 		/* a slot of an earlier memtap: only unused, or the same code again */
 		if ((err = memio_read_all(ds->pid, tid, slot, old, sizeof(old))) < 0)
@@ -631,8 +666,7 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 	st->size = size;
 	st->site = p.site;
 	st->len = p.len;
-	if ((err = memio_read_all(ds->pid, tid, p.site, st->orig, p.len)) < 0)
-		return err;
+	memcpy(st->orig, orig, p.len);
 	memset(jmp, BP_ARCH_TRAP_BYTE, p.len);
 	jmp[0] = 0xe9;
 	put32(jmp + 1, (int64_t)(slot - (p.site + JMP_LEN)));
@@ -642,9 +676,12 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		return err;
 	st->cookie = dp->cookie;
 	st->live = 1;
-	ds->nslots++;
-	debug_msg("process %d: detour at %#" PRIx64 " (%u bytes, %u instructions%s) to %#" PRIx64,
-		  ds->pid, addr, p.len, p.ninsns, p.site != addr ? ", after endbr64" : "", slot);
+	ds->nslots = max_slots;
+	if (ds->nslots < (size_t)(slot - ds->base - DT_TEMPLATE_MAX) / DT_SLOT_SIZE + 1)
+		ds->nslots = (size_t)(slot - ds->base - DT_TEMPLATE_MAX) / DT_SLOT_SIZE + 1;
+	debug_msg("process %d: detour at %#" PRIx64 " (%u bytes, %u instructions%s) to %#" PRIx64
+		  "%s", ds->pid, addr, p.len, p.ninsns, p.site != addr ? ", after endbr64" : "", slot,
+		  adopt ? ", adopted from an earlier memtap" : "");
 	return 0;
 }
 

@@ -263,6 +263,26 @@ static size_t insert_probes(struct alloc_space *s, struct thread *tcp,
 	return in;
 }
 
+/*
+ * Attach mode, every probe an allocator function found and detoured:
+ * a library loaded later cannot bind these names anew, and an int3 on
+ * _dl_debug_state would kill the process at its next dlopen if memtap
+ * died (the detours do not): leave it out.  Attach mode learns of new
+ * libraries when a pc is in none it knows.
+ */
+static int dl_state_needless(const struct alloc_space *s)
+{
+	if (!cfg->npids || !s->dt || s->pending)
+		return 0;
+	for (size_t i = 0; i < s->nsites; i++)
+		if (!alloc_detours_at(s->dt, s->sites[i].addr))
+			return 0;
+	for (size_t i = 0; i < probes_count(); i++)
+		if (probes_get(i)->role >= PR_USER)
+			return 0;
+	return 1;
+}
+
 /* Put the probes in through tcp (at a stop where syscalls can be injected). */
 static void arm(struct alloc_space *s, struct thread *tcp)
 {
@@ -277,7 +297,7 @@ static void arm(struct alloc_space *s, struct thread *tcp)
 		if (!s->dt && !s->refused)
 			s->dt = alloc_detours_arm(cfg, procs, tcp, ep);
 		in = insert_probes(s, tcp, ep, 0);
-		if (!s->refused && !s->dl_state &&
+		if (!s->refused && !s->dl_state && !dl_state_needless(s) &&
 		    elfsym_lookup(ep, "_dl_debug_state", NULL, &r) == 0 &&
 		    bp_insert(s->set, tcp->tid, r.addr, 0, &dl_cookie) == 0)
 			s->dl_state = r.addr;

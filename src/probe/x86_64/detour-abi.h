@@ -9,7 +9,10 @@
  *   +0x0000  code (r-x, DT_CODE_SIZE): the common routines (template,
  *            copied verbatim), then one slot of DT_SLOT_SIZE per probe:
  *            its entry glue, then at +DT_ORIG its relocated first
- *            instructions ending with a jmp back into the function
+ *            instructions ending with a jmp back into the function, at
+ *            +DT_SAVED the entry's original bytes (a length byte first):
+ *            a memtap that attaches after one was killed adopts the
+ *            detours it finds
  *   +0x2000  data page (rw-): parameters, ring indexes, drops
  *   +0x3000  counter page (rw-): calls, bytes, kept, filtered per slot
  *
@@ -49,7 +52,8 @@
 #define DT_TEMPLATE_MAX	0x0800	/* the common routines fit below this */
 #define DT_SLOT_SIZE	0x80
 #define DT_ORIG		0x30	/* relocated entry, from the slot's start */
-#define DT_ORIG_ROOM	(DT_SLOT_SIZE - DT_ORIG)
+#define DT_SAVED	0x68	/* length, then the original bytes of the entry */
+#define DT_ORIG_ROOM	(DT_SAVED - DT_ORIG)
 #define DT_NSLOTS	((DT_CODE_SIZE - DT_TEMPLATE_MAX) / DT_SLOT_SIZE)
 
 /* data page */
