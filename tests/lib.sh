@@ -7,7 +7,7 @@
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
-MEMTAP="$top_builddir/memtap"
+MEMTAP="${MEMTAP_TEST_WRAPPER:-$top_builddir/memtap}"
 TARGETS="$top_builddir/tests/targets"
 ME=$(basename "$0" .test)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/memtap-$ME.XXXXXX") || exit 99

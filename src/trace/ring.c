@@ -254,9 +254,6 @@ int ring_drain(struct ring_src *r)
 {
 	long got;
 
-	if (r->pause_until && now_ns() < r->pause_until)
-		return 0;
-	r->pause_until = 0;
 	while ((got = drain_batch(r)) > 0)
 		;
 	if (got == 0) {
@@ -276,6 +273,9 @@ static void drain_all(void *self)
 	for (struct ring_src *r = rings; r; r = r->next) {
 		uint64_t before = r->records;
 
+		if (r->pause_until && now_ns() < r->pause_until)
+			continue;
+		r->pause_until = 0;
 		if (ring_drain(r) == 0 && r->records != before)
 			busy = 1;
 	}

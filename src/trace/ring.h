@@ -32,7 +32,8 @@ uint64_t ring_records(const struct ring_src *r);
 
 /*
  * Test hook: while MEMTAP_RING_PAUSE (milliseconds) has not passed since
- * the ring was added, nothing is drained (to force a full ring).
+ * the ring was added, the loop does not drain it (to force a full ring);
+ * ring_drain() still does (a thread's exit, detach).
  */
 
 #endif /* MEMTAP_RING_H */
