@@ -44,6 +44,7 @@ struct alloc_detours {
 	struct detour_set *set;
 	struct ring_src *ring;
 	pid_t pid;
+	struct detour_counts *counts;	/* per probe, as last read */
 };
 
 /* How pr's calls are recorded; 0 when it is no allocator function. */
@@ -83,7 +84,7 @@ static void say_int3(pid_t pid, const char *why)
 {
 	static int said;
 
-	if (!said)
+	if (!said && verbose)
 		info_msg("process %d: allocator probes are int3 breakpoints: %s", pid, why);
 	said = 1;
 }
@@ -191,7 +192,7 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 	if (!ad || !probe_kind(pr, &dp) || r->ifunc)
 		return 0;
 	if (!all_stopped(pt, tcp, &pcs, &npcs)) {
-		if (!pr->reported)
+		if (!pr->reported && verbose)
 			info_msg("process %d: %s is an int3 breakpoint: found while other threads run",
 				 ad->pid, pr->spec);
 		return 0;
@@ -203,8 +204,9 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 			  pr->spec, r->addr, r->name, r->module->path);
 		return 1;
 	}
-	info_msg("process %d: %s at %#" PRIx64 " is an int3 breakpoint: %s", ad->pid, pr->spec,
-		 r->addr, why ? why : strerror(-err));
+	if (verbose)
+		info_msg("process %d: %s at %#" PRIx64 " is an int3 breakpoint: %s", ad->pid,
+			 pr->spec, r->addr, why ? why : strerror(-err));
 	return 0;
 }
 
@@ -221,8 +223,18 @@ void alloc_detours_forget(struct alloc_detours *ad, uint64_t addr)
 
 void alloc_detours_drain(struct alloc_detours *ad)
 {
-	if (ad && ad->ring)
-		ring_drain(ad->ring);
+	if (!ad || !ad->ring)
+		return;
+	ring_drain(ad->ring);
+	/* the stubs' counters too, while they can be read */
+	if (!ad->counts)
+		ad->counts = xcalloc(probes_count(), sizeof(*ad->counts));
+	for (size_t i = 0; i < probes_count(); i++) {
+		struct detour_counts c;
+
+		if (detour_read_counts(ad->set, probes_get(i), &c) == 0)
+			ad->counts[i] = c;
+	}
 }
 
 /* Once, while the counters can still be read: what was lost. */
@@ -235,6 +247,14 @@ static void say_lost(struct alloc_detours *ad)
 	lost = ring_lost(ad->ring);
 	debug_msg("process %d: %" PRIu64 " records from the in-target ring", ad->pid,
 		  ring_records(ad->ring));
+	for (size_t i = 0; verbose && ad->counts && i < probes_count(); i++) {
+		const struct detour_counts *c = &ad->counts[i];
+
+		if (c->calls)
+			info_msg("process %d: %s: %" PRIu64 " calls (%" PRIu64 " bytes asked) in its "
+				 "stub, %" PRIu64 " recorded, %" PRIu64 " only counted (size)", ad->pid,
+				 probes_get(i)->name, c->calls, c->bytes, c->kept, c->filtered);
+	}
 	if (lost)
 		warn_msg("process %d: %" PRIu64 " allocator calls not recorded: the in-target "
 			 "ring was full (memtap did not keep up)", ad->pid, lost);
@@ -271,5 +291,6 @@ void alloc_detours_free(struct alloc_detours *ad)
 	if (ad->ring)
 		say_lost(ad);
 	detour_set_free(ad->set);
+	free(ad->counts);
 	free(ad);
 }
