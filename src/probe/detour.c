@@ -509,6 +509,23 @@ static void put32(uint8_t *at, int64_t v)
 	memcpy(at, &w, sizeof(w));
 }
 
+/* At code[*k], for address s + *k: op (e8 call, e9 jmp) rel32 to target. */
+static void emit_rel(uint8_t *code, size_t *k, uint64_t s, uint8_t op, uint64_t target)
+{
+	code[*k] = op;
+	put32(code + *k + 1, (int64_t)(target - (s + *k + 5)));
+	*k += 5;
+}
+
+/* mov r10d, desc */
+static void emit_desc(uint8_t *code, size_t *k, uint32_t desc)
+{
+	code[*k] = 0x41;
+	code[*k + 1] = 0xba;
+	memcpy(code + *k + 2, &desc, 4);
+	*k += 6;
+}
+
 /* The glue at slot address s (see detour-abi.h) into code[DT_ORIG]. */
 static void glue(const struct detour_set *ds, uint64_t s, const struct detour_probe *dp,
 		 uint32_t desc, uint8_t *code)
@@ -516,36 +533,21 @@ static void glue(const struct detour_set *ds, uint64_t s, const struct detour_pr
 	static const uint8_t pushes[] = { 0x57, 0x56, 0x52, 0x51, 0x41, 0x50 };
 	static const uint8_t pops[] = { 0x41, 0x58, 0x59, 0x5a, 0x5e, 0x5f };
 	uint64_t orig = s + DT_ORIG;
-	size_t k = 0;
+	size_t k = sizeof(pushes);
 
 	memset(code, BP_ARCH_TRAP_BYTE, DT_ORIG);
 	memcpy(code, pushes, sizeof(pushes));
-	k = sizeof(pushes);
 	if (dp->result) {
-		code[k] = 0xe8;				/* call orig */
-		put32(code + k + 1, (int64_t)(orig - (s + k + 5)));
-		k += 5;
-		code[k] = 0x41;				/* mov r10d, desc */
-		code[k + 1] = 0xba;
-		memcpy(code + k + 2, &desc, 4);
-		k += 6;
-		code[k] = 0xe9;				/* jmp common_result */
-		put32(code + k + 1, (int64_t)(ds->base + (uint64_t)(dt_common_result - dt_template) -
-					     (s + k + 5)));
+		emit_rel(code, &k, s, 0xe8, orig);
+		emit_desc(code, &k, desc);
+		emit_rel(code, &k, s, 0xe9, ds->base + (uint64_t)(dt_common_result - dt_template));
 		return;
 	}
-	code[k] = 0x41;					/* mov r10d, desc */
-	code[k + 1] = 0xba;
-	memcpy(code + k + 2, &desc, 4);
-	k += 6;
-	code[k] = 0xe8;					/* call common_entry */
-	put32(code + k + 1, (int64_t)(ds->base + (uint64_t)(dt_common_entry - dt_template) -
-				     (s + k + 5)));
-	k += 5;
+	emit_desc(code, &k, desc);
+	emit_rel(code, &k, s, 0xe8, ds->base + (uint64_t)(dt_common_entry - dt_template));
 	memcpy(code + k, pops, sizeof(pops));
 	k += sizeof(pops);
-	code[k] = 0xe9;					/* jmp orig */
-	put32(code + k + 1, (int64_t)(orig - (s + k + 5)));
+	emit_rel(code, &k, s, 0xe9, orig);
 }
 
 /* Can every displaced instruction reach its target from the slot? */
