@@ -722,7 +722,7 @@ int detour_clean_fork_child(const struct detour_set *ds, pid_t child)
 
 		if (!st->live)
 			continue;
-		err = memio_write(child, 0, st->site, st->orig, st->len);
+		err = memio_write(child, child, st->site, st->orig, st->len);
 		if (err < 0 && !first)
 			first = err;
 	}

@@ -31,8 +31,9 @@
  *                           that allows injected syscalls (remote.h)
  *   detour_insert()         with every thread of the process stopped
  *   detour_remove_all()     detach, every thread stopped
- *   detour_clean_fork_child() at the parent's fork event: the child's
- *                           copy of the entries gets the original bytes
+ *   detour_clean_fork_child() at a fork child's first stop (it is
+ *                           stopped): its copy of the entries gets the
+ *                           original bytes
  *   detour_set_free()       frees memtap's memory, never touches the target
  * Nothing here exits or prints, except debug_msg().
  */
@@ -129,7 +130,10 @@ void detour_forget(struct detour_set *ds, uint64_t addr);
  */
 int detour_remove_all(struct detour_set *ds, pid_t tid);
 
-/* child, a fork of the process: its copy of the entries gets the original bytes. */
+/*
+ * child, a fork of the process in a ptrace-stop: its copy of the entries
+ * gets the original bytes.
+ */
 int detour_clean_fork_child(const struct detour_set *ds, pid_t child);
 
 void detour_get_ring(const struct detour_set *ds, struct detour_ring *r);

@@ -52,7 +52,7 @@ void alloc_detours_drain(struct alloc_detours *ad);
  */
 int alloc_detours_remove(struct alloc_detours *ad, pid_t tid);
 
-/* At the parent's fork event: the child's copy of the entries restored. */
+/* At a fork child's first stop: its copy of the entries restored. */
 void alloc_detours_clean_fork(const struct alloc_detours *ad, pid_t child);
 
 /* Frees memtap's memory (a last word on records lost); never touches the target. */

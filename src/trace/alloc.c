@@ -441,11 +441,17 @@ enum alloc_action alloc_on_exec(struct thread *tcp)
 	return ALLOC_RESUME;
 }
 
-/* A fork child at its first stop: unmap its copies of the scratch pages. */
+/*
+ * A fork child at its first stop, before it ran: the original bytes
+ * back at its copies of the detoured entries (its stub mapping stays,
+ * unused), its copies of the scratch pages unmapped.
+ */
 static void clean_fork_child(struct thread *tcp)
 {
 	struct proc *p = tcp->proc;
 
+	/* its copy of the detoured entries: through the stopped child */
+	alloc_detours_clean_fork(p->fork_src->dt, tcp->tid);
 	if (p->fork_src->set) {
 		int err = bp_unmap_fork_child(p->fork_src->set, tcp->tid);
 
@@ -593,7 +599,6 @@ void alloc_on_new_task(struct thread *tcp, struct proc *child, pid_t child_tid, 
 	/* a copy of our memory: put the original bytes back in it now */
 	int err = bp_clean_fork_child(s->set, child->pid);
 
-	alloc_detours_clean_fork(s->dt, child->pid);
 	if (err < 0)
 		error_msg("cannot remove breakpoints from fork child %d: %s", child->pid,
 			  strerror(-err));
@@ -601,13 +606,14 @@ void alloc_on_new_task(struct thread *tcp, struct proc *child, pid_t child_tid, 
 	s->refs++;
 }
 
-void alloc_on_exit_event(struct thread *tcp)
+int alloc_drain(struct thread *tcp)
 {
 	struct alloc_space *s = alloc_active_space(tcp->proc);
 
-	/* the memory is still there: what the stubs recorded */
-	if (s && s->dt)
-		alloc_detours_drain(s->dt);
+	if (!s || !s->dt)
+		return 0;
+	alloc_detours_drain(s->dt);
+	return 1;
 }
 
 void alloc_thread_free(struct thread *tcp)
