@@ -1,19 +1,8 @@
 /*
  * detour.c - in-target probes (see detour.h): plan a detour at a
  * function entry, map the stub mapping and the ring, write a probe's
- * glue and relocated entry into its slot, patch the entry, undo it.
- *
- * Planning: the instructions displaced by the 5-byte `jmp rel32` are
- * decoded by bp_arch_decode() (endbr64 stays in place: the jmp goes
- * after it, where indirect branches under IBT still land on it); each
- * must be one bp_arch_relocate() can move (rip-relative operands and
- * relative jcc are fixed up; relative jmp/call are refused).  The whole
- * function (st_size) is then decoded for a relative branch into bytes
- * 1.. of the patch: such a branch would land inside the jmp.
- *
- * Relocation chains bp_arch_relocate()'s output: each instruction's jmp
- * back is overwritten by the next one, the last one's stays and
- * continues the function after the displaced bytes.
+ * glue and relocated entry into its slot, patch the entry, undo it;
+ * the stack table.  Planning and relocation: detour-plan.c.
  */
 #include "config.h"
 
@@ -24,7 +13,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <Zydis/Zydis.h>
 
 #include "bp_arch.h"
 #include "detour-abi.h"
@@ -32,6 +20,7 @@
 #include "linux/procfs.h"
 #include "probe/breakpoint.h"
 #include "probe/detour.h"
+#include "probe/detour-plan.h"
 #include "probe/elfsym.h"
 #include "probe/hole.h"
 #include "probe/remote.h"
@@ -43,8 +32,6 @@
 # define MADV_WIPEONFORK 18
 #endif
 
-#define JMP_LEN 5
-#define MAX_INSNS 8
 #define MAX_FUNC_READ 65536
 
 extern const uint8_t dt_template[], dt_template_end[], dt_common_result[],
@@ -60,11 +47,6 @@ struct dt_site {
 	int live;		/* 0: forgotten (dlclose) */
 };
 
-struct plan {
-	uint64_t site;
-	unsigned len, ninsns;
-	struct bp_insn insns[MAX_INSNS];
-};
 
 struct detour_set {
 	pid_t pid;
@@ -76,6 +58,8 @@ struct detour_set {
 	uint64_t syscall_insn;
 	struct dt_site sites[DT_NSLOTS];
 	size_t nslots;		/* slots used (forgotten ones included) */
+	uint64_t keys[K_NENT];	/* the stack table's keys, as written */
+	pid_t key_tids[K_NENT];
 };
 
 struct detour_set *detour_set_new(pid_t pid, const struct detour_config *cfg)
@@ -95,95 +79,6 @@ void detour_set_free(struct detour_set *ds)
 int detour_installed(const struct detour_set *ds)
 {
 	return ds && ds->base != 0;
-}
-
-/* ---- planning ---- */
-
-/* Does a relative branch of the function land inside (site, site + len)? */
-static int branch_into(uint64_t func, const uint8_t *buf, size_t size, uint64_t site,
-		       unsigned len)
-{
-	ZydisDecoder dec;
-	ZydisDecodedInstruction zi;
-	size_t off = 0;
-
-	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-	while (off < size) {
-		uint64_t at = func + off;
-
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, buf + off,
-								size - off, &zi))) {
-			off++;	/* padding or data: resynchronise */
-			continue;
-		}
-		for (int i = 0; i < 2; i++) {
-			uint64_t t;
-
-			if (!zi.raw.imm[i].is_relative)
-				continue;
-			t = at + zi.length + (uint64_t)zi.raw.imm[i].value.s;
-			if (t > site && t < site + len)
-				return 1;
-		}
-		off += zi.length;
-	}
-	return 0;
-}
-
-static int plan(uint64_t func, const uint8_t *buf, size_t size, struct plan *p,
-		const char **why)
-{
-	size_t off = 0;
-
-	memset(p, 0, sizeof(*p));
-	if (size >= 4 && buf[0] == 0xf3 && buf[1] == 0x0f && buf[2] == 0x1e && buf[3] == 0xfa)
-		off = 4;	/* endbr64 */
-	p->site = func + off;
-	while (p->len < JMP_LEN) {
-		struct bp_insn *in = &p->insns[p->ninsns];
-		int err;
-
-		if (p->ninsns == MAX_INSNS || off >= size) {
-			*why = "the function is too short";
-			return -ENOTSUP;
-		}
-		err = bp_arch_decode(func + off, buf + off, size - off, in);
-		if (err < 0 || !bp_arch_needs_slot(in)) {
-			*why = err == -EBUSY ? "an int3 in its entry" :
-				"an entry instruction that cannot be relocated";
-			return -ENOTSUP;
-		}
-		p->len += in->len;
-		off += in->len;
-		p->ninsns++;
-	}
-	if (branch_into(func, buf, size, p->site, p->len)) {
-		*why = "a branch into its first instructions";
-		return -ENOTSUP;
-	}
-	return 0;
-}
-
-/* The relocated entry at address at, into code[DT_ORIG_ROOM]. */
-static int relocate(const struct plan *p, uint64_t at, uint8_t *code)
-{
-	uint8_t tmp[BP_ARCH_SLOT_SIZE];
-	uint64_t addr = p->site;
-	unsigned used = 0, resume;
-
-	memset(code, BP_ARCH_TRAP_BYTE, DT_ORIG_ROOM);
-	for (unsigned i = 0; i < p->ninsns; i++) {
-		int n = bp_arch_relocate(&p->insns[i], addr, at + used, tmp, &resume);
-
-		if (n < 0)
-			return n;
-		if (used + (unsigned)n > DT_ORIG_ROOM)
-			return -ENOSPC;
-		memcpy(code + used, tmp, (size_t)n);
-		used += resume;
-		addr += p->insns[i].len;
-	}
-	return 0;
 }
 
 /* ---- the mappings ---- */
@@ -550,18 +445,6 @@ static void glue(const struct detour_set *ds, uint64_t s, const struct detour_pr
 	emit_rel(code, &k, s, 0xe9, orig);
 }
 
-/* Can every displaced instruction reach its target from the slot? */
-static int in_reach(const struct plan *p, uint64_t slot)
-{
-	if (!bp_arch_in_rel32(slot, p->site) || !bp_arch_in_rel32(slot, p->site + p->len))
-		return 0;
-	for (unsigned i = 0; i < p->ninsns; i++)
-		if ((p->insns[i].riprel || p->insns[i].kind == BPI_JCC) &&
-		    !bp_arch_in_rel32(slot, p->insns[i].target))
-			return 0;
-	return 1;
-}
-
 /*
  * A reused mapping: is the entry of the function at addr (its bytes in
  * buf) a jmp into one of its slots, left by a memtap that died?  Then
@@ -620,7 +503,7 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		return got < 0 ? (int)got : -EIO;
 	}
 	adopt = adopted_slot(ds, tid, addr, buf, (size_t)got);
-	err = plan(addr, buf, (size_t)got, &p, why);
+	err = detour_plan(addr, buf, (size_t)got, &p, why);
 	if (err == 0)
 		memcpy(orig, buf + (p.site - addr), p.len);
 	free(buf);
@@ -639,14 +522,14 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		if (ds->nslots == DT_NSLOTS)
 			return -ENOSPC;
 		slot = ds->base + DT_TEMPLATE_MAX + ds->nslots * DT_SLOT_SIZE;
-		if (!in_reach(&p, slot)) {
+		if (!detour_in_reach(&p, slot)) {
 			*why = "out of reach of the stub mapping";
 			return -ENOTSUP;
 		}
 		desc = (uint32_t)ds->nslots | (dp->size_kind & 0xff) << 16 |
 		       (dp->flags & 0xff) << 24;
 		glue(ds, slot, dp, desc, code);
-		if (relocate(&p, slot + DT_ORIG, code + DT_ORIG) < 0) {
+		if (detour_relocate(&p, slot + DT_ORIG, code + DT_ORIG) < 0) {
 			*why = "its first instructions cannot be relocated";
 			return -ENOTSUP;
 		}
@@ -729,6 +612,51 @@ int detour_clean_fork_child(const struct detour_set *ds, pid_t child)
 	return first;
 }
 
+/* ---- the stack table ---- */
+
+int detour_thread_add(struct detour_set *ds, pid_t tid, uint64_t key, uint64_t lo, uint64_t hi)
+{
+	unsigned h = (unsigned)((key * K_HASH_MUL) >> K_HASH_SHIFT), i = K_NENT;
+	uint64_t at, zero = 0, bounds[2] = { lo, hi };
+	int err;
+
+	if (!ds->base || !key)
+		return -EINVAL;
+	for (unsigned k = 0; k < K_PROBES; k++) {
+		unsigned j = (h + k) & (K_NENT - 1);
+
+		if (ds->keys[j] == key) {
+			i = j;
+			break;
+		}
+		if (!ds->keys[j] && i == K_NENT)
+			i = j;
+	}
+	if (i == K_NENT)
+		return -ENOSPC;	/* its copies go through process_vm_readv */
+	at = ds->base + DT_DATA + D_STACKS + ((uint64_t)i << K_SHIFT);
+	/* the key last: a stub that finds it finds the bounds */
+	if ((ds->keys[i] && (err = memio_write(ds->pid, tid, at + K_KEY, &zero, 8)) < 0) ||
+	    (err = memio_write(ds->pid, tid, at + K_LO, bounds, sizeof(bounds))) < 0 ||
+	    (err = memio_write(ds->pid, tid, at + K_KEY, &key, sizeof(key))) < 0)
+		return err;
+	ds->keys[i] = key;
+	ds->key_tids[i] = tid;
+	return 0;
+}
+
+void detour_thread_remove(struct detour_set *ds, pid_t tid)
+{
+	uint64_t zero = 0;
+
+	for (unsigned i = 0; ds->base && i < K_NENT; i++)
+		if (ds->keys[i] && ds->key_tids[i] == tid) {
+			memio_write(ds->pid, 0, ds->base + DT_DATA + D_STACKS +
+				    ((uint64_t)i << K_SHIFT) + K_KEY, &zero, sizeof(zero));
+			ds->keys[i] = 0;
+		}
+}
+
 void detour_get_ring(const struct detour_set *ds, struct detour_ring *r)
 {
 	r->pid = ds->pid;
@@ -766,11 +694,10 @@ int detour_read_counts(const struct detour_set *ds, const void *cookie,
 	return 0;
 }
 
-int detour_read_dropped(const struct detour_set *ds, uint64_t *dropped)
+int detour_read_data(const struct detour_set *ds, unsigned off, uint64_t *v)
 {
-	*dropped = 0;
-	if (!ds->base)
+	*v = 0;
+	if (!ds->base || off >= DT_PAGE)
 		return 0;
-	return memio_read_all(ds->pid, 0, ds->base + DT_DATA + D_DROPPED, dropped,
-			      sizeof(*dropped));
+	return memio_read_all(ds->pid, 0, ds->base + DT_DATA + off, v, sizeof(*v));
 }

@@ -136,14 +136,24 @@ int detour_remove_all(struct detour_set *ds, pid_t tid);
  */
 int detour_clean_fork_child(const struct detour_set *ds, pid_t child);
 
+/*
+ * The stack table: thread tid (stopped, %fs base key) runs on the stack
+ * [lo, hi); its stubs copy from it with rep movsb.  At its first stop;
+ * detour_thread_remove() when it exits.  0 or -errno (-ENOSPC: the table
+ * is full, its copies take process_vm_readv).
+ */
+int detour_thread_add(struct detour_set *ds, pid_t tid, uint64_t key, uint64_t lo, uint64_t hi);
+void detour_thread_remove(struct detour_set *ds, pid_t tid);
+
 void detour_get_ring(const struct detour_set *ds, struct detour_ring *r);
 
 /*
- * Sum of the counter page over the slots whose cookie is cookie, and
- * the records dropped: 0 or -errno (the process is gone).
+ * Sum of the counter page over the slots whose cookie is cookie: 0 or
+ * -errno (the process is gone).
  */
 int detour_read_counts(const struct detour_set *ds, const void *cookie,
 		       struct detour_counts *c);
-int detour_read_dropped(const struct detour_set *ds, uint64_t *dropped);
+/* A word of the data page (D_DROPPED, D_COPY_SLOW...): 0 or -errno. */
+int detour_read_data(const struct detour_set *ds, unsigned off, uint64_t *v);
 
 #endif /* MEMTAP_DETOUR_H */

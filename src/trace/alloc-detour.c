@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 
 #include "detour-abi.h"
 #include "linux/features.h"
@@ -45,6 +46,7 @@ struct alloc_detours {
 	struct ring_src *ring;
 	pid_t pid;
 	struct detour_counts *counts;	/* per probe, as last read */
+	uint64_t copy_slow;		/* D_COPY_SLOW, as last read */
 };
 
 /* How pr's calls are recorded; 0 when it is no allocator function. */
@@ -150,7 +152,51 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 		return NULL;
 	}
 	ad->ring = ring_add(tcp->proc, ad->set);
+	/* every thread is stopped (or tcp is the only one) */
+	{
+		struct thread *t;
+		size_t it = 0;
+
+		while ((t = procs_next_thread(pt, &it)))
+			if (t->proc == tcp->proc && (t == tcp || (t->flags & T_STOPPED)))
+				alloc_detours_thread(ad, t);
+	}
 	return ad;
+}
+
+/* Its stack: the mapping around rsp; the main thread's may grow to the rlimit. */
+void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp)
+{
+	struct procfs_map *maps;
+	arch_regs_t regs;
+	struct rlimit rl;
+	size_t n;
+
+	if (!ad || ptrace(PTRACE_GETREGS, tcp->tid, 0L, &regs) < 0 || !regs.fs_base ||
+	    procfs_read_maps(ad->pid, &maps, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t lo = maps[i].start;
+
+		if (regs.rsp < maps[i].start || regs.rsp >= maps[i].end)
+			continue;
+		if (maps[i].path && !strcmp(maps[i].path, "[stack]")) {
+			uint64_t room = 8ULL << 20;
+
+			if (prlimit(ad->pid, RLIMIT_STACK, NULL, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+				room = rl.rlim_cur;
+			lo = maps[i].end > room ? maps[i].end - room : 0;
+		}
+		detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, maps[i].end);
+		break;
+	}
+	procfs_maps_free(maps);
+}
+
+void alloc_detours_thread_gone(struct alloc_detours *ad, pid_t tid)
+{
+	if (ad)
+		detour_thread_remove(ad->set, tid);
 }
 
 /* Are all threads of tcp's process stopped?  Their pcs into *pcs. */
@@ -227,6 +273,7 @@ void alloc_detours_drain(struct alloc_detours *ad)
 		return;
 	ring_drain(ad->ring);
 	/* the stubs' counters too, while they can be read */
+	detour_read_data(ad->set, D_COPY_SLOW, &ad->copy_slow);
 	if (!ad->counts)
 		ad->counts = xcalloc(probes_count(), sizeof(*ad->counts));
 	for (size_t i = 0; i < probes_count(); i++) {
@@ -245,8 +292,9 @@ static void say_lost(struct alloc_detours *ad)
 	if (!ad->ring)
 		return;
 	lost = ring_lost(ad->ring);
-	debug_msg("process %d: %" PRIu64 " records from the in-target ring", ad->pid,
-		  ring_records(ad->ring));
+	debug_msg("process %d: %" PRIu64 " records from the in-target ring, %" PRIu64
+		  " stacks copied by process_vm_readv", ad->pid, ring_records(ad->ring),
+		  ad->copy_slow);
 	for (size_t i = 0; verbose && ad->counts && i < probes_count(); i++) {
 		const struct detour_counts *c = &ad->counts[i];
 

@@ -38,6 +38,14 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thread *tcp,
 			 struct probe *pr, const struct elfsym_result *r);
 
+/*
+ * tcp (stopped) is a thread of the process: at arm time for every
+ * thread, then at each new thread's first stop.  Its stack's bounds go
+ * into the stub mapping's table (rep movsb copies).  _gone: it exits.
+ */
+void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp);
+void alloc_detours_thread_gone(struct alloc_detours *ad, pid_t tid);
+
 /* Is the function at addr detoured? */
 int alloc_detours_at(const struct alloc_detours *ad, uint64_t addr);
 /* Its code was unmapped (dlclose). */

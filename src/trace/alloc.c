@@ -472,6 +472,8 @@ enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group)
 		return ALLOC_RESUME;
 	if (first && p->fork_src)
 		clean_fork_child(tcp);
+	if (first && p->alloc && p->alloc->dt && !p->vfork_child)
+		alloc_detours_thread(p->alloc->dt, tcp);	/* a new thread */
 	if (first && p->unfollowed && !(p->vfork_child && alloc_active_space(p)) &&
 	    tcp->tid == p->pid)
 		return ALLOC_DETACH;
@@ -626,6 +628,8 @@ void alloc_thread_free(struct thread *tcp)
 		return;
 	if (p->alloc && p->alloc->set)
 		bp_thread_gone(p->alloc->set, tcp->tid);
+	if (p->alloc)
+		alloc_detours_thread_gone(p->alloc->dt, tcp->tid);
 	if (p->nthreads <= 1) {
 		/* the last thread: the process leaves its space */
 		space_put(p->alloc);

@@ -259,7 +259,7 @@ int ring_drain(struct ring_src *r)
 	if (got == 0) {
 		uint64_t d;
 
-		if (detour_read_dropped(r->ds, &d) == 0)
+		if (detour_read_data(r->ds, D_DROPPED, &d) == 0)
 			r->dropped = d - r->r.dropped;
 	}
 	return got < 0 ? (int)got : 0;

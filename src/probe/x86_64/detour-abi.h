@@ -71,8 +71,28 @@
 #define D_MIN_SIZE	0x058	/* sized calls below are only counted */
 #define D_MAX_SIZE	0x060	/* and above */
 #define D_COPY_FAIL	0x068	/* stack copies that failed */
+#define D_COPY_SLOW	0x070	/* stack copies by process_vm_readv */
 #define D_HEAD		0x0c0	/* next sequence number (own cache line) */
 #define D_TAIL		0x100	/* consumer index, written by memtap */
+#define D_STACKS	0x800	/* the threads' stacks, below */
+
+/*
+ * Stack table (data page, D_STACKS): K_NENT entries {TCB, stack lo,
+ * stack hi}, open addressing from a hash of the TCB's address (%fs:0),
+ * K_PROBES tries.  memtap fills a thread's entry at its first stop (lo
+ * and hi first, the key last) and clears the key when it exits; a stub
+ * copies the stack with rep movsb, cut at hi.  A thread without an
+ * entry, or whose rsp is outside it (sigaltstack, a coroutine), copies
+ * with process_vm_readv.
+ */
+#define K_KEY		0x00
+#define K_LO		0x08
+#define K_HI		0x10
+#define K_SHIFT		5	/* 32 bytes an entry */
+#define K_NENT		64
+#define K_HASH_SHIFT	58	/* 64 entries */
+#define K_PROBES	4
+#define K_HASH_MUL	0x9e3779b97f4a7c15
 
 #define DT_WAIT_NS	200000	/* a full ring: sleep this long, look again */
 

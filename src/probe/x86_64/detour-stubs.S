@@ -4,9 +4,10 @@
  * into the target at the start of the code page; they reach the data
  * and counter pages rip-relatively.  Nothing here calls libc; the only
  * syscalls are clock_nanosleep (full ring), gettid (no cached tid) and
- * process_vm_readv (the stack copy: a short read at the end of the
- * stack mapping, never a fault).  Nothing traps: without memtap the
- * records fill the ring and are then dropped.
+ * process_vm_readv (the stack copy of a thread not in the stack table:
+ * a short read at the end of the stack mapping, never a fault; the
+ * others copy with rep movsb within their stack's bounds).  Nothing
+ * traps: without memtap the records fill the ring and are then dropped.
  *
  * Entry points (offsets from dt_template, for detour.c):
  *   dt_common_result  from a result probe's glue, after the function
@@ -212,6 +213,39 @@ keep_record:
 	jz .Lcopy_done
 	test dword ptr [rsp + 16], DF_NOSTACK << 24
 	jnz .Lcopy_done
+	/* this thread's entry in the stack table: r8 */
+	mov rax, qword ptr fs:0		/* the TCB's self pointer */
+	mov rdx, rax
+	movabs r8, K_HASH_MUL
+	imul rax, r8
+	shr rax, K_HASH_SHIFT
+	lea r9, [rip + DATA + D_STACKS]
+	mov edi, K_PROBES
+.Llook:
+	mov r8, rax
+	shl r8, K_SHIFT
+	add r8, r9
+	cmp qword ptr [r8 + K_KEY], rdx
+	je .Lfound
+	inc eax
+	and eax, K_NENT - 1
+	dec edi
+	jnz .Llook
+	jmp .Lvmreadv
+.Lfound:
+	cmp rsi, qword ptr [r8 + K_LO]
+	jb .Lvmreadv			/* not on its stack: sigaltstack... */
+	mov rax, qword ptr [r8 + K_HI]
+	sub rax, rsi
+	jbe .Lvmreadv
+	cmp rcx, rax
+	cmova rcx, rax			/* not past the end of its stack */
+	mov rax, rcx
+	lea rdi, [rbx + R_STACK]
+	rep movsb
+	jmp .Lcopy_done
+.Lvmreadv:
+	lock inc qword ptr D(D_COPY_SLOW)
 	/* process_vm_readv(pid, &local, 1, &remote, 1, 0): short, not a fault */
 	sub rsp, 32
 	lea rax, [rbx + R_STACK]
