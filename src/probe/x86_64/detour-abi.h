@@ -36,10 +36,11 @@
  * HEAD while HEAD - TAIL < NREC, fills record s & MASK, then stores
  * s + 1 into commit[s & MASK].  memtap reads the commit words from TAIL
  * on, then (a separate copy) the committed records, then writes TAIL.  A
- * full ring makes the producer sched_yield() up to WAIT_SPINS times,
- * then drop (DROPPED += 1) and remember TAIL in STALL_TAIL: while TAIL
- * stays there, later producers drop at once (a dead memtap costs one
- * bounded wait, not one per call).
+ * full ring makes the producer sleep DT_WAIT_NS at a time while memtap
+ * drains (TAIL moves); after WAIT_SPINS sleeps with TAIL unmoved it
+ * drops the record (DROPPED += 1) and remembers TAIL in STALL_TAIL:
+ * while TAIL stays there, later producers drop at once (a dead memtap
+ * costs one bounded wait, not one per call).
  */
 #ifndef MEMTAP_DETOUR_ABI_H
 #define MEMTAP_DETOUR_ABI_H
