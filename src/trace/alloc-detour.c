@@ -164,7 +164,14 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 	return ad;
 }
 
-/* Its stack: the mapping around rsp; the main thread's may grow to the rlimit. */
+/*
+ * Its stack: the main thread's is the [stack] mapping, which may grow to
+ * the rlimit; another thread's ends below its TCB (glibc and musl put
+ * the TCB and static TLS at the top of the thread's stack block): a
+ * mapping may be merged with the next one and lose it later, so its end
+ * is no bound.  A thread whose TCB is not above rsp in the mapping (its
+ * own stack elsewhere) stays out of the table: process_vm_readv.
+ */
 void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp)
 {
 	struct procfs_map *maps;
@@ -186,8 +193,10 @@ void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp)
 			if (prlimit(ad->pid, RLIMIT_STACK, NULL, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 				room = rl.rlim_cur;
 			lo = maps[i].end > room ? maps[i].end - room : 0;
+			detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, maps[i].end);
+		} else if (regs.fs_base > regs.rsp && regs.fs_base < maps[i].end) {
+			detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, regs.fs_base);
 		}
-		detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, maps[i].end);
 		break;
 	}
 	procfs_maps_free(maps);

@@ -252,11 +252,13 @@ write_tail:
 
 int ring_drain(struct ring_src *r)
 {
+	uint64_t start = r->tail;
 	long got;
 
-	while ((got = drain_batch(r)) > 0)
+	/* one lap at most: a target as fast as the drain must not starve the loop */
+	while ((got = drain_batch(r)) > 0 && r->tail - start < r->r.nrec)
 		;
-	if (got == 0) {
+	if (got >= 0) {
 		uint64_t d;
 
 		if (detour_read_data(r->ds, D_DROPPED, &d) == 0)

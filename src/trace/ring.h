@@ -23,7 +23,11 @@ struct ring_src;
 struct ring_src *ring_add(struct proc *p, struct detour_set *ds);
 void ring_remove(struct ring_src *r);
 
-/* Read every committed record now; events to the sink.  0 or -errno. */
+/*
+ * Read the committed records now (one lap of the ring at most, so that a
+ * target as fast as memtap cannot keep the loop here); events to the
+ * sink.  0 or -errno.
+ */
 int ring_drain(struct ring_src *r);
 
 /* Records lost so far: dropped by the stubs (full ring), skipped here. */
