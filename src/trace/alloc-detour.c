@@ -35,6 +35,7 @@
 #include "trace/alloc-detour.h"
 #include "trace/ring.h"
 #include "util/error.h"
+#include "util/outfile.h"
 #include "util/xmalloc.h"
 
 #define COPY_MAX 8192		/* bytes of stack per record at most */
@@ -312,7 +313,8 @@ static void say_lost(struct alloc_detours *ad)
 				 "stub, %" PRIu64 " recorded, %" PRIu64 " only counted (size)", ad->pid,
 				 probes_get(i)->name, c->calls, c->bytes, c->kept, c->filtered);
 	}
-	if (lost)
+	/* no report is made once the output is gone: nothing to warn of */
+	if (lost && !output_gone())
 		warn_msg("process %d: %" PRIu64 " allocator calls not recorded: the in-target "
 			 "ring was full (memtap did not keep up)", ad->pid, lost);
 	ring_remove(ad->ring);
