@@ -28,7 +28,7 @@ scale=1
 memtap=${MEMTAP:-}
 threads_list="1 8"
 pin=
-tools="floor memtap-none memtap-dwarf memtap-mf ltrace heaptrack massif"
+tools="floor memtap-none memtap-dwarf memtap-mf memtap-int3 memtap-min1m ltrace heaptrack massif"
 workdir=
 keep=no
 cc=${CC:-cc}
@@ -60,8 +60,9 @@ The loop is tests/targets/alloc-loop.c: each thread runs N/THREADS
 iterations of malloc, calloc, realloc, free, free and prints the calls
 it made.  Sizes (total iterations at scale 1; each tool's runs are
 paired with untraced runs of that same size):
-  memtap (every row)  10,000       ltrace               600
-  heaptrack, massif  500,000       floor (empty_fn)  50,000 calls
+  memtap --probes=int3 10,000     ltrace               600
+  memtap (in-target) 200,000       floor (empty_fn)  50,000 calls
+  heaptrack, massif  500,000
 Every tool also has a start-up cell (1 thread, 0 iterations).
 
 Tools:
@@ -69,8 +70,12 @@ Tools:
                 --probe empty_fn -e probe, and tests/unit/bp-harness
                 -s empty_fn when it is built (make check TESTS=)
   memtap-none   memtap -e alloc --unwind=none -F folded -o FILE
-  memtap-dwarf  memtap -e alloc -F folded -o FILE (DWARF stacks)
+  memtap-dwarf  memtap -e alloc -F folded -o FILE (DWARF stacks; in-target
+                probes, the default)
   memtap-mf     memtap -e malloc,free -F folded -o FILE (DWARF stacks)
+  memtap-int3   memtap --probes=int3 -e alloc -F folded -o FILE
+  memtap-min1m  memtap -e malloc --min-size 1M -F folded -o FILE (nothing
+                kept: the stubs' filter alone)
   ltrace        ltrace -f -e malloc+free -o /dev/null
   heaptrack     heaptrack -o FILE
   massif        valgrind --tool=massif --massif-out-file=FILE
@@ -160,7 +165,8 @@ cputime=$workdir/bin/cputime
 base_size() {
 	case $1 in
 	floor | floor-harness) echo 50000 ;;
-	memtap-*) echo 10000 ;;
+	memtap-int3) echo 10000 ;;
+	memtap-*) echo 200000 ;;
 	ltrace) echo 600 ;;
 	heaptrack | massif) echo 500000 ;;
 	esac
@@ -189,6 +195,7 @@ hits_per_iter() {
 	case $1 in
 	floor*) echo 1 ;;
 	memtap-mf | ltrace) echo 3 ;; # malloc, free, free
+	memtap-min1m) echo 1 ;;       # malloc
 	*) echo 5 ;;                  # malloc, calloc, realloc, free, free
 	esac
 }
@@ -202,6 +209,8 @@ tool_label() {
 	memtap-none) echo "memtap -e alloc --unwind=none" ;;
 	memtap-dwarf) echo "memtap -e alloc (dwarf)" ;;
 	memtap-mf) echo "memtap -e malloc,free (dwarf)" ;;
+	memtap-int3) echo "memtap --probes=int3 -e alloc (dwarf)" ;;
+	memtap-min1m) echo "memtap -e malloc --min-size 1M" ;;
 	ltrace) echo "ltrace -e malloc+free" ;;
 	heaptrack) echo "heaptrack" ;;
 	massif) echo "valgrind --tool=massif" ;;
@@ -216,6 +225,8 @@ tool_prefix() {
 	memtap-none) pre=("$memtap" -e alloc --unwind=none -F folded -o "$2" --) ;;
 	memtap-dwarf) pre=("$memtap" -e alloc -F folded -o "$2" --) ;;
 	memtap-mf) pre=("$memtap" -e "malloc,free" -F folded -o "$2" --) ;;
+	memtap-int3) pre=("$memtap" --probes=int3 -e alloc -F folded -o "$2" --) ;;
+	memtap-min1m) pre=("$memtap" -e malloc --min-size 1M -F folded -o "$2" --) ;;
 	ltrace) pre=(ltrace -f -e malloc+free -o /dev/null) ;;
 	heaptrack) pre=(heaptrack -o "$2") ;;
 	massif) pre=(valgrind --tool=massif "--massif-out-file=$2") ;;

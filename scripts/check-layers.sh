@@ -55,6 +55,7 @@ for f in $(find . -name '*.[ch]' | sed 's|^\./||' | sort); do
 		config.h) continue ;;
 		arch.h) il=linux ;;
 		bp_arch.h) il=probe ;;
+		detour-abi.h) il=probe ;;
 		*/*) il=${inc%%/*} ;;
 		*) say "$f: includes \"$inc\" without its layer folder"; continue ;;
 		esac

@@ -19,7 +19,7 @@ mkdir -p "$out"
 $cc $cflags -I"$builddir" -I"$top/src" -I"$top/src/linux/x86_64" -I"$top/src/probe/x86_64" -I"$here" \
 	-o "$out/detour-spike" \
 	"$here/detour.c" "$here/patch.c" "$here/ring.c" "$here/stubs.S" \
-	"$top"/src/probe/elfsym*.c "$top/src/probe/remote.c" "$top/src/probe/sandbox.c" \
+	"$top"/src/probe/elfsym*.c "$top/src/probe/remote.c" "$top/src/probe/sandbox.c" "$top/src/probe/hole.c" \
 	"$top"/src/linux/*.c "$top/src/util/error.c" "$top/src/util/xmalloc.c" \
 	"$top/src/probe/x86_64/bp_arch.c" \
 	-lelf -lZydis -lm

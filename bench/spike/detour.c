@@ -42,6 +42,7 @@
 #include <linux/ptrace.h>
 
 #include "probe/elfsym.h"
+#include "probe/hole.h"
 #include "util/error.h"
 #include "patch.h"
 #include "probe-abi.h"
@@ -548,7 +549,7 @@ static void install(struct target *t)
 	}
 	if (procfs_read_maps(t->pid, &maps, &n) < 0)
 		perror_msg_and_die("maps of %d", t->pid);
-	hole = patch_find_hole(maps, n, lo, hi, PA_MAP_SIZE);
+	hole = hole_find(maps, n, lo, hi, PA_MAP_SIZE);
 	procfs_maps_free(maps);
 	if (!hole)
 		error_msg_and_die("no room for the stub page within 2 GiB of libc");

@@ -43,12 +43,4 @@ int patch_relocate(const struct patch *p, uint64_t at, uint8_t *code);
 /* The bytes that replace orig: jmp rel32 to stub, int3 after.  0 or -ERANGE. */
 int patch_jmp(const struct patch *p, uint64_t stub, uint8_t *bytes);
 
-/*
- * A free range of len bytes (page multiple) such that every address in
- * [lo, hi) reaches all of it with rel32: the highest below lo, else the
- * lowest above hi.  0 if none.
- */
-uint64_t patch_find_hole(const struct procfs_map *r, size_t n, uint64_t lo,
-			 uint64_t hi, uint64_t len);
-
 #endif

@@ -57,6 +57,7 @@ static void usage(void)
 	       "                          chosen by -o FILE's suffix (.folded .svg .pb.gz .json)\n"
 	       "  -h, --help              show this help and exit\n"
 	       "  -i, --interval=SECONDS  a report every SECONDS (numbered files if -o has %%n)\n"
+	       "      --exact             record every allocator call (the default for now)\n"
 	       "      --inverted          svg: icicle graph, roots at the top\n"
 	       "      --leaks             weigh stacks by what they still hold at the end\n"
 	       "      --lines             add source file:line to function names\n"
@@ -71,6 +72,9 @@ static void usage(void)
 	       "      --probe=SYMBOL[@OBJECT][:size=argN]\n"
 	       "                          count calls of SYMBOL, weighed by argument N\n"
 	       "                          (0 = first); repeatable\n"
+	       "      --probes=MODE       allocator probes: detour (default: in-target\n"
+	       "                          stubs, no stop per call; int3 where they cannot\n"
+	       "                          go) or int3 (a breakpoint stop per call)\n"
 	       "  -q, --quiet             no informational messages on stderr\n"
 	       "      --record=FILE       also save the recording (JSON) for memtap report\n"
 	       "      --stack-size=SIZE   bytes of stack copied at each event (default 32K;\n"
@@ -272,6 +276,8 @@ enum {
 	OPT_MIN_AGE,
 	OPT_RECORD,
 	OPT_FAULT_PERIOD,
+	OPT_PROBES,
+	OPT_EXACT,
 };
 
 int main(int argc, char **argv)
@@ -279,6 +285,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "duration", required_argument, NULL, 'd' },
 		{ "events", required_argument, NULL, 'e' },
+		{ "exact", no_argument, NULL, OPT_EXACT },
 		{ "fault-period", required_argument, NULL, OPT_FAULT_PERIOD },
 		{ "follow-forks", no_argument, NULL, 'f' },
 		{ "format", required_argument, NULL, 'F' },
@@ -296,6 +303,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "probe", required_argument, NULL, OPT_PROBE },
+		{ "probes", required_argument, NULL, OPT_PROBES },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
@@ -436,6 +444,18 @@ int main(int argc, char **argv)
 				usage_error("invalid probe '%s' (want SYMBOL[@OBJECT][:size=argN], "
 					    "N from 0 to 5)", optarg);
 			nprobes++;
+			break;
+		case OPT_PROBES:
+			if (!strcmp(optarg, "detour"))
+				opt.probes = PROBES_DETOUR;
+			else if (!strcmp(optarg, "int3"))
+				opt.probes = PROBES_INT3;
+			else
+				usage_error("invalid value '%s' for --probes (want detour or int3)",
+					    optarg);
+			break;
+		case OPT_EXACT:
+			opt.exact = 1;
 			break;
 		case 'q':
 			quiet = 1;
@@ -582,6 +602,9 @@ int main(int argc, char **argv)
 		.trace = opt.trace,
 		.fault_period = opt.fault_period ? opt.fault_period : 1,
 		.fault_stack = trace_config.fault_stack,
+		.probes = opt.probes,
+		.min_size = opt.min_size,
+		.max_size = opt.max_size,
 	};
 	tracer_init(&trace_config);
 	report_init_from_opt();	/* after the probes are known */

@@ -42,6 +42,8 @@ struct options {
 	int follow_forks;	/* -f: -p follows fork children */
 	const char *symbol_prefix;	/* --symbol-prefix: je_, _rjem_... */
 	uint64_t fault_period;	/* --fault-period: sample one fault in N */
+	int probes;		/* enum probes_mode of --probes */
+	int exact;		/* --exact: every allocator call (the only mode yet) */
 };
 
 extern struct options opt;

@@ -23,6 +23,7 @@
 #include "util/error.h"
 #include "linux/features.h"
 #include "linux/procfs.h"
+#include "probe/hole.h"
 #include "probe/remote.h"
 #include "util/xmalloc.h"
 
@@ -45,28 +46,13 @@ size_t bp_scratch_pages(const struct bp_set *set, uint64_t *addrs, size_t max)
 
 /* ---- scratch pages ---- */
 
-/* Is [a, a + PAGE) clear of every mapping, and not where brk grows? */
-static int page_free(const struct procfs_map *r, size_t n, uint64_t a)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (a < r[i].end && a + PAGE > r[i].start)
-			return 0;
-		/* leave the heap 1 GiB to grow into */
-		if (a >= r[i].end && a < r[i].end + (1ULL << 30) && r[i].path &&
-		    strstr(r[i].path, "[heap]"))
-			return 0;
-	}
-	return a >= 0x10000;
-}
-
 /*
- * A free page within reach of [lo, hi) (the object around addr): the
- * highest one below lo, else the lowest one above hi.  0 if none.
+ * A free page within reach of the object around addr (its mappings
+ * within rel32 of addr): hole_find() over them.  0 if none.
  */
 static uint64_t find_hole(const struct procfs_map *r, size_t n, uint64_t addr)
 {
 	uint64_t lo = addr, hi = addr + 1, ino = 0;
-	const uint64_t reach = 0x7fff0000ULL - 2 * PAGE;
 
 	for (size_t i = 0; i < n; i++)
 		if (addr >= r[i].start && addr < r[i].end)
@@ -78,29 +64,7 @@ static uint64_t find_hole(const struct procfs_map *r, size_t n, uint64_t addr)
 			if (r[i].end > hi)
 				hi = r[i].end;
 		}
-	/* below: walk down from each mapping's start */
-	for (size_t k = n; k-- > 0;) {
-		uint64_t a = r[k].start - PAGE;
-
-		if (r[k].start > lo || r[k].start < PAGE)
-			continue;
-		if (hi - a > reach)
-			break;
-		if (page_free(r, n, a))
-			return a;
-	}
-	/* above: each mapping's end */
-	for (size_t k = 0; k < n; k++) {
-		uint64_t a = r[k].end;
-
-		if (a < hi)
-			continue;
-		if (a + PAGE - lo > reach)
-			break;
-		if (page_free(r, n, a))
-			return a;
-	}
-	return 0;
+	return hole_find(r, n, lo, hi, PAGE);
 }
 
 int bp_ensure_syscall_insn(struct bp_set *set, pid_t tid)

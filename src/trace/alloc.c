@@ -50,6 +50,7 @@
 #include <sys/wait.h>
 
 #include "trace/alloc.h"
+#include "trace/alloc-detour.h"
 #include "trace/attach.h"
 #include "trace/source.h"
 #include "probe/breakpoint.h"
@@ -85,6 +86,7 @@ struct alloc_space {
 	int refused;		/* its seccomp filters forbid a scratch page */
 	size_t pending;		/* probes (not optional) not found yet */
 	int rearm;		/* code was mapped: look again at the next interrupt stop */
+	struct alloc_detours *dt;	/* in-target probes, or NULL */
 	struct alloc_space *next;
 };
 
@@ -145,6 +147,7 @@ static void space_put(struct alloc_space *s)
 			break;
 		}
 	bp_set_free(s->set);
+	alloc_detours_free(s->dt);
 	free(s->sites);
 	free(s);
 }
@@ -220,7 +223,7 @@ static size_t insert_probes(struct alloc_space *s, struct thread *tcp,
 			continue;
 		}
 		pr->found = 1;
-		if (bp_at(s->set, r.addr)) {
+		if (bp_at(s->set, r.addr) || alloc_detours_at(s->dt, r.addr)) {
 			in++;	/* in already, or an alias of one that is */
 			continue;
 		}
@@ -229,6 +232,11 @@ static size_t insert_probes(struct alloc_space *s, struct thread *tcp,
 				warn_msg("cannot probe '%s' in process %d: %s is an IFUNC resolver",
 					 pr->spec, s->pid, r.name);
 			pr->reported = 1;
+			continue;
+		}
+		if (alloc_detours_insert(s->dt, procs, tcp, pr, &r)) {
+			site_add(s, r.addr, pr);
+			in++;
 			continue;
 		}
 		err = bp_insert(s->set, tcp->tid, r.addr, pr->want_return, pr);
@@ -255,6 +263,26 @@ static size_t insert_probes(struct alloc_space *s, struct thread *tcp,
 	return in;
 }
 
+/*
+ * Attach mode, every probe an allocator function found and detoured:
+ * a library loaded later cannot bind these names anew, and an int3 on
+ * _dl_debug_state would kill the process at its next dlopen if memtap
+ * died (the detours do not): leave it out.  Attach mode learns of new
+ * libraries when a pc is in none it knows.
+ */
+static int dl_state_needless(const struct alloc_space *s)
+{
+	if (!cfg->npids || !s->dt || s->pending)
+		return 0;
+	for (size_t i = 0; i < s->nsites; i++)
+		if (!alloc_detours_at(s->dt, s->sites[i].addr))
+			return 0;
+	for (size_t i = 0; i < probes_count(); i++)
+		if (probes_get(i)->role >= PR_USER)
+			return 0;
+	return 1;
+}
+
 /* Put the probes in through tcp (at a stop where syscalls can be injected). */
 static void arm(struct alloc_space *s, struct thread *tcp)
 {
@@ -266,8 +294,10 @@ static void arm(struct alloc_space *s, struct thread *tcp)
 	if (!ep) {
 		error_msg("cannot read the objects of process %d: %s", s->pid, strerror(errno));
 	} else {
+		if (!s->dt && !s->refused)
+			s->dt = alloc_detours_arm(cfg, procs, tcp, ep);
 		in = insert_probes(s, tcp, ep, 0);
-		if (!s->refused && !s->dl_state &&
+		if (!s->refused && !s->dl_state && !dl_state_needless(s) &&
 		    elfsym_lookup(ep, "_dl_debug_state", NULL, &r) == 0 &&
 		    bp_insert(s->set, tcp->tid, r.addr, 0, &dl_cookie) == 0)
 			s->dl_state = r.addr;
@@ -302,6 +332,7 @@ static void rearm(struct alloc_space *s, struct thread *tcp)
 		debug_msg("process %d: %s at %#" PRIx64 " unmapped", s->pid,
 			  s->sites[i].probe->spec, s->sites[i].addr);
 		bp_forget(s->set, s->sites[i].addr);
+		alloc_detours_forget(s->dt, s->sites[i].addr);
 	}
 	s->nsites = kept;
 	insert_probes(s, tcp, ep, 1);
@@ -410,11 +441,17 @@ enum alloc_action alloc_on_exec(struct thread *tcp)
 	return ALLOC_RESUME;
 }
 
-/* A fork child at its first stop: unmap its copies of the scratch pages. */
+/*
+ * A fork child at its first stop, before it ran: the original bytes
+ * back at its copies of the detoured entries (its stub mapping stays,
+ * unused), its copies of the scratch pages unmapped.
+ */
 static void clean_fork_child(struct thread *tcp)
 {
 	struct proc *p = tcp->proc;
 
+	/* its copy of the detoured entries: through the stopped child */
+	alloc_detours_clean_fork(p->fork_src->dt, tcp->tid);
 	if (p->fork_src->set) {
 		int err = bp_unmap_fork_child(p->fork_src->set, tcp->tid);
 
@@ -435,6 +472,8 @@ enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group)
 		return ALLOC_RESUME;
 	if (first && p->fork_src)
 		clean_fork_child(tcp);
+	if (first && p->alloc && p->alloc->dt && !p->vfork_child)
+		alloc_detours_thread(p->alloc->dt, tcp);	/* a new thread */
 	if (first && p->unfollowed && !(p->vfork_child && alloc_active_space(p)) &&
 	    tcp->tid == p->pid)
 		return ALLOC_DETACH;
@@ -569,6 +608,16 @@ void alloc_on_new_task(struct thread *tcp, struct proc *child, pid_t child_tid, 
 	s->refs++;
 }
 
+int alloc_drain(struct thread *tcp)
+{
+	struct alloc_space *s = alloc_active_space(tcp->proc);
+
+	if (!s || !s->dt)
+		return 0;
+	alloc_detours_drain(s->dt);
+	return 1;
+}
+
 void alloc_thread_free(struct thread *tcp)
 {
 	struct proc *p = tcp->proc;
@@ -579,6 +628,8 @@ void alloc_thread_free(struct thread *tcp)
 		return;
 	if (p->alloc && p->alloc->set)
 		bp_thread_gone(p->alloc->set, tcp->tid);
+	if (p->alloc)
+		alloc_detours_thread_gone(p->alloc->dt, tcp->tid);
 	if (p->nthreads <= 1) {
 		/* the last thread: the process leaves its space */
 		space_put(p->alloc);
@@ -657,7 +708,13 @@ int alloc_fixup_for_detach(struct thread *tcp)
 int alloc_space_remove(struct alloc_space *s, struct thread *good,
 		       struct thread *const *others, size_t nothers)
 {
-	int err = bp_remove_all(s->set, good->tid);
+	int err = s->dt ? alloc_detours_remove(s->dt, good->tid) : 0;
+
+	if (err < 0)
+		error_msg("process %d: restoring the detoured entries: %s", s->pid, strerror(-err));
+	alloc_detours_free(s->dt);
+	s->dt = NULL;
+	err = bp_remove_all(s->set, good->tid);
 
 	for (size_t i = 0; err == -EBUSY && i < nothers; i++)
 		if (others[i] != good)

@@ -94,6 +94,14 @@ const char *alloc_unfound_probe(size_t *iter);
 /* At the end: one warning on stderr per probe never found, once. */
 void alloc_warn_unfound(void);
 
+/*
+ * Read now what the in-target probes of tcp's address space recorded
+ * (events to the sink): at a thread's PTRACE_EVENT_EXIT, the last moment
+ * the memory can be read, and at a fork event, before the child gets a
+ * copy of the live blocks.  1 if the space has in-target probes.
+ */
+int alloc_drain(struct thread *tcp);
+
 /* tcp is about to be freed (exit, detach, exec by another thread). */
 void alloc_thread_free(struct thread *tcp);
 

@@ -31,6 +31,11 @@ void source_emit_snapshot(struct thread *tcp, const struct event *ev,
 	sink_emit(tcp->proc->rec, ev, snap);
 }
 
+void source_emit_proc(struct proc *p, const struct event *ev, struct stack_snapshot *snap)
+{
+	sink_emit(p->rec, ev, snap);
+}
+
 void source_emit(struct thread *tcp, const struct event *ev, const arch_regs_t *regs)
 {
 	static struct stack_snapshot snap;	/* a buffer the sink swaps */

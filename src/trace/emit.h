@@ -29,4 +29,10 @@ void source_emit(struct thread *tcp, const struct event *ev, const arch_regs_t *
 void source_emit_snapshot(struct thread *tcp, const struct event *ev,
 			  struct stack_snapshot *snap);
 
+/*
+ * The same for a record read from the target's memory with no thread at
+ * hand (the in-target rings): ev's pid, tid and comm filled by the caller.
+ */
+void source_emit_proc(struct proc *p, const struct event *ev, struct stack_snapshot *snap);
+
 #endif /* MEMTAP_EMIT_H */

@@ -90,6 +90,9 @@ static void on_new_task(struct thread *tcp, int event)
 		np->unfollowed = !tr.launched_pid && !tr.cfg->follow_forks;
 		np->rec->unfollowed = np->unfollowed;
 		np->ptrace_syscalls = p->ptrace_syscalls;	/* and its filters */
+		/* the blocks the in-target probes recorded are the child's too */
+		if (event == PTRACE_EVENT_FORK && alloc_drain(tcp))
+			sink_flush();
 		if (event == PTRACE_EVENT_FORK)
 			sink_proc_fork(np->rec, p->rec);
 		memcpy(np->rec->comm, p->rec->comm, sizeof(np->rec->comm));
@@ -168,6 +171,7 @@ static void on_exit_event(struct thread *tcp)
 	 */
 	if (p)
 		procfs_read_vmstat(tcp->tid, &p->rec->vm_end);
+	alloc_drain(tcp);
 	if (tr.detaching)
 		detach_or_park(tcp, 0, 0);
 	else

@@ -26,6 +26,12 @@ enum syscalls_mode {
 	SYSCALLS_BREAKPOINTS,	/* breakpoints on libc's wrappers */
 };
 
+/* How allocator probes are placed (--probes). */
+enum probes_mode {
+	PROBES_DETOUR,		/* in-target detours where they can go, else int3 */
+	PROBES_INT3,		/* int3 breakpoints: a ptrace stop per call */
+};
+
 /* What the tracer needs of the options. */
 struct trace_config {
 	unsigned events;		/* -e: EV_BIT() set */
@@ -40,6 +46,8 @@ struct trace_config {
 	uint64_t fault_period;		/* --fault-period: one fault sampled in N */
 	size_t fault_stack;		/* faults: stack bytes per sample (--stack-size,
 					   else 0: FAULT_STACK_DEFAULT) */
+	enum probes_mode probes;	/* --probes */
+	uint64_t min_size, max_size;	/* --min-size, --max-size (0: none): detours filter */
 };
 
 /*

@@ -5,7 +5,10 @@
  *
  * - the executable PT_LOAD segments of every ELF object it maps equal
  *   the files' bytes (no int3 left);
- * - no anonymous executable mapping (no scratch page left);
+ * - no anonymous executable mapping (no scratch page left), but
+ *   memtap's stub mapping of in-target probes, which stays on purpose
+ *   (probe/detour.h): its code is memtap's template and its counters
+ *   no longer move (no entry leads there);
  * - no thread traced or in a tracing stop (waits up to a second).
  *
  * Prints "VERIFY ok", or one line per problem and "VERIFY failed" (exit
@@ -17,10 +20,13 @@
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
 #include "detach-check.h"
+#include "detour-abi.h"
+#include "linux/memio.h"
 #include "probe/elfsym.h"
 #include "linux/procfs.h"
 
@@ -37,6 +43,33 @@ static int compare_text(pid_t pid, const char *path, uint64_t bias)
 	return r == 1 || r == -1;	/* -2: not a file we can read, not checked */
 }
 
+extern const uint8_t dt_template[], dt_template_end[];
+
+/* Is m memtap's stub mapping, left unused?  1 yes (said), 0 no. */
+static int stub_mapping(pid_t pid, const struct procfs_map *m, const struct procfs_map *next)
+{
+	size_t len = (size_t)(dt_template_end - dt_template);
+	uint8_t code[DT_TEMPLATE_MAX];
+	uint64_t c1[DT_PAGE / 8], c2[DT_PAGE / 8];
+
+	if (m->end - m->start != DT_CODE_SIZE || !next || next->start != m->end ||
+	    next->end - next->start != DT_MAP_SIZE - DT_CODE_SIZE ||
+	    memio_read_all(pid, 0, m->start, code, len) < 0 || memcmp(code, dt_template, len))
+		return 0;
+	if (memio_read_all(pid, 0, m->start + DT_COUNTERS, c1, sizeof(c1)) < 0)
+		return 0;
+	usleep(100000);
+	if (memio_read_all(pid, 0, m->start + DT_COUNTERS, c2, sizeof(c2)) < 0)
+		return 0;
+	if (memcmp(c1, c2, sizeof(c1))) {
+		printf("memtap's stubs at %" PRIx64 " are still called\n", m->start);
+		return 0;
+	}
+	printf("memtap's stub mapping left, unused: %" PRIx64 "-%" PRIx64 "\n", m->start,
+	       next->end);
+	return 1;
+}
+
 static int anon_exec_mappings(pid_t pid)
 {
 	struct procfs_map *maps;
@@ -49,6 +82,8 @@ static int anon_exec_mappings(pid_t pid)
 		const struct procfs_map *m = &maps[i];
 
 		if (!(m->perms & PROT_EXEC) || m->ino != 0 || (m->path && m->path[0] == '['))
+			continue;
+		if (stub_mapping(pid, m, i + 1 < n ? &maps[i + 1] : NULL))
 			continue;
 		printf("anonymous executable mapping left: %" PRIx64 "-%" PRIx64 "%s%s\n", m->start,
 		       m->end, m->path ? " " : "", m->path ? m->path : "");

@@ -1,0 +1,124 @@
+/*
+ * detour-plan.c - where a detour goes and what it displaces (see
+ * detour-plan.h).
+ *
+ * Planning: the instructions displaced by the 5-byte `jmp rel32` are
+ * decoded by bp_arch_decode() (endbr64 stays in place: the jmp goes
+ * after it, where indirect branches under IBT still land on it); each
+ * must be one bp_arch_relocate() can move (rip-relative operands and
+ * relative jcc are fixed up; relative jmp/call are refused).  The whole
+ * function (st_size) is then decoded for a relative branch into bytes
+ * 1.. of the patch: such a branch would land inside the jmp.
+ *
+ * Relocation chains bp_arch_relocate()'s output: each instruction's jmp
+ * back is overwritten by the next one, the last one's stays and
+ * continues the function after the displaced bytes.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <Zydis/Zydis.h>
+
+#include "bp_arch.h"
+#include "detour-abi.h"
+#include "probe/detour-plan.h"
+
+/* Does a relative branch of the function land inside (site, site + len)? */
+static int branch_into(uint64_t func, const uint8_t *buf, size_t size, uint64_t site,
+		       unsigned len)
+{
+	ZydisDecoder dec;
+	ZydisDecodedInstruction zi;
+	size_t off = 0;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	while (off < size) {
+		uint64_t at = func + off;
+
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, buf + off,
+								size - off, &zi))) {
+			off++;	/* padding or data: resynchronise */
+			continue;
+		}
+		for (int i = 0; i < 2; i++) {
+			uint64_t t;
+
+			if (!zi.raw.imm[i].is_relative)
+				continue;
+			t = at + zi.length + (uint64_t)zi.raw.imm[i].value.s;
+			if (t > site && t < site + len)
+				return 1;
+		}
+		off += zi.length;
+	}
+	return 0;
+}
+
+int detour_plan(uint64_t func, const uint8_t *buf, size_t size, struct plan *p,
+		const char **why)
+{
+	size_t off = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (size >= 4 && buf[0] == 0xf3 && buf[1] == 0x0f && buf[2] == 0x1e && buf[3] == 0xfa)
+		off = 4;	/* endbr64 */
+	p->site = func + off;
+	while (p->len < JMP_LEN) {
+		struct bp_insn *in = &p->insns[p->ninsns];
+		int err;
+
+		if (p->ninsns == MAX_INSNS || off >= size) {
+			*why = "the function is too short";
+			return -ENOTSUP;
+		}
+		err = bp_arch_decode(func + off, buf + off, size - off, in);
+		if (err < 0 || !bp_arch_needs_slot(in)) {
+			*why = err == -EBUSY ? "an int3 in its entry" :
+				"an entry instruction that cannot be relocated";
+			return -ENOTSUP;
+		}
+		p->len += in->len;
+		off += in->len;
+		p->ninsns++;
+	}
+	if (branch_into(func, buf, size, p->site, p->len)) {
+		*why = "a branch into its first instructions";
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* The relocated entry at address at, into code[DT_ORIG_ROOM]. */
+int detour_relocate(const struct plan *p, uint64_t at, uint8_t *code)
+{
+	uint8_t tmp[BP_ARCH_SLOT_SIZE];
+	uint64_t addr = p->site;
+	unsigned used = 0, resume;
+
+	memset(code, BP_ARCH_TRAP_BYTE, DT_ORIG_ROOM);
+	for (unsigned i = 0; i < p->ninsns; i++) {
+		int n = bp_arch_relocate(&p->insns[i], addr, at + used, tmp, &resume);
+
+		if (n < 0)
+			return n;
+		if (used + (unsigned)n > DT_ORIG_ROOM)
+			return -ENOSPC;
+		memcpy(code + used, tmp, (size_t)n);
+		used += resume;
+		addr += p->insns[i].len;
+	}
+	return 0;
+}
+
+/* Can every displaced instruction reach its target from the slot? */
+int detour_in_reach(const struct plan *p, uint64_t slot)
+{
+	if (!bp_arch_in_rel32(slot, p->site) || !bp_arch_in_rel32(slot, p->site + p->len))
+		return 0;
+	for (unsigned i = 0; i < p->ninsns; i++)
+		if ((p->insns[i].riprel || p->insns[i].kind == BPI_JCC) &&
+		    !bp_arch_in_rel32(slot, p->insns[i].target))
+			return 0;
+	return 1;
+}

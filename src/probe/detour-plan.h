@@ -1,0 +1,36 @@
+/*
+ * detour-plan.h - planning and relocating a detour at a function entry
+ * (detour-plan.c), for detour.c.  Private to the two.
+ */
+#ifndef MEMTAP_DETOUR_PLAN_H
+#define MEMTAP_DETOUR_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bp_arch.h"
+
+#define JMP_LEN 5
+#define MAX_INSNS 8
+
+struct plan {
+	uint64_t site;		/* where the jmp goes: the function, or after endbr64 */
+	unsigned len, ninsns;	/* bytes and instructions displaced */
+	struct bp_insn insns[MAX_INSNS];
+};
+
+/*
+ * The patch of the function at func whose code is buf[0..size): 0, or
+ * -ENOTSUP with *why (an entry instruction that cannot be relocated, a
+ * branch of the function into bytes 1.. of the patch, too short).
+ */
+int detour_plan(uint64_t func, const uint8_t *buf, size_t size, struct plan *p,
+		const char **why);
+
+/* The relocated entry to run at address at, into code[DT_ORIG_ROOM]: 0 or -errno. */
+int detour_relocate(const struct plan *p, uint64_t at, uint8_t *code);
+
+/* Can every displaced instruction reach its target from slot? */
+int detour_in_reach(const struct plan *p, uint64_t slot);
+
+#endif /* MEMTAP_DETOUR_PLAN_H */

@@ -1,0 +1,703 @@
+/*
+ * detour.c - in-target probes (see detour.h): plan a detour at a
+ * function entry, map the stub mapping and the ring, write a probe's
+ * glue and relocated entry into its slot, patch the entry, undo it;
+ * the stack table.  Planning and relocation: detour-plan.c.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "bp_arch.h"
+#include "detour-abi.h"
+#include "linux/memio.h"
+#include "linux/procfs.h"
+#include "probe/breakpoint.h"
+#include "probe/detour.h"
+#include "probe/detour-plan.h"
+#include "probe/elfsym.h"
+#include "probe/hole.h"
+#include "probe/remote.h"
+#include "probe/sandbox.h"
+#include "util/error.h"
+#include "util/xmalloc.h"
+
+#ifndef MADV_WIPEONFORK
+# define MADV_WIPEONFORK 18
+#endif
+
+#define MAX_FUNC_READ 65536
+
+extern const uint8_t dt_template[], dt_template_end[], dt_common_result[],
+	dt_common_entry[];
+
+struct dt_site {
+	uint64_t func;		/* the function */
+	uint64_t size;		/* its st_size, 0 = unknown */
+	uint64_t site;		/* where the jmp is: func, or func + 4 after endbr64 */
+	unsigned len;		/* bytes displaced */
+	uint8_t orig[32];	/* the bytes at site before the patch */
+	void *cookie;
+	int live;		/* 0: forgotten (dlclose) */
+};
+
+
+struct detour_set {
+	pid_t pid;
+	struct detour_config cfg;
+	uint64_t base;		/* the stub mapping, 0 until installed */
+	uint64_t commit, ring, rec_size, ring_len;
+	uint64_t head0, dropped0;	/* a reused mapping's HEAD and DROPPED */
+	int reused;
+	uint64_t syscall_insn;
+	struct dt_site sites[DT_NSLOTS];
+	size_t nslots;		/* slots used (forgotten ones included) */
+	uint64_t keys[K_NENT];	/* the stack table's keys, as written */
+	pid_t key_tids[K_NENT];
+};
+
+struct detour_set *detour_set_new(pid_t pid, const struct detour_config *cfg)
+{
+	struct detour_set *ds = xcalloc(1, sizeof(*ds));
+
+	ds->pid = pid;
+	ds->cfg = *cfg;
+	return ds;
+}
+
+void detour_set_free(struct detour_set *ds)
+{
+	free(ds);
+}
+
+int detour_installed(const struct detour_set *ds)
+{
+	return ds && ds->base != 0;
+}
+
+/* ---- the mappings ---- */
+
+/* The tid's offset from %fs in glibc's struct pthread, from libthread_db's descriptor. */
+static uint64_t tcb_tid_offset(pid_t pid, struct elfsym_proc *ep)
+{
+	struct elfsym_result self;
+	struct elfsym_image *img;
+	char path[4200];
+	uint64_t value;
+	uint32_t desc[3];
+	int err;
+
+	if (!ep || elfsym_lookup(ep, "pthread_self", NULL, &self) < 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, self.module->path);
+	if (!(img = elfsym_image_open(path)))
+		return 0;
+	err = elfsym_image_lookup(img, "_thread_db_pthread_tid", &value);
+	elfsym_image_free(img);
+	if (err < 0 || memio_read_all(pid, 0, value + self.module->bias, desc, sizeof(desc)) < 0 ||
+	    desc[0] != 32 || desc[2] == 0 || desc[2] > 65536)
+		return 0;
+	return desc[2];
+}
+
+/* The pid as the process sees it (the last NSpid). */
+static uint64_t own_pid(pid_t pid)
+{
+	long ids[4] = { 0 };
+	uint64_t v = (uint64_t)pid;
+
+	if (procfs_status_ids(pid, "NSpid", ids) == 0)
+		for (int i = 0; i < 4 && ids[i] > 0; i++)
+			v = (uint64_t)ids[i];
+	return v;
+}
+
+/* Would the stubs' own syscalls pass the thread's seccomp filters? */
+static int stubs_allowed(pid_t tid, uint64_t insn, int gettid, const char **why)
+{
+	static const struct {
+		long nr;
+		const char *name;
+	} calls[] = {
+		{ SYS_process_vm_readv, "process_vm_readv" },
+		{ SYS_clock_nanosleep, "clock_nanosleep" },
+		{ SYS_gettid, "gettid" },
+	};
+	struct sandbox *sb = sandbox_load(tid);
+	struct sandbox_verdict v;
+	int ok = 1;
+
+	for (size_t i = 0; ok && i < sizeof(calls) / sizeof(calls[0]); i++) {
+		const uint64_t args[6] = { 0 };
+
+		if (calls[i].nr == SYS_gettid && !gettid)
+			continue;
+		if (!sandbox_allows(sb, calls[i].nr, args, insn, &v)) {
+			*why = calls[i].name;
+			ok = 0;
+		}
+	}
+	sandbox_free(sb);
+	return ok;
+}
+
+static int64_t inject(struct detour_set *ds, pid_t tid, long nr, uint64_t a0, uint64_t a1,
+		      uint64_t a2)
+{
+	const uint64_t args[6] = { a0, a1, a2, 0, 0, 0 };
+	struct remote_result res;
+	int err = remote_syscall(tid, ds->syscall_insn, nr, args, &res);
+
+	return err < 0 ? err : res.ret;
+}
+
+/* mmap at a (fixed, or refused), else -errno. */
+static int64_t map_at(struct detour_set *ds, pid_t tid, uint64_t a, uint64_t len, int prot)
+{
+	struct remote_result res;
+	int64_t got = remote_mmap(tid, ds->syscall_insn, a, len, prot, bp_scratch_flags(), &res);
+
+	if (got < 0 && got > -4096)
+		return got;
+	if ((uint64_t)got != a) {
+		/* without MAP_FIXED_NOREPLACE the address is a hint */
+		remote_munmap(tid, ds->syscall_insn, (uint64_t)got, len, &res);
+		return -EEXIST;
+	}
+	return got;
+}
+
+/*
+ * The data page, HEAD kept (commit words hold sequence numbers: they
+ * must never go back), TAIL = HEAD; the counters zeroed.
+ */
+static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
+{
+	uint64_t data[DT_PAGE / 8] = { 0 }, zero[DT_PAGE / 8] = { 0 };
+	int err;
+
+	data[D_PID / 8] = own_pid(ds->pid);
+	data[D_RING / 8] = ds->ring;
+	data[D_COMMIT / 8] = ds->commit;
+	data[D_NREC / 8] = ds->cfg.nrec;
+	data[D_MASK / 8] = ds->cfg.nrec - 1;
+	data[D_REC_SIZE / 8] = ds->rec_size;
+	data[D_COPY_LEN / 8] = ds->cfg.copy_len;
+	data[D_STALL_TAIL / 8] = ~(uint64_t)0;
+	data[D_TID_OFF / 8] = tid_off;
+	data[D_WAIT_SPINS / 8] = ds->cfg.wait_spins;
+	data[D_MIN_SIZE / 8] = ds->cfg.min_size;
+	data[D_MAX_SIZE / 8] = ds->cfg.max_size ? ds->cfg.max_size : ~(uint64_t)0;
+	data[D_DROPPED / 8] = ds->dropped0;
+	data[D_TAIL / 8] = ds->head0;
+	err = memio_write(ds->pid, tid, ds->base + DT_DATA, data, D_HEAD);
+	if (err == 0)
+		err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_TAIL, data + D_TAIL / 8,
+				  sizeof(data) - D_TAIL);
+	if (err == 0)
+		err = memio_write(ds->pid, tid, ds->base + DT_COUNTERS, zero, sizeof(zero));
+	return err;
+}
+
+/* Is there a mapping [a, a + len)? */
+static int mapped(const struct procfs_map *r, size_t n, uint64_t a, uint64_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (r[i].start == a && r[i].end == a + len && r[i].ino == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * A stub mapping left by an earlier memtap, within reach of [lo, hi):
+ * use it again (and its ring, if of the same size).  1 found, 0 not.
+ */
+static int reuse_old(struct detour_set *ds, pid_t tid, uint64_t lo, uint64_t hi)
+{
+	size_t len = (size_t)(dt_template_end - dt_template), n;
+	uint64_t data[DT_PAGE / 8], rec_size = R_STACK + ds->cfg.copy_len;
+	uint8_t code[DT_TEMPLATE_MAX];
+	struct procfs_map *r;
+	int found = 0;
+
+	if (procfs_read_maps(ds->pid, &r, &n) < 0)
+		return 0;
+	for (size_t i = 0; i + 1 < n && !found; i++) {
+		uint64_t a = r[i].start;
+
+		if (!(r[i].perms & PROT_EXEC) || r[i].ino || r[i].end - a != DT_CODE_SIZE ||
+		    r[i + 1].start != r[i].end || r[i + 1].end - a != DT_MAP_SIZE ||
+		    !bp_arch_in_rel32(a, lo) || !bp_arch_in_rel32(a + DT_MAP_SIZE, hi) ||
+		    memio_read_all(ds->pid, tid, a, code, len) < 0 || memcmp(code, dt_template, len) ||
+		    memio_read_all(ds->pid, tid, a + DT_DATA, data, sizeof(data)) < 0)
+			continue;
+		found = 1;
+		ds->base = a;
+		ds->reused = 1;
+		ds->head0 = data[D_HEAD / 8];
+		ds->dropped0 = data[D_DROPPED / 8];
+		ds->ring_len = (ds->cfg.nrec * (rec_size + 8) + DT_PAGE - 1) & ~(uint64_t)(DT_PAGE - 1);
+		if (data[D_NREC / 8] == ds->cfg.nrec && data[D_REC_SIZE / 8] == rec_size &&
+		    data[D_RING / 8] == data[D_COMMIT / 8] + ds->cfg.nrec * 8 &&
+		    mapped(r, n, data[D_COMMIT / 8], ds->ring_len)) {
+			ds->commit = data[D_COMMIT / 8];
+			ds->ring = data[D_RING / 8];
+		}
+	}
+	procfs_maps_free(r);
+	if (found)
+		debug_msg("process %d: memtap's stub mapping at %#" PRIx64 " used again%s", ds->pid,
+			  ds->base, ds->commit ? ", with its ring" : "");
+	return found;
+}
+
+int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uint64_t lo,
+		   uint64_t hi, const char **why)
+{
+	struct remote_result res;
+	struct procfs_map *maps;
+	uint64_t hole = 0, tid_off, ring_len;
+	size_t n;
+	int64_t got;
+	int err;
+
+	*why = NULL;
+	if (ds->base)
+		return 0;
+	err = remote_find_syscall_insn_tid(ds->pid, tid, &ds->syscall_insn);
+	if (err < 0)
+		return err;
+	tid_off = tcb_tid_offset(ds->pid, ep);
+	if (reuse_old(ds, tid, lo, hi) && !stubs_allowed(tid, ds->base, !tid_off, why)) {
+		ds->base = 0;
+		return -EPERM;
+	}
+	for (int tries = 0; tries < 4 && !ds->base; tries++) {
+		if (procfs_read_maps(ds->pid, &maps, &n) < 0)
+			return -errno;
+		hole = hole_find(maps, n, lo, hi, DT_MAP_SIZE);
+		procfs_maps_free(maps);
+		if (!hole)
+			return -ENOMEM;
+		if (!stubs_allowed(tid, hole, !tid_off, why))
+			return -EPERM;
+		got = map_at(ds, tid, hole, DT_CODE_SIZE, PROT_READ | PROT_EXEC);
+		if (got == -EEXIST)
+			continue;
+		if (got < 0)
+			return (int)got;
+		got = map_at(ds, tid, hole + DT_CODE_SIZE, DT_MAP_SIZE - DT_CODE_SIZE,
+			     PROT_READ | PROT_WRITE);
+		if (got < 0) {
+			remote_munmap(tid, ds->syscall_insn, hole, DT_CODE_SIZE, &res);
+			if (got == -EEXIST)
+				continue;
+			return (int)got;
+		}
+		ds->base = hole;
+	}
+	if (!ds->base)
+		return -ENOMEM;
+	ds->rec_size = R_STACK + ds->cfg.copy_len;
+	ring_len = (ds->cfg.nrec * (ds->rec_size + 8) + DT_PAGE - 1) & ~(uint64_t)(DT_PAGE - 1);
+	if (!ds->commit) {
+		got = remote_mmap(tid, ds->syscall_insn, 0, ring_len, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, &res);
+		if (got < 0 && got > -4096) {
+			err = (int)got;
+			goto fail;
+		}
+		ds->commit = (uint64_t)got;
+		ds->ring = ds->commit + ds->cfg.nrec * 8;
+		ds->head0 = 0;	/* a new ring: its commit words start at 0 */
+	}
+	ds->ring_len = ring_len;
+	err = ds->reused ? 0 : memio_write(ds->pid, tid, ds->base, dt_template,
+					    (size_t)(dt_template_end - dt_template));
+	if (err == 0 && ds->reused) {
+		/* HEAD of the ring in use from now on */
+		err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_HEAD, &ds->head0,
+				  sizeof(ds->head0));
+	}
+	if (err == 0)
+		err = write_data(ds, tid, tid_off);
+	if (err < 0) {
+		if (!ds->reused || ds->head0 == 0)
+			remote_munmap(tid, ds->syscall_insn, ds->commit, ring_len, &res);
+		goto fail;
+	}
+	/* a fork child's stubs find NREC 0: they count and drop */
+	if (inject(ds, tid, SYS_madvise, ds->base + DT_DATA, DT_MAP_SIZE - DT_DATA,
+		   MADV_WIPEONFORK) < 0)
+		debug_msg("process %d: no MADV_WIPEONFORK: a fork child's stubs write its own "
+			  "copy of the ring", ds->pid);
+	debug_msg("process %d: stub mapping at %#" PRIx64 ", ring at %#" PRIx64 " (%" PRIu64
+		  " records of %" PRIu64 " bytes), tid %s", ds->pid, ds->base, ds->ring,
+		  ds->cfg.nrec, ds->rec_size, tid_off ? "from the TCB" : "by gettid");
+	return 0;
+fail:
+	if (!ds->reused)
+		remote_munmap(tid, ds->syscall_insn, ds->base, DT_MAP_SIZE, &res);
+	ds->base = 0;
+	return err;
+}
+
+/* ---- probes ---- */
+
+void *detour_at(const struct detour_set *ds, uint64_t addr)
+{
+	for (size_t i = 0; ds && i < ds->nslots; i++)
+		if (ds->sites[i].live && ds->sites[i].func == addr)
+			return ds->sites[i].cookie;
+	return NULL;
+}
+
+void *detour_slot_cookie(const struct detour_set *ds, uint64_t desc)
+{
+	size_t i = desc & 0xffff;
+
+	return i < ds->nslots && ds->sites[i].live ? ds->sites[i].cookie : NULL;
+}
+
+uint64_t detour_slot_func(const struct detour_set *ds, uint64_t desc)
+{
+	size_t i = desc & 0xffff;
+
+	return i < ds->nslots && ds->sites[i].live ? ds->sites[i].func : 0;
+}
+
+int detour_in_stubs(const struct detour_set *ds, uint64_t addr)
+{
+	return ds && ds->base && addr >= ds->base && addr < ds->base + DT_CODE_SIZE;
+}
+
+int detour_nested(const struct detour_set *ds, uint64_t addr)
+{
+	if (detour_in_stubs(ds, addr))
+		return 1;
+	for (size_t i = 0; i < ds->nslots; i++)
+		if (ds->sites[i].live && addr > ds->sites[i].func &&
+		    addr < ds->sites[i].func + ds->sites[i].size)
+			return 1;
+	return 0;
+}
+
+size_t detour_count(const struct detour_set *ds)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; ds && i < ds->nslots; i++)
+		k += ds->sites[i].live;
+	return k;
+}
+
+static void put32(uint8_t *at, int64_t v)
+{
+	int32_t w = (int32_t)v;
+
+	memcpy(at, &w, sizeof(w));
+}
+
+/* At code[*k], for address s + *k: op (e8 call, e9 jmp) rel32 to target. */
+static void emit_rel(uint8_t *code, size_t *k, uint64_t s, uint8_t op, uint64_t target)
+{
+	code[*k] = op;
+	put32(code + *k + 1, (int64_t)(target - (s + *k + 5)));
+	*k += 5;
+}
+
+/* mov r10d, desc */
+static void emit_desc(uint8_t *code, size_t *k, uint32_t desc)
+{
+	code[*k] = 0x41;
+	code[*k + 1] = 0xba;
+	memcpy(code + *k + 2, &desc, 4);
+	*k += 6;
+}
+
+/* The glue at slot address s (see detour-abi.h) into code[DT_ORIG]. */
+static void glue(const struct detour_set *ds, uint64_t s, const struct detour_probe *dp,
+		 uint32_t desc, uint8_t *code)
+{
+	static const uint8_t pushes[] = { 0x57, 0x56, 0x52, 0x51, 0x41, 0x50 };
+	static const uint8_t pops[] = { 0x41, 0x58, 0x59, 0x5a, 0x5e, 0x5f };
+	uint64_t orig = s + DT_ORIG;
+	size_t k = sizeof(pushes);
+
+	memset(code, BP_ARCH_TRAP_BYTE, DT_ORIG);
+	memcpy(code, pushes, sizeof(pushes));
+	if (dp->result) {
+		emit_rel(code, &k, s, 0xe8, orig);
+		emit_desc(code, &k, desc);
+		emit_rel(code, &k, s, 0xe9, ds->base + (uint64_t)(dt_common_result - dt_template));
+		return;
+	}
+	emit_desc(code, &k, desc);
+	emit_rel(code, &k, s, 0xe8, ds->base + (uint64_t)(dt_common_entry - dt_template));
+	memcpy(code + k, pops, sizeof(pops));
+	k += sizeof(pops);
+	emit_rel(code, &k, s, 0xe9, orig);
+}
+
+/*
+ * A reused mapping: is the entry of the function at addr (its bytes in
+ * buf) a jmp into one of its slots, left by a memtap that died?  Then
+ * the slot, with the original bytes put back into buf; else 0.
+ */
+static uint64_t adopted_slot(const struct detour_set *ds, pid_t tid, uint64_t addr,
+			     uint8_t *buf, size_t n)
+{
+	size_t off = n >= 4 && buf[0] == 0xf3 && buf[1] == 0x0f && buf[2] == 0x1e &&
+		     buf[3] == 0xfa ? 4 : 0;
+	uint8_t saved[DT_SLOT_SIZE - DT_SAVED];
+	uint64_t t;
+	int32_t rel;
+
+	if (!ds->reused || n < off + JMP_LEN || buf[off] != 0xe9)
+		return 0;
+	memcpy(&rel, buf + off + 1, sizeof(rel));
+	t = addr + off + JMP_LEN + (uint64_t)(int64_t)rel;
+	if (t < ds->base + DT_TEMPLATE_MAX || t >= ds->base + DT_CODE_SIZE ||
+	    (t - ds->base - DT_TEMPLATE_MAX) % DT_SLOT_SIZE ||
+	    memio_read_all(ds->pid, tid, t + DT_SAVED, saved, sizeof(saved)) < 0 ||
+	    saved[0] < JMP_LEN || saved[0] >= sizeof(saved) || off + saved[0] > n)
+		return 0;
+	memcpy(buf + off, saved + 1, saved[0]);
+	return t;
+}
+
+int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size,
+		  const struct detour_probe *dp, const uint64_t *pcs, size_t npcs,
+		  const char **why)
+{
+	uint8_t code[DT_SLOT_SIZE], jmp[32], orig[32];
+	size_t len = size ? size : 64, max_slots = ds->nslots;
+	uint64_t adopt;
+	struct dt_site *st;
+	struct plan p;
+	uint8_t *buf;
+	uint64_t slot;
+	uint32_t desc;
+	ssize_t got;
+	int err;
+
+	*why = NULL;
+	if (!ds->base)
+		return -ENOTSUP;
+	if (detour_at(ds, addr))
+		return -EEXIST;
+	if (ds->nslots == DT_NSLOTS)
+		return -ENOSPC;
+	if (len > MAX_FUNC_READ)
+		len = MAX_FUNC_READ;
+	buf = xmalloc(len);
+	got = memio_read(ds->pid, tid, addr, buf, len);
+	if (got < JMP_LEN) {
+		free(buf);
+		return got < 0 ? (int)got : -EIO;
+	}
+	adopt = adopted_slot(ds, tid, addr, buf, (size_t)got);
+	err = detour_plan(addr, buf, (size_t)got, &p, why);
+	if (err == 0)
+		memcpy(orig, buf + (p.site - addr), p.len);
+	free(buf);
+	if (err < 0)
+		return err;
+	for (size_t i = 0; i < npcs; i++)
+		if (pcs[i] > p.site && pcs[i] < p.site + p.len) {
+			*why = "a thread is stopped inside its first instructions";
+			return -ENOTSUP;
+		}
+	for (;;) {
+		uint8_t old[DT_SLOT_SIZE], zero[DT_SLOT_SIZE] = { 0 };
+
+		if (adopt)
+			ds->nslots = (size_t)(adopt - ds->base - DT_TEMPLATE_MAX) / DT_SLOT_SIZE;
+		if (ds->nslots == DT_NSLOTS)
+			return -ENOSPC;
+		slot = ds->base + DT_TEMPLATE_MAX + ds->nslots * DT_SLOT_SIZE;
+		if (!detour_in_reach(&p, slot)) {
+			*why = "out of reach of the stub mapping";
+			return -ENOTSUP;
+		}
+		desc = (uint32_t)ds->nslots | (dp->size_kind & 0xff) << 16 |
+		       (dp->flags & 0xff) << 24;
+		glue(ds, slot, dp, desc, code);
+		if (detour_relocate(&p, slot + DT_ORIG, code + DT_ORIG) < 0) {
+			*why = "its first instructions cannot be relocated";
+			return -ENOTSUP;
+		}
+		code[DT_SAVED] = (uint8_t)p.len;
+		memcpy(code + DT_SAVED + 1, orig, p.len);
+		if (!ds->reused || adopt)
+			break;
+		/* a slot of an earlier memtap: only unused, or the same code again */
+		if ((err = memio_read_all(ds->pid, tid, slot, old, sizeof(old))) < 0)
+			return err;
+		if (!memcmp(old, zero, sizeof(old)) || !memcmp(old, code, sizeof(code)))
+			break;
+		memset(&ds->sites[ds->nslots], 0, sizeof(ds->sites[0]));
+		ds->nslots++;	/* another probe's: skip it */
+	}
+	st = &ds->sites[ds->nslots];
+	memset(st, 0, sizeof(*st));
+	st->func = addr;
+	st->size = size;
+	st->site = p.site;
+	st->len = p.len;
+	memcpy(st->orig, orig, p.len);
+	memset(jmp, BP_ARCH_TRAP_BYTE, p.len);
+	jmp[0] = 0xe9;
+	put32(jmp + 1, (int64_t)(slot - (p.site + JMP_LEN)));
+	/* the slot first, the entry last: the only bytes of its code we change */
+	if ((err = memio_write(ds->pid, tid, slot, code, sizeof(code))) < 0 ||
+	    (err = memio_write(ds->pid, tid, p.site, jmp, p.len)) < 0)
+		return err;
+	st->cookie = dp->cookie;
+	st->live = 1;
+	ds->nslots = max_slots;
+	if (ds->nslots < (size_t)(slot - ds->base - DT_TEMPLATE_MAX) / DT_SLOT_SIZE + 1)
+		ds->nslots = (size_t)(slot - ds->base - DT_TEMPLATE_MAX) / DT_SLOT_SIZE + 1;
+	debug_msg("process %d: detour at %#" PRIx64 " (%u bytes, %u instructions%s) to %#" PRIx64
+		  "%s", ds->pid, addr, p.len, p.ninsns, p.site != addr ? ", after endbr64" : "", slot,
+		  adopt ? ", adopted from an earlier memtap" : "");
+	return 0;
+}
+
+void detour_forget(struct detour_set *ds, uint64_t addr)
+{
+	for (size_t i = 0; i < ds->nslots; i++)
+		if (ds->sites[i].func == addr)
+			ds->sites[i].live = 0;
+}
+
+int detour_remove_all(struct detour_set *ds, pid_t tid)
+{
+	int first = 0;
+
+	for (size_t i = 0; i < ds->nslots; i++) {
+		struct dt_site *st = &ds->sites[i];
+		int err;
+
+		if (!st->live)
+			continue;
+		err = memio_write(ds->pid, tid, st->site, st->orig, st->len);
+		if (err < 0 && !first)
+			first = err;
+		st->live = 0;
+	}
+	return first;
+}
+
+int detour_clean_fork_child(const struct detour_set *ds, pid_t child)
+{
+	int first = 0;
+
+	for (size_t i = 0; i < ds->nslots; i++) {
+		const struct dt_site *st = &ds->sites[i];
+		int err;
+
+		if (!st->live)
+			continue;
+		err = memio_write(child, child, st->site, st->orig, st->len);
+		if (err < 0 && !first)
+			first = err;
+	}
+	return first;
+}
+
+/* ---- the stack table ---- */
+
+int detour_thread_add(struct detour_set *ds, pid_t tid, uint64_t key, uint64_t lo, uint64_t hi)
+{
+	unsigned h = (unsigned)((key * K_HASH_MUL) >> K_HASH_SHIFT), i = K_NENT;
+	uint64_t at, zero = 0, bounds[2] = { lo, hi };
+	int err;
+
+	if (!ds->base || !key)
+		return -EINVAL;
+	for (unsigned k = 0; k < K_PROBES; k++) {
+		unsigned j = (h + k) & (K_NENT - 1);
+
+		if (ds->keys[j] == key) {
+			i = j;
+			break;
+		}
+		if (!ds->keys[j] && i == K_NENT)
+			i = j;
+	}
+	if (i == K_NENT)
+		return -ENOSPC;	/* its copies go through process_vm_readv */
+	at = ds->base + DT_DATA + D_STACKS + ((uint64_t)i << K_SHIFT);
+	/* the key last: a stub that finds it finds the bounds */
+	if ((ds->keys[i] && (err = memio_write(ds->pid, tid, at + K_KEY, &zero, 8)) < 0) ||
+	    (err = memio_write(ds->pid, tid, at + K_LO, bounds, sizeof(bounds))) < 0 ||
+	    (err = memio_write(ds->pid, tid, at + K_KEY, &key, sizeof(key))) < 0)
+		return err;
+	ds->keys[i] = key;
+	ds->key_tids[i] = tid;
+	return 0;
+}
+
+void detour_thread_remove(struct detour_set *ds, pid_t tid)
+{
+	uint64_t zero = 0;
+
+	for (unsigned i = 0; ds->base && i < K_NENT; i++)
+		if (ds->keys[i] && ds->key_tids[i] == tid) {
+			memio_write(ds->pid, 0, ds->base + DT_DATA + D_STACKS +
+				    ((uint64_t)i << K_SHIFT) + K_KEY, &zero, sizeof(zero));
+			ds->keys[i] = 0;
+		}
+}
+
+void detour_get_ring(const struct detour_set *ds, struct detour_ring *r)
+{
+	r->pid = ds->pid;
+	r->data = ds->base + DT_DATA;
+	r->commit = ds->commit;
+	r->ring = ds->ring;
+	r->nrec = ds->cfg.nrec;
+	r->rec_size = ds->rec_size;
+	r->head = ds->head0;
+	r->dropped = ds->dropped0;
+}
+
+int detour_read_counts(const struct detour_set *ds, const void *cookie,
+		       struct detour_counts *c)
+{
+	uint64_t cnt[DT_NSLOTS << C_SHIFT >> 3];
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	if (!ds->base)
+		return 0;
+	err = memio_read_all(ds->pid, 0, ds->base + DT_COUNTERS, cnt, sizeof(cnt));
+	if (err < 0)
+		return err;
+	for (size_t i = 0; i < ds->nslots; i++) {
+		const uint64_t *s = cnt + (i << C_SHIFT >> 3);
+
+		if (ds->sites[i].cookie != cookie)
+			continue;
+		c->calls += s[C_CALLS / 8];
+		c->bytes += s[C_BYTES / 8];
+		c->kept += s[C_KEPT / 8];
+		c->filtered += s[C_FILTERED / 8];
+	}
+	return 0;
+}
+
+int detour_read_data(const struct detour_set *ds, unsigned off, uint64_t *v)
+{
+	*v = 0;
+	if (!ds->base || off >= DT_PAGE)
+		return 0;
+	return memio_read_all(ds->pid, 0, ds->base + DT_DATA + off, v, sizeof(*v));
+}

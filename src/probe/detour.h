@@ -1,0 +1,159 @@
+/*
+ * detour.h - in-target probes: function entries become `jmp rel32` to
+ * stubs that memtap writes into the target, which record each call into
+ * a ring in the target's memory (detour.c; the layout and the stubs:
+ * x86_64/detour-abi.h, x86_64/detour-stubs.S).  No ptrace stop per call:
+ * memtap drains the ring (trace/ring.c).
+ *
+ * One struct detour_set per address space.  Its stub mapping (code,
+ * data and counter pages) goes within rel32 reach of the probed code,
+ * its ring anywhere.  A probe is refused (-ENOTSUP, *why said) where the
+ * function has a relative branch into the displaced bytes (the function
+ * is decoded over its st_size), where a stopped thread's pc is inside
+ * them, where an entry instruction cannot be relocated, or where the
+ * function is out of the mapping's reach: the caller then puts an int3
+ * breakpoint there instead.
+ *
+ * What stays in the target: the entries hold their original bytes again
+ * after detour_remove_all() (a detach), but the stub mapping and the
+ * ring stay mapped for good, since a thread may still be inside a stub
+ * or return into one; they are unused from then on.  The next memtap
+ * that attaches finds them (the template's bytes, the layout) and uses
+ * them again: a slot is written again only when it is unused or gets the
+ * same bytes (the same function, the same probe), so that a thread still
+ * returning into an old stub finds the code it left.  If memtap dies, the
+ * detours stay and keep recording until the ring is full, then only
+ * count: nothing in the stubs traps.
+ *
+ * Life cycle:
+ *   detour_set_new()        per address space (after each exec: a new one)
+ *   detour_install()        the mappings, through a thread in a ptrace-stop
+ *                           that allows injected syscalls (remote.h)
+ *   detour_insert()         with every thread of the process stopped
+ *   detour_remove_all()     detach, every thread stopped
+ *   detour_clean_fork_child() at a fork child's first stop (it is
+ *                           stopped): its copy of the entries gets the
+ *                           original bytes
+ *   detour_set_free()       frees memtap's memory, never touches the target
+ * Nothing here exits or prints, except debug_msg().
+ */
+#ifndef MEMTAP_DETOUR_H
+#define MEMTAP_DETOUR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct detour_set;
+struct elfsym_proc;
+
+struct detour_config {
+	uint64_t copy_len;	/* bytes of stack copied per record (multiple of 8) */
+	uint64_t nrec;		/* records in the ring, a power of 2 */
+	uint64_t min_size;	/* sized calls outside [min, max] are only counted */
+	uint64_t max_size;	/* 0 = no limit */
+	uint64_t wait_spins;	/* sleeps on a full ring, memtap not draining, before a drop */
+};
+
+/* How a probe's calls are recorded. */
+struct detour_probe {
+	int result;		/* record after the function returned, with rax */
+	unsigned size_kind;	/* SK_* of detour-abi.h */
+	unsigned flags;		/* DF_* of detour-abi.h */
+	void *cookie;		/* the caller's, handed back with each record */
+};
+
+/* Where the ring is, for its reader. */
+struct detour_ring {
+	pid_t pid;
+	uint64_t data;		/* the data page: HEAD, TAIL, DROPPED */
+	uint64_t commit, ring;	/* commit words and records */
+	uint64_t nrec, rec_size;
+	uint64_t head;		/* HEAD at install: the first record to read */
+	uint64_t dropped;	/* DROPPED at install (a reused mapping's) */
+};
+
+/* Per probe totals from the counter page. */
+struct detour_counts {
+	uint64_t calls, bytes, kept, filtered;
+};
+
+struct detour_set *detour_set_new(pid_t pid, const struct detour_config *cfg);
+void detour_set_free(struct detour_set *ds);
+
+/*
+ * Map the stub mapping within reach of [lo, hi) and the ring, through
+ * tid (in a ptrace-stop that allows injected syscalls); ep: the
+ * process's objects (libc's cached tid).  Every syscall injected, and
+ * those the stubs will make, are checked against the thread's seccomp
+ * filters first.  Returns 0, -EPERM (the filters forbid one;
+ * remote_refusal() or *why says which), -ENOMEM (no hole within reach),
+ * or another -errno.  Nothing is left mapped on failure.
+ */
+int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uint64_t lo,
+		   uint64_t hi, const char **why);
+int detour_installed(const struct detour_set *ds);
+
+/*
+ * Detour the function at addr (st_size size; 0 = unknown) through tid,
+ * every thread stopped: pcs are their npcs program counters.  Returns 0,
+ * -EEXIST (detoured already), -ENOTSUP with *why (refused: use int3),
+ * -ENOSPC (no slot left), or -errno of a memory access.
+ */
+int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size,
+		  const struct detour_probe *dp, const uint64_t *pcs, size_t npcs,
+		  const char **why);
+
+/* Is addr detoured?  The slot's cookie, or NULL. */
+void *detour_at(const struct detour_set *ds, uint64_t addr);
+/* The cookie of the slot in a record's DESC, or NULL. */
+void *detour_slot_cookie(const struct detour_set *ds, uint64_t desc);
+/* The function of the slot in a record's DESC, or 0. */
+uint64_t detour_slot_func(const struct detour_set *ds, uint64_t desc);
+/* Is addr inside the stub mapping's code? */
+int detour_in_stubs(const struct detour_set *ds, uint64_t addr);
+/*
+ * Is a call whose return address is addr made by a detoured function
+ * (inside its st_size) or by a stub (a tail call of one)?  Then it is
+ * nested in another probed call (realloc(NULL, n) calling malloc).
+ */
+int detour_nested(const struct detour_set *ds, uint64_t addr);
+/* How many functions are detoured. */
+size_t detour_count(const struct detour_set *ds);
+
+/* Forget the detour at addr without touching the target (dlclose). */
+void detour_forget(struct detour_set *ds, uint64_t addr);
+
+/*
+ * Every thread stopped: write the original bytes back at every entry
+ * (through tid).  The mappings stay.  0 or the first -errno.
+ */
+int detour_remove_all(struct detour_set *ds, pid_t tid);
+
+/*
+ * child, a fork of the process in a ptrace-stop: its copy of the entries
+ * gets the original bytes.
+ */
+int detour_clean_fork_child(const struct detour_set *ds, pid_t child);
+
+/*
+ * The stack table: thread tid (stopped, %fs base key) runs on the stack
+ * [lo, hi); its stubs copy from it with rep movsb.  At its first stop;
+ * detour_thread_remove() when it exits.  0 or -errno (-ENOSPC: the table
+ * is full, its copies take process_vm_readv).
+ */
+int detour_thread_add(struct detour_set *ds, pid_t tid, uint64_t key, uint64_t lo, uint64_t hi);
+void detour_thread_remove(struct detour_set *ds, pid_t tid);
+
+void detour_get_ring(const struct detour_set *ds, struct detour_ring *r);
+
+/*
+ * Sum of the counter page over the slots whose cookie is cookie: 0 or
+ * -errno (the process is gone).
+ */
+int detour_read_counts(const struct detour_set *ds, const void *cookie,
+		       struct detour_counts *c);
+/* A word of the data page (D_DROPPED, D_COPY_SLOW...): 0 or -errno. */
+int detour_read_data(const struct detour_set *ds, unsigned off, uint64_t *v);
+
+#endif /* MEMTAP_DETOUR_H */

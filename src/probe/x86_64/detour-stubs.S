@@ -1,0 +1,295 @@
+/*
+ * detour-stubs.S (x86_64) - the common routines of the stub mapping
+ * (layout: detour-abi.h).  Assembled into memtap and copied verbatim
+ * into the target at the start of the code page; they reach the data
+ * and counter pages rip-relatively.  Nothing here calls libc; the only
+ * syscalls are clock_nanosleep (full ring), gettid (no cached tid) and
+ * process_vm_readv (the stack copy of a thread not in the stack table:
+ * a short read at the end of the stack mapping, never a fault; the
+ * others copy with rep movsb within their stack's bounds).  Nothing
+ * traps: without memtap the records fill the ring and are then dropped.
+ *
+ * Entry points (offsets from dt_template, for detour.c):
+ *   dt_common_result  from a result probe's glue, after the function
+ *                     returned: [rsp] = r8 rcx rdx rsi rdi as pushed at
+ *                     entry, then the caller's return address; rax the
+ *                     result; r10d = DESC.  Records, pops, returns to
+ *                     the caller with rax.
+ *   dt_common_entry   called by an entry probe's glue: [rsp] = the
+ *                     glue's return, then the five pushed registers,
+ *                     then the caller's return address; r10d = DESC.
+ *                     Records; every register but r10, r11 and the
+ *                     flags preserved.
+ */
+#include "detour-abi.h"
+
+	.intel_syntax noprefix
+	.section .rodata.memtap_detour, "a", @progbits
+	.balign 64
+	.globl dt_template, dt_template_end, dt_common_result, dt_common_entry
+
+	.set DATA, .Lt + DT_DATA
+	.set COUNTERS, .Lt + DT_COUNTERS
+
+#define D(off) [rip + DATA + (off)]
+
+dt_template:
+.Lt:
+dt_common_result:
+	lea r11, [rsp + 40]
+	call keep_record
+	add rsp, 40
+	ret
+
+	.balign 16
+dt_common_entry:
+	lea r11, [rsp + 48]
+	call keep_record
+	ret
+
+/*
+ * keep_record: r11 = rsp at the function's entry (the pushed arguments
+ * below it), r10 = DESC, rax = the result.  Every register but r10, r11
+ * and the flags is preserved.  Count, filter, reserve a record, fill
+ * it, copy the stack, commit.
+ */
+	.balign 16
+keep_record:
+	push rdi			/* [rsp + 80] after the sub below */
+	push rsi			/* 72 */
+	push rdx			/* 64 */
+	push rcx			/* 56 */
+	push r8				/* 48 */
+	push r9				/* 40 */
+	push rax			/* 32: result */
+	push rbx			/* 24 */
+	push r10			/* 16: DESC */
+	push r11			/* 8: entry rsp */
+	sub rsp, 8			/* 0: seq */
+
+	/* rbx = this slot's counters */
+	mov ebx, r10d
+	and ebx, 0xffff
+	shl rbx, C_SHIFT
+	lea rdx, [rip + COUNTERS]
+	add rbx, rdx
+	lock inc qword ptr [rbx + C_CALLS]
+
+	/* the size, by kind: rax */
+	mov edx, r10d
+	shr edx, 16
+	and edx, 0xff
+	cmp edx, SK_NONE
+	je .Lkeep
+	cmp edx, SK_ARG0
+	jne 1f
+	mov rax, qword ptr [r11 - 8]
+	jmp .Lsized
+1:	cmp edx, SK_ARG1
+	jne 2f
+	mov rax, qword ptr [r11 - 16]
+	jmp .Lsized
+2:	cmp edx, SK_ARG2
+	jne 3f
+	mov rax, qword ptr [r11 - 24]
+	jmp .Lsized
+3:	cmp edx, SK_ARG01
+	jne 4f
+	mov rax, qword ptr [r11 - 8]
+	mul qword ptr [r11 - 16]
+	jmp 5f
+4:	mov rax, qword ptr [r11 - 16]
+	mul qword ptr [r11 - 24]
+5:	jnc .Lsized
+	mov rax, -1			/* overflow: the largest size */
+.Lsized:
+	lock add qword ptr [rbx + C_BYTES], rax
+	test r10d, DF_ARG0_KEEP << 24
+	jz 6f
+	cmp qword ptr [r11 - 8], 0
+	jne .Lkeep			/* realloc of a block: its release counts */
+6:	cmp rax, qword ptr D(D_MIN_SIZE)
+	jb .Lfiltered
+	cmp rax, qword ptr D(D_MAX_SIZE)
+	jbe .Lkeep
+.Lfiltered:
+	lock inc qword ptr [rbx + C_FILTERED]
+	jmp .Lout
+.Lkeep:
+	lock inc qword ptr [rbx + C_KEPT]
+
+	xor r9d, r9d			/* sleeps since TAIL last moved */
+	mov r8, -1			/* TAIL as last seen */
+.Lreserve:
+	mov rax, qword ptr D(D_HEAD)
+.Lretry:
+	mov rdx, rax
+	sub rdx, qword ptr D(D_TAIL)
+	cmp rdx, qword ptr D(D_NREC)
+	jae .Lfull
+	lea rdx, [rax + 1]
+	lock cmpxchg qword ptr D(D_HEAD), rdx
+	jne .Lretry			/* rax = the new head */
+	jmp .Lreserved
+.Lfull:
+	mov rdx, qword ptr D(D_TAIL)
+	cmp rdx, qword ptr D(D_STALL_TAIL)
+	je .Ldrop			/* memtap has not moved since */
+	cmp rdx, r8
+	je 8f
+	mov r8, rdx			/* memtap drains: wait afresh */
+	xor r9d, r9d
+8:	inc r9
+	cmp r9, qword ptr D(D_WAIT_SPINS)
+	ja .Lstall
+	/* clock_nanosleep(CLOCK_MONOTONIC, 0, &wait_ts, NULL) */
+	mov edi, 1
+	xor esi, esi
+	lea rdx, [rip + .Lwait_ts]
+	xor r10d, r10d
+	mov eax, 230			/* SYS_clock_nanosleep */
+	syscall
+	jmp .Lreserve
+.Lstall:
+	mov qword ptr D(D_STALL_TAIL), rdx
+.Ldrop:
+	lock inc qword ptr D(D_DROPPED)
+	jmp .Lout
+
+.Lreserved:
+	mov qword ptr [rsp], rax	/* seq */
+	mov rbx, rax
+	and rbx, qword ptr D(D_MASK)
+	imul rbx, qword ptr D(D_REC_SIZE)
+	add rbx, qword ptr D(D_RING)	/* rbx = the record */
+	mov qword ptr [rbx + R_SEQ], rax
+	mov rax, qword ptr D(D_TID_OFF)
+	test rax, rax
+	jz .Lgettid
+	mov eax, dword ptr fs:[rax]	/* glibc's cached tid in struct pthread */
+	jmp .Lhave_tid
+.Lgettid:
+	mov eax, 186			/* SYS_gettid */
+	syscall
+.Lhave_tid:
+	mov qword ptr [rbx + R_TID], rax
+	mov rax, qword ptr [rsp + 16]
+	mov qword ptr [rbx + R_DESC], rax
+	mov rsi, qword ptr [rsp + 8]	/* entry rsp */
+	mov rax, qword ptr [rsi - 8]
+	mov qword ptr [rbx + R_ARG0], rax
+	mov rax, qword ptr [rsi - 16]
+	mov qword ptr [rbx + R_ARG1], rax
+	mov rax, qword ptr [rsi - 24]
+	mov qword ptr [rbx + R_ARG2], rax
+	mov rax, qword ptr [rsi - 32]
+	mov qword ptr [rbx + R_ARG3], rax
+	mov rax, qword ptr [rsi - 40]
+	mov qword ptr [rbx + R_ARG4], rax
+	mov rax, qword ptr [rsp + 32]
+	mov qword ptr [rbx + R_RESULT], rax
+	mov qword ptr [rbx + R_RSP], rsi
+	mov rax, qword ptr [rsi]
+	mov qword ptr [rbx + R_RET], rax
+	mov rax, qword ptr [rsp + 24]
+	mov qword ptr [rbx + R_RBX], rax
+	mov qword ptr [rbx + R_RBP], rbp
+	mov qword ptr [rbx + R_R12], r12
+	mov qword ptr [rbx + R_R13], r13
+	mov qword ptr [rbx + R_R14], r14
+	mov qword ptr [rbx + R_R15], r15
+	xor eax, eax
+	test dword ptr [rsp + 16], DF_WORD << 24
+	jz 7f
+	cmp dword ptr [rsp + 32], 0
+	jne 7f				/* failed: nothing stored */
+	mov rax, qword ptr [rsi - 8]	/* memptr */
+	mov rax, qword ptr [rax]
+7:	mov qword ptr [rbx + R_WORD], rax
+
+	xor eax, eax
+	mov rcx, qword ptr D(D_COPY_LEN)
+	test rcx, rcx
+	jz .Lcopy_done
+	test dword ptr [rsp + 16], DF_NOSTACK << 24
+	jnz .Lcopy_done
+	/* this thread's entry in the stack table: r8 */
+	mov rax, qword ptr fs:0		/* the TCB's self pointer */
+	mov rdx, rax
+	movabs r8, K_HASH_MUL
+	imul rax, r8
+	shr rax, K_HASH_SHIFT
+	lea r9, [rip + DATA + D_STACKS]
+	mov edi, K_PROBES
+.Llook:
+	mov r8, rax
+	shl r8, K_SHIFT
+	add r8, r9
+	cmp qword ptr [r8 + K_KEY], rdx
+	je .Lfound
+	inc eax
+	and eax, K_NENT - 1
+	dec edi
+	jnz .Llook
+	jmp .Lvmreadv
+.Lfound:
+	cmp rsi, qword ptr [r8 + K_LO]
+	jb .Lvmreadv			/* not on its stack: sigaltstack... */
+	mov rax, qword ptr [r8 + K_HI]
+	sub rax, rsi
+	jbe .Lvmreadv
+	cmp rcx, rax
+	cmova rcx, rax			/* not past the end of its stack */
+	mov rax, rcx
+	lea rdi, [rbx + R_STACK]
+	rep movsb
+	jmp .Lcopy_done
+.Lvmreadv:
+	lock inc qword ptr D(D_COPY_SLOW)
+	/* process_vm_readv(pid, &local, 1, &remote, 1, 0): short, not a fault */
+	sub rsp, 32
+	lea rax, [rbx + R_STACK]
+	mov qword ptr [rsp], rax
+	mov qword ptr [rsp + 8], rcx
+	mov qword ptr [rsp + 16], rsi
+	mov qword ptr [rsp + 24], rcx
+	mov rdi, qword ptr D(D_PID)
+	mov rsi, rsp
+	mov edx, 1
+	lea r10, [rsp + 16]
+	mov r8d, 1
+	xor r9d, r9d
+	mov eax, 310			/* SYS_process_vm_readv */
+	syscall
+	add rsp, 32
+	test rax, rax
+	jns .Lcopy_done
+	lock inc qword ptr D(D_COPY_FAIL)
+.Lcopy_done:
+	mov qword ptr [rbx + R_COPIED], rax
+	mov rax, qword ptr [rsp]	/* seq */
+	mov rdx, rax
+	and rdx, qword ptr D(D_MASK)
+	mov rcx, qword ptr D(D_COMMIT)
+	inc rax
+	mov qword ptr [rcx + rdx * 8], rax	/* commit: the last store */
+.Lout:
+	add rsp, 8
+	pop r11
+	pop r10
+	pop rbx
+	pop rax
+	pop r9
+	pop r8
+	pop rcx
+	pop rdx
+	pop rsi
+	pop rdi
+	ret
+
+	.balign 8
+.Lwait_ts:
+	.quad 0, DT_WAIT_NS		/* a struct timespec */
+dt_template_end:
+
+	.section .note.GNU-stack, "", @progbits

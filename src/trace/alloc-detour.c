@@ -1,0 +1,355 @@
+/*
+ * alloc-detour.c - allocator probes as detours (see alloc-detour.h).
+ *
+ * Which probes: the allocator functions whose signature memtap knows
+ * (malloc ... pvalloc, jemalloc's API).  Results are recorded after the
+ * function returned (the stub calls it), frees at their entry.  --probe
+ * functions and libc's syscall wrappers stay int3 breakpoints here.
+ *
+ * When: a detour goes in only while every thread of the process is
+ * stopped (arming after attach, at the entry point after exec, in a
+ * followed fork child); a function found later while other threads run
+ * (dlopen) gets an int3.  Refusals are said with -v, once per probe.
+ *
+ * Wholesale int3 (said with -v, once): --probes=int3, no
+ * process_vm_readv (Linux < 3.2: the stubs copy stacks with it, memtap
+ * reads the ring with it), the target's seccomp filters forbid a
+ * syscall of the installation or of the stubs, no room within reach.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+
+#include "detour-abi.h"
+#include "linux/features.h"
+#include "probe/detour.h"
+#include "probe/elfsym.h"
+#include "probe/probes.h"
+#include "probe/remote.h"
+#include "record/sink.h"
+#include "trace/alloc-detour.h"
+#include "trace/ring.h"
+#include "util/error.h"
+#include "util/outfile.h"
+#include "util/xmalloc.h"
+
+#define COPY_MAX 8192		/* bytes of stack per record at most */
+#define RING_RECORDS 512
+#define WAIT_SPINS 5000	/* sleeps of DT_WAIT_NS on a full ring: 1 s */
+
+struct alloc_detours {
+	struct detour_set *set;
+	struct ring_src *ring;
+	pid_t pid;
+	struct detour_counts *counts;	/* per probe, as last read */
+	uint64_t copy_slow;		/* D_COPY_SLOW, as last read */
+};
+
+/* How pr's calls are recorded; 0 when it is no allocator function. */
+static int probe_kind(const struct probe *pr, struct detour_probe *dp)
+{
+	memset(dp, 0, sizeof(*dp));
+	dp->cookie = (void *)pr;
+	dp->result = 1;
+	switch (pr->role) {
+	case PR_MALLOC: dp->size_kind = SK_ARG0; break;
+	case PR_CALLOC: dp->size_kind = SK_ARG01; break;
+	case PR_REALLOC: dp->size_kind = SK_ARG1; dp->flags = DF_ARG0_KEEP; break;
+	case PR_REALLOCARRAY: dp->size_kind = SK_ARG12; dp->flags = DF_ARG0_KEEP; break;
+	case PR_POSIX_MEMALIGN: dp->size_kind = SK_ARG2; dp->flags = DF_WORD; break;
+	case PR_ALIGNED: dp->size_kind = SK_ARG1; break;
+	case PR_XALLOCX: dp->size_kind = SK_NONE; break;
+	case PR_FREE:
+		dp->result = 0;
+		dp->size_kind = SK_NONE;
+		/* a free weighs nothing: its stack is never shown */
+		dp->flags = DF_NOSTACK;
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+	const char *s = getenv(name);
+
+	return s && *s ? strtoull(s, NULL, 0) : dflt;
+}
+
+static void say_int3(pid_t pid, const char *why)
+{
+	static int said;
+
+	if (!said && verbose)
+		info_msg("process %d: allocator probes are int3 breakpoints: %s", pid, why);
+	said = 1;
+}
+
+struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct procs *pt,
+					struct thread *tcp, struct elfsym_proc *ep)
+{
+	struct detour_config dc = { 0 };
+	struct alloc_detours *ad;
+	uint64_t lo = ~(uint64_t)0, hi = 0, nrec;
+	const char *why = NULL;
+	pid_t pid = tcp->proc->pid;
+	char buf[160];
+	int err;
+
+	(void)pt;
+	if (cfg->probes == PROBES_INT3)
+		return NULL;
+	if (!feature_has(F_PROCESS_VM_READV)) {
+		say_int3(pid, "this kernel has no process_vm_readv (Linux 3.2)");
+		return NULL;
+	}
+	for (size_t i = 0; i < probes_count(); i++) {
+		struct probe *pr = probes_get(i);
+		struct detour_probe dp;
+		struct elfsym_result r;
+
+		if (!probe_kind(pr, &dp) || elfsym_lookup(ep, pr->spec, NULL, &r) < 0 || r.ifunc)
+			continue;
+		if (r.addr < lo)
+			lo = r.addr;
+		if (r.addr + (r.size ? r.size : 64) > hi)
+			hi = r.addr + (r.size ? r.size : 64);
+	}
+	if (!hi)
+		return NULL;
+	dc.copy_len = sink_stacks_wanted() ? sink_stack_size() : 0;
+	if (dc.copy_len > COPY_MAX)
+		dc.copy_len = COPY_MAX;
+	dc.copy_len &= ~(uint64_t)7;
+	nrec = env_u64("MEMTAP_RING_RECORDS", RING_RECORDS);
+	if (!nrec || (nrec & (nrec - 1)) || nrec > (1u << 16))
+		nrec = RING_RECORDS;
+	dc.nrec = nrec;
+	dc.min_size = cfg->min_size;
+	dc.max_size = cfg->max_size;
+	dc.wait_spins = env_u64("MEMTAP_RING_WAIT", WAIT_SPINS);
+	ad = xcalloc(1, sizeof(*ad));
+	ad->pid = pid;
+	ad->set = detour_set_new(pid, &dc);
+	err = detour_install(ad->set, tcp->tid, ep, lo, hi, &why);
+	if (err < 0) {
+		if (err == -EPERM && why)
+			snprintf(buf, sizeof(buf), "its seccomp filter forbids %s, which the stubs "
+				 "make", why);
+		else if (err == -EPERM && remote_refusal())
+			snprintf(buf, sizeof(buf), "%s", remote_refusal());
+		else
+			snprintf(buf, sizeof(buf), "cannot map the stubs: %s", strerror(-err));
+		say_int3(pid, buf);
+		detour_set_free(ad->set);
+		free(ad);
+		return NULL;
+	}
+	ad->ring = ring_add(tcp->proc, ad->set);
+	/* every thread is stopped (or tcp is the only one) */
+	{
+		struct thread *t;
+		size_t it = 0;
+
+		while ((t = procs_next_thread(pt, &it)))
+			if (t->proc == tcp->proc && (t == tcp || (t->flags & T_STOPPED)))
+				alloc_detours_thread(ad, t);
+	}
+	return ad;
+}
+
+/*
+ * Its stack: the main thread's is the [stack] mapping, which may grow to
+ * the rlimit; another thread's ends below its TCB (glibc and musl put
+ * the TCB and static TLS at the top of the thread's stack block): a
+ * mapping may be merged with the next one and lose it later, so its end
+ * is no bound.  A thread whose TCB is not above rsp in the mapping (its
+ * own stack elsewhere) stays out of the table: process_vm_readv.
+ */
+void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp)
+{
+	struct procfs_map *maps;
+	arch_regs_t regs;
+	struct rlimit rl;
+	size_t n;
+
+	if (!ad || ptrace(PTRACE_GETREGS, tcp->tid, 0L, &regs) < 0 || !regs.fs_base ||
+	    procfs_read_maps(ad->pid, &maps, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t lo = maps[i].start;
+
+		if (regs.rsp < maps[i].start || regs.rsp >= maps[i].end)
+			continue;
+		if (maps[i].path && !strcmp(maps[i].path, "[stack]")) {
+			uint64_t room = 8ULL << 20;
+
+			if (prlimit(ad->pid, RLIMIT_STACK, NULL, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+				room = rl.rlim_cur;
+			lo = maps[i].end > room ? maps[i].end - room : 0;
+			detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, maps[i].end);
+		} else if (regs.fs_base > regs.rsp && regs.fs_base < maps[i].end) {
+			detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, regs.fs_base);
+		}
+		break;
+	}
+	procfs_maps_free(maps);
+}
+
+void alloc_detours_thread_gone(struct alloc_detours *ad, pid_t tid)
+{
+	if (ad)
+		detour_thread_remove(ad->set, tid);
+}
+
+/* Are all threads of tcp's process stopped?  Their pcs into *pcs. */
+static int all_stopped(struct procs *pt, struct thread *tcp, uint64_t **pcs, size_t *n)
+{
+	struct thread *t;
+	size_t it = 0, cap = 0;
+
+	*pcs = NULL;
+	*n = 0;
+	while ((t = procs_next_thread(pt, &it))) {
+		arch_regs_t regs;
+
+		if (t->proc != tcp->proc)
+			continue;
+		if (t != tcp && (!(t->flags & T_STOPPED) || (t->flags & T_LISTENING)))
+			goto running;
+		if (ptrace(PTRACE_GETREGS, t->tid, 0L, &regs) < 0)
+			goto running;
+		*pcs = xgrowarray(*pcs, &cap, *n + 1, sizeof(**pcs));
+		(*pcs)[(*n)++] = regs.rip;
+	}
+	return 1;
+running:
+	free(*pcs);
+	*pcs = NULL;
+	return 0;
+}
+
+int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thread *tcp,
+			 struct probe *pr, const struct elfsym_result *r)
+{
+	struct detour_probe dp;
+	const char *why = NULL;
+	uint64_t *pcs;
+	size_t npcs;
+	int err;
+
+	if (!ad || !probe_kind(pr, &dp) || r->ifunc)
+		return 0;
+	if (!all_stopped(pt, tcp, &pcs, &npcs)) {
+		if (!pr->reported && verbose)
+			info_msg("process %d: %s is an int3 breakpoint: found while other threads run",
+				 ad->pid, pr->spec);
+		return 0;
+	}
+	err = detour_insert(ad->set, tcp->tid, r->addr, r->size, &dp, pcs, npcs, &why);
+	free(pcs);
+	if (err == 0 || err == -EEXIST) {
+		debug_msg("process %d: probe %s at %#" PRIx64 " (%s in %s) detoured", ad->pid,
+			  pr->spec, r->addr, r->name, r->module->path);
+		return 1;
+	}
+	if (verbose)
+		info_msg("process %d: %s at %#" PRIx64 " is an int3 breakpoint: %s", ad->pid,
+			 pr->spec, r->addr, why ? why : strerror(-err));
+	return 0;
+}
+
+int alloc_detours_at(const struct alloc_detours *ad, uint64_t addr)
+{
+	return ad && detour_at(ad->set, addr) != NULL;
+}
+
+void alloc_detours_forget(struct alloc_detours *ad, uint64_t addr)
+{
+	if (ad)
+		detour_forget(ad->set, addr);
+}
+
+void alloc_detours_drain(struct alloc_detours *ad)
+{
+	if (!ad || !ad->ring)
+		return;
+	ring_drain(ad->ring);
+	/* the stubs' counters too, while they can be read */
+	detour_read_data(ad->set, D_COPY_SLOW, &ad->copy_slow);
+	if (!ad->counts)
+		ad->counts = xcalloc(probes_count(), sizeof(*ad->counts));
+	for (size_t i = 0; i < probes_count(); i++) {
+		struct detour_counts c;
+
+		if (detour_read_counts(ad->set, probes_get(i), &c) == 0)
+			ad->counts[i] = c;
+	}
+}
+
+/* Once, while the counters can still be read: what was lost. */
+static void say_lost(struct alloc_detours *ad)
+{
+	uint64_t lost;
+
+	if (!ad->ring)
+		return;
+	lost = ring_lost(ad->ring);
+	debug_msg("process %d: %" PRIu64 " records from the in-target ring, %" PRIu64
+		  " stacks copied by process_vm_readv", ad->pid, ring_records(ad->ring),
+		  ad->copy_slow);
+	for (size_t i = 0; verbose && ad->counts && i < probes_count(); i++) {
+		const struct detour_counts *c = &ad->counts[i];
+
+		if (c->calls)
+			info_msg("process %d: %s: %" PRIu64 " calls (%" PRIu64 " bytes asked) in its "
+				 "stub, %" PRIu64 " recorded, %" PRIu64 " only counted (size)", ad->pid,
+				 probes_get(i)->name, c->calls, c->bytes, c->kept, c->filtered);
+	}
+	/* no report is made once the output is gone: nothing to warn of */
+	if (lost && !output_gone())
+		warn_msg("process %d: %" PRIu64 " allocator calls not recorded: the in-target "
+			 "ring was full (memtap did not keep up)", ad->pid, lost);
+	ring_remove(ad->ring);
+	ad->ring = NULL;
+}
+
+int alloc_detours_remove(struct alloc_detours *ad, pid_t tid)
+{
+	int err;
+
+	alloc_detours_drain(ad);
+	err = detour_remove_all(ad->set, tid);
+	alloc_detours_drain(ad);
+	say_lost(ad);
+	return err;
+}
+
+void alloc_detours_clean_fork(const struct alloc_detours *ad, pid_t child)
+{
+	int err;
+
+	if (!ad)
+		return;
+	err = detour_clean_fork_child(ad->set, child);
+	if (err < 0)
+		error_msg("cannot remove the detours from fork child %d: %s", child, strerror(-err));
+}
+
+void alloc_detours_free(struct alloc_detours *ad)
+{
+	if (!ad)
+		return;
+	if (ad->ring)
+		say_lost(ad);
+	detour_set_free(ad->set);
+	free(ad->counts);
+	free(ad);
+}

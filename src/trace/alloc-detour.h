@@ -1,0 +1,69 @@
+/*
+ * alloc-detour.h - the allocator probes of an address space as detours
+ * (alloc-detour.c; mechanism: probe/detour.h, records: ring.h), for
+ * alloc.c: where a detour can go it replaces the int3 breakpoint, and
+ * where it cannot (refused, said with -v) the probe stays an int3.
+ * Private to alloc.c and alloc-detour.c.
+ */
+#ifndef MEMTAP_ALLOC_DETOUR_H
+#define MEMTAP_ALLOC_DETOUR_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "trace/memtap.h"
+#include "trace/procs.h"
+#include "trace/tracer.h"
+
+struct alloc_detours;
+struct elfsym_proc;
+struct probe;
+struct elfsym_result;
+
+/*
+ * At arm time (tcp stopped where syscalls can be injected, ep the
+ * process's objects): with --probes=detour, map the stubs and the ring
+ * near the allocator functions found.  NULL when no detour can go in
+ * (--probes=int3, nothing to detour, the seccomp filters forbid it, no
+ * process_vm_readv): the reason is said once (-v), int3 probes follow.
+ */
+struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct procs *pt,
+					struct thread *tcp, struct elfsym_proc *ep);
+
+/*
+ * Detour pr's function r through tcp if it can be (an allocator, every
+ * thread of the process stopped, a plan that works).  1: detoured; 0:
+ * not (the caller puts an int3 there).
+ */
+int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thread *tcp,
+			 struct probe *pr, const struct elfsym_result *r);
+
+/*
+ * tcp (stopped) is a thread of the process: at arm time for every
+ * thread, then at each new thread's first stop.  Its stack's bounds go
+ * into the stub mapping's table (rep movsb copies).  _gone: it exits.
+ */
+void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp);
+void alloc_detours_thread_gone(struct alloc_detours *ad, pid_t tid);
+
+/* Is the function at addr detoured? */
+int alloc_detours_at(const struct alloc_detours *ad, uint64_t addr);
+/* Its code was unmapped (dlclose). */
+void alloc_detours_forget(struct alloc_detours *ad, uint64_t addr);
+
+/* Drain the ring now (a thread exits, the process execs). */
+void alloc_detours_drain(struct alloc_detours *ad);
+
+/*
+ * Detach, every thread stopped: a last drain, the entries restored
+ * through tid.  Reports records lost.  0 or -errno.
+ */
+int alloc_detours_remove(struct alloc_detours *ad, pid_t tid);
+
+/* At a fork child's first stop: its copy of the entries restored. */
+void alloc_detours_clean_fork(const struct alloc_detours *ad, pid_t child);
+
+/* Frees memtap's memory (a last word on records lost); never touches the target. */
+void alloc_detours_free(struct alloc_detours *ad);
+
+#endif /* MEMTAP_ALLOC_DETOUR_H */

@@ -1,0 +1,291 @@
+/*
+ * ring.c - the in-target probes' rings (probe/detour.h, layout in
+ * probe/x86_64/detour-abi.h) as a source of events: no thread stops.
+ *
+ * A drain reads HEAD, then the commit words from TAIL on, then (a
+ * separate copy: one big copy may read a record's body before its
+ * commit word) the committed prefix of records, then writes TAIL back:
+ * four accesses per batch of up to RING_BATCH records, by
+ * process_vm_readv/writev (linux/memio.h).  Each record becomes the
+ * event the int3 probe would have made at the function's return
+ * (alloc-hits.c): the caller's registers (rip = the return address, rsp
+ * above it, the callee-saved ones as the stub found them, unchanged by
+ * the function) and the copy of the stack from the function's entry.
+ * Records made by a call nested in another probed call (realloc(NULL,
+ * n) calling malloc; their return address is in a detoured function or
+ * in a stub) are not events, as with int3.
+ *
+ * A record reserved but never committed (a signal handler that
+ * longjmp'd out of the stub) would block the ring: one left
+ * uncommitted for RING_STUCK_NS while HEAD is beyond it is skipped and
+ * counted as lost.
+ *
+ * The source drains every ring every RING_IDLE_NS, or RING_BUSY_NS
+ * after a drain that found records.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detour-abi.h"
+#include "linux/memio.h"
+#include "probe/detour.h"
+#include "probe/probes.h"
+#include "record/sink.h"
+#include "stack/unwind.h"
+#include "trace/emit.h"
+#include "trace/ring.h"
+#include "trace/source.h"
+#include "util/clock.h"
+#include "util/error.h"
+#include "util/xmalloc.h"
+
+#define RING_BATCH 256
+#define RING_IDLE_NS 2000000ULL
+#define RING_BUSY_NS 200000ULL
+#define RING_STUCK_NS 1000000000ULL
+
+struct ring_src {
+	struct proc *p;
+	struct detour_set *ds;
+	struct detour_ring r;
+	uint64_t tail;
+	uint64_t *commits;	/* RING_BATCH each */
+	uint8_t *recs;
+	uint64_t stuck_tail, stuck_since;
+	uint64_t records, skipped, nested;
+	uint64_t dropped;	/* the stubs' count, as last read */
+	uint64_t pause_until;	/* MEMTAP_RING_PAUSE */
+	struct ring_src *next;
+};
+
+static struct ring_src *rings;
+static uint64_t next_ns;
+static int registered;
+
+static void drain_all(void *self);
+static uint64_t ring_next_ns(void *self);
+
+static const struct source_ops ring_ops = {
+	.name = "in-target rings",
+	.next_drain_ns = ring_next_ns,
+	.drain = drain_all,
+};
+
+struct ring_src *ring_add(struct proc *p, struct detour_set *ds)
+{
+	struct ring_src *r = xcalloc(1, sizeof(*r));
+	const char *pause = getenv("MEMTAP_RING_PAUSE");
+
+	r->p = p;
+	r->ds = ds;
+	detour_get_ring(ds, &r->r);
+	r->tail = r->r.head;
+	r->commits = xcalloc(RING_BATCH, sizeof(*r->commits));
+	r->recs = xcalloc(RING_BATCH, r->r.rec_size);
+	if (pause && *pause)
+		r->pause_until = now_ns() + strtoull(pause, NULL, 10) * 1000000ULL;
+	r->next = rings;
+	rings = r;
+	if (!registered) {
+		source_register(&ring_ops, NULL);
+		registered = 1;
+	}
+	next_ns = now_ns() + RING_BUSY_NS;
+	return r;
+}
+
+void ring_remove(struct ring_src *r)
+{
+	if (!r)
+		return;
+	for (struct ring_src **pp = &rings; *pp; pp = &(*pp)->next)
+		if (*pp == r) {
+			*pp = r->next;
+			break;
+		}
+	free(r->commits);
+	free(r->recs);
+	free(r);
+}
+
+uint64_t ring_lost(const struct ring_src *r)
+{
+	return r->dropped + r->skipped;
+}
+
+uint64_t ring_records(const struct ring_src *r)
+{
+	return r->records;
+}
+
+/* n elements of sz bytes of the target array at base, from index first (mod nrec). */
+static int read_wrapped(const struct ring_src *r, uint64_t base, uint64_t sz, uint64_t first,
+			uint64_t n, void *buf)
+{
+	uint64_t i = first & (r->r.nrec - 1), n1 = n < r->r.nrec - i ? n : r->r.nrec - i;
+	int err = memio_read_all(r->r.pid, 0, base + i * sz, buf, n1 * sz);
+
+	if (err == 0 && n > n1)
+		err = memio_read_all(r->r.pid, 0, base, (uint8_t *)buf + n1 * sz, (n - n1) * sz);
+	return err;
+}
+
+static uint64_t word(const uint8_t *rec, unsigned off)
+{
+	uint64_t v;
+
+	memcpy(&v, rec + off, sizeof(v));
+	return v;
+}
+
+/* One record: the event, with the stack copy it carries. */
+static void emit(struct ring_src *r, const uint8_t *rec)
+{
+	static struct stack_snapshot snap;	/* a buffer the sink swaps */
+	const struct probe *pr = detour_slot_cookie(r->ds, word(rec, R_DESC));
+	uint64_t args[6] = { word(rec, R_ARG0), word(rec, R_ARG1), word(rec, R_ARG2),
+			     word(rec, R_ARG3), word(rec, R_ARG4), 0 };
+	uint64_t ret = word(rec, R_RET), rsp = word(rec, R_RSP);
+	int64_t copied = (int64_t)word(rec, R_COPIED);
+	struct stack_snapshot *s = NULL;
+	struct event ev;
+
+	if (!pr)
+		return;
+	if (detour_nested(r->ds, ret)) {
+		r->nested++;
+		return;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.pid = r->p->pid;
+	ev.tid = (pid_t)word(rec, R_TID);
+	ev.comm = r->p->rec->comm;
+	ev.time_ns = now_ns() - start_ns;
+	if (!probe_fill_event(pr, args, word(rec, R_RESULT), word(rec, R_WORD), &ev))
+		return;
+	ev.caller = ret;
+	ev.leaf = detour_slot_func(r->ds, word(rec, R_DESC));
+	if (copied > 8 && sink_stacks_wanted() && sink_wants(r->p->rec, &ev) == SINK_RECORD) {
+		size_t len = (size_t)copied;
+
+		if (snap.cap < len) {
+			free(snap.data);
+			snap.data = xmalloc(len);
+			snap.cap = len;
+		}
+		memset(&snap.regs, 0, sizeof(snap.regs));
+		snap.pid = r->p->pid;
+		snap.tid = ev.tid;
+		snap.regs.rip = ret;
+		snap.regs.rsp = rsp + 8;
+		snap.regs.rbx = word(rec, R_RBX);
+		snap.regs.rbp = word(rec, R_RBP);
+		snap.regs.r12 = word(rec, R_R12);
+		snap.regs.r13 = word(rec, R_R13);
+		snap.regs.r14 = word(rec, R_R14);
+		snap.regs.r15 = word(rec, R_R15);
+		snap.start = rsp;
+		snap.len = len;
+		memcpy(snap.data, rec + R_STACK, len);
+		s = &snap;
+	}
+	source_emit_proc(r->p, &ev, s);
+}
+
+/* One batch: how many records, or -errno. */
+static long drain_batch(struct ring_src *r)
+{
+	uint64_t head, n, k;
+	int err;
+
+	err = memio_read_all(r->r.pid, 0, r->r.data + D_HEAD, &head, sizeof(head));
+	if (err < 0)
+		return err;
+	n = head - r->tail;
+	if (n == 0)
+		return 0;
+	if (n > RING_BATCH)
+		n = RING_BATCH;
+	err = read_wrapped(r, r->r.commit, sizeof(uint64_t), r->tail, n, r->commits);
+	if (err < 0)
+		return err;
+	for (k = 0; k < n; k++)
+		if (r->commits[k] != r->tail + k + 1)
+			break;	/* reserved, not yet committed */
+	if (k == 0) {
+		uint64_t now = now_ns();
+
+		if (r->stuck_tail != r->tail + 1) {
+			r->stuck_tail = r->tail + 1;
+			r->stuck_since = now;
+			return 0;
+		}
+		if (now - r->stuck_since < RING_STUCK_NS)
+			return 0;
+		r->skipped++;	/* never committed: skip it */
+		k = 0;
+		r->tail++;
+		goto write_tail;
+	}
+	err = read_wrapped(r, r->r.ring, r->r.rec_size, r->tail, k, r->recs);
+	if (err < 0)
+		return err;
+	for (uint64_t j = 0; j < k; j++) {
+		const uint8_t *rec = r->recs + j * r->r.rec_size;
+
+		if (word(rec, R_SEQ) != r->tail + j) {
+			r->skipped++;
+			continue;
+		}
+		emit(r, rec);
+	}
+	r->tail += k;
+	r->records += k;
+write_tail:
+	err = memio_write(r->r.pid, 0, r->r.data + D_TAIL, &r->tail, sizeof(r->tail));
+	return err < 0 ? err : (long)k + 1;
+}
+
+int ring_drain(struct ring_src *r)
+{
+	uint64_t start = r->tail;
+	long got;
+
+	/* one lap at most: a target as fast as the drain must not starve the loop */
+	while ((got = drain_batch(r)) > 0 && r->tail - start < r->r.nrec)
+		;
+	if (got >= 0) {
+		uint64_t d;
+
+		if (detour_read_data(r->ds, D_DROPPED, &d) == 0)
+			r->dropped = d - r->r.dropped;
+	}
+	return got < 0 ? (int)got : 0;
+}
+
+static void drain_all(void *self)
+{
+	int busy = 0;
+
+	(void)self;
+	for (struct ring_src *r = rings; r; r = r->next) {
+		uint64_t before = r->records;
+
+		if (r->pause_until && now_ns() < r->pause_until)
+			continue;
+		r->pause_until = 0;
+		if (ring_drain(r) == 0 && r->records != before)
+			busy = 1;
+	}
+	next_ns = now_ns() + (busy ? RING_BUSY_NS : RING_IDLE_NS);
+}
+
+static uint64_t ring_next_ns(void *self)
+{
+	(void)self;
+	return rings ? next_ns : 0;
+}
