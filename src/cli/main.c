@@ -569,9 +569,6 @@ int main(int argc, char **argv)
 		mode = opt.argv ? SYSCALLS_SECCOMP : SYSCALLS_BREAKPOINTS;
 	if (!(opt.events & EV_SYSCALL_STOPS) && mode != SYSCALLS_BREAKPOINTS)
 		mode = SYSCALLS_BREAKPOINTS;	/* nothing to stop syscalls for */
-	if (mode == SYSCALLS_BREAKPOINTS && (opt.events & EV_SYSCALL_STOPS & ~EV_SYSCALLS))
-		usage_error("-e mprotect and madvise with -p need --syscalls=ptrace (libc's "
-			    "mprotect and madvise are not probed)");
 	if (mode == SYSCALLS_SECCOMP && !seccomp_filter_available()) {
 		if (opt.syscalls == SYSCALLS_SECCOMP)
 			error_msg_and_die("--syscalls=seccomp: this kernel has no seccomp filter "

@@ -64,12 +64,15 @@ static const struct probe_def alloc_defs[] = {
 	{ "dallocx", EV_FREE, PR_FREE, 0, 1 },
 };
 
-/* libc's syscall wrappers (mmap64 and __mmap are aliases of mmap). */
+/* libc's syscall wrappers (mmap64 and __mmap are aliases of mmap; mprotect
+ * and madvise only for -e mprotect, madvise). */
 static const struct probe_def syscall_defs_bp[] = {
 	{ "mmap", EV_MMAP, PR_MMAP, 1, 0 },
 	{ "munmap", EV_MUNMAP, PR_MUNMAP, 1, 0 },
 	{ "mremap", EV_MREMAP, PR_MREMAP, 1, 0 },
 	{ "brk", EV_BRK, PR_BRK, 1, 0 },
+	{ "mprotect", EV_MPROTECT, PR_MPROTECT, 1, 0 },
+	{ "madvise", EV_MADVISE, PR_MADVISE, 1, 0 },
 };
 
 static struct probe **list;

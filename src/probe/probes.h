@@ -35,6 +35,8 @@ enum probe_role {
 	PR_MUNMAP,
 	PR_MREMAP,
 	PR_BRK,
+	PR_MPROTECT,
+	PR_MADVISE,
 };
 
 struct probe {

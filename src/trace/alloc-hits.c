@@ -30,6 +30,7 @@ struct alloc_call {
 	const struct probe *probe;
 	uint64_t args[6];
 	uint64_t old_brk;	/* brk: the break before the call */
+	int64_t sc_weight, sc_data, sc_resident;	/* wrappers: syscall_capture() */
 	int nested;		/* called by another probed allocator function */
 };
 
@@ -63,6 +64,73 @@ static void drop_stale(struct thread *tcp, struct alloc_thread *at, uint64_t sp,
 			break;
 		at->n--;
 	}
+}
+
+/* The syscall behind a wrapper (x86-64 numbers). */
+static const struct syscall_def *wrapper_def(const struct probe *pr)
+{
+	switch (pr->role) {
+	case PR_MMAP: return syscall_lookup(ABI_X86_64, 9);
+	case PR_MUNMAP: return syscall_lookup(ABI_X86_64, 11);
+	case PR_MREMAP: return syscall_lookup(ABI_X86_64, 25);
+	case PR_MPROTECT: return syscall_lookup(ABI_X86_64, 10);
+	case PR_MADVISE: return syscall_lookup(ABI_X86_64, 28);
+	default: return syscall_lookup(ABI_X86_64, 12);
+	}
+}
+
+/* Hand c's call to syscalls.c as a syscall stop would (tcp->sc_*). */
+static void wrapper_to_thread(struct thread *tcp, const struct alloc_call *c)
+{
+	memcpy(tcp->sc_args, c->args, sizeof(tcp->sc_args));
+	tcp->sc_abi = ABI_X86_64;
+	tcp->sc_old_brk = c->old_brk;
+	tcp->sc_weight = c->sc_weight;
+	tcp->sc_data = c->sc_data;
+	tcp->sc_resident = c->sc_resident;
+}
+
+/* A syscall wrapper is entered: what the call will change, from /proc. */
+static void wrapper_entry(struct thread *tcp, struct alloc_call *c)
+{
+	const struct syscall_def *def = wrapper_def(c->probe);
+
+	c->sc_weight = c->sc_data = c->sc_resident = 0;
+	if (!def)
+		return;
+	wrapper_to_thread(tcp, c);
+	syscall_capture(tcp, def);
+	c->sc_weight = tcp->sc_weight;
+	c->sc_data = tcp->sc_data;
+	c->sc_resident = tcp->sc_resident;
+}
+
+/*
+ * A syscall wrapper returned: the event the syscall stop would give;
+ * 0 when it is none (an mprotect or madvise of no interest).
+ */
+static int wrapper_event(struct thread *tcp, const struct alloc_call *c, uint64_t retval,
+			 struct event *ev)
+{
+	const struct syscall_def *def = wrapper_def(c->probe);
+	int64_t ret;
+
+	if (!def)
+		return 0;
+	switch (c->probe->role) {
+	case PR_MMAP: case PR_MREMAP: ret = (int64_t)retval; break;
+	case PR_MUNMAP: case PR_MPROTECT: case PR_MADVISE: ret = (int32_t)retval; break;
+	default:
+		/* brk() returns 0 or -1; the syscall returns the new break */
+		ret = (int64_t)((int32_t)retval == 0 && c->args[0] ? c->args[0] : c->old_brk);
+		break;
+	}
+	wrapper_to_thread(tcp, c);
+	if (!syscall_complete(tcp, def, ret, ev))
+		return 0;
+	if (c->probe->role == PR_BRK && (ev->failed || !ret))
+		tcp->proc->brk = c->old_brk;
+	return 1;
 }
 
 void alloc_hit_entry(struct thread *tcp, const struct probe *pr, const arch_regs_t *regs,
@@ -99,6 +167,8 @@ void alloc_hit_entry(struct thread *tcp, const struct probe *pr, const arch_regs
 				p->brk = procfs_heap_end(p->pid);
 			c->old_brk = p->brk;
 		}
+		if (pr->role >= PR_MMAP)
+			wrapper_entry(tcp, c);
 		return;
 	}
 	if (nested)
@@ -112,32 +182,6 @@ void alloc_hit_entry(struct thread *tcp, const struct probe *pr, const arch_regs
 	r.rip = h->addr;
 	r.rsp = h->sp;
 	source_emit(tcp, &ev, &r);
-}
-
-/* A syscall wrapper returned: the event the syscall stop would give. */
-static void wrapper_event(struct thread *tcp, const struct probe *pr, const uint64_t args[6],
-			  uint64_t old_brk, uint64_t retval, struct event *ev)
-{
-	const struct syscall_def *def;
-	int64_t ret;
-	long nr;
-
-	switch (pr->role) {
-	case PR_MMAP: nr = 9; ret = (int64_t)retval; break;
-	case PR_MUNMAP: nr = 11; ret = (int32_t)retval; break;
-	case PR_MREMAP: nr = 25; ret = (int64_t)retval; break;
-	default:
-		/* brk() returns 0 or -1; the syscall returns the new break */
-		nr = 12;
-		ret = (int64_t)((int32_t)retval == 0 && args[0] ? args[0] : old_brk);
-		break;
-	}
-	def = syscall_lookup(ABI_X86_64, nr);
-	if (!def)
-		return;
-	syscall_fill_event(ev, def, ABI_X86_64, args, ret, old_brk);
-	if (pr->role == PR_BRK && !ev->failed && ret)
-		tcp->proc->brk = (uint64_t)ret;
 }
 
 void alloc_hit_return(struct thread *tcp, const struct probe *pr, const arch_regs_t *regs,
@@ -165,10 +209,11 @@ void alloc_hit_return(struct thread *tcp, const struct probe *pr, const arch_reg
 	}
 	if (c->nested)
 		return;
-	source_event_init(&ev, tcp);
 	if (pr->role >= PR_MMAP) {
-		wrapper_event(tcp, pr, c->args, c->old_brk, h->retval, &ev);
+		if (!wrapper_event(tcp, c, h->retval, &ev))
+			return;
 	} else {
+		source_event_init(&ev, tcp);
 		if (pr->role == PR_POSIX_MEMALIGN && (int32_t)h->retval == 0)
 			read_word(tcp, c->args[0], &word);
 		if (!probe_fill_event(pr, c->args, h->retval, word, &ev))

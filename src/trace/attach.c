@@ -318,10 +318,10 @@ static int scratch_allowed(struct proc *p, char *buf, size_t size)
 void attach_refuse_probes(const struct trace_config *cfg, const struct procs *pt,
 			  struct proc *p, const char *why, int at_attach)
 {
-	int wrappers = !strcmp(syscall_source, "breakpoints") && (cfg->events & EV_SYSCALLS);
+	int wrappers = !strcmp(syscall_source, "breakpoints") && (cfg->events & EV_SYSCALL_STOPS);
 	int allocs = (events_to_trace() & EV_BREAKPOINT) != 0;
 
-	if (allocs && at_attach && !(cfg->events & EV_SYSCALLS))
+	if (allocs && at_attach && !(cfg->events & EV_SYSCALL_STOPS))
 		error_msg_and_die("cannot probe allocator functions in process %d (%s): %s",
 				  p->pid, p->rec->comm, why);
 	if (allocs)

@@ -50,7 +50,7 @@ unsigned long tracer_ptrace_options(void)
 
 void tracer_init(const struct trace_config *cfg)
 {
-	int wrappers = cfg->syscalls == SYSCALLS_BREAKPOINTS && (cfg->events & EV_SYSCALLS);
+	int wrappers = cfg->syscalls == SYSCALLS_BREAKPOINTS && (cfg->events & EV_SYSCALL_STOPS);
 
 	tr.cfg = cfg;
 	procs_init(&tr.procs);

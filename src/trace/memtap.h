@@ -131,6 +131,19 @@ void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
 		   const struct syscall_def *def);
 void syscall_exit(struct thread *tcp, const arch_regs_t *regs);
 /*
+ * The two halves of a call of def whose arguments are in tcp->sc_args
+ * (tcp->sc_abi, tcp->sc_old_brk set), for syscall stops and for libc's
+ * wrappers alike.  syscall_capture(), at entry: what the call will
+ * change, read from /proc while it has not run (mprotect's and
+ * madvise's weights, the account's parts) into tcp->sc_weight, sc_data
+ * and sc_resident.  syscall_complete(), at the return with the kernel's
+ * result ret: 1 with ev filled for the sink (and the break noted), or
+ * 0 when the call is no event of a selected kind.
+ */
+void syscall_capture(struct thread *tcp, const struct syscall_def *def);
+int syscall_complete(struct thread *tcp, const struct syscall_def *def, int64_t ret,
+		     struct event *ev);
+/*
  * PTRACE_SYSCALL mode, at a syscall-entry stop of def: is the call
  * wanted, for an event of events_to_trace() or as a mapping of code?
  */

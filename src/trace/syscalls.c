@@ -108,6 +108,11 @@ void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
 	if (def->id == SC_BRK && !tcp->proc->brk && tcp->sc_args[0])
 		tcp->proc->brk = procfs_heap_end(tcp->proc->pid);
 	tcp->sc_old_brk = tcp->proc->brk;
+	syscall_capture(tcp, def);
+}
+
+void syscall_capture(struct thread *tcp, const struct syscall_def *def)
+{
 	tcp->sc_weight = tcp->sc_data = tcp->sc_resident = 0;
 	if (!selected(def) || !syscall_args_relevant(def, tcp->sc_args))
 		return;
@@ -298,6 +303,22 @@ static void account_fill(struct event *ev, const struct syscall_def *def,
 	}
 }
 
+int syscall_complete(struct thread *tcp, const struct syscall_def *def, int64_t ret,
+		     struct event *ev)
+{
+	if (!selected(def) || !syscall_args_relevant(def, tcp->sc_args))
+		return 0;
+	source_event_init(ev, tcp);
+	syscall_fill_event(ev, def, tcp->sc_abi, tcp->sc_args, ret, tcp->sc_old_brk);
+	if (!ev->failed && (def->id == SC_MPROTECT || def->id == SC_MADVISE))
+		ev->size = tcp->sc_weight;
+	if (!ev->failed && account_wanted())
+		account_fill(ev, def, tcp);
+	if (def->kind == EV_BRK)
+		tcp->proc->brk = (uint64_t)ret;
+	return 1;
+}
+
 void syscall_exit(struct thread *tcp, const arch_regs_t *regs)
 {
 	int64_t ret = arch_syscall_ret(regs, tcp->sc_abi);
@@ -310,15 +331,7 @@ void syscall_exit(struct thread *tcp, const arch_regs_t *regs)
 	if (tcp->sc_abi == ABI_I386 && !is_error(ret))
 		ret = (uint32_t)ret;	/* a 32-bit address, not a negative number */
 
-	if (selected(def) && syscall_args_relevant(def, tcp->sc_args)) {
-		source_event_init(&ev, tcp);
-		syscall_fill_event(&ev, def, tcp->sc_abi, tcp->sc_args, ret, tcp->sc_old_brk);
-		if (!ev.failed && (def->id == SC_MPROTECT || def->id == SC_MADVISE))
-			ev.size = tcp->sc_weight;
-		if (!ev.failed && account_wanted())
-			account_fill(&ev, def, tcp);
-		if (def->kind == EV_BRK)
-			tcp->proc->brk = (uint64_t)ret;
+	if (syscall_complete(tcp, def, ret, &ev)) {
 		source_emit(tcp, &ev, regs);
 	} else {
 		/* stopped at for its code only: no event */
