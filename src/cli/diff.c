@@ -51,7 +51,6 @@ enum {
 	OPT_WIDTH,
 };
 
-
 int diff_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {

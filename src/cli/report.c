@@ -51,7 +51,6 @@ enum {
 	OPT_WEIGHT,
 };
 
-
 int report_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
