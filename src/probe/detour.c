@@ -377,6 +377,12 @@ int detour_in_stubs(const struct detour_set *ds, uint64_t addr)
 	return ds && ds->base && addr >= ds->base && addr < ds->base + DT_CODE_SIZE;
 }
 
+uint64_t detour_stubs(const struct detour_set *ds, uint64_t *len)
+{
+	*len = DT_CODE_SIZE;
+	return ds ? ds->base : 0;
+}
+
 int detour_nested(const struct detour_set *ds, uint64_t addr)
 {
 	if (detour_in_stubs(ds, addr))
