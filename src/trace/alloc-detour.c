@@ -153,6 +153,12 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 		return NULL;
 	}
 	ad->ring = ring_add(tcp->proc, ad->set);
+	{
+		/* stacks taken while a stub's function runs go through its frame */
+		uint64_t len, base = detour_stubs(ad->set, &len);
+
+		sink_proc_add_stubs(tcp->proc->rec, base, len, detour_stub_frame);
+	}
 	/* every thread is stopped (or tcp is the only one) */
 	{
 		struct thread *t;
