@@ -46,6 +46,7 @@
 #include "linux/memio.h"
 #include "linux/procfs.h"
 #include "probe/remote.h"
+#include "probe/remote-tramp.h"
 #include "probe/sandbox.h"
 
 #ifndef PTRACE_EVENT_STOP
@@ -286,9 +287,155 @@ static int block_signals(pid_t tid, uint64_t *saved)
 	return 1;
 }
 
+/*
+ * Is there a trampoline for tid's process (remote-tramp.c) from which
+ * its seccomp filters let both its syscalls run, and is the signal mask
+ * readable (PTRACE_GETSIGMASK)?
+ */
+static int tramp_usable(pid_t tid, long nr, const uint64_t args[6], uint64_t *at, pid_t *pid)
+{
+	const uint64_t mask_args[6] = { SIG_SETMASK, 0, 0, 8, 0, 0 };
+	struct sandbox_verdict v;
+	uint64_t insn, mask;
+
+	siginfo_t si;
+
+	if (!remote_tramp_find(tid, pid, at) || !feature_has(F_GETSIGMASK) ||
+	    ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(mask), &mask) < 0)
+		return 0;
+	/* a signal's stop (but an int3's) would become an interrupt stop: its signal lost */
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0L, &si) < 0 || si.si_signo != SIGTRAP)
+		return 0;
+	insn = *at;
+	if (!remote_may_inject(tid, &insn, nr, args, &v) || insn != *at)
+		return 0;
+	insn = *at + 2;	/* not the same instruction, the same mapping */
+	return remote_may_inject(tid, &insn, SYS_rt_sigprocmask, mask_args, &v);
+}
+
+/*
+ * tid at a syscall-exit stop, its registers its own again: on to a
+ * PTRACE_EVENT_STOP before it runs an instruction (signals that come
+ * first are held).  0 or -errno (-ESRCH: reaped, see res).
+ */
+static int interrupt_stop(pid_t tid, struct held_signals *held, struct remote_result *res)
+{
+	int status;
+
+	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) < 0)
+		return -errno;
+	for (;;) {
+		if (ptrace(PTRACE_CONT, tid, 0L, 0L) < 0)
+			return -errno;
+		while (waitpid(tid, &status, __WALL) < 0)
+			if (errno != EINTR)
+				return -errno;
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			res->reaped = 1;
+			res->status = status;
+			return -ESRCH;
+		}
+		if ((unsigned)status >> 16 == PTRACE_EVENT_STOP)
+			return 0;
+		if ((unsigned)status >> 16 == PTRACE_EVENT_EXIT)
+			return -ESRCH;
+		if (!((unsigned)status >> 16) && WSTOPSIG(status) != (SIGTRAP | 0x80))
+			hold_signal(held, tid, WSTOPSIG(status));
+	}
+}
+
+/*
+ * remote_syscall() through the trampoline at at: the registers point
+ * there before the mask is changed, and come back after it is restored,
+ * so that the thread, left alone at any moment, restores both itself.
+ */
+static int tramp_syscall(pid_t tid, pid_t pid, uint64_t at, long nr, const uint64_t args[6],
+			 const arch_regs_t *saved, struct remote_result *res)
+{
+	struct held_signals held = { .n = 0 };
+	arch_regs_t regs = *saved;
+	uint64_t saved_mask = 0;
+	int status, err, masked = 0, exits = 0;
+
+	if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(saved_mask), &saved_mask) < 0)
+		return -errno;
+	if ((err = remote_tramp_block(pid, tid, at, saved, saved_mask)) < 0)
+		return err;
+	regs.rip = at;
+	regs.rax = (uint64_t)nr;
+	regs.orig_rax = (uint64_t)-1;
+	regs.rdi = args[0];
+	regs.rsi = args[1];
+	regs.rdx = args[2];
+	regs.r10 = args[3];
+	regs.r8 = args[4];
+	regs.r9 = args[5];
+	if (ptrace(PTRACE_SETREGS, tid, 0L, &regs) < 0)
+		return -errno;
+	masked = block_signals(tid, &saved_mask);
+	if (masked < 0) {
+		err = masked;
+		masked = 0;
+		goto restore;
+	}
+	while (exits < 2) {
+		int sig;
+
+		if (ptrace(PTRACE_SYSCALL, tid, 0L, 0L) < 0) {
+			err = -errno;
+			goto restore;
+		}
+		while (waitpid(tid, &status, __WALL) < 0) {
+			if (errno != EINTR) {
+				err = -errno;
+				goto restore;
+			}
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			res->reaped = 1;
+			res->status = status;
+			return -ESRCH;
+		}
+		sig = WSTOPSIG(status);
+		if ((unsigned)status >> 16 == PTRACE_EVENT_EXIT)
+			return -ESRCH;	/* killed: its death follows */
+		if ((unsigned)status >> 16)
+			continue;	/* our own seccomp stop, an interrupt */
+		if (sig == (SIGTRAP | 0x80)) {
+			exits++;	/* the syscall's entry, then its exit */
+			continue;
+		}
+		/* SIGSTOP (never blocked), or any signal when none is */
+		if (sig != SIGTRAP)
+			hold_signal(&held, tid, sig);
+	}
+	if (ptrace(PTRACE_GETREGS, tid, 0L, &regs) < 0) {
+		err = -errno;
+		goto restore;
+	}
+	if (regs.rip != at + 2) {
+		err = -EIO;
+		goto restore;
+	}
+	res->ret = (int64_t)regs.rax;
+restore:
+	if (masked && ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(saved_mask),
+			     &saved_mask) < 0 && !err)
+		err = -errno;
+	if (ptrace(PTRACE_SETREGS, tid, 0L, saved) < 0 && !err)
+		err = -errno;
+	/* from the syscall-exit stop to an interrupt stop, as the caller expects */
+	if (exits == 2 && !err)
+		err = interrupt_stop(tid, &held, res);
+	requeue_signals(&held, tid);
+	return err;
+}
+
 int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 		   struct remote_result *res)
 {
+	uint64_t tp;
+	pid_t tpid;
 	arch_regs_t saved, regs;
 	uint64_t saved_mask = 0;
 	struct held_signals held;
@@ -309,6 +456,8 @@ int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 	}
 	if (ptrace(PTRACE_GETREGS, tid, 0L, &saved) < 0)
 		return -errno;
+	if (tramp_usable(tid, nr, args, &tp, &tpid))
+		return tramp_syscall(tid, tpid, tp, nr, args, &saved, res);
 
 	regs = saved;
 	regs.rip = insn;
