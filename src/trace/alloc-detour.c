@@ -283,6 +283,18 @@ void alloc_detours_forget(struct alloc_detours *ad, uint64_t addr)
 		detour_forget(ad->set, addr);
 }
 
+void alloc_detours_vfork(struct alloc_detours *ad, pid_t tid, struct proc *child)
+{
+	if (ad && ad->ring)
+		ring_vfork(ad->ring, tid, child);
+}
+
+void alloc_detours_vfork_end(struct alloc_detours *ad, struct proc *child)
+{
+	if (ad && ad->ring)
+		ring_vfork_end(ad->ring, child);
+}
+
 void alloc_detours_drain(struct alloc_detours *ad)
 {
 	if (!ad || !ad->ring)
