@@ -314,6 +314,41 @@ static int tramp_usable(pid_t tid, long nr, const uint64_t args[6], uint64_t *at
 }
 
 /*
+ * Resume tid with request (PTRACE_SINGLESTEP, PTRACE_SYSCALL,
+ * PTRACE_CONT) and wait for its next stop, into *status.  0, -ESRCH
+ * (dead and reaped: res says so; or at its exit event: its death
+ * follows), or another -errno.
+ */
+static int resume_wait(pid_t tid, int request, int *status, struct remote_result *res)
+{
+	if (ptrace(request, tid, 0L, 0L) < 0)
+		return -errno;
+	while (waitpid(tid, status, __WALL) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(*status) || WIFSIGNALED(*status)) {
+		res->reaped = 1;
+		res->status = *status;
+		return -ESRCH;
+	}
+	return (unsigned)*status >> 16 == PTRACE_EVENT_EXIT ? -ESRCH : 0;
+}
+
+/* The registers of syscall nr from the instruction at insn, the others from *regs. */
+static void call_regs(arch_regs_t *regs, uint64_t insn, long nr, const uint64_t args[6])
+{
+	regs->rip = insn;
+	regs->rax = (uint64_t)nr;
+	regs->orig_rax = (uint64_t)-1;
+	regs->rdi = args[0];
+	regs->rsi = args[1];
+	regs->rdx = args[2];
+	regs->r10 = args[3];
+	regs->r8 = args[4];
+	regs->r9 = args[5];
+}
+
+/*
  * tid at a syscall-exit stop, its registers its own again: on to a
  * PTRACE_EVENT_STOP before it runs an instruction (signals that come
  * first are held).  0 or -errno (-ESRCH: reaped, see res).
@@ -325,20 +360,12 @@ static int interrupt_stop(pid_t tid, struct held_signals *held, struct remote_re
 	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) < 0)
 		return -errno;
 	for (;;) {
-		if (ptrace(PTRACE_CONT, tid, 0L, 0L) < 0)
-			return -errno;
-		while (waitpid(tid, &status, __WALL) < 0)
-			if (errno != EINTR)
-				return -errno;
-		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			res->reaped = 1;
-			res->status = status;
-			return -ESRCH;
-		}
+		int err = resume_wait(tid, PTRACE_CONT, &status, res);
+
+		if (err < 0)
+			return err;
 		if ((unsigned)status >> 16 == PTRACE_EVENT_STOP)
 			return 0;
-		if ((unsigned)status >> 16 == PTRACE_EVENT_EXIT)
-			return -ESRCH;
 		if (!((unsigned)status >> 16) && WSTOPSIG(status) != (SIGTRAP | 0x80))
 			hold_signal(held, tid, WSTOPSIG(status));
 	}
@@ -361,15 +388,7 @@ static int tramp_syscall(pid_t tid, pid_t pid, uint64_t at, long nr, const uint6
 		return -errno;
 	if ((err = remote_tramp_block(pid, tid, at, saved, saved_mask)) < 0)
 		return err;
-	regs.rip = at;
-	regs.rax = (uint64_t)nr;
-	regs.orig_rax = (uint64_t)-1;
-	regs.rdi = args[0];
-	regs.rsi = args[1];
-	regs.rdx = args[2];
-	regs.r10 = args[3];
-	regs.r8 = args[4];
-	regs.r9 = args[5];
+	call_regs(&regs, at, nr, args);
 	if (ptrace(PTRACE_SETREGS, tid, 0L, &regs) < 0)
 		return -errno;
 	masked = block_signals(tid, &saved_mask);
@@ -381,24 +400,11 @@ static int tramp_syscall(pid_t tid, pid_t pid, uint64_t at, long nr, const uint6
 	while (exits < 2) {
 		int sig;
 
-		if (ptrace(PTRACE_SYSCALL, tid, 0L, 0L) < 0) {
-			err = -errno;
+		if ((err = resume_wait(tid, PTRACE_SYSCALL, &status, res)) == -ESRCH)
+			return err;
+		if (err < 0)
 			goto restore;
-		}
-		while (waitpid(tid, &status, __WALL) < 0) {
-			if (errno != EINTR) {
-				err = -errno;
-				goto restore;
-			}
-		}
-		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			res->reaped = 1;
-			res->status = status;
-			return -ESRCH;
-		}
 		sig = WSTOPSIG(status);
-		if ((unsigned)status >> 16 == PTRACE_EVENT_EXIT)
-			return -ESRCH;	/* killed: its death follows */
 		if ((unsigned)status >> 16)
 			continue;	/* our own seccomp stop, an interrupt */
 		if (sig == (SIGTRAP | 0x80)) {
@@ -460,15 +466,7 @@ int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 		return tramp_syscall(tid, tpid, tp, nr, args, &saved, res);
 
 	regs = saved;
-	regs.rip = insn;
-	regs.rax = (uint64_t)nr;
-	regs.orig_rax = (uint64_t)-1;
-	regs.rdi = args[0];
-	regs.rsi = args[1];
-	regs.rdx = args[2];
-	regs.r10 = args[3];
-	regs.r8 = args[4];
-	regs.r9 = args[5];
+	call_regs(&regs, insn, nr, args);
 	masked = block_signals(tid, &saved_mask);
 	if (masked < 0)
 		return masked;
@@ -479,25 +477,12 @@ int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 	for (;;) {
 		int sig, event;
 
-		if (ptrace(PTRACE_SINGLESTEP, tid, 0L, 0L) < 0) {
-			err = -errno;
+		if ((err = resume_wait(tid, PTRACE_SINGLESTEP, &status, res)) == -ESRCH)
+			return err;
+		if (err < 0)
 			goto restore;
-		}
-		while (waitpid(tid, &status, __WALL) < 0) {
-			if (errno != EINTR) {
-				err = -errno;
-				goto restore;
-			}
-		}
-		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			res->reaped = 1;
-			res->status = status;
-			return -ESRCH;
-		}
 		sig = WSTOPSIG(status);
 		event = (unsigned)status >> 16;
-		if (event == PTRACE_EVENT_EXIT)
-			return -ESRCH;	/* killed: its death follows */
 		if (event)
 			continue;	/* our own seccomp stop, an interrupt */
 		if (sig == (SIGTRAP | 0x80))
