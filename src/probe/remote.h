@@ -15,8 +15,11 @@
  * 3.11: blocks none, and signals dequeued meanwhile are queued again
  * afterwards, see remote.c), points rip at an existing `syscall`
  * instruction (the vdso has several; no byte of the target is written),
- * single-steps it, then puts registers and mask back: on return the
- * thread is in the same stop as before, with the same registers.
+ * runs it to its syscall-exit stop (PTRACE_SYSCALL; from the stop of
+ * another signal than SIGTRAP, or without PTRACE_SEIZE, single-steps
+ * it), then puts registers and mask back: on return the thread is in a
+ * stop on its way back to user mode again (a SIGTRAP's stop becomes a
+ * PTRACE_EVENT_STOP), with the same registers.
  *
  * remote_syscall() waits for the thread with waitpid(tid, __WALL), so it
  * must be called from the tracer's own thread, between two waitpid(-1)
