@@ -28,10 +28,8 @@ int main(int argc, char **argv)
 	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 5;
 
 	if (argc > 1 && !strcmp(argv[1], "-"))
-		return 0;
-	if (n > 256)
-		n = 256;
-	for (unsigned long i = 0; i < n; i++)
+		return 0;	/* the image after the exec */
+	for (unsigned long i = 0; i < n && i < 256; i++)
 		keep[i] = exec_site(1000 + i);
 	execl("/proc/self/exe", argv[0], "-", (char *)NULL);
 	perror("execl");
