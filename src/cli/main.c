@@ -567,8 +567,11 @@ int main(int argc, char **argv)
 	mode = opt.syscalls;
 	if (mode == SYSCALLS_AUTO)
 		mode = opt.argv ? SYSCALLS_SECCOMP : SYSCALLS_BREAKPOINTS;
-	if (!(opt.events & EV_SYSCALL_STOPS) && mode != SYSCALLS_BREAKPOINTS)
+	if (!(opt.events & EV_SYSCALL_STOPS) && mode != SYSCALLS_BREAKPOINTS &&
+	    !(mode == SYSCALLS_SECCOMP && opt.argv && (opt.events & EV_ALLOC) &&
+	      opt.probes != PROBES_INT3 && seccomp_filter_available() && feature_has(F_EXITKILL)))
 		mode = SYSCALLS_BREAKPOINTS;	/* nothing to stop syscalls for */
+	/* else in-target probes: a filter that stops at execve, to read them first */
 	if (mode == SYSCALLS_SECCOMP && !seccomp_filter_available()) {
 		if (opt.syscalls == SYSCALLS_SECCOMP)
 			error_msg_and_die("--syscalls=seccomp: this kernel has no seccomp filter "

@@ -34,6 +34,11 @@
 
 #define MAX_FUNC_READ 65536
 
+/* The last slots hold the trampoline of injected syscalls (remote.h). */
+#define TRAMP_SLOTS ((REMOTE_TRAMP_SIZE + DT_SLOT_SIZE - 1) / DT_SLOT_SIZE)
+#define PROBE_SLOTS (DT_NSLOTS - TRAMP_SLOTS)
+#define TRAMP_OFF (DT_CODE_SIZE - TRAMP_SLOTS * DT_SLOT_SIZE)
+
 extern const uint8_t dt_template[], dt_template_end[], dt_common_result[],
 	dt_common_entry[];
 
@@ -55,6 +60,7 @@ struct detour_set {
 	uint64_t commit, ring, rec_size, ring_len;
 	uint64_t head0, dropped0;	/* a reused mapping's HEAD and DROPPED */
 	int reused;
+	int tramp;		/* the trampoline of injected syscalls is set */
 	uint64_t syscall_insn;
 	struct dt_site sites[DT_NSLOTS];
 	size_t nslots;		/* slots used (forgotten ones included) */
@@ -73,7 +79,32 @@ struct detour_set *detour_set_new(pid_t pid, const struct detour_config *cfg)
 
 void detour_set_free(struct detour_set *ds)
 {
+	if (ds && ds->tramp)
+		remote_tramp_clear(ds->pid);
 	free(ds);
+}
+
+/*
+ * The trampoline of injected syscalls into the code mapping at base,
+ * then used for the process's next ones: a memtap killed during one
+ * no longer harms the thread (remote.h).
+ */
+static void tramp_install(struct detour_set *ds, pid_t tid, uint64_t base)
+{
+	uint8_t code[REMOTE_TRAMP_SIZE];
+
+	if (!remote_tramp_code(base + TRAMP_OFF, code, sizeof(code)) ||
+	    memio_write(ds->pid, tid, base + TRAMP_OFF, code, sizeof(code)) < 0)
+		return;
+	remote_tramp_set(ds->pid, base + TRAMP_OFF);
+	ds->tramp = 1;
+}
+
+static void tramp_remove(struct detour_set *ds)
+{
+	if (ds->tramp)
+		remote_tramp_clear(ds->pid);
+	ds->tramp = 0;
 }
 
 int detour_installed(const struct detour_set *ds)
@@ -278,6 +309,8 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		ds->base = 0;
 		return -EPERM;
 	}
+	if (ds->base)
+		tramp_install(ds, tid, ds->base);
 	for (int tries = 0; tries < 4 && !ds->base; tries++) {
 		if (procfs_read_maps(ds->pid, &maps, &n) < 0)
 			return -errno;
@@ -292,9 +325,11 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 			continue;
 		if (got < 0)
 			return (int)got;
+		tramp_install(ds, tid, hole);
 		got = map_at(ds, tid, hole + DT_CODE_SIZE, DT_MAP_SIZE - DT_CODE_SIZE,
 			     PROT_READ | PROT_WRITE);
 		if (got < 0) {
+			tramp_remove(ds);	/* never run from memory being unmapped */
 			remote_munmap(tid, ds->syscall_insn, hole, DT_CODE_SIZE, &res);
 			if (got == -EEXIST)
 				continue;
@@ -342,8 +377,10 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		  ds->cfg.nrec, ds->rec_size, tid_off ? "from the TCB" : "by gettid");
 	return 0;
 fail:
-	if (!ds->reused)
+	if (!ds->reused) {
+		tramp_remove(ds);
 		remote_munmap(tid, ds->syscall_insn, ds->base, DT_MAP_SIZE, &res);
+	}
 	ds->base = 0;
 	return err;
 }
@@ -375,6 +412,12 @@ uint64_t detour_slot_func(const struct detour_set *ds, uint64_t desc)
 int detour_in_stubs(const struct detour_set *ds, uint64_t addr)
 {
 	return ds && ds->base && addr >= ds->base && addr < ds->base + DT_CODE_SIZE;
+}
+
+uint64_t detour_stubs(const struct detour_set *ds, uint64_t *len)
+{
+	*len = DT_CODE_SIZE;
+	return ds ? ds->base : 0;
 }
 
 int detour_nested(const struct detour_set *ds, uint64_t addr)
@@ -492,7 +535,7 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		return -ENOTSUP;
 	if (detour_at(ds, addr))
 		return -EEXIST;
-	if (ds->nslots == DT_NSLOTS)
+	if (ds->nslots == PROBE_SLOTS)
 		return -ENOSPC;
 	if (len > MAX_FUNC_READ)
 		len = MAX_FUNC_READ;
@@ -519,7 +562,7 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 
 		if (adopt)
 			ds->nslots = (size_t)(adopt - ds->base - DT_TEMPLATE_MAX) / DT_SLOT_SIZE;
-		if (ds->nslots == DT_NSLOTS)
+		if (ds->nslots == PROBE_SLOTS)
 			return -ENOSPC;
 		slot = ds->base + DT_TEMPLATE_MAX + ds->nslots * DT_SLOT_SIZE;
 		if (!detour_in_reach(&p, slot)) {

@@ -17,12 +17,21 @@
  *      orig_rax = -1: the stop may have interrupted a syscall (rax is
  *      then -ERESTARTSYS), and orig_rax >= 0 would make the kernel
  *      "restart" it over our registers;
- *   5. PTRACE_SINGLESTEP until the step trap after the instruction
- *      (a seccomp stop for our own syscall is stepped through; SIGSTOP,
- *      which cannot be blocked, is suppressed now and queued again at
- *      the end);
- *   6. read rax, put the registers and the mask back.  Restoring orig_rax
- *      and rax also restores a pending restart of an interrupted syscall.
+ *   5. PTRACE_SYSCALL to the syscall's entry stop, then its exit stop
+ *      (SIGTRAP | 0x80, or a plain SIGTRAP for a tracer without
+ *      PTRACE_O_TRACESYSGOOD; a seccomp stop for our own syscall is
+ *      passed; SIGSTOP, which cannot be blocked, is suppressed now and
+ *      queued again at the end);
+ *   6. read rax, put the registers and the mask back, and go from the
+ *      exit stop to an interrupt stop (PTRACE_INTERRUPT), on the way out
+ *      of which the kernel restarts a syscall that the first stop had
+ *      interrupted (restoring orig_rax and rax restores the restart).
+ *
+ * Step 5 needs PTRACE_SEIZE and a SIGTRAP's stop (that of another
+ * signal must stay one, for the caller to hand the signal on): else the
+ * instruction is single-stepped (PTRACE_SINGLESTEP to the step trap
+ * after it), and a memtap killed then leaves the trap flag set: the
+ * thread dies of SIGTRAP.
  */
 #include "config.h"
 
@@ -46,6 +55,7 @@
 #include "linux/memio.h"
 #include "linux/procfs.h"
 #include "probe/remote.h"
+#include "probe/remote-tramp.h"
 #include "probe/sandbox.h"
 
 #ifndef PTRACE_EVENT_STOP
@@ -286,9 +296,216 @@ static int block_signals(pid_t tid, uint64_t *saved)
 	return 1;
 }
 
+/*
+ * Can tid's syscall be driven by syscall stops (PTRACE_SYSCALL) rather
+ * than single steps, ending in an interrupt stop (PTRACE_INTERRUPT:
+ * seized)?  Only from a SIGTRAP's stop (an int3's, a step's, an
+ * interrupt stop): that of another signal would become an interrupt
+ * stop, and the signal the caller hands on at the resume be lost.
+ */
+static int drivable(pid_t tid)
+{
+	siginfo_t si;
+
+	return feature_has(F_SEIZE) && ptrace(PTRACE_GETSIGINFO, tid, 0L, &si) == 0 &&
+	       si.si_signo == SIGTRAP;
+}
+
+/*
+ * Is there a trampoline for tid's process (remote-tramp.c) from which
+ * its seccomp filters let both its syscalls run, and is the signal mask
+ * readable (PTRACE_GETSIGMASK)?
+ */
+static int tramp_usable(pid_t tid, long nr, const uint64_t args[6], uint64_t *at, pid_t *pid)
+{
+	const uint64_t mask_args[6] = { SIG_SETMASK, 0, 0, 8, 0, 0 };
+	struct sandbox_verdict v;
+	uint64_t insn, mask;
+
+	if (!remote_tramp_find(tid, pid, at) || !feature_has(F_GETSIGMASK) ||
+	    ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(mask), &mask) < 0)
+		return 0;
+	insn = *at;
+	if (!remote_may_inject(tid, &insn, nr, args, &v) || insn != *at)
+		return 0;
+	insn = *at + 2;	/* not the same instruction, the same mapping */
+	return remote_may_inject(tid, &insn, SYS_rt_sigprocmask, mask_args, &v);
+}
+
+/*
+ * A SIGTRAP stop of a syscall: SIGTRAP | 0x80 with PTRACE_O_TRACESYSGOOD,
+ * else a plain SIGTRAP whose si_code says so.
+ */
+static int syscall_trap(pid_t tid, int sig)
+{
+	siginfo_t si;
+
+	if (sig == (SIGTRAP | 0x80))
+		return 1;
+	return sig == SIGTRAP && ptrace(PTRACE_GETSIGINFO, tid, 0L, &si) == 0 &&
+	       si.si_code == SIGTRAP;
+}
+
+/* A fault of the thread's own (not a kill()ed SIGSEGV, say). */
+static int fault_signal(pid_t tid, int sig)
+{
+	siginfo_t si;
+
+	if (sig != SIGSEGV && sig != SIGILL && sig != SIGBUS && sig != SIGFPE)
+		return 0;
+	return ptrace(PTRACE_GETSIGINFO, tid, 0L, &si) < 0 || si.si_code > 0;
+}
+
+/*
+ * Resume tid with request (PTRACE_SINGLESTEP, PTRACE_SYSCALL,
+ * PTRACE_CONT) and wait for its next stop, into *status.  0, -ESRCH
+ * (dead and reaped: res says so; or at its exit event: its death
+ * follows), or another -errno.
+ */
+static int resume_wait(pid_t tid, int request, int *status, struct remote_result *res)
+{
+	if (ptrace(request, tid, 0L, 0L) < 0)
+		return -errno;
+	while (waitpid(tid, status, __WALL) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(*status) || WIFSIGNALED(*status)) {
+		res->reaped = 1;
+		res->status = *status;
+		return -ESRCH;
+	}
+	return (unsigned)*status >> 16 == PTRACE_EVENT_EXIT ? -ESRCH : 0;
+}
+
+/* The registers of syscall nr from the instruction at insn, the others from *regs. */
+static void call_regs(arch_regs_t *regs, uint64_t insn, long nr, const uint64_t args[6])
+{
+	regs->rip = insn;
+	regs->rax = (uint64_t)nr;
+	regs->orig_rax = (uint64_t)-1;
+	regs->rdi = args[0];
+	regs->rsi = args[1];
+	regs->rdx = args[2];
+	regs->r10 = args[3];
+	regs->r8 = args[4];
+	regs->r9 = args[5];
+}
+
+/*
+ * tid at a syscall-exit stop, its registers its own again: on to a
+ * PTRACE_EVENT_STOP before it runs an instruction (signals that come
+ * first are held).  0 or -errno (-ESRCH: reaped, see res).
+ */
+static int interrupt_stop(pid_t tid, struct held_signals *held, struct remote_result *res)
+{
+	int status;
+
+	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) < 0)
+		return -errno;
+	for (;;) {
+		int err = resume_wait(tid, PTRACE_CONT, &status, res);
+
+		if (err < 0)
+			return err;
+		if ((unsigned)status >> 16 == PTRACE_EVENT_STOP)
+			return 0;
+		if (!((unsigned)status >> 16) && !syscall_trap(tid, WSTOPSIG(status)))
+			hold_signal(held, tid, WSTOPSIG(status));
+	}
+}
+
+/*
+ * remote_syscall() driven by syscall stops, from insn; from the
+ * trampoline of pid when tramp (insn is its address): the registers
+ * point there before the mask is changed, and come back after it is
+ * restored, so that the thread, left alone at any moment, restores
+ * both itself.  Without one, a thread left alone between the syscall's
+ * entry and our restoring runs on with our registers.
+ */
+static int driven_syscall(pid_t tid, pid_t pid, int tramp, uint64_t insn, long nr,
+			  const uint64_t args[6], const arch_regs_t *saved,
+			  struct remote_result *res)
+{
+	struct held_signals held = { .n = 0 };
+	arch_regs_t regs = *saved;
+	uint64_t saved_mask = 0;
+	int status, err, masked = 0, stops = 0;
+
+	if (tramp) {
+		if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(saved_mask), &saved_mask) < 0)
+			return -errno;
+		if ((err = remote_tramp_block(pid, tid, insn, saved, saved_mask)) < 0)
+			return err;
+	}
+	call_regs(&regs, insn, nr, args);
+	if (ptrace(PTRACE_SETREGS, tid, 0L, &regs) < 0)
+		return -errno;
+	masked = block_signals(tid, &saved_mask);
+	if (masked < 0) {
+		err = masked;
+		masked = 0;
+		goto restore;
+	}
+	while (stops < 2) {
+		int sig;
+
+		if ((err = resume_wait(tid, PTRACE_SYSCALL, &status, res)) == -ESRCH)
+			return err;
+		if (err < 0)
+			goto restore;
+		sig = WSTOPSIG(status);
+		if ((unsigned)status >> 16)
+			continue;	/* our own seccomp stop, an interrupt */
+		if (syscall_trap(tid, sig)) {
+			stops++;	/* the syscall's entry, then its exit */
+			continue;
+		}
+		if (fault_signal(tid, sig)) {
+			/* at insn: no syscall instruction there; never run on after one */
+			if (ptrace(PTRACE_GETREGS, tid, 0L, &regs) < 0)
+				err = -errno;
+			else
+				err = regs.rip == insn ? -EFAULT : -EIO;
+			goto restore;
+		}
+		/* SIGSTOP (never blocked), or any signal when none is */
+		hold_signal(&held, tid, sig);
+	}
+	if (ptrace(PTRACE_GETREGS, tid, 0L, &regs) < 0) {
+		err = -errno;
+		goto restore;
+	}
+	if (regs.rip != insn + 2) {
+		err = -EIO;
+		goto restore;
+	}
+	res->ret = (int64_t)regs.rax;
+restore:
+	if (masked && ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(saved_mask),
+			     &saved_mask) < 0 && !err)
+		err = -errno;
+	if (ptrace(PTRACE_SETREGS, tid, 0L, saved) < 0 && !err)
+		err = -errno;
+	/*
+	 * From the syscall stop to an interrupt stop, as the caller expects;
+	 * on the way out of it, the kernel restarts the syscall the stop
+	 * interrupted, if any (from a syscall stop it would not).
+	 */
+	if (stops > 0) {
+		int e = interrupt_stop(tid, &held, res);
+
+		if (!err || e == -ESRCH)
+			err = e;
+	}
+	requeue_signals(&held, tid);
+	return err;
+}
+
 int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 		   struct remote_result *res)
 {
+	uint64_t tp;
+	pid_t tpid;
 	arch_regs_t saved, regs;
 	uint64_t saved_mask = 0;
 	struct held_signals held;
@@ -309,17 +526,16 @@ int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 	}
 	if (ptrace(PTRACE_GETREGS, tid, 0L, &saved) < 0)
 		return -errno;
+	if (drivable(tid)) {
+		if (tramp_usable(tid, nr, args, &tp, &tpid))
+			return driven_syscall(tid, tpid, 1, tp, nr, args, &saved, res);
+		return driven_syscall(tid, 0, 0, insn, nr, args, &saved, res);
+	}
+
+	/* else single steps: a memtap killed meanwhile leaves the trap flag set */
 
 	regs = saved;
-	regs.rip = insn;
-	regs.rax = (uint64_t)nr;
-	regs.orig_rax = (uint64_t)-1;
-	regs.rdi = args[0];
-	regs.rsi = args[1];
-	regs.rdx = args[2];
-	regs.r10 = args[3];
-	regs.r8 = args[4];
-	regs.r9 = args[5];
+	call_regs(&regs, insn, nr, args);
 	masked = block_signals(tid, &saved_mask);
 	if (masked < 0)
 		return masked;
@@ -330,25 +546,12 @@ int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 	for (;;) {
 		int sig, event;
 
-		if (ptrace(PTRACE_SINGLESTEP, tid, 0L, 0L) < 0) {
-			err = -errno;
+		if ((err = resume_wait(tid, PTRACE_SINGLESTEP, &status, res)) == -ESRCH)
+			return err;
+		if (err < 0)
 			goto restore;
-		}
-		while (waitpid(tid, &status, __WALL) < 0) {
-			if (errno != EINTR) {
-				err = -errno;
-				goto restore;
-			}
-		}
-		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			res->reaped = 1;
-			res->status = status;
-			return -ESRCH;
-		}
 		sig = WSTOPSIG(status);
 		event = (unsigned)status >> 16;
-		if (event == PTRACE_EVENT_EXIT)
-			return -ESRCH;	/* killed: its death follows */
 		if (event)
 			continue;	/* our own seccomp stop, an interrupt */
 		if (sig == (SIGTRAP | 0x80))

@@ -15,8 +15,11 @@
  * 3.11: blocks none, and signals dequeued meanwhile are queued again
  * afterwards, see remote.c), points rip at an existing `syscall`
  * instruction (the vdso has several; no byte of the target is written),
- * single-steps it, then puts registers and mask back: on return the
- * thread is in the same stop as before, with the same registers.
+ * runs it to its syscall-exit stop (PTRACE_SYSCALL; from the stop of
+ * another signal than SIGTRAP, or without PTRACE_SEIZE, single-steps
+ * it), then puts registers and mask back: on return the thread is in a
+ * stop on its way back to user mode again (a SIGTRAP's stop becomes a
+ * PTRACE_EVENT_STOP), with the same registers.
  *
  * remote_syscall() waits for the thread with waitpid(tid, __WALL), so it
  * must be called from the tracer's own thread, between two waitpid(-1)
@@ -81,6 +84,22 @@ int remote_may_inject(pid_t tid, uint64_t *insn, long nr, const uint64_t args[6]
  * mmap (...)"; NULL if it did not refuse.
  */
 const char *remote_refusal(void);
+
+/*
+ * A trampoline in the process (remote-tramp.c): REMOTE_TRAMP_SIZE bytes
+ * of executable memory of its own at at, written with the bytes of
+ * remote_tramp_code(at, ...) (0 when room is too small).  Once set for
+ * pid, remote_syscall() runs the syscalls of its threads from there
+ * (when their seccomp filters allow it; else as before): stopped at the
+ * syscall's exit (PTRACE_SYSCALL, no single step), so that a memtap
+ * killed at any moment of it leaves the thread to restore its own
+ * registers and signal mask and go on where it was.  _clear: the
+ * memory is gone (exec) or no longer memtap's to use.
+ */
+#define REMOTE_TRAMP_SIZE 320
+size_t remote_tramp_code(uint64_t at, uint8_t *code, size_t room);
+void remote_tramp_set(pid_t pid, uint64_t at);
+void remote_tramp_clear(pid_t pid);
 
 /* Convenience wrappers: the mapped address, or -errno as an int64_t. */
 int64_t remote_mmap(pid_t tid, uint64_t insn, uint64_t addr, uint64_t len,

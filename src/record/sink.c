@@ -118,12 +118,26 @@ void sink_proc_fork(struct sink_proc *child, const struct sink_proc *parent)
 	live_copy(child, parent);
 }
 
+void sink_proc_add_stubs(struct sink_proc *p, uint64_t start, uint64_t len, stub_frame_fn fn)
+{
+	if (start)
+		modules_add_stubs(proc_modules(p), start, len, fn);
+}
+
+void sink_proc_copy_stubs(struct sink_proc *child, struct sink_proc *parent)
+{
+	if (parent->modules && parent->modules->nstubs)
+		modules_copy_stubs(proc_modules(child), parent->modules);
+}
+
 void sink_proc_exec(struct sink_proc *p)
 {
 	maptrack_clear(p);
 	live_clear(p);
-	if (p->modules)
+	if (p->modules) {
 		modules_map_changed(p->modules);
+		modules_clear_stubs(p->modules);
+	}
 	if (p->unwinder) {
 		unwinder_free(p->unwinder);
 		p->unwinder = NULL;

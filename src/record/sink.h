@@ -29,6 +29,7 @@
 
 #include "linux/procfs.h"
 #include "record/event.h"
+#include "stack/modules.h"
 
 struct stack_snapshot;
 struct stack_table;
@@ -95,6 +96,13 @@ struct sink_proc *sink_procs(void);
  * unfollowed child gets none: nothing it frees would be seen.
  */
 void sink_proc_fork(struct sink_proc *child, const struct sink_proc *parent);
+/*
+ * The process has stubs whose frames fn knows at [start, start + len)
+ * (stack/modules.h: its unwinder steps over them) until its next exec;
+ * _copy: a fork or vfork child has its parent's.
+ */
+void sink_proc_add_stubs(struct sink_proc *p, uint64_t start, uint64_t len, stub_frame_fn fn);
+void sink_proc_copy_stubs(struct sink_proc *child, struct sink_proc *parent);
 /* A new image: held memory gone, the modules and unwinder start again. */
 void sink_proc_exec(struct sink_proc *sp);
 

@@ -281,6 +281,44 @@ void proc_modules_free(struct proc_modules *pm)
 	free(pm);
 }
 
+void modules_add_stubs(struct proc_modules *pm, uint64_t start, uint64_t len, stub_frame_fn fn)
+{
+	struct stub_range *r;
+
+	for (size_t i = 0; i < pm->nstubs; i++)
+		if (pm->stubs[i].start == start) {
+			pm->stubs[i].end = start + len;
+			pm->stubs[i].frame = fn;
+			return;
+		}
+	if (pm->nstubs == MODULES_MAX_STUBS)
+		return;
+	r = &pm->stubs[pm->nstubs++];
+	r->start = start;
+	r->end = start + len;
+	r->frame = fn;
+}
+
+void modules_clear_stubs(struct proc_modules *pm)
+{
+	pm->nstubs = 0;
+}
+
+const struct stub_range *modules_find_stubs(const struct proc_modules *pm, uint64_t pc)
+{
+	for (size_t i = 0; pm && i < pm->nstubs; i++)
+		if (pc >= pm->stubs[i].start && pc < pm->stubs[i].end)
+			return &pm->stubs[i];
+	return NULL;
+}
+
+void modules_copy_stubs(struct proc_modules *child, const struct proc_modules *parent)
+{
+	for (size_t i = 0; i < parent->nstubs; i++)
+		modules_add_stubs(child, parent->stubs[i].start,
+				  parent->stubs[i].end - parent->stubs[i].start, parent->stubs[i].frame);
+}
+
 /* Remember a mapping that holds no module's code (merged with the last). */
 static void other_add(struct proc_modules *pm, const struct procfs_map *mp)
 {

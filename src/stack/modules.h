@@ -76,6 +76,32 @@ struct module_range {
 	uint32_t module;
 };
 
+/*
+ * Code without CFI whose frames memtap knows: the in-target probes'
+ * stub mappings (probe/detour.h).  A stub_frame_fn gives the frame at a
+ * pc in [start, end) of process pid, with sp its stack pointer there:
+ * the caller's return address is at sp + ra_off, the caller's stack
+ * pointer sp + ra_off + 8, and each callee-saved register the code
+ * saved (rbx rbp r12 r13 r14 r15, in that order) is at sp + saved[i]
+ * (-1: the code left it alone).  0, or -1 when the pc has no known
+ * frame there.
+ */
+enum { STUB_RBX, STUB_RBP, STUB_R12, STUB_R13, STUB_R14, STUB_R15, STUB_NSAVED };
+
+struct stub_frame {
+	uint32_t ra_off;
+	int32_t saved[STUB_NSAVED];
+};
+
+typedef int (*stub_frame_fn)(pid_t pid, uint64_t start, uint64_t pc, struct stub_frame *f);
+
+struct stub_range {
+	uint64_t start, end;
+	stub_frame_fn frame;
+};
+
+#define MODULES_MAX_STUBS 4
+
 /* Mappings of the last read that hold no module's code. */
 struct other_range {
 	uint64_t start, end;
@@ -93,6 +119,8 @@ struct proc_modules {
 	size_t nother, other_cap;
 	uint64_t miss_cache[MODULES_MISS_CACHE];	/* 0 = empty */
 	int miss_budget;	/* re-reads a miss may still cause (this event) */
+	struct stub_range stubs[MODULES_MAX_STUBS];	/* modules_add_stubs() */
+	size_t nstubs;
 	uint64_t reads;		/* statistics: /proc/PID/maps reads */
 	uint64_t miss_reads;	/* of which caused by a miss */
 };
@@ -155,6 +183,18 @@ int modules_resolve(struct proc_modules *pm, uint64_t pc, uint32_t *module_id,
 
 /* The range holding pc, NULL if none (no re-read). */
 const struct module_range *modules_find_range(const struct proc_modules *pm, uint64_t pc);
+
+/*
+ * [start, start + len) holds stubs whose frames fn knows (see struct
+ * stub_frame); up to MODULES_MAX_STUBS ranges, the same range once.
+ * They stay until modules_clear_stubs() (a new image).
+ */
+void modules_add_stubs(struct proc_modules *pm, uint64_t start, uint64_t len, stub_frame_fn fn);
+void modules_clear_stubs(struct proc_modules *pm);
+/* The stub range holding pc, NULL if none (pm may be NULL). */
+const struct stub_range *modules_find_stubs(const struct proc_modules *pm, uint64_t pc);
+/* The stub ranges of parent, for a child that shares or copies its memory. */
+void modules_copy_stubs(struct proc_modules *child, const struct proc_modules *parent);
 
 /* Bumped each time a re-read changed the ranges. */
 static inline unsigned modules_version(const struct proc_modules *pm)

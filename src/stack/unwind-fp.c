@@ -15,6 +15,10 @@
  * leaf did push a frame, [%rsp] is the saved %rbp, a stack address,
  * and is ignored.
  *
+ * A return address into a stub of the in-target probes (no frame
+ * pointer there, a frame of known layout) is stepped over to the
+ * stub's caller (unwind_stub_step()).
+ *
  * Libraries built without frame pointers (Debian's glibc) break the
  * chain: %rbp may hold anything there.  The checks below stop the walk
  * at the first implausible link rather than report garbage.
@@ -56,37 +60,75 @@ static int is_code(const struct unwinder *uw, uint64_t addr)
 	return modules_find_range(uw->pm, addr) != NULL;
 }
 
+/*
+ * The frame at *pc, with *sp and *fp, in a stub (stack/modules.h): the
+ * caller's instead.  1 stepped, 0 no stub, -1 the walk ends there.
+ */
+static int fp_stub(struct unwinder *uw, const struct stack_snapshot *s, uint64_t *pc,
+		   uint64_t *sp, uint64_t *fp)
+{
+	arch_regs_t r = s->regs;
+	int k;
+
+	r.rip = *pc;
+	r.rsp = *sp;
+	r.rbp = *fp;
+	k = unwind_stub_step(uw, s, &r);
+	if (k > 0) {
+		*pc = r.rip;
+		*sp = r.rsp;
+		*fp = r.rbp;
+	}
+	return k;
+}
+
 static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		   uint64_t *pcs, int max_depth)
 {
 	struct fp_state *st = uw->priv;
 	uint64_t sp = arch_sp(&s->regs);
 	uint64_t fp = s->regs.rbp;
+	uint64_t pc = arch_pc(&s->regs);
 	uint64_t limit = sp + FP_MAX_STACK;
-	int n = 0;
+	int n = 0, k;
 
 	unwind_memcache_reset(&st->cache);
-	pcs[n++] = arch_pc(&s->regs);
-	if (n < max_depth && uw->pm) {
-		uint64_t w;
+	pcs[n++] = pc;
+	if ((k = fp_stub(uw, s, &pc, &sp, &fp)) < 0)
+		return n;
+	if (k > 0) {
+		/* stopped in a stub: on from its caller, in the middle of its code */
+		if (n < max_depth)
+			pcs[n++] = pc;
+	} else if (n < max_depth && uw->pm) {
+		uint64_t w, wsp = sp + 8;
 
-		if (stack_snapshot_read(s, sp, &w, sizeof(w)) == 0 && is_code(uw, w))
+		if (stack_snapshot_read(s, sp, &w, sizeof(w)) == 0 &&
+		    (k = fp_stub(uw, s, &w, &wsp, &fp)) >= 0 && (k > 0 || is_code(uw, w)))
 			pcs[n++] = w;
+		if (k < 0)
+			return n;
 	}
 	while (n < max_depth) {
-		uint64_t link[2];
+		uint64_t link[2], lsp;
 
 		if (fp < sp || fp >= limit || (fp & 7))
 			break;
 		if (unwind_memcache_read(&st->cache, s, fp, link, sizeof(link)) < 0)
 			break;
-		if (!is_code(uw, link[1]))
+		if (link[0] <= fp)
+			link[0] = 0;	/* the last link */
+		lsp = fp + 16;
+		/* a return into a stub: the stub's caller (the stubs keep %rbp) */
+		if ((k = fp_stub(uw, s, &link[1], &lsp, &link[0])) < 0)
+			break;
+		if (!k && !is_code(uw, link[1]))
 			break;
 		/* A leaf with a frame: [%rsp] was not taken, nothing to drop. */
 		pcs[n++] = link[1];
-		if (link[0] <= fp)
+		if (!link[0])
 			break;
-		sp = fp + 16;
+		sp = lsp;
 		fp = link[0];
 	}
 	return n;

@@ -32,6 +32,11 @@
  * register, no CFI) sends the whole walk to dwfl_getthread_frames().
  * The table is emptied when the process's mappings change.
  *
+ * Stubs (the in-target probes' code, stack/modules.h) have no CFI: both
+ * walks stop at a frame there, unwind_stub_step() gives the registers
+ * of its caller, and the walk goes on from them, the caller's return
+ * address less 1 as its pc (the call instruction's rule).
+ *
  * Compiled only with libdw (HAVE_LIBDW).
  */
 #include "config.h"
@@ -45,6 +50,7 @@
 #ifdef HAVE_LIBDW
 
 #include <dwarf.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -84,6 +90,9 @@ struct dw_state {
 	struct unwind_memcache cache;
 	uint64_t *pcs;
 	int n, max;
+	const struct proc_modules *pm;	/* the unwinder's */
+	int stub;			/* libdwfl's walk ended in a stub: */
+	arch_regs_t stub_regs;		/* the registers of that frame */
 };
 
 /* The module id travels in the Dwfl_Module's userdata, as id + 1. */
@@ -288,19 +297,38 @@ static const struct dw_rule *rule_get(struct dw_state *st, uint64_t pc)
 
 /*
  * Walk with cached rules.  Returns the depth, or -1 when a frame needs
- * libdwfl's full unwinder.
+ * libdwfl's full unwinder.  A frame in a stub (unwind_stub_step()) is
+ * stepped over; a return address into one is replaced by the stub's
+ * caller's.
  */
-static int dw_fast_walk(struct dw_state *st, const struct stack_snapshot *s,
+static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 			uint64_t *pcs, int max_depth)
 {
+	struct dw_state *st = uw->priv;
 	uint64_t pc = s->regs.rip, sp = s->regs.rsp, fp = s->regs.rbp;
 	int n = 0;
 
 	for (;;) {
 		const struct dw_rule *r;
 		uint64_t cfa, ra;
+		arch_regs_t at;
+		int k;
 
 		pcs[n++] = pc;
+		at = s->regs;
+		at.rip = pc;
+		at.rsp = sp;
+		at.rbp = fp;
+		if ((n < max_depth || n > 1) && (k = unwind_stub_step(uw, s, &at)) != 0) {
+			if (k < 0)
+				return n;
+			if (n > 1)
+				n--;	/* the stub's caller in its place */
+			pc = at.rip;
+			sp = at.rsp;
+			fp = at.rbp;
+			continue;
+		}
 		if (n >= max_depth)
 			return n;
 		/* callers: the call instruction's rule, not the next one's */
@@ -377,6 +405,7 @@ static int dw_init(struct unwinder *uw)
 		errno = ENOMEM;
 		return -1;
 	}
+	st->pm = uw->pm;
 	uw->priv = st;
 	return 0;
 }
@@ -402,6 +431,37 @@ static void dw_maps_changed(struct unwinder *uw)
 	rules_clear(st);
 }
 
+/* The registers of a frame libdwfl found in a stub (for unwind_stub_step()). */
+static void stub_regs(struct dw_state *st, Dwfl_Frame *frame, Dwarf_Addr pc)
+{
+	static const struct {
+		unsigned dw;
+		size_t off;
+	} regs[] = {
+		{ 3, offsetof(arch_regs_t, rbx) }, { 6, offsetof(arch_regs_t, rbp) },
+		{ 7, offsetof(arch_regs_t, rsp) }, { 12, offsetof(arch_regs_t, r12) },
+		{ 13, offsetof(arch_regs_t, r13) }, { 14, offsetof(arch_regs_t, r14) },
+		{ 15, offsetof(arch_regs_t, r15) },
+	};
+	arch_regs_t r = st->snap->regs;
+
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+		Dwarf_Word v;
+		unsigned long long w;
+
+		if (dwfl_frame_reg(frame, regs[i].dw, &v) != 0) {
+			if (regs[i].dw == DW_REG_RSP)
+				return;	/* no stack pointer: no step */
+			continue;
+		}
+		w = v;
+		memcpy((char *)&r + regs[i].off, &w, sizeof(w));
+	}
+	r.rip = pc;
+	st->stub_regs = r;
+	st->stub = 1;
+}
+
 static int dw_frame(Dwfl_Frame *frame, void *arg)
 {
 	struct dw_state *st = arg;
@@ -413,19 +473,67 @@ static int dw_frame(Dwfl_Frame *frame, void *arg)
 	/* Convention of unwind.h: exact pcs after frame 0 are stored + 1. */
 	st->pcs[st->n] = st->n > 0 && activation ? pc + 1 : pc;
 	st->n++;
+	if (modules_find_stubs(st->pm, pc)) {
+		/* no CFI there: memtap steps over it, then walks on */
+		stub_regs(st, frame, pc);
+		return DWARF_CB_ABORT;
+	}
 	return st->n < st->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+/*
+ * Walk from s, whose pc is exact, or (bump) a caller's return address
+ * less 1 (the frame after a stub), stored as the return address.
+ */
+static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
+			uint64_t *pcs, int max_depth, int bump)
+{
+	struct dw_state *st = uw->priv;
+	struct stack_snapshot next;
+	int n = -1, keep;
+
+	st->snap = s;
+	unwind_memcache_reset(&st->cache);
+	if (unwind_libdw_rule_cache)
+		n = dw_fast_walk(uw, s, pcs, max_depth);
+	if (n > 0) {
+		if (bump)
+			pcs[0]++;
+		return n;
+	}
+	unwind_memcache_reset(&st->cache);
+	st->pcs = pcs;
+	st->n = 0;
+	st->max = max_depth;
+	st->stub = 0;
+	dwfl_getthread_frames(st->dwfl, s->tid, dw_frame, st);
+	n = st->n;
+	if (bump && n > 0)
+		pcs[0]++;
+	if (!st->stub)
+		return n;
+	next = *s;
+	next.regs = st->stub_regs;
+	if (unwind_stub_step(uw, s, &next.regs) <= 0)
+		return n;
+	/* the stub's pc stays only as the exact pc of the stop */
+	keep = n == 1 && !bump ? 1 : n - 1;
+	if (keep >= max_depth)
+		return n;
+	next.regs.rip--;
+	return keep + dw_walk_from(uw, &next, pcs + keep, max_depth - keep, 1);
 }
 
 static int dw_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		   uint64_t *pcs, int max_depth)
 {
 	struct dw_state *st = uw->priv;
+	int n;
 
 	if (!st->reported)
 		dw_report(uw);
-	st->snap = s;
-	unwind_memcache_reset(&st->cache);
 	if (!st->attached) {
+		st->snap = s;
 		/* Retried on later walks: no module may have an ELF yet. */
 		if (st->attach_failures > 16 ||
 		    !dwfl_attach_state(st->dwfl, NULL, uw->pid, &dw_thread_callbacks, st)) {
@@ -435,21 +543,9 @@ static int dw_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		}
 		st->attached = 1;
 	}
-	if (unwind_libdw_rule_cache) {
-		int n = dw_fast_walk(st, s, pcs, max_depth);
-
-		if (n > 0) {
-			st->snap = NULL;
-			return n;
-		}
-		unwind_memcache_reset(&st->cache);
-	}
-	st->pcs = pcs;
-	st->n = 0;
-	st->max = max_depth;
-	dwfl_getthread_frames(st->dwfl, s->tid, dw_frame, st);
+	n = dw_walk_from(uw, s, pcs, max_depth, 0);
 	st->snap = NULL;
-	return st->n;
+	return n;
 }
 
 static const struct unwinder_ops dw_ops = {

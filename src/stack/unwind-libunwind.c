@@ -23,7 +23,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stack/unwind.h"
 
@@ -31,6 +33,7 @@
 
 #include <libunwind-ptrace.h>
 
+#include "stack/modules.h"
 #include "util/xmalloc.h"
 
 struct lu_state {
@@ -167,33 +170,92 @@ static void lu_maps_changed(struct unwinder *uw)
 	}
 }
 
+/* The registers of the cursor's frame, at pc (for unwind_stub_step()). */
+static int cursor_regs(unw_cursor_t *c, const struct stack_snapshot *s, unw_word_t pc,
+		       arch_regs_t *r)
+{
+	static const struct {
+		unw_regnum_t reg;
+		size_t off;
+	} regs[] = {
+		{ UNW_X86_64_RBX, offsetof(arch_regs_t, rbx) },
+		{ UNW_X86_64_RBP, offsetof(arch_regs_t, rbp) },
+		{ UNW_X86_64_R12, offsetof(arch_regs_t, r12) },
+		{ UNW_X86_64_R13, offsetof(arch_regs_t, r13) },
+		{ UNW_X86_64_R14, offsetof(arch_regs_t, r14) },
+		{ UNW_X86_64_R15, offsetof(arch_regs_t, r15) },
+	};
+	unw_word_t sp;
+
+	*r = s->regs;
+	if (unw_get_reg(c, UNW_X86_64_RSP, &sp) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+		unw_word_t v;
+		unsigned long long w;
+
+		if (unw_get_reg(c, regs[i].reg, &v) < 0)
+			continue;
+		w = v;
+		memcpy((char *)r + regs[i].off, &w, sizeof(w));
+	}
+	r->rip = pc;
+	r->rsp = sp;
+	return 0;
+}
+
+/*
+ * A frame in a stub (no CFI; stack/modules.h) ends libunwind's walk:
+ * unwind_stub_step() gives its caller's registers, and a new walk goes
+ * on from them with the caller's return address less 1 as its pc (the
+ * call instruction's rule), stored as the return address.  The stub's
+ * pc stays only as the exact pc of the stop.
+ */
 static int lu_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		   uint64_t *pcs, int max_depth)
 {
 	struct lu_state *st = uw->priv;
+	struct stack_snapshot next = *s;
 	unw_cursor_t cursor;
-	int n = 0;
+	int n = 0, bump = 0;
 
 	cur_state = st;
-	cur_snap = s;
+	cur_snap = &next;
 	unwind_memcache_reset(&st->cache);
-	if (unw_init_remote(&cursor, st->as, st->upt) < 0)
-		goto out;
-	while (n < max_depth) {
-		unw_word_t ip;
+	for (;;) {
+		int first = n, stub = 0;
 
-		if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+		if (unw_init_remote(&cursor, st->as, st->upt) < 0)
 			break;
-		/*
-		 * No unw_is_signal_frame() here: on x86-64 it reads the code
-		 * at every pc from the process, which would double the cost
-		 * of a walk; a frame a signal interrupted keeps its exact pc.
-		 */
-		pcs[n++] = ip;
-		if (unw_step(&cursor) <= 0)
+		while (n < max_depth) {
+			unw_word_t ip;
+
+			if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+				break;
+			/*
+			 * No unw_is_signal_frame() here: on x86-64 it reads the
+			 * code at every pc from the process, which would double
+			 * the cost of a walk; a frame a signal interrupted keeps
+			 * its exact pc.
+			 */
+			pcs[n] = n == first ? ip + (unw_word_t)bump : ip;
+			n++;
+			if (modules_find_stubs(uw->pm, ip)) {
+				stub = cursor_regs(&cursor, &next, ip, &next.regs) == 0;
+				break;
+			}
+			if (unw_step(&cursor) <= 0)
+				break;
+		}
+		if (!stub || unwind_stub_step(uw, s, &next.regs) <= 0)
 			break;
+		if (n > 1)
+			n--;
+		if (n >= max_depth)
+			break;
+		next.regs.rip--;
+		bump = 1;
 	}
-out:
 	cur_snap = NULL;
 	cur_state = NULL;
 	return n;

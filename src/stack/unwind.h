@@ -180,6 +180,22 @@ int unwinder_walk(struct unwinder *uw, const struct stack_snapshot *s,
 void unwinder_free(struct unwinder *uw);
 
 /*
+ * Stub frames (stack/modules.h, struct stub_frame: the in-target
+ * probes' code, which has no CFI).  *regs is a frame of a walk over s
+ * whose pc is in a stub range of uw->pm (an exact pc, or a return
+ * address: the table is the same).  Its rip, rsp and callee-saved
+ * registers become those of the first caller outside the stubs (a stub
+ * that a stub called is stepped over too); the other registers are
+ * left alone.  Returns 1 (regs->rip is the caller's return address), 0
+ * when the pc is in no stub range, -1 when it is but its frame is
+ * unknown or unreadable (the walk ends there).  Every back end calls it
+ * at each frame, so a walk goes on through a stub as through any
+ * function.
+ */
+int unwind_stub_step(const struct unwinder *uw, const struct stack_snapshot *s,
+		     arch_regs_t *regs);
+
+/*
  * libdw back end: 1 (default) walks from a per-pc cache of simple CFI
  * rules and uses libdwfl's unwinder only for the frames that need it;
  * 0 always uses libdwfl (for measurements and comparisons).

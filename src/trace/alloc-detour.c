@@ -153,6 +153,12 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 		return NULL;
 	}
 	ad->ring = ring_add(tcp->proc, ad->set);
+	{
+		/* stacks taken while a stub's function runs go through its frame */
+		uint64_t len, base = detour_stubs(ad->set, &len);
+
+		sink_proc_add_stubs(tcp->proc->rec, base, len, detour_stub_frame);
+	}
 	/* every thread is stopped (or tcp is the only one) */
 	{
 		struct thread *t;
@@ -275,6 +281,18 @@ void alloc_detours_forget(struct alloc_detours *ad, uint64_t addr)
 {
 	if (ad)
 		detour_forget(ad->set, addr);
+}
+
+void alloc_detours_vfork(struct alloc_detours *ad, pid_t tid, struct proc *child)
+{
+	if (ad && ad->ring)
+		ring_vfork(ad->ring, tid, child);
+}
+
+void alloc_detours_vfork_end(struct alloc_detours *ad, struct proc *child)
+{
+	if (ad && ad->ring)
+		ring_vfork_end(ad->ring, child);
 }
 
 void alloc_detours_drain(struct alloc_detours *ad)

@@ -51,6 +51,13 @@ int alloc_detours_at(const struct alloc_detours *ad, uint64_t addr);
 /* Its code was unmapped (dlclose). */
 void alloc_detours_forget(struct alloc_detours *ad, uint64_t addr);
 
+/*
+ * child, a vfork child of tid, runs in the space until it execs or exits
+ * (_end): the records tid makes meanwhile are the child's (ring.h).
+ */
+void alloc_detours_vfork(struct alloc_detours *ad, pid_t tid, struct proc *child);
+void alloc_detours_vfork_end(struct alloc_detours *ad, struct proc *child);
+
 /* Drain the ring now (a thread exits, the process execs). */
 void alloc_detours_drain(struct alloc_detours *ad);
 

@@ -420,6 +420,8 @@ enum alloc_action alloc_on_exec(struct thread *tcp)
 		return ALLOC_RESUME;
 	was_vfork = p->vfork_child;
 	p->vfork_child = 0;
+	if (was_vfork && p->alloc)
+		alloc_detours_vfork_end(p->alloc->dt, p);
 	if (p->alloc) {
 		if (p->alloc->set)
 			bp_thread_gone(p->alloc->set, tcp->tid);
@@ -593,6 +595,8 @@ void alloc_on_new_task(struct thread *tcp, struct proc *child, pid_t child_tid, 
 		if (s) {
 			child->alloc = s;
 			s->refs++;
+			/* its stubs' records carry tcp's tid: they are the child's */
+			alloc_detours_vfork(s->dt, tcp->tid, child);
 		}
 		return;
 	}
@@ -632,6 +636,8 @@ void alloc_thread_free(struct thread *tcp)
 		alloc_detours_thread_gone(p->alloc->dt, tcp->tid);
 	if (p->nthreads <= 1) {
 		/* the last thread: the process leaves its space */
+		if (p->vfork_child && p->alloc)
+			alloc_detours_vfork_end(p->alloc->dt, p);
 		space_put(p->alloc);
 		p->alloc = NULL;
 		space_put(p->fork_src);

@@ -87,6 +87,7 @@ enum sc_id {
 	SC_MREMAP,
 	SC_MPROTECT,		/* also watched for code mappings */
 	SC_MADVISE,
+	SC_EXECVE,		/* no event: the in-target rings are read before it */
 };
 
 struct syscall_def {

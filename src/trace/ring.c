@@ -47,6 +47,7 @@
 #define RING_IDLE_NS 2000000ULL
 #define RING_BUSY_NS 200000ULL
 #define RING_STUCK_NS 1000000000ULL
+#define RING_VFORKS 4		/* vfork children at once, of one process */
 
 struct ring_src {
 	struct proc *p;
@@ -59,6 +60,10 @@ struct ring_src {
 	uint64_t records, skipped, nested;
 	uint64_t dropped;	/* the stubs' count, as last read */
 	uint64_t pause_until;	/* MEMTAP_RING_PAUSE */
+	struct {
+		pid_t tid;		/* records of this tid are */
+		struct proc *child;	/* this vfork child's */
+	} vforks[RING_VFORKS];
 	struct ring_src *next;
 };
 
@@ -154,6 +159,8 @@ static void emit(struct ring_src *r, const uint8_t *rec)
 	struct stack_snapshot *s = NULL;
 	struct event ev;
 
+	struct proc *p = r->p;
+
 	if (!pr)
 		return;
 	if (detour_nested(r->ds, ret)) {
@@ -161,15 +168,20 @@ static void emit(struct ring_src *r, const uint8_t *rec)
 		return;
 	}
 	memset(&ev, 0, sizeof(ev));
-	ev.pid = r->p->pid;
 	ev.tid = (pid_t)word(rec, R_TID);
-	ev.comm = r->p->rec->comm;
+	for (int i = 0; i < RING_VFORKS; i++)
+		if (r->vforks[i].child && r->vforks[i].tid == ev.tid) {
+			p = r->vforks[i].child;	/* made by the vfork child */
+			ev.tid = p->pid;
+		}
+	ev.pid = p->pid;
+	ev.comm = p->rec->comm;
 	ev.time_ns = now_ns() - start_ns;
 	if (!probe_fill_event(pr, args, word(rec, R_RESULT), word(rec, R_WORD), &ev))
 		return;
 	ev.caller = ret;
 	ev.leaf = detour_slot_func(r->ds, word(rec, R_DESC));
-	if (copied > 8 && sink_stacks_wanted() && sink_wants(r->p->rec, &ev) == SINK_RECORD) {
+	if (copied > 8 && sink_stacks_wanted() && sink_wants(p->rec, &ev) == SINK_RECORD) {
 		size_t len = (size_t)copied;
 
 		if (snap.cap < len) {
@@ -178,7 +190,7 @@ static void emit(struct ring_src *r, const uint8_t *rec)
 			snap.cap = len;
 		}
 		memset(&snap.regs, 0, sizeof(snap.regs));
-		snap.pid = r->p->pid;
+		snap.pid = p->pid;
 		snap.tid = ev.tid;
 		snap.regs.rip = ret;
 		snap.regs.rsp = rsp + 8;
@@ -193,7 +205,27 @@ static void emit(struct ring_src *r, const uint8_t *rec)
 		memcpy(snap.data, rec + R_STACK, len);
 		s = &snap;
 	}
-	source_emit_proc(r->p, &ev, s);
+	source_emit_proc(p, &ev, s);
+}
+
+void ring_vfork(struct ring_src *r, pid_t tid, struct proc *child)
+{
+	ring_drain(r);	/* what came before is the parent's */
+	for (int i = 0; i < RING_VFORKS; i++)
+		if (!r->vforks[i].child) {
+			r->vforks[i].tid = tid;
+			r->vforks[i].child = child;
+			return;
+		}
+}
+
+void ring_vfork_end(struct ring_src *r, struct proc *child)
+{
+	for (int i = 0; i < RING_VFORKS; i++)
+		if (r->vforks[i].child == child) {
+			ring_drain(r);
+			r->vforks[i].child = NULL;
+		}
 }
 
 /* One batch: how many records, or -errno. */

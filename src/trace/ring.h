@@ -30,6 +30,18 @@ void ring_remove(struct ring_src *r);
  */
 int ring_drain(struct ring_src *r);
 
+/*
+ * A vfork child shares its parent's memory, its stubs and glibc's cached
+ * tid: its records carry the tid of the parent's thread that called
+ * vfork (tid), which does not run until the child execs or exits.
+ * ring_vfork() (the records until now are drained first as the
+ * parent's) makes the records of tid the child's, until
+ * ring_vfork_end() (a last drain first).  child must outlive the
+ * mapping.
+ */
+void ring_vfork(struct ring_src *r, pid_t tid, struct proc *child);
+void ring_vfork_end(struct ring_src *r, struct proc *child);
+
 /* Records lost so far: dropped by the stubs (full ring), skipped here. */
 uint64_t ring_lost(const struct ring_src *r);
 uint64_t ring_records(const struct ring_src *r);

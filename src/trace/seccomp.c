@@ -39,6 +39,7 @@
 #include "trace/memtap.h"
 #include "linux/features.h"
 #include "probe/sandbox.h"
+#include "report/events.h"
 
 #ifndef SECCOMP_RET_TRACE
 # define SECCOMP_RET_TRACE 0x7ff00000U
@@ -84,7 +85,13 @@ static size_t gen_arch(struct sock_filter *f, size_t n, uint32_t audit_arch,
 
 		if (!(abis & (1u << d->abi)) || nmatch == 32)
 			continue;
-		if (!selected && !watches_code(d) && d->id != SC_OLD_MMAP)
+		/* with allocator probes: a stop at exec, to read the rings first */
+		if (d->id == SC_EXECVE && !(events & EV_ALLOC))
+			continue;
+		if (!selected && !watches_code(d) && d->id != SC_OLD_MMAP && d->id != SC_EXECVE)
+			continue;
+		/* no syscall event: only the stop at exec (no code mapping notices) */
+		if (!(events & EV_SYSCALL_STOPS) && d->id != SC_EXECVE)
 			continue;
 		code[nmatch] = !selected && watches_code(d) ? CODE_ONLY :
 			       selected && d->id == SC_MPROTECT ? MPROTECT_ARGS :

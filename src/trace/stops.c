@@ -95,6 +95,7 @@ static void on_new_task(struct thread *tcp, int event)
 			sink_flush();
 		if (event == PTRACE_EVENT_FORK)
 			sink_proc_fork(np->rec, p->rec);
+		sink_proc_copy_stubs(np->rec, p->rec);	/* stacks through them */
 		memcpy(np->rec->comm, p->rec->comm, sizeof(np->rec->comm));
 		procfs_read_vmstat(child_tid, &np->rec->vm_start);
 		alloc_on_new_task(tcp, np, child_tid, event);

@@ -353,6 +353,19 @@ static int get_regs(struct thread *tcp, arch_regs_t *regs)
 	return 0;
 }
 
+/*
+ * At the entry of execve: the records of the in-target probes are read
+ * (and their stacks unwound) while the old image is still there; at the
+ * exec event its memory is gone.
+ */
+static void exec_coming(struct thread *tcp)
+{
+	if (alloc_drain(tcp)) {
+		debug_msg("thread %d: execve: the in-target ring read first", tcp->tid);
+		sink_flush();
+	}
+}
+
 static void on_seccomp_stop(struct thread *tcp)
 {
 	unsigned long data = 0;
@@ -363,6 +376,10 @@ static void on_seccomp_stop(struct thread *tcp)
 	    data < syscall_ndefs && get_regs(tcp, &regs) == 0) {
 		const struct syscall_def *def = &syscall_defs[data];
 
+		if (def->id == SC_EXECVE) {
+			exec_coming(tcp);
+			return;
+		}
 		syscall_enter(tcp, &regs, def->abi, def);
 		tcp->sc = ss.seccomp_before_entry ? SC_AWAIT_ENTRY : SC_AWAIT_EXIT;
 		if (!ss.order_known)
@@ -489,7 +506,9 @@ static void on_syscall_stop(struct thread *tcp)
 				def = syscall_lookup(syscall_abi(tcp, &regs), nr);
 				break;
 			}
-		if (def && syscall_wanted(def, &regs, def->abi))
+		if (def && def->id == SC_EXECVE)
+			exec_coming(tcp);
+		else if (def && syscall_wanted(def, &regs, def->abi))
 			syscall_enter(tcp, &regs, def->abi, def);
 	} else {
 		tcp->flags |= T_SC_KNOWN;

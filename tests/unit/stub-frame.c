@@ -1,0 +1,130 @@
+/*
+ * stub-frame.c - the stub frames of the in-target probes
+ * (src/probe/detour-frame.c) against the layout of detour-abi.h: a
+ * result probe's glue and relocated entry, written here as detour.c
+ * writes them into a slot of a stub mapping laid out in this process's
+ * memory (the frame of a slot is read from the process), and the
+ * common routines: every syscall the stubs make has a known frame,
+ * whose return address leads, stub by stub, to the glue's caller.
+ * Prints "ok" last.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "detour-abi.h"
+#include "probe/detour.h"
+#include "stack/modules.h"
+
+extern const uint8_t dt_template[], dt_template_end[], dt_common_result[], dt_common_entry[];
+
+static int failures;
+
+#define CHECK(cond, ...) do { \
+	if (!(cond)) { \
+		printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+		printf(__VA_ARGS__); \
+		printf("\n"); \
+		failures++; \
+	} \
+} while (0)
+
+static uint8_t map[DT_CODE_SIZE] __attribute__((aligned(4096)));
+
+static int frame_at(uint64_t off, struct stub_frame *f)
+{
+	return detour_stub_frame(getpid(), (uint64_t)(uintptr_t)map, (uint64_t)(uintptr_t)map + off, f);
+}
+
+static void put_rel(uint8_t *at, uint8_t op, uint64_t from_off, uint64_t to_off)
+{
+	int32_t rel = (int32_t)((int64_t)to_off - (int64_t)(from_off + 5));
+
+	at[0] = op;
+	memcpy(at + 1, &rel, 4);
+}
+
+/* A result probe's glue and a relocated `push r12; jmp back`, as detour.c writes them. */
+static void result_slot(uint64_t s)
+{
+	static const uint8_t pushes[] = { 0x57, 0x56, 0x52, 0x51, 0x41, 0x50 };
+	uint8_t *p = map + s;
+
+	memset(p, 0xcc, DT_SLOT_SIZE);
+	memcpy(p, pushes, sizeof(pushes));
+	put_rel(p + 6, 0xe8, s + 6, s + DT_ORIG);
+	p[11] = 0x41, p[12] = 0xba, memset(p + 13, 0, 4);
+	put_rel(p + 17, 0xe9, s + 17, (uint64_t)(dt_common_result - dt_template));
+	p[DT_ORIG] = 0x41, p[DT_ORIG + 1] = 0x54;
+	put_rel(p + DT_ORIG + 2, 0xe9, s + DT_ORIG + 2, 0x100000);
+}
+
+/* The return address of the first call in the routine at off. */
+static uint64_t first_call_return(uint64_t off)
+{
+	while (off + 5 < DT_TEMPLATE_MAX && map[off] != 0xe8)
+		off++;
+	return off + 5;
+}
+
+int main(void)
+{
+	size_t len = (size_t)(dt_template_end - dt_template);
+	uint64_t slot = DT_TEMPLATE_MAX + 2 * DT_SLOT_SIZE;
+	struct stub_frame f;
+	int nsys = 0;
+	uint64_t r;
+
+	memcpy(map, dt_template, len);
+	result_slot(slot);
+
+	/* the glue: no push yet, each push, the function running, back */
+	CHECK(frame_at(slot, &f) == 0 && f.ra_off == 0, "glue entry: %u", f.ra_off);
+	CHECK(frame_at(slot + 1, &f) == 0 && f.ra_off == 8, "after push rdi: %u", f.ra_off);
+	CHECK(frame_at(slot + 6, &f) == 0 && f.ra_off == 40, "call: %u", f.ra_off);
+	CHECK(frame_at(slot + 11, &f) == 0 && f.ra_off == 40, "return address: %u", f.ra_off);
+	for (int i = 0; i < STUB_NSAVED; i++)
+		CHECK(f.saved[i] == -1, "glue saves register %d", i);
+	CHECK(frame_at(slot + 17, &f) == 0 && f.ra_off == 40, "jmp: %u", f.ra_off);
+	CHECK(frame_at(slot + 22, &f) < 0, "int3 fill has a frame");
+	/* the relocated entry runs as the function's own first instructions */
+	CHECK(frame_at(slot + DT_ORIG, &f) == 0 && f.ra_off == 0, "relocated: %u", f.ra_off);
+	CHECK(frame_at(slot + DT_ORIG + 2, &f) == 0 && f.ra_off == 8 && f.saved[STUB_R12] == 0,
+	      "after push r12: %u %d", f.ra_off, f.saved[STUB_R12]);
+	CHECK(frame_at(slot + DT_SAVED, &f) < 0, "saved bytes have a frame");
+
+	/* the common routines: entered with the glue's pushes, or called */
+	CHECK(frame_at((uint64_t)(dt_common_result - dt_template), &f) == 0 && f.ra_off == 40,
+	      "dt_common_result: %u", f.ra_off);
+	CHECK(frame_at((uint64_t)(dt_common_entry - dt_template), &f) == 0 && f.ra_off == 0,
+	      "dt_common_entry: %u", f.ra_off);
+	/* every syscall: a frame, the caller's rbx saved below its return address */
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (dt_template[i] != 0x0f || dt_template[i + 1] != 0x05 || i < 5 ||
+		    dt_template[i - 5] != 0xb8)
+			continue;
+		nsys++;
+		CHECK(frame_at(i, &f) == 0, "syscall at +%#zx: no frame", i);
+		CHECK(f.ra_off % 8 == 0 && f.ra_off >= 8, "syscall at +%#zx: ra at %u", i, f.ra_off);
+		for (int k = 0; k < STUB_NSAVED; k++)
+			CHECK(f.saved[k] < (int32_t)f.ra_off, "syscall at +%#zx: register %d at %d", i,
+			      k, f.saved[k]);
+		printf("syscall at +%#zx: return address at rsp + %u, rbx at %d\n", i, f.ra_off,
+		       f.saved[STUB_RBX]);
+	}
+	CHECK(nsys >= 2, "%d syscalls found in the template", nsys);
+	/* keep_record returns into the routines: the glue's frame, then its caller */
+	r = first_call_return((uint64_t)(dt_common_result - dt_template));
+	CHECK(frame_at(r, &f) == 0 && f.ra_off == 40, "keep_record's return, result: %u", f.ra_off);
+	r = first_call_return((uint64_t)(dt_common_entry - dt_template));
+	CHECK(frame_at(r, &f) == 0 && f.ra_off == 0, "keep_record's return, entry: %u", f.ra_off);
+	CHECK(frame_at(DT_CODE_SIZE, &f) < 0, "past the code");
+	if (failures)
+		return 1;
+	printf("ok\n");
+	return 0;
+}
