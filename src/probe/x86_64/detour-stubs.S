@@ -104,6 +104,8 @@ keep_record:
 	mov rax, -1			/* overflow: the largest size */
 .Lsized:
 	lock add qword ptr [rbx + C_BYTES], rax
+	test r10d, DF_ALWAYS << 24
+	jnz .Lkeep			/* a syscall wrapper: every call */
 	test r10d, DF_ARG0_KEEP << 24
 	jz 6f
 	cmp qword ptr [r11 - 8], 0
