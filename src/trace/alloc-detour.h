@@ -46,6 +46,9 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp);
 void alloc_detours_thread_gone(struct alloc_detours *ad, pid_t tid);
 
+/* How many of libc's syscall wrappers are detoured (0 for NULL). */
+size_t alloc_detours_wrappers(const struct alloc_detours *ad);
+
 /* Is the function at addr detoured? */
 int alloc_detours_at(const struct alloc_detours *ad, uint64_t addr);
 /* Its code was unmapped (dlclose). */
