@@ -308,6 +308,33 @@ size_t alloc_detours_wrappers(const struct alloc_detours *ad)
 	return ad ? ad->wrappers : 0;
 }
 
+void alloc_detours_sync_points(struct alloc_detours *ad, struct procs *pt, struct thread *tcp,
+			       struct elfsym_proc *ep)
+{
+	static const char *const names[] = { "execve", "execveat" };
+	struct detour_probe dp = { .sync = 1, .size_kind = SK_NONE, .flags = DF_ALWAYS | DF_NOSTACK,
+				   .cookie = &ring_sync_cookie };
+
+	for (size_t i = 0; ad && i < sizeof(names) / sizeof(names[0]); i++) {
+		struct elfsym_result r;
+		const char *why = NULL;
+		uint64_t *pcs;
+		size_t npcs;
+		int err;
+
+		if (elfsym_lookup(ep, names[i], NULL, &r) < 0 || r.ifunc || detour_at(ad->set, r.addr))
+			continue;
+		if (!all_stopped(pt, tcp, &pcs, &npcs))
+			return;
+		err = detour_insert(ad->set, tcp->tid, r.addr, r.size, &dp, pcs, npcs, &why);
+		free(pcs);
+		if (err < 0 && err != -EEXIST && verbose)
+			info_msg("process %d: no sync point at %s (%s): what its probes record "
+				 "just before it execs may be lost", ad->pid, names[i],
+				 why ? why : strerror(-err));
+	}
+}
+
 int alloc_detours_at(const struct alloc_detours *ad, uint64_t addr)
 {
 	return ad && detour_at(ad->set, addr) != NULL;

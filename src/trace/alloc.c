@@ -298,6 +298,7 @@ static void arm(struct alloc_space *s, struct thread *tcp)
 		if (!s->dt && !s->refused)
 			s->dt = alloc_detours_arm(cfg, procs, tcp, ep);
 		in = insert_probes(s, tcp, ep, 0);
+		alloc_detours_sync_points(s->dt, procs, tcp, ep);
 		if (!s->refused && !s->dl_state && !dl_state_needless(s) &&
 		    elfsym_lookup(ep, "_dl_debug_state", NULL, &r) == 0 &&
 		    bp_insert(s->set, tcp->tid, r.addr, 0, &dl_cookie) == 0)

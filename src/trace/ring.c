@@ -64,6 +64,8 @@ struct ring_src {
 	struct ring_src *next;
 };
 
+char ring_sync_cookie;
+
 static struct ring_src *rings;
 static uint64_t next_ns;
 static int registered;
@@ -156,7 +158,7 @@ static void emit(struct ring_src *r, const uint8_t *rec)
 	struct stack_snapshot *s = NULL;
 	struct event ev;
 
-	if (!pr)
+	if (!pr || (const void *)pr == &ring_sync_cookie)
 		return;
 	if (pr->role >= PR_MMAP) {
 		/* a syscall wrapper: an event wherever it was called from */
