@@ -333,7 +333,7 @@ strace_count() {
 # pre, without -p) attached to it first if given; prints the workload's
 # own µs; fails when the workload or the tool does
 gated() {
-	local out=$1 wp tp= rc=0 i=0
+	local out=$1 wp tp='' rc=0 i=0
 	shift
 	BENCH_GATE=1 "${cmd[@]}" >"$out.gate" 2>&1 </dev/null &
 	wp=$!
@@ -518,6 +518,8 @@ for w in $workloads; do
 		if [ -f "$workdir/samples/$w.$t.stops" ]; then
 			read -r st sps _ < <(stop_stats "$workdir/samples/$w.$t.stops")
 			spe=$(awk -v s="$st" -v e="$ev" 'BEGIN { if (e > 0) printf "%.2f", s / e }')
+			# a stop or two to attach and detach: not a cost per stop
+			awk -v s="$st" -v e="$ev" 'BEGIN { exit !(s * 10 < e) }' && sps=
 		fi
 		echo "| $(tool_label "$t") | $(fmt_size "$w" "$s") | $ev | $mu | $mt | **$mr** | $rmin–$rmax | $best | $spread | $added | $mp | $spe | $sps |"
 	done
@@ -559,6 +561,8 @@ case " $active " in
 				sc=$(strace_count "$w" "$s")
 			fi
 			spe=$(awk -v s="$st" -v e="$ev" 'BEGIN { if (e > 0) printf "%.2f", s / e }')
+			# a stop or two to attach and detach: not a cost per stop
+			awk -v s="$st" -v e="$ev" 'BEGIN { exit !(s * 10 < e) }' && sps=
 			case $t in
 			memtap) mode=seccomp ;;
 			memtap-ptrace) mode=ptrace ;;
