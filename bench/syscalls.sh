@@ -9,6 +9,12 @@
 # of (traced - untraced) / events, where events are the memory syscalls
 # (brk, mmap, munmap, mremap) that the workload makes at that size.
 #
+# Attach-mode tools (memtap-p*, strace-p-k) attach to the workload
+# (mmap and brk only) once it runs: it waits (BENCH_GATE, see
+# workloads/gate.h) until the tool has attached, and the time compared
+# is the workload's own, from the start signal to the end of its work,
+# untraced and traced alike.
+#
 # Output: Markdown on stdout.  Progress goes to stderr.
 
 set -eu
@@ -24,6 +30,8 @@ memtap=${MEMTAP:-}
 workloads="true dd iowrite mmap brk"
 pin=
 tools="memtap memtap-ptrace strace strace-ptrace strace-k ltrace heaptrack massif"
+# attach mode, for the mmap and brk workloads
+tools="$tools memtap-p memtap-p-int3 memtap-p-ptrace strace-p-k"
 workdir=
 keep=no
 cc=${CC:-cc}
@@ -58,6 +66,10 @@ Workloads (size at scale 1; slow tools run a smaller size, see the
             (and an mremap every 16th round)
   brk       10 cycles of mallocs of 16-256 bytes up to 16 MiB, free all,
             malloc_trim: the heap grows and shrinks with brk
+
+Attach-mode tools (memtap-p, memtap-p-int3, memtap-p-ptrace, strace-p-k)
+attach to the mmap and brk workloads once they run, and compare the
+workloads' own times (see workloads/gate.h).
 
 Example: $prog -r 9 -w mmap,brk -t memtap,strace
 EOF
@@ -147,8 +159,8 @@ divisor() {
 	memtap-ptrace:dd | memtap-ptrace:iowrite) echo 20 ;;
 	strace-ptrace:dd | strace-ptrace:iowrite) echo 20 ;;
 	ltrace:dd | ltrace:iowrite) echo 20 ;;
-	strace-k:mmap) echo 50 ;;
-	strace-k:brk) echo 10 ;;
+	strace-k:mmap | strace-p-k:mmap) echo 50 ;;
+	strace-k:brk | strace-p-k:brk) echo 10 ;;
 	ltrace:mmap) echo 10 ;;
 	massif:dd | massif:iowrite) echo 4 ;;
 	massif:mmap | massif:brk | heaptrack:brk) echo 2 ;;
@@ -196,6 +208,18 @@ tool_label() {
 	ltrace) echo "ltrace -e mmap+munmap+mremap+brk+sbrk" ;;
 	heaptrack) echo "heaptrack" ;;
 	massif) echo "valgrind --tool=massif" ;;
+	memtap-p) echo "memtap -p (detoured wrappers)" ;;
+	memtap-p-int3) echo "memtap -p --probes=int3" ;;
+	memtap-p-ptrace) echo "memtap -p --syscalls=ptrace" ;;
+	strace-p-k) echo "strace -f -k -p (PTRACE_SYSCALL)" ;;
+	esac
+}
+
+# Is TOOL an attach-mode one (the workload gated, its own time)?
+attaching() {
+	case $1 in
+	memtap-p* | strace-p-k) return 0 ;;
+	*) return 1 ;;
 	esac
 }
 
@@ -211,6 +235,10 @@ tool_prefix() {
 	ltrace) pre=(ltrace -f -e mmap+munmap+mremap+brk+sbrk -o /dev/null) ;;
 	heaptrack) pre=(heaptrack -o "$2") ;;
 	massif) pre=(valgrind --tool=massif "--massif-out-file=$2") ;;
+	memtap-p) pre=("$memtap" -o "$2") ;;
+	memtap-p-int3) pre=("$memtap" --probes=int3 -o "$2") ;;
+	memtap-p-ptrace) pre=("$memtap" --syscalls=ptrace -o "$2") ;;
+	strace-p-k) pre=(strace -f -k -e "trace=$memsys" -o /dev/null) ;;
 	esac
 }
 
@@ -301,6 +329,49 @@ strace_count() {
 	awk '$NF == "total" { print $4 }' "$f"
 }
 
+# gated OUT [TOOL...]: the workload (array cmd) gated, TOOL (the array
+# pre, without -p) attached to it first if given; prints the workload's
+# own µs; fails when the workload or the tool does
+gated() {
+	local out=$1 wp tp='' rc=0 i=0
+	shift
+	BENCH_GATE=1 "${cmd[@]}" >"$out.gate" 2>&1 </dev/null &
+	wp=$!
+	until grep -q '^ready ' "$out.gate" 2>/dev/null; do
+		sleep 0.01
+		i=$((i + 1))
+		[ $i -lt 3000 ] || { kill -KILL $wp; return 99; }
+	done
+	if [ $# -gt 0 ]; then
+		"$@" -p $wp >"$out.log" 2>&1 </dev/null &
+		tp=$!
+		i=0
+		until grep -q 'ttached' "$out.log" 2>/dev/null; do
+			sleep 0.01
+			i=$((i + 1))
+			[ $i -lt 3000 ] || { kill -KILL $wp $tp; return 99; }
+		done
+	fi
+	kill -USR1 $wp
+	wait $wp || rc=$?
+	[ -z "$tp" ] || wait $tp || rc=$?
+	sed -n 's/^elapsed_us //p' "$out.gate"
+	return $rc
+}
+
+# attach_pair REP OUT: as timed_pair, for an attach-mode tool
+attach_pair() {
+	local rep=$1 out=$2 rc=0
+	if [ $((rep % 2)) -eq 1 ]; then
+		us=$(gated "$out.untraced") || rc=$?
+		ut=$(gated "$out" "${pre[@]}") || rc=$?
+	else
+		ut=$(gated "$out" "${pre[@]}") || rc=$?
+		us=$(gated "$out.untraced") || rc=$?
+	fi
+	return $rc
+}
+
 declare -A failed
 pair() { # pair REP WORKLOAD TOOL
 	local rep=$1 w=$2 t=$3 size us ut out rc=0
@@ -308,7 +379,11 @@ pair() { # pair REP WORKLOAD TOOL
 	out=$workdir/out/$w.$t.$rep
 	workload_cmd "$w" "$size"
 	tool_prefix "$t" "$out.data"
-	timed_pair "$rep" "$out" || rc=$?
+	if attaching "$t"; then
+		attach_pair "$rep" "$out" || rc=$?
+	else
+		timed_pair "$rep" "$out" || rc=$?
+	fi
 	if [ $rc -ne 0 ]; then
 		failed[$w:$t]="exit status $rc (see $out.log)"
 		log "$w under $t failed: exit status $rc"
@@ -325,12 +400,18 @@ pair() { # pair REP WORKLOAD TOOL
 	rm -f "$out.data"* "$out.untraced"
 }
 
+# applies WORKLOAD TOOL: attach-mode tools run the gated workloads only
+applies() {
+	! attaching "$2" || [ "$1" = mmap ] || [ "$1" = brk ]
+}
+
 # --- run ---------------------------------------------------------------
 
 start=$(now_us)
 load0=$(cut -d ' ' -f 1-3 /proc/loadavg)
 for w in $workloads; do
 	for t in $active; do
+		applies "$w" "$t" || continue
 		count_events "$w" "$(size_for "$t" "$w")"
 	done
 done
@@ -339,6 +420,7 @@ for rep in $(seq 1 "$reps"); do
 	for w in $workloads; do
 		for t in $active; do
 			[ -z "${failed[$w:$t]:-}" ] || continue
+			applies "$w" "$t" || continue
 			pair "$rep" "$w" "$t"
 		done
 	done
@@ -410,6 +492,8 @@ echo "made by the workload at that size; µs/stop = (traced − untraced) / memt
 echo "added ms = median of traced − untraced (the fixed cost of a tool shows in the \"true\" rows)."
 echo "best = fastest traced run / fastest untraced run (least disturbed by other work);"
 echo "spread = slowest / fastest untraced run of the cell: the noise of the machine."
+echo "Attach-mode rows (-p): the workload's own time from its start signal to its end,"
+echo "attaching and detaching left out (workloads/gate.h), untraced and traced alike."
 
 declare -A ratio
 for w in $workloads; do
@@ -419,6 +503,7 @@ for w in $workloads; do
 	echo "| tool | size | events | untraced s | traced s | slowdown | range | best | spread | added ms | µs/event | stops/event | µs/stop |"
 	echo "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"
 	for t in $active; do
+		applies "$w" "$t" || continue
 		s=$(size_for "$t" "$w")
 		count_events "$w" "$s"
 		if [ -n "${failed[$w:$t]:-}" ]; then
@@ -433,6 +518,8 @@ for w in $workloads; do
 		if [ -f "$workdir/samples/$w.$t.stops" ]; then
 			read -r st sps _ < <(stop_stats "$workdir/samples/$w.$t.stops")
 			spe=$(awk -v s="$st" -v e="$ev" 'BEGIN { if (e > 0) printf "%.2f", s / e }')
+			# a stop or two to attach and detach: not a cost per stop
+			awk -v s="$st" -v e="$ev" 'BEGIN { exit !(s * 10 < e) }' && sps=
 		fi
 		echo "| $(tool_label "$t") | $(fmt_size "$w" "$s") | $ev | $mu | $mt | **$mr** | $rmin–$rmax | $best | $spread | $added | $mp | $spe | $sps |"
 	done
@@ -449,12 +536,12 @@ for w in $workloads; do printf -- '---:|'; done
 echo
 for t in $active; do
 	printf '| %s |' "$(tool_label "$t")"
-	for w in $workloads; do printf ' %s |' "${ratio[$w:$t]}"; done
+	for w in $workloads; do printf ' %s |' "${ratio[$w:$t]:-}"; done
 	echo
 done
 
 case " $active " in
-*" memtap "* | *" memtap-ptrace "*)
+*" memtap"*)
 	echo
 	echo "## memtap's ptrace stops per traced memory syscall"
 	echo
@@ -465,7 +552,7 @@ case " $active " in
 	echo "| workload | mode | size | memory syscalls | stops | seccomp | syscall | signal | other | stops/syscall | strace count |"
 	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for w in $workloads; do
-		for t in memtap memtap-ptrace; do
+		for t in memtap memtap-ptrace memtap-p memtap-p-int3 memtap-p-ptrace; do
 			[ -f "$workdir/samples/$w.$t.stops" ] || continue
 			s=$(size_for "$t" "$w")
 			read -r st _ sec sys sig oth ev < <(stop_stats "$workdir/samples/$w.$t.stops")
@@ -474,7 +561,15 @@ case " $active " in
 				sc=$(strace_count "$w" "$s")
 			fi
 			spe=$(awk -v s="$st" -v e="$ev" 'BEGIN { if (e > 0) printf "%.2f", s / e }')
-			mode=seccomp; [ "$t" = memtap ] || mode=ptrace
+			# a stop or two to attach and detach: not a cost per stop
+			awk -v s="$st" -v e="$ev" 'BEGIN { exit !(s * 10 < e) }' && sps=
+			case $t in
+			memtap) mode=seccomp ;;
+			memtap-ptrace) mode=ptrace ;;
+			memtap-p) mode="-p detoured" ;;
+			memtap-p-int3) mode="-p int3" ;;
+			memtap-p-ptrace) mode="-p ptrace" ;;
+			esac
 			echo "| $w | $mode | $(fmt_size "$w" "$s") | $ev | $st | $sec | $sys | $sig | $oth | **$spe** | $sc |"
 		done
 	done

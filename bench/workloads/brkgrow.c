@@ -6,11 +6,14 @@
  * heap with brk in steps of the request plus M_TOP_PAD (128 KiB):
  * about 8 brk calls per MiB, one brk to shrink it at the end of each
  * cycle, and about 7,700 mallocs per MiB that make no syscall.
+ * BENCH_GATE: see gate.h.
  */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "gate.h"
 
 int main(int argc, char **argv)
 {
@@ -31,6 +34,7 @@ int main(int argc, char **argv)
 		perror("malloc");
 		return 1;
 	}
+	gate_open();
 	for (long c = 0; c < cycles; c++) {
 		size_t n = 0, bytes = 0;
 
@@ -57,5 +61,6 @@ int main(int argc, char **argv)
 	free(ptrs);
 	if (total == 0 && cycles > 0)
 		return 1;
+	gate_close();
 	return 0;
 }

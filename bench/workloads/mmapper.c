@@ -3,13 +3,15 @@
  * MAXPAGES (default 16) pages, chosen pseudo-randomly, write one byte
  * in each page, munmap it.  Every 16th round also grows the mapping
  * with mremap before unmapping it.  Memory syscalls per round: 2 (3
- * every 16th round).
+ * every 16th round).  BENCH_GATE: see gate.h.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "gate.h"
 
 int main(int argc, char **argv)
 {
@@ -22,6 +24,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: mmapper N [MAXPAGES]\n");
 		return 1;
 	}
+	gate_open();
 	for (long i = 0; i < n; i++) {
 		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
 		size_t len = (1 + (seed >> 33) % (unsigned long)maxpages) * page;
@@ -49,5 +52,6 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	gate_close();
 	return 0;
 }

@@ -342,8 +342,8 @@ uint64_t procfs_heap_end(pid_t pid)
 		snprintf(path, sizeof(path), "/proc/%d/stat", procfs_live_task(pid));
 		if (read_small(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
 			return 0;
-		/* field 3 follows ") "; start_brk is field 47 */
-		for (int i = 3; i < 47 && p; i++) {
+		/* field N follows the (N - 2)th space from ")"; start_brk is field 47 */
+		for (int i = 2; i < 47 && p; i++) {
 			p = strchr(p + 1, ' ');
 		}
 		if (p)

@@ -40,7 +40,7 @@
 #define TRAMP_OFF (DT_CODE_SIZE - TRAMP_SLOTS * DT_SLOT_SIZE)
 
 extern const uint8_t dt_template[], dt_template_end[], dt_common_result[],
-	dt_common_entry[];
+	dt_common_entry[], dt_common_sync[];
 
 struct dt_site {
 	uint64_t func;		/* the function */
@@ -482,7 +482,8 @@ static void glue(const struct detour_set *ds, uint64_t s, const struct detour_pr
 		return;
 	}
 	emit_desc(code, &k, desc);
-	emit_rel(code, &k, s, 0xe8, ds->base + (uint64_t)(dt_common_entry - dt_template));
+	emit_rel(code, &k, s, 0xe8, ds->base + (uint64_t)((dp->sync ? dt_common_sync :
+							    dt_common_entry) - dt_template));
 	memcpy(code + k, pops, sizeof(pops));
 	k += sizeof(pops);
 	emit_rel(code, &k, s, 0xe9, orig);

@@ -58,6 +58,8 @@ struct detour_config {
 /* How a probe's calls are recorded. */
 struct detour_probe {
 	int result;		/* record after the function returned, with rax */
+	int sync;		/* entry probe that then waits until memtap read the
+				   ring (execve: the ring goes with the address space) */
 	unsigned size_kind;	/* SK_* of detour-abi.h */
 	unsigned flags;		/* DF_* of detour-abi.h */
 	void *cookie;		/* the caller's, handed back with each record */

@@ -2,9 +2,16 @@
  * alloc-detour.c - allocator probes as detours (see alloc-detour.h).
  *
  * Which probes: the allocator functions whose signature memtap knows
- * (malloc ... pvalloc, jemalloc's API).  Results are recorded after the
- * function returned (the stub calls it), frees at their entry.  --probe
- * functions and libc's syscall wrappers stay int3 breakpoints here.
+ * (malloc ... pvalloc, jemalloc's API), and libc's syscall wrappers
+ * (attach mode: mmap, munmap, mremap, brk).  Results are recorded after
+ * the function returned (the stub calls it), frees at their entry.  A
+ * wrapper's record is never filtered in the stub (DF_ALWAYS: the sink
+ * sees every call, for the break and the held ranges, and applies
+ * --min-size itself) and becomes the event of its int3 probe
+ * (alloc_wrapper_record()).  A wrapper whose event needs /proc read at
+ * the call's entry stays an int3 breakpoint: mprotect and madvise (their
+ * weights), munmap and mremap when the account is wanted (-e mprotect,
+ * madvise, faults).  --probe functions stay int3 breakpoints too.
  *
  * When: a detour goes in only while every thread of the process is
  * stopped (arming after attach, at the entry point after exec, in a
@@ -32,6 +39,7 @@
 #include "probe/probes.h"
 #include "probe/remote.h"
 #include "record/sink.h"
+#include "trace/alloc.h"
 #include "trace/alloc-detour.h"
 #include "trace/ring.h"
 #include "util/error.h"
@@ -46,9 +54,19 @@ struct alloc_detours {
 	struct detour_set *set;
 	struct ring_src *ring;
 	pid_t pid;
+	pid_t mm_pid;			/* a live thread's tid: its leader may be a zombie */
 	struct detour_counts *counts;	/* per probe, as last read */
 	uint64_t copy_slow;		/* D_COPY_SLOW, as last read */
+	size_t wrappers;		/* syscall wrappers detoured */
 };
+
+/* Does a wrapper's event need nothing read at the call's entry? */
+static int wrapper_detourable(const struct probe *pr)
+{
+	const struct syscall_def *def = alloc_wrapper_def(pr);
+
+	return def && !syscall_reads_at_entry(def);
+}
 
 /* How pr's calls are recorded; 0 when it is no allocator function. */
 static int probe_kind(const struct probe *pr, struct detour_probe *dp)
@@ -69,6 +87,13 @@ static int probe_kind(const struct probe *pr, struct detour_probe *dp)
 		dp->size_kind = SK_NONE;
 		/* a free weighs nothing: its stack is never shown */
 		dp->flags = DF_NOSTACK;
+		break;
+	case PR_MMAP: case PR_MUNMAP: case PR_MREMAP: case PR_BRK:
+	case PR_MPROTECT: case PR_MADVISE:
+		if (!wrapper_detourable(pr))
+			return 0;
+		dp->size_kind = pr->role == PR_BRK ? SK_NONE : pr->role == PR_MREMAP ? SK_ARG2 : SK_ARG1;
+		dp->flags = DF_ALWAYS;
 		break;
 	default:
 		return 0;
@@ -137,7 +162,8 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 	dc.wait_spins = env_u64("MEMTAP_RING_WAIT", WAIT_SPINS);
 	ad = xcalloc(1, sizeof(*ad));
 	ad->pid = pid;
-	ad->set = detour_set_new(pid, &dc);
+	ad->mm_pid = procfs_live_task(pid);
+	ad->set = detour_set_new(ad->mm_pid, &dc);
 	err = detour_install(ad->set, tcp->tid, ep, lo, hi, &why);
 	if (err < 0) {
 		if (err == -EPERM && why)
@@ -187,7 +213,7 @@ void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp)
 	size_t n;
 
 	if (!ad || ptrace(PTRACE_GETREGS, tcp->tid, 0L, &regs) < 0 || !regs.fs_base ||
-	    procfs_read_maps(ad->pid, &maps, &n) < 0)
+	    procfs_read_maps(ad->mm_pid, &maps, &n) < 0)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t lo = maps[i].start;
@@ -251,6 +277,12 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 	size_t npcs;
 	int err;
 
+	if (ad && pr->role >= PR_MMAP && !probe_kind(pr, &dp)) {
+		if (!pr->reported && verbose)
+			info_msg("process %d: %s is an int3 breakpoint: its event reads /proc at "
+				 "the call's entry", ad->pid, pr->spec);
+		return 0;
+	}
 	if (!ad || !probe_kind(pr, &dp) || r->ifunc)
 		return 0;
 	if (!all_stopped(pt, tcp, &pcs, &npcs)) {
@@ -264,12 +296,49 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 	if (err == 0 || err == -EEXIST) {
 		debug_msg("process %d: probe %s at %#" PRIx64 " (%s in %s) detoured", ad->pid,
 			  pr->spec, r->addr, r->name, r->module->path);
+		if (pr->role >= PR_MMAP)
+			ad->wrappers++;
+		/* the break before the first brk recorded: now, every thread stopped */
+		if (pr->role == PR_BRK && !tcp->proc->brk)
+			tcp->proc->brk = procfs_heap_end(ad->mm_pid);
 		return 1;
 	}
 	if (verbose)
 		info_msg("process %d: %s at %#" PRIx64 " is an int3 breakpoint: %s", ad->pid,
 			 pr->spec, r->addr, why ? why : strerror(-err));
 	return 0;
+}
+
+size_t alloc_detours_wrappers(const struct alloc_detours *ad)
+{
+	return ad ? ad->wrappers : 0;
+}
+
+void alloc_detours_sync_points(struct alloc_detours *ad, struct procs *pt, struct thread *tcp,
+			       struct elfsym_proc *ep)
+{
+	static const char *const names[] = { "execve", "execveat" };
+	struct detour_probe dp = { .sync = 1, .size_kind = SK_NONE, .flags = DF_ALWAYS | DF_NOSTACK,
+				   .cookie = &ring_sync_cookie };
+
+	for (size_t i = 0; ad && i < sizeof(names) / sizeof(names[0]); i++) {
+		struct elfsym_result r;
+		const char *why = NULL;
+		uint64_t *pcs;
+		size_t npcs;
+		int err;
+
+		if (elfsym_lookup(ep, names[i], NULL, &r) < 0 || r.ifunc || detour_at(ad->set, r.addr))
+			continue;
+		if (!all_stopped(pt, tcp, &pcs, &npcs))
+			return;
+		err = detour_insert(ad->set, tcp->tid, r.addr, r.size, &dp, pcs, npcs, &why);
+		free(pcs);
+		if (err < 0 && err != -EEXIST && verbose)
+			info_msg("process %d: no sync point at %s (%s): what its probes record "
+				 "just before it execs may be lost", ad->pid, names[i],
+				 why ? why : strerror(-err));
+	}
 }
 
 int alloc_detours_at(const struct alloc_detours *ad, uint64_t addr)

@@ -46,6 +46,18 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp);
 void alloc_detours_thread_gone(struct alloc_detours *ad, pid_t tid);
 
+/*
+ * After the probes, every thread stopped: execve and execveat become
+ * sync points (their stubs wait, bounded, until memtap has read the
+ * ring: an exec takes the ring with the address space).  Never an int3:
+ * where one cannot go, said with -v.
+ */
+void alloc_detours_sync_points(struct alloc_detours *ad, struct procs *pt, struct thread *tcp,
+			       struct elfsym_proc *ep);
+
+/* How many of libc's syscall wrappers are detoured (0 for NULL). */
+size_t alloc_detours_wrappers(const struct alloc_detours *ad);
+
 /* Is the function at addr detoured? */
 int alloc_detours_at(const struct alloc_detours *ad, uint64_t addr);
 /* Its code was unmapped (dlclose). */

@@ -67,7 +67,7 @@ static void drop_stale(struct thread *tcp, struct alloc_thread *at, uint64_t sp,
 }
 
 /* The syscall behind a wrapper (x86-64 numbers). */
-static const struct syscall_def *wrapper_def(const struct probe *pr)
+const struct syscall_def *alloc_wrapper_def(const struct probe *pr)
 {
 	switch (pr->role) {
 	case PR_MMAP: return syscall_lookup(ABI_X86_64, 9);
@@ -93,7 +93,7 @@ static void wrapper_to_thread(struct thread *tcp, const struct alloc_call *c)
 /* A syscall wrapper is entered: what the call will change, from /proc. */
 static void wrapper_entry(struct thread *tcp, struct alloc_call *c)
 {
-	const struct syscall_def *def = wrapper_def(c->probe);
+	const struct syscall_def *def = alloc_wrapper_def(c->probe);
 
 	c->sc_weight = c->sc_data = c->sc_resident = 0;
 	if (!def)
@@ -112,7 +112,7 @@ static void wrapper_entry(struct thread *tcp, struct alloc_call *c)
 static int wrapper_event(struct thread *tcp, const struct alloc_call *c, uint64_t retval,
 			 struct event *ev)
 {
-	const struct syscall_def *def = wrapper_def(c->probe);
+	const struct syscall_def *def = alloc_wrapper_def(c->probe);
 	int64_t ret;
 
 	if (!def)
@@ -130,6 +130,30 @@ static int wrapper_event(struct thread *tcp, const struct alloc_call *c, uint64_
 		return 0;
 	if (c->probe->role == PR_BRK && (ev->failed || !ret))
 		tcp->proc->brk = c->old_brk;
+	return 1;
+}
+
+/* brk(args[0]) is called: the break before it (read from /proc if unknown). */
+static uint64_t break_before(struct proc *p, const uint64_t args[6])
+{
+	if (!p->brk && args[0])
+		p->brk = procfs_heap_end(p->pid);
+	return p->brk;
+}
+
+int alloc_wrapper_record(struct proc *p, pid_t tid, const struct probe *pr,
+			 const uint64_t args[6], uint64_t retval, struct event *ev)
+{
+	struct thread t = { .tid = tid, .proc = p };
+	struct alloc_call c = { .probe = pr };
+
+	memcpy(c.args, args, sizeof(c.args));
+	memcpy(t.comm, p->rec->comm, sizeof(t.comm));
+	if (pr->role == PR_BRK)
+		c.old_brk = break_before(p, args);
+	if (!wrapper_event(&t, &c, retval, ev))
+		return 0;
+	ev->comm = p->rec->comm;	/* not t's: it is gone on return */
 	return 1;
 }
 
@@ -159,14 +183,7 @@ void alloc_hit_entry(struct thread *tcp, const struct probe *pr, const arch_regs
 		c->probe = pr;
 		memcpy(c->args, args, sizeof(args));
 		c->nested = nested;
-		c->old_brk = 0;
-		if (pr->role == PR_BRK) {
-			struct proc *p = tcp->proc;
-
-			if (!p->brk && args[0])
-				p->brk = procfs_heap_end(p->pid);
-			c->old_brk = p->brk;
-		}
+		c->old_brk = pr->role == PR_BRK ? break_before(tcp->proc, args) : 0;
 		if (pr->role >= PR_MMAP)
 			wrapper_entry(tcp, c);
 		return;

@@ -264,7 +264,8 @@ static size_t insert_probes(struct alloc_space *s, struct thread *tcp,
 }
 
 /*
- * Attach mode, every probe an allocator function found and detoured:
+ * Attach mode, every probe an allocator function or a syscall wrapper
+ * found and detoured:
  * a library loaded later cannot bind these names anew, and an int3 on
  * _dl_debug_state would kill the process at its next dlopen if memtap
  * died (the detours do not): leave it out.  Attach mode learns of new
@@ -278,7 +279,7 @@ static int dl_state_needless(const struct alloc_space *s)
 		if (!alloc_detours_at(s->dt, s->sites[i].addr))
 			return 0;
 	for (size_t i = 0; i < probes_count(); i++)
-		if (probes_get(i)->role >= PR_USER)
+		if (probes_get(i)->role == PR_USER)
 			return 0;
 	return 1;
 }
@@ -297,6 +298,7 @@ static void arm(struct alloc_space *s, struct thread *tcp)
 		if (!s->dt && !s->refused)
 			s->dt = alloc_detours_arm(cfg, procs, tcp, ep);
 		in = insert_probes(s, tcp, ep, 0);
+		alloc_detours_sync_points(s->dt, procs, tcp, ep);
 		if (!s->refused && !s->dl_state && !dl_state_needless(s) &&
 		    elfsym_lookup(ep, "_dl_debug_state", NULL, &r) == 0 &&
 		    bp_insert(s->set, tcp->tid, r.addr, 0, &dl_cookie) == 0)
@@ -684,8 +686,13 @@ static enum alloc_action on_sigtrap(struct thread *tcp)
 		return ALLOC_RESUME;
 	case BP_HIT_RETURN:
 		stops.breakpoint++;
-		if (h.cookie && h.cookie != &entry_cookie && h.cookie != &dl_cookie)
+		if (h.cookie && h.cookie != &entry_cookie && h.cookie != &dl_cookie) {
+			/* the detoured wrappers' records first: held ranges in order */
+			if (((const struct probe *)h.cookie)->role >= PR_MMAP &&
+			    alloc_detours_wrappers(s->dt))
+				alloc_detours_drain(s->dt);
 			alloc_hit_return(tcp, h.cookie, &regs, &h);
+		}
 		return ALLOC_RESUME;
 	}
 	return ALLOC_NOT_OURS;

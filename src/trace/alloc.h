@@ -144,4 +144,16 @@ void alloc_hit_entry(struct thread *tcp, const struct probe *pr, const arch_regs
 void alloc_hit_return(struct thread *tcp, const struct probe *pr, const arch_regs_t *regs,
 		      const struct bp_hit *h);
 
+/* The syscall behind a wrapper probe (pr->role >= PR_MMAP). */
+const struct syscall_def *alloc_wrapper_def(const struct probe *pr);
+/*
+ * A detoured wrapper's record (ring.c), made by thread tid of p after
+ * the call returned retval, args its arguments at entry: the event its
+ * int3 probe makes at the return (1), or 0 when it makes none.  The
+ * wrapper's entry read nothing from /proc (syscall_reads_at_entry() is
+ * 0: alloc-detour.c detours no other).
+ */
+int alloc_wrapper_record(struct proc *p, pid_t tid, const struct probe *pr,
+			 const uint64_t args[6], uint64_t retval, struct event *ev);
+
 #endif /* MEMTAP_ALLOC_H */

@@ -142,6 +142,8 @@ void syscall_exit(struct thread *tcp, const arch_regs_t *regs);
  * 0 when the call is no event of a selected kind.
  */
 void syscall_capture(struct thread *tcp, const struct syscall_def *def);
+/* Does syscall_capture() read anything for a call of def (of a selected kind)? */
+int syscall_reads_at_entry(const struct syscall_def *def);
 int syscall_complete(struct thread *tcp, const struct syscall_def *def, int64_t ret,
 		     struct event *ev);
 /*

@@ -13,7 +13,8 @@
  * the function) and the copy of the stack from the function's entry.
  * Records made by a call nested in another probed call (realloc(NULL,
  * n) calling malloc; their return address is in a detoured function or
- * in a stub) are not events, as with int3.
+ * in a stub) are not events, as with int3; a syscall wrapper's always
+ * is one (alloc_wrapper_record()), as the seccomp stop would be.
  *
  * A record reserved but never committed (a signal handler that
  * longjmp'd out of the stub) would block the ring: one left
@@ -36,6 +37,7 @@
 #include "probe/probes.h"
 #include "record/sink.h"
 #include "stack/unwind.h"
+#include "trace/alloc.h"
 #include "trace/emit.h"
 #include "trace/ring.h"
 #include "trace/source.h"
@@ -66,6 +68,8 @@ struct ring_src {
 	} vforks[RING_VFORKS];
 	struct ring_src *next;
 };
+
+char ring_sync_cookie;
 
 static struct ring_src *rings;
 static uint64_t next_ns;
@@ -158,27 +162,33 @@ static void emit(struct ring_src *r, const uint8_t *rec)
 	int64_t copied = (int64_t)word(rec, R_COPIED);
 	struct stack_snapshot *s = NULL;
 	struct event ev;
-
 	struct proc *p = r->p;
+	pid_t tid = (pid_t)word(rec, R_TID);
 
-	if (!pr)
+	if (!pr || (const void *)pr == &ring_sync_cookie)
 		return;
-	if (detour_nested(r->ds, ret)) {
-		r->nested++;
-		return;
-	}
-	memset(&ev, 0, sizeof(ev));
-	ev.tid = (pid_t)word(rec, R_TID);
 	for (int i = 0; i < RING_VFORKS; i++)
-		if (r->vforks[i].child && r->vforks[i].tid == ev.tid) {
+		if (r->vforks[i].child && r->vforks[i].tid == tid) {
 			p = r->vforks[i].child;	/* made by the vfork child */
-			ev.tid = p->pid;
+			tid = p->pid;
 		}
-	ev.pid = p->pid;
-	ev.comm = p->rec->comm;
-	ev.time_ns = now_ns() - start_ns;
-	if (!probe_fill_event(pr, args, word(rec, R_RESULT), word(rec, R_WORD), &ev))
-		return;
+	if (pr->role >= PR_MMAP) {
+		/* a syscall wrapper: an event wherever it was called from */
+		if (!alloc_wrapper_record(p, tid, pr, args, word(rec, R_RESULT), &ev))
+			return;
+	} else {
+		if (detour_nested(r->ds, ret)) {
+			r->nested++;
+			return;
+		}
+		memset(&ev, 0, sizeof(ev));
+		ev.pid = p->pid;
+		ev.tid = tid;
+		ev.comm = p->rec->comm;
+		ev.time_ns = now_ns() - start_ns;
+		if (!probe_fill_event(pr, args, word(rec, R_RESULT), word(rec, R_WORD), &ev))
+			return;
+	}
 	ev.caller = ret;
 	ev.leaf = detour_slot_func(r->ds, word(rec, R_DESC));
 	if (copied > 8 && sink_stacks_wanted() && sink_wants(p->rec, &ev) == SINK_RECORD) {

@@ -20,6 +20,9 @@
 struct detour_set;
 struct ring_src;
 
+/* The cookie of a sync point's slot (execve): its records are no event. */
+extern char ring_sync_cookie;
+
 struct ring_src *ring_add(struct proc *p, struct detour_set *ds);
 void ring_remove(struct ring_src *r);
 

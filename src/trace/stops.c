@@ -86,13 +86,13 @@ static void on_new_task(struct thread *tcp, int event)
 	if (event != PTRACE_EVENT_CLONE || tgid != p->pid) {
 		struct proc *np = procs_new_proc(&tr.procs, child_tid, p->pid);
 
-		np->brk = p->brk;	/* a copy of the parent's memory */
 		np->unfollowed = !tr.launched_pid && !tr.cfg->follow_forks;
 		np->rec->unfollowed = np->unfollowed;
 		np->ptrace_syscalls = p->ptrace_syscalls;	/* and its filters */
-		/* the blocks the in-target probes recorded are the child's too */
+		/* the blocks (and the break) the in-target probes recorded are the child's too */
 		if (event == PTRACE_EVENT_FORK && alloc_drain(tcp))
 			sink_flush();
+		np->brk = p->brk;	/* a copy of the parent's memory */
 		if (event == PTRACE_EVENT_FORK)
 			sink_proc_fork(np->rec, p->rec);
 		sink_proc_copy_stubs(np->rec, p->rec);	/* stacks through them */

@@ -143,6 +143,14 @@ void syscall_capture(struct thread *tcp, const struct syscall_def *def)
 	}
 }
 
+int syscall_reads_at_entry(const struct syscall_def *def)
+{
+	if (!selected(def))
+		return 0;
+	return def->id == SC_MPROTECT || def->id == SC_MADVISE ||
+	       ((def->id == SC_MUNMAP || def->id == SC_MREMAP) && account_wanted());
+}
+
 int syscall_args_relevant(const struct syscall_def *def, const uint64_t args[6])
 {
 	switch (def->id) {

@@ -115,6 +115,7 @@
 #define DF_WORD		0x01	/* result 0: record the word at arg0 (posix_memalign) */
 #define DF_NOSTACK	0x02	/* no stack copy */
 #define DF_ARG0_KEEP	0x04	/* arg0 != 0: never filtered (realloc of a block) */
+#define DF_ALWAYS 0x08 /* never filtered or sampled: libc's syscall wrappers */
 
 /* a ring record */
 #define R_SEQ		0x00

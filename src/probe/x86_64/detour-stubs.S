@@ -6,7 +6,8 @@
  * syscalls are clock_nanosleep (full ring), gettid (no cached tid) and
  * process_vm_readv (the stack copy of a thread not in the stack table:
  * a short read at the end of the stack mapping, never a fault; the
- * others copy with rep movsb within their stack's bounds).  Nothing
+ * others copy with rep movsb within their stack's bounds); a sync
+ * point's wait sleeps with clock_nanosleep too.  Nothing
  * traps: without memtap the records fill the ring and are then dropped.
  *
  * Entry points (offsets from dt_template, for detour.c):
@@ -20,13 +21,15 @@
  *                     then the caller's return address; r10d = DESC.
  *                     Records; every register but r10, r11 and the
  *                     flags preserved.
+ *   dt_common_sync    the same for a sync point's glue (execve), then
+ *                     waits (bounded) until memtap read the ring so far.
  */
 #include "detour-abi.h"
 
 	.intel_syntax noprefix
 	.section .rodata.memtap_detour, "a", @progbits
 	.balign 64
-	.globl dt_template, dt_template_end, dt_common_result, dt_common_entry
+	.globl dt_template, dt_template_end, dt_common_result, dt_common_entry, dt_common_sync
 
 	.set DATA, .Lt + DT_DATA
 	.set COUNTERS, .Lt + DT_COUNTERS
@@ -45,6 +48,62 @@ dt_common_result:
 dt_common_entry:
 	lea r11, [rsp + 48]
 	call keep_record
+	ret
+
+/*
+ * dt_common_sync: dt_common_entry for a sync point (execve), then a wait
+ * until memtap has read every record reserved so far, this one too: the
+ * call may replace the address space, ring included.  Bounded as a full
+ * ring's wait: after WAIT_SPINS sleeps with TAIL unmoved, TAIL goes into
+ * STALL_TAIL and no later call waits while it stays there.  A fork
+ * child's wiped data page (HEAD = TAIL = 0) waits for nothing.
+ */
+	.balign 16
+dt_common_sync:
+	lea r11, [rsp + 48]
+	call keep_record
+	push rax
+	push rbx
+	push rcx
+	push rdx
+	push rsi
+	push rdi
+	push r8
+	push r9
+	mov r8, qword ptr D(D_HEAD)
+	mov r9, -1			/* TAIL as last seen */
+	xor ebx, ebx			/* sleeps since TAIL last moved */
+.Lsync:
+	mov rax, qword ptr D(D_TAIL)
+	cmp rax, r8
+	jae .Lsynced
+	cmp rax, qword ptr D(D_STALL_TAIL)
+	je .Lsynced			/* no memtap: no wait */
+	cmp rax, r9
+	je 1f
+	mov r9, rax
+	xor ebx, ebx
+1:	inc rbx
+	cmp rbx, qword ptr D(D_WAIT_SPINS)
+	ja .Lsync_stall
+	mov edi, 1			/* clock_nanosleep(CLOCK_MONOTONIC, 0, &wait_ts, NULL) */
+	xor esi, esi
+	lea rdx, [rip + .Lwait_ts]
+	xor r10d, r10d
+	mov eax, 230
+	syscall
+	jmp .Lsync
+.Lsync_stall:
+	mov qword ptr D(D_STALL_TAIL), rax
+.Lsynced:
+	pop r9
+	pop r8
+	pop rdi
+	pop rsi
+	pop rdx
+	pop rcx
+	pop rbx
+	pop rax
 	ret
 
 /*
@@ -104,6 +163,8 @@ keep_record:
 	mov rax, -1			/* overflow: the largest size */
 .Lsized:
 	lock add qword ptr [rbx + C_BYTES], rax
+	test r10d, DF_ALWAYS << 24
+	jnz .Lkeep			/* a syscall wrapper: every call */
 	test r10d, DF_ARG0_KEEP << 24
 	jz 6f
 	cmp qword ptr [r11 - 8], 0
