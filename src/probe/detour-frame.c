@@ -36,7 +36,8 @@
 /* rdi rsi rdx rcx r8, pushed by the glue (detour-abi.h) */
 #define GLUE_PUSHED 40
 
-extern const uint8_t dt_template[], dt_template_end[], dt_common_result[], dt_common_entry[];
+extern const uint8_t dt_template[], dt_template_end[], dt_common_result[], dt_common_entry[],
+	dt_common_sync[];
 
 /* The state before an instruction: depth -1 = unknown. */
 struct fstate {
@@ -212,6 +213,43 @@ static void to_frame(const struct fstate *s, struct stub_frame *f)
 		f->saved[i] = s->push[i] >= 0 ? s->depth - s->push[i] - 8 : -1;
 }
 
+/*
+ * The slots' code as memtap wrote it (detour_frame_note()): a record
+ * read after its process exited is unwound too, without its memory.
+ */
+#define NOTES_MAX 256
+
+static struct note {
+	pid_t pid;
+	uint64_t slot;
+	uint8_t code[DT_SAVED];
+} notes[NOTES_MAX];
+static size_t notes_next;
+
+void detour_frame_note(pid_t pid, uint64_t slot, const uint8_t *code)
+{
+	struct note *n = NULL;
+
+	for (size_t i = 0; i < NOTES_MAX && !n; i++)
+		if (notes[i].pid == pid && notes[i].slot == slot)
+			n = &notes[i];
+	if (!n)
+		n = &notes[notes_next++ % NOTES_MAX];	/* the oldest goes */
+	n->pid = pid;
+	n->slot = slot;
+	memcpy(n->code, code, sizeof(n->code));
+}
+
+static int slot_code(pid_t pid, uint64_t slot, uint8_t *code)
+{
+	for (size_t i = 0; i < NOTES_MAX; i++)
+		if (notes[i].pid == pid && notes[i].slot == slot) {
+			memcpy(code, notes[i].code, sizeof(notes[i].code));
+			return 0;
+		}
+	return memio_read_all(pid, 0, slot, code, DT_SAVED);
+}
+
 int detour_stub_frame(pid_t pid, uint64_t start, uint64_t pc, struct stub_frame *f)
 {
 	static struct fstate tmpl[DT_TEMPLATE_MAX], pend[DT_TEMPLATE_MAX];
@@ -229,9 +267,10 @@ int detour_stub_frame(pid_t pid, uint64_t start, uint64_t pc, struct stub_frame 
 			const struct entry entries[] = {
 				{ (size_t)(dt_common_result - dt_template), GLUE_PUSHED },
 				{ (size_t)(dt_common_entry - dt_template), 0 },
+				{ (size_t)(dt_common_sync - dt_template), 0 },
 			};
 
-			follow(dt_template, len, entries, 2, tmpl, pend);
+			follow(dt_template, len, entries, 3, tmpl, pend);
 			have_tmpl = 1;
 		}
 		if (off >= len || tmpl[off].depth < 0)
@@ -241,7 +280,7 @@ int detour_stub_frame(pid_t pid, uint64_t start, uint64_t pc, struct stub_frame 
 	}
 	base = DT_TEMPLATE_MAX + (off - DT_TEMPLATE_MAX) / DT_SLOT_SIZE * DT_SLOT_SIZE;
 	off -= base;
-	if (off >= DT_SAVED || memio_read_all(pid, 0, start + base, code, sizeof(code)) < 0)
+	if (off >= DT_SAVED || slot_code(pid, start + base, code) < 0)
 		return -1;
 	{
 		const struct entry entries[] = { { 0, 0 }, { DT_ORIG, 0 } };

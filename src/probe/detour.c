@@ -603,6 +603,7 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 	if ((err = memio_write(ds->pid, tid, slot, code, sizeof(code))) < 0 ||
 	    (err = memio_write(ds->pid, tid, p.site, jmp, p.len)) < 0)
 		return err;
+	detour_frame_note(ds->pid, slot, code);
 	st->cookie = dp->cookie;
 	st->live = 1;
 	ds->nslots = max_slots;

@@ -124,11 +124,13 @@ int detour_nested(const struct detour_set *ds, uint64_t addr);
  * The stub mapping's code, for the unwinders: its start (0 if none) and
  * *len; detour_stub_frame() is the stub_frame_fn of stack/modules.h
  * (detour-frame.c): the frame at pc in the code of the stub mapping at
- * start in process pid, read from its memory for a slot.
+ * start in process pid, from the slot's code as detour_frame_note()
+ * kept it when memtap wrote it, else read from the process's memory.
  */
 uint64_t detour_stubs(const struct detour_set *ds, uint64_t *len);
 struct stub_frame;
 int detour_stub_frame(pid_t pid, uint64_t start, uint64_t pc, struct stub_frame *f);
+void detour_frame_note(pid_t pid, uint64_t slot, const uint8_t *code);
 
 /* How many functions are detoured. */
 size_t detour_count(const struct detour_set *ds);
