@@ -68,7 +68,7 @@ struct detour_set {
 };
 
 _Static_assert((DT_NSLOTS << C_SHIFT) <= DT_PAGE, "the counters fit their page");
-_Static_assert(D_POOL + (DT_POOL_N << P_SHIFT) <= DT_PAGE, "the pool fits the data page");
+_Static_assert(DT_POOL + (DT_POOL_N << P_SHIFT) <= DT_MAP_SIZE, "the pool fits the mapping");
 _Static_assert((K_NENT << K_SHIFT) <= DT_PAGE, "the thread table fits its page");
 
 struct detour_set *detour_set_new(pid_t pid, const struct detour_config *cfg)
@@ -215,7 +215,6 @@ static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
 			ds->pool[2 * i] = sample_interval(&ds->rng, ds->mean);
 			ds->pool[2 * i + 1] = ds->mean;
 		}
-		memcpy(data + D_POOL / 8, ds->pool, sizeof(ds->pool));
 	}
 	ds->pool_idx = 0;
 	err = memio_write(ds->pid, tid, ds->base + DT_DATA, data, D_HEAD);
@@ -226,6 +225,8 @@ static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
 		err = memio_write(ds->pid, tid, ds->base + DT_COUNTERS, zero, sizeof(zero));
 	if (err == 0)
 		err = memio_write(ds->pid, tid, ds->base + DT_THREADS, zero, sizeof(zero));
+	if (err == 0 && ds->mean)
+		err = memio_write(ds->pid, tid, ds->base + DT_POOL, ds->pool, sizeof(ds->pool));
 	return err;
 }
 
@@ -731,7 +732,7 @@ int detour_read_counts(const struct detour_set *ds, const void *cookie,
  */
 int detour_sample_refill(struct detour_set *ds, uint64_t mean)
 {
-	uint64_t idx, n;
+	uint64_t idx, n, first;
 	int err;
 
 	if (!ds->base || !ds->mean)
@@ -758,8 +759,17 @@ int detour_sample_refill(struct detour_set *ds, uint64_t mean)
 		e[1] = ds->mean;
 	}
 	ds->pool_idx = idx;
-	/* one write: the entries not taken get the values they hold */
-	return memio_write(ds->pid, 0, ds->base + DT_DATA + D_POOL, ds->pool, sizeof(ds->pool));
+	/* the entries taken: one run, or two where it wraps */
+	first = (idx - n) & (DT_POOL_N - 1);
+	if (first + n > DT_POOL_N) {
+		err = memio_write(ds->pid, 0, ds->base + DT_POOL, ds->pool,
+				  (first + n - DT_POOL_N) << P_SHIFT);
+		if (err < 0)
+			return err;
+		n = DT_POOL_N - first;
+	}
+	return memio_write(ds->pid, 0, ds->base + DT_POOL + (first << P_SHIFT),
+			   ds->pool + 2 * first, n << P_SHIFT);
 }
 
 uint64_t detour_sample_mean(const struct detour_set *ds)

@@ -316,7 +316,7 @@ int ring_drain(struct ring_src *r)
 
 	/* one lap at most: a target as fast as the drain must not starve the loop */
 	while ((got = drain_batch(r)) > 0 && r->tail - start < r->r.nrec)
-		;
+		detour_sample_refill(r->ds, 0);
 	if (got >= 0) {
 		uint64_t d;
 

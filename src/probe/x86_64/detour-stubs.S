@@ -31,6 +31,7 @@
 	.set DATA, .Lt + DT_DATA
 	.set COUNTERS, .Lt + DT_COUNTERS
 	.set THREADS, .Lt + DT_THREADS
+	.set POOL, .Lt + DT_POOL
 
 #define D(off) [rip + DATA + (off)]
 
@@ -357,7 +358,7 @@ next_interval:
 	lock xadd qword ptr D(D_POOL_IDX), r9
 	and r9d, DT_POOL_N - 1
 	shl r9d, P_SHIFT
-	lea rdi, [rip + DATA + D_POOL]
+	lea rdi, [rip + POOL]
 	mov rdx, qword ptr [rdi + r9]
 	mov rdi, qword ptr [rdi + r9 + 8]
 	ret
