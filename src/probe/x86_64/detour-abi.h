@@ -14,8 +14,7 @@
  *            a memtap that attaches after one was killed adopts the
  *            detours it finds
  *   +0x2000  data page (rw-): parameters, ring indexes, drops
- *   +0x3000  counter page (rw-): calls, bytes, kept, filtered,
- *            unsampled per slot
+ *   +0x3000  counter page (rw-): calls, bytes, kept, filtered per slot
  *   +0x4000  thread page (rw-): the thread table (stack bounds and
  *            sampling countdown per thread)
  *   +0x5000  pool pages (rw-): the sampling intervals
@@ -132,8 +131,7 @@
 #define C_BYTES		0x08	/* the size argument (calloc: the product) */
 #define C_KEPT		0x10	/* calls that made a record (or tried to) */
 #define C_FILTERED	0x18	/* calls outside [MIN_SIZE, MAX_SIZE] */
-#define C_UNSAMPLED	0x20	/* calls only counted: not sampled */
-#define C_SHIFT		6	/* 64 bytes per slot */
+#define C_SHIFT		5	/* 32 bytes per slot; calls not sampled: calls - kept - filtered */
 
 /* DESC: size kinds (which argument is the size, for the filter) */
 #define SK_NONE		0	/* not filtered (free) */

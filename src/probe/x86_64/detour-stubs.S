@@ -127,8 +127,7 @@ keep_record:
 	jnz .Lkeep
 	cmp qword ptr D(D_SAMPLE_MEAN), 0
 	je .Lkeep
-.Lunsampled:
-	lock inc qword ptr [rbx + C_UNSAMPLED]
+.Lunsampled:				/* counted: calls - kept - filtered */
 	jmp .Lout
 
 	/* sampled: the filter first, then the thread's countdown */
