@@ -28,10 +28,14 @@
  * pool of intervals the stubs took.  With --overhead, every
  * BUDGET_PERIOD_NS the mean moves (sample_budget_update()) so that the
  * kept records cost about that share of the target's CPU time: the
- * cost of a record is memtap's own CPU time over the period divided by
- * the records it drained (reading, unwinding, counting), plus
- * STUB_RECORD_NS, what a record costs in the stub (bench/spike: 0.1 us
- * with 8 KiB of stack copied).
+ * cost of a record is the CPU time memtap spent on the drains that
+ * found records (reading them, then unwinding and counting: with
+ * --overhead the sink is flushed here, to be measured) divided by
+ * their records, plus STUB_RECORD_NS, what a record costs in the stub
+ * (bench/spike: 0.1 us with 8 KiB of stack copied).  Not all of
+ * memtap's CPU time: what it costs without records (the timers, the
+ * drains that find nothing) would make a record look dearer the fewer
+ * there are, and push the mean up without end.
  */
 #include "config.h"
 
@@ -86,7 +90,7 @@ static struct ring_src *rings;
 static uint64_t next_ns;
 static int registered;
 static double overhead;		/* --overhead, 0: a fixed mean */
-static uint64_t self_cpu0;	/* memtap's CPU time at the period's start */
+static uint64_t busy_cpu;	/* CPU time of the drains that found records, ns */
 static uint64_t mean_lo, mean_hi;	/* the means in force, 0: none sampled */
 
 static void drain_all(void *self);
@@ -123,7 +127,7 @@ static uint64_t self_cpu_ns(void)
 {
 	struct timespec ts;
 
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
@@ -360,26 +364,26 @@ static void budget_step(struct ring_src *r, uint64_t now, double cost_ns)
 static void budget_all(void)
 {
 	static uint64_t last_ns, records0;
-	uint64_t now = now_ns(), self, records = 0;
+	uint64_t now = now_ns(), records = 0;
 	double cost = 0;
 
-	if (!(overhead > 0) || now - last_ns < BUDGET_PERIOD_NS)
+	if (now - last_ns < BUDGET_PERIOD_NS)
 		return;
-	self = self_cpu_ns();
 	for (struct ring_src *r = rings; r; r = r->next)
 		records += r->records;
 	if (last_ns && records > records0)
-		cost = (double)(self - self_cpu0) / (double)(records - records0) + STUB_RECORD_NS;
+		cost = (double)busy_cpu / (double)(records - records0) + STUB_RECORD_NS;
 	for (struct ring_src *r = rings; r; r = r->next)
 		if (detour_sample_mean(r->ds))
 			budget_step(r, now, cost);
 	last_ns = now;
 	records0 = records;
-	self_cpu0 = self;
+	busy_cpu = 0;
 }
 
 static void drain_all(void *self)
 {
+	uint64_t cpu0 = overhead > 0 ? self_cpu_ns() : 0;
 	int busy = 0;
 
 	(void)self;
@@ -392,7 +396,13 @@ static void drain_all(void *self)
 		if (ring_drain(r) == 0 && r->records != before)
 			busy = 1;
 	}
-	budget_all();
+	if (overhead > 0) {
+		if (busy) {
+			sink_flush();	/* the unwinding, measured with the rest */
+			busy_cpu += self_cpu_ns() - cpu0;
+		}
+		budget_all();
+	}
 	next_ns = now_ns() + (busy ? RING_BUSY_NS : RING_IDLE_NS);
 }
 
