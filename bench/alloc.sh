@@ -597,9 +597,10 @@ case " $active " in *" memtap-min1m "*)
 	echo
 	echo "## In-target probes: ns per call only counted, per kept record"
 	echo
-	echo "counted = median of (traced − untraced) / hits of -e malloc --min-size 1M (every"
-	echo "call only counted); per record = median of (traced − untraced − calls × counted)"
-	echo "/ records, calls = 5 per iteration, records = what the stubs recorded (-v)."
+	echo "counted = (median added ms − start-up added ms) / hits of -e malloc --min-size 1M"
+	echo "(every call only counted); per record = (median added ms − start-up added ms −"
+	echo "calls × counted) / median records, calls = 5 per iteration, records = what the"
+	echo "stubs recorded (-v). Needs runs long against the start-up's noise (--scale)."
 	echo
 	echo "| tool | threads | records/iter | ns per call counted | ns per record |"
 	echo "|---|---:|---:|---:|---:|"
@@ -607,15 +608,19 @@ case " $active " in *" memtap-min1m "*)
 		f=$workdir/samples/memtap-min1m.$th
 		[ -s "$f" ] || continue
 		tot=$(($(size_for memtap-min1m "$th") * th))
-		nc=$(median_of "$f" "(\$2 - \$1) * 1000 / $tot")
+		nc=$(awk -v a="$(median_of "$f" '($2 - $1) / 1000')" -v s="$(startup_added memtap-min1m)" \
+			-v n="$tot" 'BEGIN { print (a - s) * 1e6 / n }')
 		printf '| %s | %s | | %.1f | |\n' "$(tool_label memtap-min1m)" "$th" "$nc"
 		for t in memtap-dwarf memtap-ovh5 memtap-exact; do
 			f=$workdir/samples/$t.$th
 			[ -s "$f" ] || continue
 			tot=$(($(size_for "$t" "$th") * th))
-			rpi=$(median_of "$f" "\$11 / $tot")
-			nr=$(median_of "$f" "(\$11 > 0 ? ((\$2 - \$1) * 1000 - 5 * $tot * $nc) / \$11 : 0)")
-			printf '| %s | %s | %.4f | | %.0f |\n' "$(tool_label "$t")" "$th" "$rpi" "$nr"
+			rec=$(median_of "$f" '$11')
+			nr=$(awk -v a="$(median_of "$f" '($2 - $1) / 1000')" -v s="$(startup_added "$t")" \
+				-v n="$tot" -v c="$nc" -v k="$rec" \
+				'BEGIN { print k > 0 ? ((a - s) * 1e6 - 5 * n * c) / k : 0 }')
+			printf '| %s | %s | %.4f | | %.0f |\n' "$(tool_label "$t")" "$th" \
+				"$(awk -v k="$rec" -v n="$tot" 'BEGIN { print k / n }')" "$nr"
 		done
 	done
 	;;
