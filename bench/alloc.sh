@@ -618,7 +618,7 @@ case " $active " in *" memtap-min1m "*)
 			rec=$(median_of "$f" '$11')
 			nr=$(awk -v a="$(median_of "$f" '($2 - $1) / 1000')" -v s="$(startup_added "$t")" \
 				-v n="$tot" -v c="$nc" -v k="$rec" \
-				'BEGIN { print k > 0 ? ((a - s) * 1e6 - 5 * n * c) / k : 0 }')
+				'BEGIN { print (k > 0 ? ((a - s) * 1e6 - 5 * n * c) / k : 0) }')
 			printf '| %s | %s | %.4f | | %.0f |\n' "$(tool_label "$t")" "$th" \
 				"$(awk -v k="$rec" -v n="$tot" 'BEGIN { print k / n }')" "$nr"
 		done
