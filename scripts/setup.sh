@@ -66,6 +66,12 @@ check() {
 	(cd "$top/$1" && env ${2:+MEMTAP_STATIC="$2"} ${3:+MEMTAP_UNDER_TEST="$2"} \
 		make -j"$jobs" check > "$log" 2>&1) || true
 	grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS):' "$top/$1/$log" | sed "s|^|$1${3:+ (static)}: |"
+	# the end of each failed test's log, kept for the end of the run
+	# (the static pass overwrites the normal build's logs)
+	for t in $(sed -n 's/^\(FAIL\|ERROR\|XPASS\): //p' "$top/$1/$log"); do
+		echo "---- $1${3:+ (static)}: ${t%.test}.log"
+		tail -25 "$top/$1/${t%.test}.log" 2>/dev/null || true
+	done >> "$top/failed-tests.log"
 	awk '/^# (PASS|FAIL|SKIP|ERROR|XPASS|XFAIL): / { n[$2] = $3 }
 	     END { printf "%d %d %d\n", n["PASS:"] + n["XFAIL:"], n["FAIL:"] + n["ERROR:"] + n["XPASS:"], n["SKIP:"] }' \
 		"$top/$1/$log" >&3
@@ -99,8 +105,10 @@ check)
 	esac
 	# the whole suite once more against memtap-static, last: the normal
 	# run's test logs are overwritten by its own
+	rm -f "$top/failed-tests.log"
 	counts=$( { check build "$static"; check build-asan
 		   [ -z "$static" ] || check build "$static" check-static.log; } 3>&1 1>&2 )
+	[ ! -s "$top/failed-tests.log" ] || cat "$top/failed-tests.log" >&2
 	echo "$counts" | awk '{ p += $1; f += $2; s += $3 }
 		END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit f > 0 }'
 	;;

@@ -318,12 +318,20 @@ static int scratch_allowed(struct proc *p, char *buf, size_t size)
 void attach_refuse_probes(const struct trace_config *cfg, const struct procs *pt,
 			  struct proc *p, const char *why, int at_attach)
 {
+	static size_t refused;	/* attached processes of which nothing is recorded */
 	int wrappers = !strcmp(syscall_source, "breakpoints") && (cfg->events & EV_SYSCALL_STOPS);
 	int allocs = (events_to_trace() & EV_BREAKPOINT) != 0;
 
-	if (allocs && at_attach && !(cfg->events & EV_SYSCALL_STOPS))
-		error_msg_and_die("cannot probe allocator functions in process %d (%s): %s",
-				  p->pid, p->rec->comm, why);
+	if (allocs && at_attach && !(cfg->events & EV_SYSCALL_STOPS)) {
+		/* probes are all memtap wants of it: one of several -p goes on */
+		if (cfg->npids <= 1 || ++refused == cfg->npids)
+			error_msg_and_die("cannot probe allocator functions in process %d (%s): %s%s",
+					  p->pid, p->rec->comm, why,
+					  cfg->npids > 1 ? " (nor in the other processes)" : "");
+		warn_msg("cannot probe allocator functions in process %d (%s): %s: "
+			 "nothing is recorded of it", p->pid, p->rec->comm, why);
+		return;
+	}
 	if (allocs)
 		warn_msg("cannot probe allocator functions in process %d (%s): %s", p->pid,
 			 p->rec->comm, why);
