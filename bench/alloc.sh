@@ -28,7 +28,7 @@ scale=1
 memtap=${MEMTAP:-}
 threads_list="1 8"
 pin=
-tools="floor memtap-none memtap-dwarf memtap-mf memtap-int3 memtap-min1m ltrace heaptrack massif"
+tools="floor memtap-none memtap-dwarf memtap-exact memtap-ovh5 memtap-mf memtap-int3 memtap-min1m ltrace heaptrack massif"
 workdir=
 keep=no
 cc=${CC:-cc}
@@ -71,7 +71,10 @@ Tools:
                 -s empty_fn when it is built (make check TESTS=)
   memtap-none   memtap -e alloc --unwind=none -F folded -o FILE
   memtap-dwarf  memtap -e alloc -F folded -o FILE (DWARF stacks; in-target
-                probes, the default)
+                probes, sampled at 128 KiB: the defaults)
+  memtap-exact  memtap --exact -e alloc -F folded -o FILE (every call)
+  memtap-ovh5   memtap --overhead 5 -e alloc -F folded -o FILE (the mean
+                adapted to a 5% budget)
   memtap-mf     memtap -e malloc,free -F folded -o FILE (DWARF stacks)
   memtap-int3   memtap --probes=int3 -e alloc -F folded -o FILE
   memtap-min1m  memtap -e malloc --min-size 1M -F folded -o FILE (nothing
@@ -207,7 +210,9 @@ tool_label() {
 	floor) echo "floor: memtap --probe empty_fn (1 stop)" ;;
 	floor-harness) echo "floor: bp-harness -s empty_fn (1 stop)" ;;
 	memtap-none) echo "memtap -e alloc --unwind=none" ;;
-	memtap-dwarf) echo "memtap -e alloc (dwarf)" ;;
+	memtap-dwarf) echo "memtap -e alloc (dwarf, sampled)" ;;
+	memtap-exact) echo "memtap --exact -e alloc (dwarf)" ;;
+	memtap-ovh5) echo "memtap --overhead 5 -e alloc (dwarf)" ;;
 	memtap-mf) echo "memtap -e malloc,free (dwarf)" ;;
 	memtap-int3) echo "memtap --probes=int3 -e alloc (dwarf)" ;;
 	memtap-min1m) echo "memtap -e malloc --min-size 1M" ;;
@@ -223,10 +228,12 @@ tool_prefix() {
 	floor) pre=("$memtap" --unwind=none --probe empty_fn -e probe -o "$2" --) ;;
 	floor-harness) pre=("$harness" -s empty_fn -o "$2" --) ;;
 	memtap-none) pre=("$memtap" -e alloc --unwind=none -F folded -o "$2" --) ;;
-	memtap-dwarf) pre=("$memtap" -e alloc -F folded -o "$2" --) ;;
+	memtap-dwarf) pre=("$memtap" -v -e alloc -F folded -o "$2" --) ;;
+	memtap-exact) pre=("$memtap" -v --exact -e alloc -F folded -o "$2" --) ;;
+	memtap-ovh5) pre=("$memtap" -v --overhead 5 -e alloc -F folded -o "$2" --) ;;
 	memtap-mf) pre=("$memtap" -e "malloc,free" -F folded -o "$2" --) ;;
 	memtap-int3) pre=("$memtap" --probes=int3 -e alloc -F folded -o "$2" --) ;;
-	memtap-min1m) pre=("$memtap" -e malloc --min-size 1M -F folded -o "$2" --) ;;
+	memtap-min1m) pre=("$memtap" -v -e malloc --min-size 1M -F folded -o "$2" --) ;;
 	ltrace) pre=(ltrace -f -e malloc+free -o /dev/null) ;;
 	heaptrack) pre=(heaptrack -o "$2") ;;
 	massif) pre=(valgrind --tool=massif "--massif-out-file=$2") ;;
@@ -284,10 +291,16 @@ timed() {
 }
 
 # parse_memtap LOG: sets m_stops (from the summary line) and m_malloc
-# (calls of malloc in the summary table; empty when not probed)
+# (calls of malloc counted by the stubs, -v; else in the summary table,
+# an estimate when sampled; empty when not probed), m_kept (records
+# made by the stubs, -v)
 parse_memtap() {
 	m_stops=$(sed -n 's/^memtap: .* \([0-9][0-9]*\) stops (.*/\1/p' "$1" | head -n 1)
-	m_malloc=$(awk '$1 == "malloc" && $2 ~ /^[0-9]+$/ { n += $2; f = 1 } END { if (f) print n }' "$1")
+	m_malloc=$(sed -n 's/.*: malloc: \([0-9]*\) calls .* in its stub.*/\1/p' "$1" | head -n 1)
+	[ -n "$m_malloc" ] ||
+		m_malloc=$(awk '$1 == "malloc" && $2 ~ /^[0-9]+$/ { n += $2; f = 1 } END { if (f) print n }' "$1")
+	m_kept=$(sed -n 's/.* in its stub, \([0-9]*\) recorded.*/\1/p' "$1" |
+		awk '{ n += $1 } END { print n + 0 }')
 }
 
 # the loop's own count of malloc calls (EXPECT malloc N BYTES)
@@ -334,7 +347,7 @@ pair() {
 	fi
 	[ "$t" != floor ] || parse_memtap "$out.data"
 	lm=$(loop_malloc "$out.untraced")
-	echo "$uw $tw $su $ss $cu $cs ${m_stops:-0} ${m_malloc:--} ${lm:--} ${rq:-0}" \
+	echo "$uw $tw $su $ss $cu $cs ${m_stops:-0} ${m_malloc:--} ${lm:--} ${rq:-0} ${m_kept:-0}" \
 		>>"$workdir/samples/$cell"
 	# keep the last repetition's outputs for the checks
 	if [ "$rep" -eq "$reps" ]; then
@@ -370,9 +383,9 @@ memtap_check() { # THREADS: malloc stacks through the loop (calls, bytes)
 	local th=$1 n f
 	n=$(size_for memtap-dwarf "$th")
 	f=$workdir/out/check.$th
-	"$memtap" -e alloc --weight=count -F folded -o "$f.count" -- \
+	"$memtap" --exact -e alloc --weight=count -F folded -o "$f.count" -- \
 		"$loop" -t "$th" -n "$n" >"$f.loop" 2>"$f.log" </dev/null || return 0
-	"$memtap" -e alloc -F folded -o "$f.bytes" -- \
+	"$memtap" --exact -e alloc -F folded -o "$f.bytes" -- \
 		"$loop" -t "$th" -n "$n" >"$f.loop2" 2>"$f.log2" </dev/null || return 0
 	# [malloc];comm;...;worker;one;malloc COUNT: the loop's; the rest: libc's
 	check[$th:loop]=$(awk '/^\[malloc\];/ && /;worker;/ { n += $NF } END { print n + 0 }' "$f.count")
@@ -579,6 +592,39 @@ for t in floor floor-harness; do
 	[ -n "${perhit[$t.1]:-}" ] || continue
 	echo "| $(tool_label "$t") | ${perhit[$t.1]} µs per call | |"
 done
+
+case " $active " in *" memtap-min1m "*)
+	echo
+	echo "## In-target probes: ns per call only counted, per kept record"
+	echo
+	echo "counted = (median added ms − start-up added ms) / hits of -e malloc --min-size 1M"
+	echo "(every call only counted); per record = (median added ms − start-up added ms −"
+	echo "calls × counted) / median records, calls = 5 per iteration, records = what the"
+	echo "stubs recorded (-v). Needs runs long against the start-up's noise (--scale)."
+	echo
+	echo "| tool | threads | records/iter | ns per call counted | ns per record |"
+	echo "|---|---:|---:|---:|---:|"
+	for th in $threads_list; do
+		f=$workdir/samples/memtap-min1m.$th
+		[ -s "$f" ] || continue
+		tot=$(($(size_for memtap-min1m "$th") * th))
+		nc=$(awk -v a="$(median_of "$f" '($2 - $1) / 1000')" -v s="$(startup_added memtap-min1m)" \
+			-v n="$tot" 'BEGIN { print (a - s) * 1e6 / n }')
+		printf '| %s | %s | | %.1f | |\n' "$(tool_label memtap-min1m)" "$th" "$nc"
+		for t in memtap-dwarf memtap-ovh5 memtap-exact; do
+			f=$workdir/samples/$t.$th
+			[ -s "$f" ] || continue
+			tot=$(($(size_for "$t" "$th") * th))
+			rec=$(median_of "$f" '$11')
+			nr=$(awk -v a="$(median_of "$f" '($2 - $1) / 1000')" -v s="$(startup_added "$t")" \
+				-v n="$tot" -v c="$nc" -v k="$rec" \
+				'BEGIN { print (k > 0 ? ((a - s) * 1e6 - 5 * n * c) / k : 0) }')
+			printf '| %s | %s | %.4f | | %.0f |\n' "$(tool_label "$t")" "$th" \
+				"$(awk -v k="$rec" -v n="$tot" 'BEGIN { print k / n }')" "$nr"
+		done
+	done
+	;;
+esac
 
 case " $active " in *" memtap-"*)
 	echo

@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/sampling.h"
 #include "linux/features.h"
 #include "util/error.h"
 #include "trace/memtap.h"
@@ -29,6 +30,7 @@
 struct options opt;
 FILE *out;
 static struct trace_config trace_config;	/* the tracer's part of opt */
+static uint64_t sample_mean;	/* allocator sampling (sampling.c), 0: every call */
 
 static void usage(void)
 {
@@ -49,7 +51,8 @@ static void usage(void)
 	       "                          (perf events), weighed by the pages' bytes;\n"
 	       "                          mprotect: bytes made accessible; madvise:\n"
 	       "                          resident bytes given back (DONTNEED, FREE, REMOVE)\n"
-	       "      --exact             record every allocator call (the default for now)\n"
+	       "      --exact             record every allocator call (default with --leaks,\n"
+	       "                          --trace, --probes=int3)\n"
 	       "      --fault-period=N    -e faults: sample one fault in N (default 1);\n"
 	       "                          totals stay exact, stacks are scaled\n"
 	       "  -f, --follow-forks      -p: follow fork children (with probes of their\n"
@@ -67,6 +70,8 @@ static void usage(void)
 	       "      --min-size=SIZE     ignore events of fewer bytes (suffixes K, M, G)\n"
 	       "      --net               weigh stacks by bytes acquired minus released\n"
 	       "      --no-demangle       show C++ and Rust names as in the binary\n"
+	       "      --overhead=PERCENT  allocator sampling: move the mean so that records\n"
+	       "                          cost about PERCENT of the target's CPU time\n"
 	       "  -o, --output=FILE       write the output to FILE instead of stdout\n"
 	       "  -p, --pid=PID[,PID...]  attach to running processes\n"
 	       "      --probe=SYMBOL[@OBJECT][:size=argN]\n"
@@ -78,6 +83,9 @@ static void usage(void)
 	       "                          breakpoint stop per call)\n"
 	       "  -q, --quiet             no informational messages on stderr\n"
 	       "      --record=FILE       also save the recording (JSON) for memtap report\n"
+	       "      --sample=SIZE       allocator calls: keep one per SIZE bytes on average\n"
+	       "                          (default 128K; 0: every call); stacks weighted,\n"
+	       "                          totals per function exact\n"
 	       "      --stack-size=SIZE   bytes of stack copied at each event (default 32K;\n"
 	       "                          -e faults: 8K, as perf record)\n"
 	       "      --symbol-prefix=PREFIX\n"
@@ -215,6 +223,7 @@ static void sink_init_from_opt(void)
 		.unwind = opt.unwind,
 		.max_depth = opt.max_depth,
 		.stack_size = opt.stack_size,
+		.sample_mean = sample_mean,
 	};
 
 	sink_init(&c);
@@ -279,6 +288,8 @@ enum {
 	OPT_FAULT_PERIOD,
 	OPT_PROBES,
 	OPT_EXACT,
+	OPT_SAMPLE,
+	OPT_OVERHEAD,
 };
 
 int main(int argc, char **argv)
@@ -301,12 +312,14 @@ int main(int argc, char **argv)
 		{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
 		{ "net", no_argument, NULL, OPT_NET },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "overhead", required_argument, NULL, OPT_OVERHEAD },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "probe", required_argument, NULL, OPT_PROBE },
 		{ "probes", required_argument, NULL, OPT_PROBES },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 		{ "symbol-prefix", required_argument, NULL, OPT_SYMBOL_PREFIX },
 		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
@@ -458,6 +471,12 @@ int main(int argc, char **argv)
 		case OPT_EXACT:
 			opt.exact = 1;
 			break;
+		case OPT_SAMPLE:
+			sampling_parse_sample(optarg);
+			break;
+		case OPT_OVERHEAD:
+			sampling_parse_overhead(optarg);
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -534,6 +553,7 @@ int main(int argc, char **argv)
 		usage_error("--leaks needs stacks: not with --unwind=none");
 	if (!unwind_kind_available(opt.unwind))
 		usage_error("--unwind=%s is not available in this build", unwind_kind_name(opt.unwind));
+	sample_mean = sampling_mean();
 
 	/*
 	 * Outputs are written beside their path and renamed over it when
@@ -606,6 +626,8 @@ int main(int argc, char **argv)
 		.probes = opt.probes,
 		.min_size = opt.min_size,
 		.max_size = opt.max_size,
+		.sample_mean = sample_mean,
+		.overhead = opt.overhead,
 	};
 	tracer_init(&trace_config);
 	report_init_from_opt();	/* after the probes are known */

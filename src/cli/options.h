@@ -43,7 +43,10 @@ struct options {
 	const char *symbol_prefix;	/* --symbol-prefix: je_, _rjem_... */
 	uint64_t fault_period;	/* --fault-period: sample one fault in N */
 	int probes;		/* enum probes_mode of --probes */
-	int exact;		/* --exact: every allocator call (the only mode yet) */
+	int exact;		/* --exact: every allocator call */
+	uint64_t sample;	/* --sample: mean bytes between kept calls, 0: every call */
+	int sample_given;	/* --sample was given */
+	double overhead;	/* --overhead PERCENT, 0: none */
 };
 
 extern struct options opt;

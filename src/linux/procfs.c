@@ -225,6 +225,26 @@ int procfs_stat_state(pid_t pid, char *state, unsigned long *flags)
 	return 0;
 }
 
+int procfs_cpu_ns(pid_t pid, uint64_t *ns)
+{
+	char path[64], buf[1024];
+	unsigned long long ut, st;
+	long hz = sysconf(_SC_CLK_TCK);
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (hz <= 0 || read_small(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+		return -1;
+	/* after comm: state, then 10 fields, then utime and stime */
+	for (int i = 0; i < 12 && p; i++)
+		if ((p = strchr(p + 1, ' ')))
+			p++;
+	if (!p || sscanf(p, "%llu %llu", &ut, &st) != 2)
+		return -1;
+	*ns = (uint64_t)(ut + st) * (1000000000ULL / (unsigned long long)hz);
+	return 0;
+}
+
 /*
  * The program break as far as /proc shows it: the end of [heap], or
  * start_brk (field 47 of stat) when the heap was never grown.  Exact up

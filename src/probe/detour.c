@@ -2,7 +2,7 @@
  * detour.c - in-target probes (see detour.h): plan a detour at a
  * function entry, map the stub mapping and the ring, write a probe's
  * glue and relocated entry into its slot, patch the entry, undo it;
- * the stack table.  Planning and relocation: detour-plan.c.
+ * the thread table.  Planning and relocation: detour-plan.c.
  */
 #include "config.h"
 
@@ -25,6 +25,7 @@
 #include "probe/hole.h"
 #include "probe/remote.h"
 #include "probe/sandbox.h"
+#include "record/sample.h"
 #include "util/error.h"
 #include "util/xmalloc.h"
 
@@ -64,9 +65,17 @@ struct detour_set {
 	uint64_t syscall_insn;
 	struct dt_site sites[DT_NSLOTS];
 	size_t nslots;		/* slots used (forgotten ones included) */
-	uint64_t keys[K_NENT];	/* the stack table's keys, as written */
+	uint64_t keys[K_NENT];	/* the thread table's keys, as written */
 	pid_t key_tids[K_NENT];
+	struct sample_rng rng;	/* the sampling intervals */
+	uint64_t mean;		/* the mean of new intervals, 0: no sampling */
+	uint64_t pool_idx;	/* D_POOL_IDX when the pool was last filled */
+	uint64_t pool[DT_POOL_N * 2];	/* the pool as written */
 };
+
+_Static_assert((DT_NSLOTS << C_SHIFT) <= DT_PAGE, "the counters fit their page");
+_Static_assert(DT_POOL + (DT_POOL_N << P_SHIFT) <= DT_MAP_SIZE, "the pool fits the mapping");
+_Static_assert((K_NENT << K_SHIFT) <= DT_PAGE, "the thread table fits its page");
 
 struct detour_set *detour_set_new(pid_t pid, const struct detour_config *cfg)
 {
@@ -74,6 +83,8 @@ struct detour_set *detour_set_new(pid_t pid, const struct detour_config *cfg)
 
 	ds->pid = pid;
 	ds->cfg = *cfg;
+	ds->mean = cfg->sample_mean;
+	sample_rng_init(&ds->rng, cfg->sample_seed);
 	return ds;
 }
 
@@ -227,12 +238,26 @@ static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
 	data[D_MAX_SIZE / 8] = ds->cfg.max_size ? ds->cfg.max_size : ~(uint64_t)0;
 	data[D_DROPPED / 8] = ds->dropped0;
 	data[D_TAIL / 8] = ds->head0;
+	data[D_SAMPLE_MEAN / 8] = ds->mean;
+	if (ds->mean) {
+		data[D_SHARED_LEFT / 8] = sample_interval(&ds->rng, ds->mean);
+		data[D_SHARED_MEAN / 8] = ds->mean;
+		for (unsigned i = 0; i < DT_POOL_N; i++) {
+			ds->pool[2 * i] = sample_interval(&ds->rng, ds->mean);
+			ds->pool[2 * i + 1] = ds->mean;
+		}
+	}
+	ds->pool_idx = 0;
 	err = memio_write(ds->pid, tid, ds->base + DT_DATA, data, D_HEAD);
 	if (err == 0)
 		err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_TAIL, data + D_TAIL / 8,
 				  sizeof(data) - D_TAIL);
 	if (err == 0)
 		err = memio_write(ds->pid, tid, ds->base + DT_COUNTERS, zero, sizeof(zero));
+	if (err == 0)
+		err = memio_write(ds->pid, tid, ds->base + DT_THREADS, zero, sizeof(zero));
+	if (err == 0 && ds->mean)
+		err = memio_write(ds->pid, tid, ds->base + DT_POOL, ds->pool, sizeof(ds->pool));
 	return err;
 }
 
@@ -657,12 +682,12 @@ int detour_clean_fork_child(const struct detour_set *ds, pid_t child)
 	return first;
 }
 
-/* ---- the stack table ---- */
+/* ---- the thread table ---- */
 
 int detour_thread_add(struct detour_set *ds, pid_t tid, uint64_t key, uint64_t lo, uint64_t hi)
 {
 	unsigned h = (unsigned)((key * K_HASH_MUL) >> K_HASH_SHIFT), i = K_NENT;
-	uint64_t at, zero = 0, bounds[2] = { lo, hi };
+	uint64_t at, zero = 0, bounds[4] = { lo, hi, 0, 0 };
 	int err;
 
 	if (!ds->base || !key)
@@ -679,7 +704,11 @@ int detour_thread_add(struct detour_set *ds, pid_t tid, uint64_t key, uint64_t l
 	}
 	if (i == K_NENT)
 		return -ENOSPC;	/* its copies go through process_vm_readv */
-	at = ds->base + DT_DATA + D_STACKS + ((uint64_t)i << K_SHIFT);
+	if (ds->mean) {
+		bounds[2] = sample_interval(&ds->rng, ds->mean);	/* K_LEFT */
+		bounds[3] = ds->mean;					/* K_MEAN */
+	}
+	at = ds->base + DT_THREADS + ((uint64_t)i << K_SHIFT);
 	/* the key last: a stub that finds it finds the bounds */
 	if ((ds->keys[i] && (err = memio_write(ds->pid, tid, at + K_KEY, &zero, 8)) < 0) ||
 	    (err = memio_write(ds->pid, tid, at + K_LO, bounds, sizeof(bounds))) < 0 ||
@@ -696,8 +725,8 @@ void detour_thread_remove(struct detour_set *ds, pid_t tid)
 
 	for (unsigned i = 0; ds->base && i < K_NENT; i++)
 		if (ds->keys[i] && ds->key_tids[i] == tid) {
-			memio_write(ds->pid, 0, ds->base + DT_DATA + D_STACKS +
-				    ((uint64_t)i << K_SHIFT) + K_KEY, &zero, sizeof(zero));
+			memio_write(ds->pid, 0, ds->base + DT_THREADS + ((uint64_t)i << K_SHIFT) +
+				    K_KEY, &zero, sizeof(zero));
 			ds->keys[i] = 0;
 		}
 }
@@ -729,14 +758,69 @@ int detour_read_counts(const struct detour_set *ds, const void *cookie,
 	for (size_t i = 0; i < ds->nslots; i++) {
 		const uint64_t *s = cnt + (i << C_SHIFT >> 3);
 
-		if (ds->sites[i].cookie != cookie)
+		if (cookie && ds->sites[i].cookie != cookie)
 			continue;
 		c->calls += s[C_CALLS / 8];
 		c->bytes += s[C_BYTES / 8];
 		c->kept += s[C_KEPT / 8];
 		c->filtered += s[C_FILTERED / 8];
+		/* not counted in the stubs: one locked add less per call */
+		c->unsampled += s[C_CALLS / 8] - s[C_KEPT / 8] - s[C_FILTERED / 8];
 	}
 	return 0;
+}
+
+/*
+ * The pool entries the stubs took since the last refill get fresh
+ * intervals of the mean in force: from the oldest taken on, at most the
+ * whole pool (when the stubs went round it since, they reused entries:
+ * each is still an interval of its mean).
+ */
+int detour_sample_refill(struct detour_set *ds, uint64_t mean)
+{
+	uint64_t idx, n, first;
+	int err;
+
+	if (!ds->base || !ds->mean)
+		return 0;
+	if (mean && mean != ds->mean) {
+		ds->mean = mean;
+		err = memio_write(ds->pid, 0, ds->base + DT_DATA + D_SAMPLE_MEAN, &ds->mean,
+				  sizeof(ds->mean));
+		if (err < 0)
+			return err;
+	}
+	err = memio_read_all(ds->pid, 0, ds->base + DT_DATA + D_POOL_IDX, &idx, sizeof(idx));
+	if (err < 0)
+		return err;
+	n = idx - ds->pool_idx;
+	if (n > DT_POOL_N)
+		n = DT_POOL_N;
+	if (!n)
+		return 0;
+	for (uint64_t k = idx - n; k != idx; k++) {
+		uint64_t *e = ds->pool + 2 * (k & (DT_POOL_N - 1));
+
+		e[0] = sample_interval(&ds->rng, ds->mean);
+		e[1] = ds->mean;
+	}
+	ds->pool_idx = idx;
+	/* the entries taken: one run, or two where it wraps */
+	first = (idx - n) & (DT_POOL_N - 1);
+	if (first + n > DT_POOL_N) {
+		err = memio_write(ds->pid, 0, ds->base + DT_POOL, ds->pool,
+				  (first + n - DT_POOL_N) << P_SHIFT);
+		if (err < 0)
+			return err;
+		n = DT_POOL_N - first;
+	}
+	return memio_write(ds->pid, 0, ds->base + DT_POOL + (first << P_SHIFT),
+			   ds->pool + 2 * first, n << P_SHIFT);
+}
+
+uint64_t detour_sample_mean(const struct detour_set *ds)
+{
+	return ds ? ds->mean : 0;
 }
 
 int detour_read_data(const struct detour_set *ds, unsigned off, uint64_t *v)

@@ -53,6 +53,8 @@ struct detour_config {
 	uint64_t min_size;	/* sized calls outside [min, max] are only counted */
 	uint64_t max_size;	/* 0 = no limit */
 	uint64_t wait_spins;	/* sleeps on a full ring, memtap not draining, before a drop */
+	uint64_t sample_mean;	/* byte sampling at this mean interval; 0: every call */
+	uint64_t sample_seed;	/* of the intervals' generator */
 };
 
 /* How a probe's calls are recorded. */
@@ -77,7 +79,7 @@ struct detour_ring {
 
 /* Per probe totals from the counter page. */
 struct detour_counts {
-	uint64_t calls, bytes, kept, filtered;
+	uint64_t calls, bytes, kept, filtered, unsampled;
 };
 
 struct detour_set *detour_set_new(pid_t pid, const struct detour_config *cfg);
@@ -151,8 +153,9 @@ int detour_remove_all(struct detour_set *ds, pid_t tid);
 int detour_clean_fork_child(const struct detour_set *ds, pid_t child);
 
 /*
- * The stack table: thread tid (stopped, %fs base key) runs on the stack
- * [lo, hi); its stubs copy from it with rep movsb.  At its first stop;
+ * The thread table: thread tid (stopped, %fs base key) runs on the stack
+ * [lo, hi); its stubs copy from it with rep movsb, and count down its
+ * own sampling interval (a fresh one from here).  At its first stop;
  * detour_thread_remove() when it exits.  0 or -errno (-ENOSPC: the table
  * is full, its copies take process_vm_readv).
  */
@@ -162,11 +165,21 @@ void detour_thread_remove(struct detour_set *ds, pid_t tid);
 void detour_get_ring(const struct detour_set *ds, struct detour_ring *r);
 
 /*
- * Sum of the counter page over the slots whose cookie is cookie: 0 or
- * -errno (the process is gone).
+ * Sum of the counter page over the slots whose cookie is cookie (NULL:
+ * every slot): 0 or -errno (the process is gone).
  */
 int detour_read_counts(const struct detour_set *ds, const void *cookie,
 		       struct detour_counts *c);
+/*
+ * Sampling (cfg.sample_mean not 0): fresh intervals into the pool
+ * entries the stubs took since the last call, drawn at mean (0: the
+ * mean in force; another mean becomes the one in force).  At each
+ * drain.  0 or -errno.
+ */
+int detour_sample_refill(struct detour_set *ds, uint64_t mean);
+/* The mean of new intervals; 0: no sampling. */
+uint64_t detour_sample_mean(const struct detour_set *ds);
+
 /* A word of the data page (D_DROPPED, D_COPY_SLOW...): 0 or -errno. */
 int detour_read_data(const struct detour_set *ds, unsigned off, uint64_t *v);
 

@@ -76,6 +76,13 @@ struct event {
 	int64_t data;
 	int64_t resident;
 	/*
+	 * Allocator kinds: kept by byte sampling in the target at this mean
+	 * interval (record/sample.h): the sink weighs the call as the calls
+	 * and bytes it stands for, and keeps no block of it.  0: every call
+	 * is an event.
+	 */
+	uint64_t sample_mean;
+	/*
 	 * Called by sink_flush() for a recorded event, with its stack
 	 * (STACK_ID_LOST when none), for a source that weighs the same
 	 * stacks again later (faults.c: samples scaled to the exact count).

@@ -235,6 +235,8 @@ static void add_run(struct profile *prof, const struct run_info *ri)
 	prof->have_run = 1;
 	r->syscalls = xstrdup(ri->syscall_source);
 	r->fault_period = ri->fault_period;
+	r->sample_lo = ri->sample_lo;
+	r->sample_hi = ri->sample_hi;
 	r->stops = st->total;
 	r->stops_seccomp = st->seccomp;
 	r->stops_syscall = st->syscall;

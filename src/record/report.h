@@ -32,6 +32,8 @@ struct run_info {
 	struct stop_counts stops;
 	const char *syscall_source;	/* "seccomp", "ptrace", "breakpoints"... */
 	uint64_t fault_period;		/* faults: one sampled in N; 0 = no faults */
+	uint64_t sample_lo, sample_hi;	/* allocator calls sampled at means from lo
+					   to hi bytes (--overhead); 0: none */
 	const char *const *unfound;	/* --probe specs never found, nunfound */
 	size_t nunfound;
 };

@@ -24,6 +24,7 @@
 #include "record/live.h"
 #include "record/maptrack.h"
 #include "record/report.h"
+#include "record/sample.h"
 #include "record/sink.h"
 #include "stack/modules.h"
 #include "stack/stacks.h"
@@ -193,6 +194,9 @@ unsigned sink_events_to_trace(void)
 
 int sink_held_known(void)
 {
+	/* sampled allocator calls: their frees are only counted */
+	if (cfg.sample_mean && (cfg.events & EV_ALLOC))
+		return 0;
 	return cfg.leaks || (events_to_trace(cfg.events, 1) & ~cfg.events) == 0;
 }
 
@@ -265,12 +269,12 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 		modules_lookup(pm, ev->leaf);
 }
 
-static void count_event(struct sink_proc *p, const struct event *ev, uint64_t acquired,
-			uint64_t released)
+static void count_event(struct sink_proc *p, const struct event *ev, uint64_t calls,
+			uint64_t acquired, uint64_t released)
 {
 	struct kind_stats *ks = &p->stats[ev->kind];
 
-	ks->calls++;
+	ks->calls += calls;
 	if (ev->failed)
 		ks->failed++;
 	ks->acquired += acquired;
@@ -342,6 +346,28 @@ static void track_memory(struct sink_proc *p, const struct event *ev, uint32_t s
 	}
 }
 
+/*
+ * A sampled call: the calls and bytes it stands for (record/sample.h).
+ * Bytes are rounded to the nearest; calls, mostly fractions of a few,
+ * are rounded up or down at random in proportion, so that their sums
+ * stay unbiased too.
+ */
+static uint64_t weigh_sampled(uint64_t mean, uint64_t *bytes)
+{
+	static struct sample_rng rng;
+	static int seeded;
+	double w = sample_weight_calls(*bytes, mean), whole = (double)(uint64_t)w;
+	double u;
+
+	if (!seeded) {
+		sample_rng_init(&rng, 0x6d656d746170);
+		seeded = 1;
+	}
+	u = (double)(sample_rng_next(&rng) >> 11) * 0x1p-53;
+	*bytes = (uint64_t)(sample_weight_bytes(*bytes, mean) + 0.5);
+	return (uint64_t)whole + (u < w - whole);
+}
+
 static uint32_t unwind_pending(struct pending *pe)
 {
 	struct sink_proc *p = pe->proc;
@@ -380,14 +406,20 @@ void sink_flush(void)
 		struct sink_proc *p = pe->proc;
 		int record = pe->record;
 		uint32_t stack = 0;
-		uint64_t acquired, released;
+		uint64_t acquired, released, calls = 1;
 
 		ev->comm = pe->comm;
 		if (pe->selected && !record)
 			p->filtered++;
 		if (record && pe->has_snap)
 			stack = unwind_pending(pe);
-		if (ev_is_alloc(ev->kind)) {
+		if (ev_is_alloc(ev->kind) && ev->sample_mean) {
+			/* its blocks are not followed: frees are only counted */
+			acquired = allocates(ev->kind) && ev->size > 0 ? (uint64_t)ev->size : 0;
+			released = 0;
+			if (acquired)
+				calls = weigh_sampled(ev->sample_mean, &acquired);
+		} else if (ev_is_alloc(ev->kind)) {
 			acquired = allocates(ev->kind) && ev->size > 0 ? (uint64_t)ev->size : 0;
 			released = track_blocks(p, ev, stack);
 			if (ev->kind == EV_FREE)
@@ -398,8 +430,11 @@ void sink_flush(void)
 			track_memory(p, ev, stack, record);
 		}
 		if (record) {
-			count_event(p, ev, acquired, released);
-			aggregate_add(p, ev->kind, stack, ev->failed, acquired, released);
+			count_event(p, ev, calls, acquired, released);
+			if (calls == 1)
+				aggregate_add(p, ev->kind, stack, ev->failed, acquired, released);
+			else
+				aggregate_add_calls(p, ev->kind, stack, calls, acquired);
 			if (cfg.trace)
 				report_trace_event(ev, stack);
 		}

@@ -79,6 +79,8 @@ struct sink_config {
 	int unwind;		/* enum unwind_kind of --unwind */
 	int max_depth;		/* --max-depth */
 	size_t stack_size;	/* --stack-size: bytes of stack copied */
+	uint64_t sample_mean;	/* --sample: allocator calls sampled at this
+				   mean interval (at the start); 0: every call */
 };
 
 /* Before any other call (before the probes are chosen). */
@@ -116,7 +118,8 @@ unsigned sink_events_to_trace(void);
  * Is what each stack holds at the end known?  It is when every call
  * that gives memory back is traced for the families selected: always
  * with --leaks, and when -e selected them anyway (the default
- * syscalls, -e alloc).
+ * syscalls, -e alloc); never while allocator calls are sampled (their
+ * frees are only counted in the target).
  */
 int sink_held_known(void);
 

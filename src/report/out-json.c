@@ -65,6 +65,9 @@
  *   per fault event also "samples", "lost" (records lost: the ring was
  *   full) and "throttles" (the kernel's rate limit), "calls" being the
  *   exact count; "fault_period": N beside "run" with fault events;
+ *   "sample_mean": [LO, HI] beside "run" when allocator calls were
+ *   sampled (the means in force, bytes; calls and bytes of their stacks
+ *   are estimates);
  *   per event "data" (the VmData change) and "resident" (resident bytes
  *   given back), when not 0 (with -e mprotect, madvise or faults);
  *   "mappings": [ { "start": "0x0", "limit": "0x0", "offset": "0x0",
@@ -282,6 +285,9 @@ static void json_run(FILE *f, const struct prof_run *r)
 		r->stops_other);
 	if (r->fault_period)
 		fprintf(f, "\n  \"fault_period\": %" PRIu64 ",", r->fault_period);
+	if (r->sample_lo)
+		fprintf(f, "\n  \"sample_mean\": [%" PRIu64 ", %" PRIu64 "],", r->sample_lo,
+			r->sample_hi);
 	if (r->nunfound) {
 		fputs("\n  \"probes_not_found\": [", f);
 		for (size_t i = 0; i < r->nunfound; i++) {

@@ -139,7 +139,7 @@ static void print_account_rss(FILE *f, const struct prof_process *pr)
  * kernel's VmSize growth over the same interval, and the remainder with
  * the reasons it can have.
  */
-static void print_account(FILE *f, const struct prof_process *pr)
+static void print_account(FILE *f, const struct prof_process *pr, int sampled)
 {
 	const struct prof_event_totals *brk = find_event(pr, "brk"),
 		*mmap = find_event(pr, "mmap"), *munmap = find_event(pr, "munmap"),
@@ -159,8 +159,9 @@ static void print_account(FILE *f, const struct prof_process *pr)
 	if (alloc) {
 		char note[96];
 
-		snprintf(note, sizeof(note), "in %" PRIu64 " blocks not freed",
-			 pr->live_blocks - pr->inherited_blocks);
+		snprintf(note, sizeof(note), "in %" PRIu64 " blocks not freed%s",
+			 pr->live_blocks - pr->inherited_blocks,
+			 sampled ? " (sampled calls are not followed)" : "");
 		account_row(f, "allocator, live", (int64_t)(pr->live_bytes - pr->inherited_bytes),
 			    note);
 		if (pr->inherited_blocks) {
@@ -228,7 +229,21 @@ static void print_sampling(FILE *f, const struct prof_event_totals *e, uint64_t 
 	fputc('\n', f);
 }
 
-static void print_process(FILE *f, const struct prof_process *pr, uint64_t period)
+/* Allocator calls sampled in the target: what the numbers are. */
+static void print_sampled(FILE *f, const struct prof_run *r)
+{
+	if (!r->sample_lo)
+		return;
+	fprintf(f, "memtap: allocator calls sampled, one per %" PRIu64 " bytes allocated on "
+		"average", r->sample_lo);
+	if (r->sample_hi != r->sample_lo)
+		fprintf(f, " (--overhead: up to %" PRIu64 ")", r->sample_hi);
+	fprintf(f, ": their calls and bytes are estimates, their frees only counted "
+		"(--exact: every call)\n");
+}
+
+static void print_process(FILE *f, const struct prof_process *pr, uint64_t period,
+			  int sampled)
 {
 	struct prof_event_totals total = { 0 };
 	int w = 8;
@@ -268,7 +283,7 @@ static void print_process(FILE *f, const struct prof_process *pr, uint64_t perio
 	print_vm_row(f, "VmSize", pr->have_vm, pr->vm_size[0], pr->vm_size[1]);
 	print_vm_row(f, "VmRSS", pr->have_vm, pr->vm_rss[0], pr->vm_rss[1]);
 	print_vm_row(f, "VmData", pr->have_vm, pr->vm_data[0], pr->vm_data[1]);
-	print_account(f, pr);
+	print_account(f, pr, sampled);
 }
 
 int write_text_summary(FILE *f, const struct profile *p)
@@ -287,8 +302,9 @@ int write_text_summary(FILE *f, const struct profile *p)
 		r->stops_other);
 	for (size_t i = 0; i < r->nunfound; i++)
 		fprintf(f, "memtap: probe '%s' was never found\n", r->unfound[i]);
+	print_sampled(f, r);
 	for (size_t i = 0; i < p->nprocesses; i++)
-		print_process(f, &p->processes[i], r->fault_period);
+		print_process(f, &p->processes[i], r->fault_period, r->sample_lo != 0);
 	if (ferror(f)) {
 		if (!errno)
 			errno = EIO;

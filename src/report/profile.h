@@ -94,6 +94,7 @@ struct prof_process {
 struct prof_run {
 	char *syscalls;		/* "seccomp", "ptrace", "breakpoints", "none" */
 	uint64_t fault_period;	/* faults: one sampled in N; 0 = no faults */
+	uint64_t sample_lo, sample_hi;	/* allocator calls sampled at these means; 0: none */
 	uint64_t stops, stops_seccomp, stops_syscall, stops_breakpoint,
 		 stops_signal, stops_other;
 	int stacks;		/* stacks were unwound (not --unwind=none) */

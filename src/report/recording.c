@@ -136,6 +136,18 @@ static char *dup_str(const struct jval *obj, const char *key)
 	return s ? xstrdup(s) : NULL;
 }
 
+/* "sample_mean": [LO, HI], when allocator calls were sampled. */
+static void read_sample_mean(const struct jval *root, struct prof_run *pr)
+{
+	const struct jval *m = json_get(root, "sample_mean", J_ARR);
+
+	if (!m || m->n != 2 || m->items[0].type != J_NUM || m->items[1].type != J_NUM ||
+	    m->items[0].num <= 0 || m->items[1].num < m->items[0].num)
+		return;
+	pr->sample_lo = (uint64_t)m->items[0].num;
+	pr->sample_hi = (uint64_t)m->items[1].num;
+}
+
 static void read_run(struct reader *r, const struct jval *root)
 {
 	const struct jval *run = json_get(root, "run", J_OBJ), *st, *nf;
@@ -155,6 +167,7 @@ static void read_run(struct reader *r, const struct jval *root)
 	pr->stops_signal = num_or(st, "signal", 0);
 	pr->stops_other = num_or(st, "other", 0);
 	pr->fault_period = num_or(root, "fault_period", 0);
+	read_sample_mean(root, pr);
 	nf = json_get(root, "probes_not_found", J_ARR);
 	for (size_t i = 0; nf && i < nf->n; i++) {
 		if (nf->items[i].type != J_STR)

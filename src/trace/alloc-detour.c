@@ -42,6 +42,7 @@
 #include "trace/alloc.h"
 #include "trace/alloc-detour.h"
 #include "trace/ring.h"
+#include "util/clock.h"
 #include "util/error.h"
 #include "util/outfile.h"
 #include "util/xmalloc.h"
@@ -160,6 +161,8 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 	dc.min_size = cfg->min_size;
 	dc.max_size = cfg->max_size;
 	dc.wait_spins = env_u64("MEMTAP_RING_WAIT", WAIT_SPINS);
+	dc.sample_mean = cfg->sample_mean;
+	dc.sample_seed = env_u64("MEMTAP_SAMPLE_SEED", now_ns() ^ (uint64_t)pid << 32);
 	ad = xcalloc(1, sizeof(*ad));
 	ad->pid = pid;
 	ad->mm_pid = procfs_live_task(pid);
@@ -397,8 +400,9 @@ static void say_lost(struct alloc_detours *ad)
 
 		if (c->calls)
 			info_msg("process %d: %s: %" PRIu64 " calls (%" PRIu64 " bytes asked) in its "
-				 "stub, %" PRIu64 " recorded, %" PRIu64 " only counted (size)", ad->pid,
-				 probes_get(i)->name, c->calls, c->bytes, c->kept, c->filtered);
+				 "stub, %" PRIu64 " recorded, %" PRIu64 " only counted (size), %" PRIu64
+				 " only counted (not sampled)", ad->pid, probes_get(i)->name, c->calls,
+				 c->bytes, c->kept, c->filtered, c->unsampled);
 	}
 	/* no report is made once the output is gone: nothing to warn of */
 	if (lost && !output_gone())

@@ -32,6 +32,7 @@
 #include "trace/attach.h"
 #include "trace/faults.h"
 #include "trace/loop.h"
+#include "trace/ring.h"
 #include "trace/source.h"
 #include "util/error.h"
 #include "util/xmalloc.h"
@@ -62,6 +63,7 @@ void tracer_init(const struct trace_config *cfg)
 	alloc_init(&tr.procs, cfg, wrappers);
 	clock_start();
 	faults_init(cfg);
+	ring_set_overhead(cfg->overhead);
 }
 
 void tracer_launch(char **argv)

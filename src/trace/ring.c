@@ -23,6 +23,20 @@
  *
  * The source drains every ring every RING_IDLE_NS, or RING_BUSY_NS
  * after a drain that found records.
+ *
+ * Sampled rings (record/sample.h): each record carries the mean its
+ * call was kept at, for the sink's weights; each drain refills the
+ * pool of intervals the stubs took.  With --overhead, every
+ * BUDGET_PERIOD_NS the mean moves (sample_budget_update()) so that the
+ * kept records cost about that share of the target's CPU time: the
+ * cost of a record is the CPU time memtap spent on the drains that
+ * found records (reading them, then unwinding and counting: with
+ * --overhead the sink is flushed here, to be measured) divided by
+ * their records, plus STUB_RECORD_NS, what a record costs in the stub
+ * (bench/spike: 0.1 us with 8 KiB of stack copied).  Not all of
+ * memtap's CPU time: what it costs without records (the timers, the
+ * drains that find nothing) would make a record look dearer the fewer
+ * there are, and push the mean up without end.
  */
 #include "config.h"
 
@@ -30,11 +44,14 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "detour-abi.h"
 #include "linux/memio.h"
 #include "probe/detour.h"
+#include "linux/procfs.h"
 #include "probe/probes.h"
+#include "record/sample.h"
 #include "record/sink.h"
 #include "stack/unwind.h"
 #include "trace/alloc.h"
@@ -50,6 +67,10 @@
 #define RING_BUSY_NS 200000ULL
 #define RING_STUCK_NS 1000000000ULL
 #define RING_VFORKS 4		/* vfork children at once, of one process */
+#define BUDGET_PERIOD_NS 100000000ULL
+#define STUB_RECORD_NS 100.0
+#define BUDGET_MIN_MEAN 4096
+#define BUDGET_MAX_MEAN (UINT64_C(1) << 30)
 
 struct ring_src {
 	struct proc *p;
@@ -66,6 +87,9 @@ struct ring_src {
 		pid_t tid;		/* records of this tid are */
 		struct proc *child;	/* this vfork child's */
 	} vforks[RING_VFORKS];
+	/* --overhead: the period's start */
+	struct sample_budget budget;
+	uint64_t period_ns, period_bytes, period_cpu, period_records;
 	struct ring_src *next;
 };
 
@@ -74,6 +98,9 @@ char ring_sync_cookie;
 static struct ring_src *rings;
 static uint64_t next_ns;
 static int registered;
+static double overhead;		/* --overhead, 0: a fixed mean */
+static uint64_t busy_cpu;	/* CPU time of the drains that found records, ns */
+static uint64_t mean_lo, mean_hi;	/* the means in force, 0: none sampled */
 
 static void drain_all(void *self);
 static uint64_t ring_next_ns(void *self);
@@ -83,6 +110,36 @@ static const struct source_ops ring_ops = {
 	.next_drain_ns = ring_next_ns,
 	.drain = drain_all,
 };
+
+void ring_set_overhead(double percent)
+{
+	overhead = percent;
+}
+
+static void note_mean(uint64_t mean)
+{
+	if (!mean)
+		return;
+	if (!mean_lo || mean < mean_lo)
+		mean_lo = mean;
+	if (mean > mean_hi)
+		mean_hi = mean;
+}
+
+void ring_sample_means(uint64_t *lo, uint64_t *hi)
+{
+	*lo = mean_lo;
+	*hi = mean_hi;
+}
+
+static uint64_t self_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 struct ring_src *ring_add(struct proc *p, struct detour_set *ds)
 {
@@ -97,6 +154,11 @@ struct ring_src *ring_add(struct proc *p, struct detour_set *ds)
 	r->recs = xcalloc(RING_BATCH, r->r.rec_size);
 	if (pause && *pause)
 		r->pause_until = now_ns() + strtoull(pause, NULL, 10) * 1000000ULL;
+	note_mean(detour_sample_mean(ds));
+	r->budget.percent = overhead;
+	r->budget.min_mean = BUDGET_MIN_MEAN;
+	r->budget.max_mean = BUDGET_MAX_MEAN;
+	r->budget.mean = detour_sample_mean(ds);
 	r->next = rings;
 	rings = r;
 	if (!registered) {
@@ -191,6 +253,7 @@ static void emit(struct ring_src *r, const uint8_t *rec)
 	}
 	ev.caller = ret;
 	ev.leaf = detour_slot_func(r->ds, word(rec, R_DESC));
+	ev.sample_mean = word(rec, R_MEAN);
 	if (copied > 8 && sink_stacks_wanted() && sink_wants(p->rec, &ev) == SINK_RECORD) {
 		size_t len = (size_t)copied;
 
@@ -299,18 +362,70 @@ int ring_drain(struct ring_src *r)
 
 	/* one lap at most: a target as fast as the drain must not starve the loop */
 	while ((got = drain_batch(r)) > 0 && r->tail - start < r->r.nrec)
-		;
+		detour_sample_refill(r->ds, 0);
 	if (got >= 0) {
 		uint64_t d;
 
 		if (detour_read_data(r->ds, D_DROPPED, &d) == 0)
 			r->dropped = d - r->r.dropped;
+		detour_sample_refill(r->ds, 0);
 	}
 	return got < 0 ? (int)got : 0;
 }
 
+/*
+ * --overhead: at the end of a period, the mean for the next one.
+ * cost_ns: memtap's CPU time per record drained over the period, all
+ * rings together.
+ */
+static void budget_step(struct ring_src *r, uint64_t now, double cost_ns)
+{
+	struct detour_counts c;
+	uint64_t cpu, mean;
+
+	if (detour_read_counts(r->ds, NULL, &c) < 0 || procfs_cpu_ns(r->p->pid, &cpu) < 0)
+		return;
+	if (r->period_ns) {
+		mean = sample_budget_update(&r->budget, c.bytes - r->period_bytes,
+					    (double)(cpu - r->period_cpu),
+					    r->records - r->period_records, cost_ns);
+		if (mean != detour_sample_mean(r->ds)) {
+			debug_msg("process %d: sampling mean %" PRIu64 " bytes (%.0f ns a record)",
+				  r->p->pid, mean, r->budget.cost_ns);
+			detour_sample_refill(r->ds, mean);
+			note_mean(mean);
+		}
+	}
+	r->period_ns = now;
+	r->period_bytes = c.bytes;
+	r->period_cpu = cpu;
+	r->period_records = r->records;
+}
+
+/* --overhead: every BUDGET_PERIOD_NS, each sampled ring's next mean. */
+static void budget_all(void)
+{
+	static uint64_t last_ns, records0;
+	uint64_t now = now_ns(), records = 0;
+	double cost = 0;
+
+	if (now - last_ns < BUDGET_PERIOD_NS)
+		return;
+	for (struct ring_src *r = rings; r; r = r->next)
+		records += r->records;
+	if (last_ns && records > records0)
+		cost = (double)busy_cpu / (double)(records - records0) + STUB_RECORD_NS;
+	for (struct ring_src *r = rings; r; r = r->next)
+		if (detour_sample_mean(r->ds))
+			budget_step(r, now, cost);
+	last_ns = now;
+	records0 = records;
+	busy_cpu = 0;
+}
+
 static void drain_all(void *self)
 {
+	uint64_t cpu0 = overhead > 0 ? self_cpu_ns() : 0;
 	int busy = 0;
 
 	(void)self;
@@ -322,6 +437,13 @@ static void drain_all(void *self)
 		r->pause_until = 0;
 		if (ring_drain(r) == 0 && r->records != before)
 			busy = 1;
+	}
+	if (overhead > 0) {
+		if (busy) {
+			sink_flush();	/* the unwinding, measured with the rest */
+			busy_cpu += self_cpu_ns() - cpu0;
+		}
+		budget_all();
 	}
 	next_ns = now_ns() + (busy ? RING_BUSY_NS : RING_IDLE_NS);
 }

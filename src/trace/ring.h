@@ -49,6 +49,11 @@ void ring_vfork_end(struct ring_src *r, struct proc *child);
 uint64_t ring_lost(const struct ring_src *r);
 uint64_t ring_records(const struct ring_src *r);
 
+/* --overhead PERCENT (record/sample.h's budget); 0: the mean stays. */
+void ring_set_overhead(double percent);
+/* The lowest and highest sampling means in force so far; 0 when none sampled. */
+void ring_sample_means(uint64_t *lo, uint64_t *hi);
+
 /*
  * Test hook: while MEMTAP_RING_PAUSE (milliseconds) has not passed since
  * the ring was added, the loop does not drain it (to force a full ring);

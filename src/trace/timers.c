@@ -27,6 +27,7 @@
 #include "util/error.h"
 #include "trace/alloc.h"
 #include "trace/memtap.h"
+#include "trace/ring.h"
 #include "trace/source.h"
 #include "trace/tracer.h"
 #include "util/xmalloc.h"
@@ -146,6 +147,7 @@ static void run_info_get(struct run_info *ri)
 	ri->stops = stops;
 	ri->syscall_source = syscall_source;
 	ri->fault_period = (cfg->events & EV_FAULT_KINDS) ? cfg->fault_period : 0;
+	ring_sample_means(&ri->sample_lo, &ri->sample_hi);
 	ri->nunfound = 0;
 	for (size_t it = 0; (spec = alloc_unfound_probe(&it));) {
 		unfound = xgrowarray(unfound, &cap, ri->nunfound + 1, sizeof(*unfound));

@@ -48,6 +48,8 @@ struct trace_config {
 					   else 0: FAULT_STACK_DEFAULT) */
 	enum probes_mode probes;	/* --probes */
 	uint64_t min_size, max_size;	/* --min-size, --max-size (0: none): detours filter */
+	uint64_t sample_mean;		/* --sample: detours sample at this mean, 0: every call */
+	double overhead;		/* --overhead PERCENT: the mean adapts; 0: it stays */
 };
 
 /*

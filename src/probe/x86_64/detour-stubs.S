@@ -33,6 +33,8 @@
 
 	.set DATA, .Lt + DT_DATA
 	.set COUNTERS, .Lt + DT_COUNTERS
+	.set THREADS, .Lt + DT_THREADS
+	.set POOL, .Lt + DT_POOL
 
 #define D(off) [rip + DATA + (off)]
 
@@ -109,11 +111,12 @@ dt_common_sync:
 /*
  * keep_record: r11 = rsp at the function's entry (the pushed arguments
  * below it), r10 = DESC, rax = the result.  Every register but r10, r11
- * and the flags is preserved.  Count, filter, reserve a record, fill
- * it, copy the stack, commit.
+ * and the flags is preserved.  Count, filter, sample, reserve a record,
+ * fill it, copy the stack, commit.
  */
 	.balign 16
 keep_record:
+	push 0				/* [rsp + 88]: the mean it is kept at, 0: every call */
 	push rdi			/* [rsp + 80] after the sub below */
 	push rsi			/* 72 */
 	push rdx			/* 64 */
@@ -139,7 +142,7 @@ keep_record:
 	shr edx, 16
 	and edx, 0xff
 	cmp edx, SK_NONE
-	je .Lkeep
+	je .Lunsized
 	cmp edx, SK_ARG0
 	jne 1f
 	mov rax, qword ptr [r11 - 8]
@@ -165,6 +168,8 @@ keep_record:
 	lock add qword ptr [rbx + C_BYTES], rax
 	test r10d, DF_ALWAYS << 24
 	jnz .Lkeep			/* a syscall wrapper: every call */
+	cmp qword ptr D(D_SAMPLE_MEAN), 0
+	jne .Lsample
 	test r10d, DF_ARG0_KEEP << 24
 	jz 6f
 	cmp qword ptr [r11 - 8], 0
@@ -176,6 +181,49 @@ keep_record:
 .Lfiltered:
 	lock inc qword ptr [rbx + C_FILTERED]
 	jmp .Lout
+.Lunsized:
+	test r10d, DF_ALWAYS << 24
+	jnz .Lkeep
+	cmp qword ptr D(D_SAMPLE_MEAN), 0
+	je .Lkeep
+.Lunsampled:				/* counted: calls - kept - filtered */
+	jmp .Lout
+
+	/* sampled: the filter first, then the thread's countdown */
+.Lsample:
+	cmp rax, qword ptr D(D_MIN_SIZE)
+	jb .Lfiltered
+	cmp rax, qword ptr D(D_MAX_SIZE)
+	ja .Lfiltered
+	test rax, rax
+	jz .Lunsampled			/* no byte, no sample point */
+	mov rdx, rax
+	shr rdx, 62
+	jz 9f
+	mov eax, 1
+	shl rax, 62			/* more: as many as the countdown holds */
+9:	call lookup_thread
+	test r8, r8
+	jz .Lshared
+	sub qword ptr [r8 + K_LEFT], rax
+	jg .Lunsampled
+	mov rdx, qword ptr [r8 + K_MEAN]
+	mov qword ptr [rsp + 88], rdx
+	call next_interval
+	mov qword ptr [r8 + K_LEFT], rdx
+	mov qword ptr [r8 + K_MEAN], rdi
+	jmp .Lkeep
+.Lshared:
+	mov rdx, rax
+	neg rdx
+	lock xadd qword ptr D(D_SHARED_LEFT), rdx	/* rdx = the countdown before */
+	cmp rdx, rax
+	jg .Lunsampled
+	mov rdx, qword ptr D(D_SHARED_MEAN)
+	mov qword ptr [rsp + 88], rdx
+	call next_interval
+	mov qword ptr D(D_SHARED_LEFT), rdx
+	mov qword ptr D(D_SHARED_MEAN), rdi
 .Lkeep:
 	lock inc qword ptr [rbx + C_KEPT]
 
@@ -274,26 +322,9 @@ keep_record:
 	jz .Lcopy_done
 	test dword ptr [rsp + 16], DF_NOSTACK << 24
 	jnz .Lcopy_done
-	/* this thread's entry in the stack table: r8 */
-	mov rax, qword ptr fs:0		/* the TCB's self pointer */
-	mov rdx, rax
-	movabs r8, K_HASH_MUL
-	imul rax, r8
-	shr rax, K_HASH_SHIFT
-	lea r9, [rip + DATA + D_STACKS]
-	mov edi, K_PROBES
-.Llook:
-	mov r8, rax
-	shl r8, K_SHIFT
-	add r8, r9
-	cmp qword ptr [r8 + K_KEY], rdx
-	je .Lfound
-	inc eax
-	and eax, K_NENT - 1
-	dec edi
-	jnz .Llook
-	jmp .Lvmreadv
-.Lfound:
+	call lookup_thread		/* r8: this thread's entry */
+	test r8, r8
+	jz .Lvmreadv
 	cmp rsi, qword ptr [r8 + K_LO]
 	jb .Lvmreadv			/* not on its stack: sigaltstack... */
 	mov rax, qword ptr [r8 + K_HI]
@@ -328,6 +359,8 @@ keep_record:
 	lock inc qword ptr D(D_COPY_FAIL)
 .Lcopy_done:
 	mov qword ptr [rbx + R_COPIED], rax
+	mov rax, qword ptr [rsp + 88]
+	mov qword ptr [rbx + R_MEAN], rax
 	mov rax, qword ptr [rsp]	/* seq */
 	mov rdx, rax
 	and rdx, qword ptr D(D_MASK)
@@ -346,6 +379,46 @@ keep_record:
 	pop rdx
 	pop rsi
 	pop rdi
+	lea rsp, [rsp + 8]		/* the mean */
+	ret
+
+/*
+ * lookup_thread: r8 = this thread's entry in the thread table, or 0.
+ * Clobbers rdx, rdi, r9 and the flags.
+ */
+	.balign 16
+lookup_thread:
+	mov rdx, qword ptr fs:0		/* the TCB's self pointer */
+	movabs r9, K_HASH_MUL
+	imul r9, rdx
+	shr r9, K_HASH_SHIFT
+	shl r9, K_SHIFT
+	lea r8, [rip + THREADS]
+	mov edi, K_PROBES
+1:	cmp qword ptr [r8 + r9 + K_KEY], rdx
+	je 2f
+	add r9d, 1 << K_SHIFT
+	and r9d, (K_NENT - 1) << K_SHIFT
+	dec edi
+	jnz 1b
+	xor r8d, r8d
+	ret
+2:	add r8, r9
+	ret
+
+/*
+ * next_interval: rdx = the next sampling interval from the pool, rdi
+ * = its mean.  Clobbers r9 and the flags.
+ */
+	.balign 16
+next_interval:
+	mov r9d, 1
+	lock xadd qword ptr D(D_POOL_IDX), r9
+	and r9d, DT_POOL_N - 1
+	shl r9d, P_SHIFT
+	lea rdi, [rip + POOL]
+	mov rdx, qword ptr [rdi + r9]
+	mov rdi, qword ptr [rdi + r9 + 8]
 	ret
 
 	.balign 8
