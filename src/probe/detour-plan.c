@@ -24,6 +24,8 @@
 #include "detour-abi.h"
 #include "probe/detour-plan.h"
 
+extern const uint8_t dt_template[], dt_common_result[], dt_common_entry[], dt_common_sync[];
+
 /* Does a relative branch of the function land inside (site, site + len)? */
 static int branch_into(uint64_t func, const uint8_t *buf, size_t size, uint64_t site,
 		       unsigned len)
@@ -121,4 +123,58 @@ int detour_in_reach(const struct plan *p, uint64_t slot)
 		    !bp_arch_in_rel32(slot, p->insns[i].target))
 			return 0;
 	return 1;
+}
+
+static void put32(uint8_t *at, int64_t v)
+{
+	int32_t w = (int32_t)v;
+
+	memcpy(at, &w, sizeof(w));
+}
+
+/* At code[*k], for address s + *k: op (e8 call, e9 jmp) rel32 to target. */
+static void emit_rel(uint8_t *code, size_t *k, uint64_t s, uint8_t op, uint64_t target)
+{
+	code[*k] = op;
+	put32(code + *k + 1, (int64_t)(target - (s + *k + 5)));
+	*k += 5;
+}
+
+/* mov r10d, desc */
+static void emit_desc(uint8_t *code, size_t *k, uint32_t desc)
+{
+	code[*k] = 0x41;
+	code[*k + 1] = 0xba;
+	memcpy(code + *k + 2, &desc, 4);
+	*k += 6;
+}
+
+void detour_glue(uint64_t base, uint64_t s, int result, int sync, uint32_t desc,
+		 uint8_t *code)
+{
+	static const uint8_t pushes[] = { 0x57, 0x56, 0x52, 0x51, 0x41, 0x50 };
+	static const uint8_t pops[] = { 0x41, 0x58, 0x59, 0x5a, 0x5e, 0x5f };
+	uint64_t orig = s + DT_ORIG;
+	size_t k = sizeof(pushes);
+
+	memset(code, BP_ARCH_TRAP_BYTE, DT_ORIG);
+	memcpy(code, pushes, sizeof(pushes));
+	if (result) {
+		emit_rel(code, &k, s, 0xe8, orig);
+		emit_desc(code, &k, desc);
+		emit_rel(code, &k, s, 0xe9, base + (uint64_t)(dt_common_result - dt_template));
+		return;
+	}
+	emit_desc(code, &k, desc);
+	emit_rel(code, &k, s, 0xe8, base + (uint64_t)((sync ? dt_common_sync : dt_common_entry) -
+						      dt_template));
+	memcpy(code + k, pops, sizeof(pops));
+	k += sizeof(pops);
+	emit_rel(code, &k, s, 0xe9, orig);
+}
+
+void detour_jmp(uint8_t *jmp, uint64_t site, uint64_t to)
+{
+	jmp[0] = 0xe9;
+	put32(jmp + 1, (int64_t)(to - (site + JMP_LEN)));
 }

@@ -40,8 +40,7 @@
 #define PROBE_SLOTS (DT_NSLOTS - TRAMP_SLOTS)
 #define TRAMP_OFF (DT_CODE_SIZE - TRAMP_SLOTS * DT_SLOT_SIZE)
 
-extern const uint8_t dt_template[], dt_template_end[], dt_common_result[],
-	dt_common_entry[], dt_common_sync[];
+extern const uint8_t dt_template[], dt_template_end[];
 
 struct dt_site {
 	uint64_t func;		/* the function */
@@ -465,55 +464,6 @@ size_t detour_count(const struct detour_set *ds)
 	return k;
 }
 
-static void put32(uint8_t *at, int64_t v)
-{
-	int32_t w = (int32_t)v;
-
-	memcpy(at, &w, sizeof(w));
-}
-
-/* At code[*k], for address s + *k: op (e8 call, e9 jmp) rel32 to target. */
-static void emit_rel(uint8_t *code, size_t *k, uint64_t s, uint8_t op, uint64_t target)
-{
-	code[*k] = op;
-	put32(code + *k + 1, (int64_t)(target - (s + *k + 5)));
-	*k += 5;
-}
-
-/* mov r10d, desc */
-static void emit_desc(uint8_t *code, size_t *k, uint32_t desc)
-{
-	code[*k] = 0x41;
-	code[*k + 1] = 0xba;
-	memcpy(code + *k + 2, &desc, 4);
-	*k += 6;
-}
-
-/* The glue at slot address s (see detour-abi.h) into code[DT_ORIG]. */
-static void glue(const struct detour_set *ds, uint64_t s, const struct detour_probe *dp,
-		 uint32_t desc, uint8_t *code)
-{
-	static const uint8_t pushes[] = { 0x57, 0x56, 0x52, 0x51, 0x41, 0x50 };
-	static const uint8_t pops[] = { 0x41, 0x58, 0x59, 0x5a, 0x5e, 0x5f };
-	uint64_t orig = s + DT_ORIG;
-	size_t k = sizeof(pushes);
-
-	memset(code, BP_ARCH_TRAP_BYTE, DT_ORIG);
-	memcpy(code, pushes, sizeof(pushes));
-	if (dp->result) {
-		emit_rel(code, &k, s, 0xe8, orig);
-		emit_desc(code, &k, desc);
-		emit_rel(code, &k, s, 0xe9, ds->base + (uint64_t)(dt_common_result - dt_template));
-		return;
-	}
-	emit_desc(code, &k, desc);
-	emit_rel(code, &k, s, 0xe8, ds->base + (uint64_t)((dp->sync ? dt_common_sync :
-							    dt_common_entry) - dt_template));
-	memcpy(code + k, pops, sizeof(pops));
-	k += sizeof(pops);
-	emit_rel(code, &k, s, 0xe9, orig);
-}
-
 /*
  * A reused mapping: is the entry of the function at addr (its bytes in
  * buf) a jmp into one of its slots, left by a memtap that died?  Then
@@ -597,7 +547,7 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		}
 		desc = (uint32_t)ds->nslots | (dp->size_kind & 0xff) << 16 |
 		       (dp->flags & 0xff) << 24;
-		glue(ds, slot, dp, desc, code);
+		detour_glue(ds->base, slot, dp->result, dp->sync, desc, code);
 		if (detour_relocate(&p, slot + DT_ORIG, code + DT_ORIG) < 0) {
 			*why = "its first instructions cannot be relocated";
 			return -ENOTSUP;
@@ -622,8 +572,7 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 	st->len = p.len;
 	memcpy(st->orig, orig, p.len);
 	memset(jmp, BP_ARCH_TRAP_BYTE, p.len);
-	jmp[0] = 0xe9;
-	put32(jmp + 1, (int64_t)(slot - (p.site + JMP_LEN)));
+	detour_jmp(jmp, p.site, slot);
 	/* the slot first, the entry last: the only bytes of its code we change */
 	if ((err = memio_write(ds->pid, tid, slot, code, sizeof(code))) < 0 ||
 	    (err = memio_write(ds->pid, tid, p.site, jmp, p.len)) < 0)
