@@ -58,6 +58,8 @@ struct thread {
 	uint64_t sc_old_brk;
 	int64_t sc_weight;	/* mprotect, madvise: bytes, from /proc at entry */
 	int64_t sc_data, sc_resident;	/* for the account (event.h), at entry */
+	/* MAP_FIXED, MREMAP_FIXED: bytes mapped at the target, private writable ones */
+	uint64_t sc_replaced, sc_replaced_data;
 	/* alloc.c */
 	int pending_sig;	/* detach: the signal to pass on */
 	struct alloc_thread *alloc;	/* probed calls awaiting their return */
