@@ -567,7 +567,8 @@ int main(int argc, char **argv)
 	mode = opt.syscalls;
 	if (mode == SYSCALLS_AUTO)
 		mode = opt.argv ? SYSCALLS_SECCOMP : SYSCALLS_BREAKPOINTS;
-	if (!(opt.events & EV_SYSCALL_STOPS) && mode != SYSCALLS_BREAKPOINTS)
+	/* faults: a command's execve stops at its entry (trace/faults.h) */
+	if (!(opt.events & (EV_SYSCALL_STOPS | EV_FAULT_KINDS)) && mode != SYSCALLS_BREAKPOINTS)
 		mode = SYSCALLS_BREAKPOINTS;	/* nothing to stop syscalls for */
 	if (mode == SYSCALLS_SECCOMP && !seccomp_filter_available()) {
 		if (opt.syscalls == SYSCALLS_SECCOMP)

@@ -217,9 +217,9 @@ static void on_stacked(const struct event *ev, uint32_t stack, void *arg)
  * brought in beyond the base page, once their pages are there; given
  * up after PENDING_NS (the fault failed or the page went).  final:
  * now or never (a thread goes, an exec); only: those of one kind of
- * one thread, else all.
+ * one thread, else all (of process pid, if not 0).
  */
-static void pending_check(const struct fault_kind *only, int final)
+static void pending_check(const struct fault_kind *only, pid_t pid, int final)
 {
 	uint64_t now = now_ns(), base = hugepages_base_size();
 	size_t kept = 0;
@@ -230,7 +230,7 @@ static void pending_check(const struct fault_kind *only, int final)
 		struct thread *tcp = fk->ft->tcp;
 		uint64_t size;
 
-		if (only && fk != only) {
+		if ((only && fk != only) || (pid && p->pid != pid)) {
 			fs.pending[kept++] = *p;
 			continue;
 		}
@@ -419,7 +419,7 @@ static void faults_drain(void *self)
 	int left = 0;
 
 	(void)self;
-	pending_check(NULL, 0);
+	pending_check(NULL, 0, 0);
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next) {
 		int ft_left = 0;
 		uint64_t n = thread_drain(ft, DRAIN_MAX, &ft_left);
@@ -456,7 +456,7 @@ static void faults_settle(void *self)
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
 		thread_drain(ft, fs.pc.period == 1 ? DRAIN_MAX : 0, NULL);
 	sink_flush();
-	pending_check(NULL, 0);
+	pending_check(NULL, 0, 0);
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
 		thread_settle(ft, 0);
 }
@@ -583,7 +583,7 @@ void faults_thread_gone(struct thread *tcp)
 	thread_drain(ft, 0, NULL);
 	sink_flush();
 	for (int i = 0; i < ft->nkinds; i++)
-		pending_check(&ft->k[i], 1);
+		pending_check(&ft->k[i], 0, 1);
 	thread_settle(ft, 1);
 	for (int i = 0; i < ft->nkinds; i++) {
 		perf_thread_close(&ft->k[i].pt);
@@ -597,6 +597,20 @@ void faults_thread_gone(struct thread *tcp)
 	free(ft);
 }
 
+void faults_before_execve(pid_t pid)
+{
+	int any = 0;
+	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
+		if (ft->tcp->proc && ft->tcp->proc->pid == pid) {
+			thread_drain(ft, 0, NULL);
+			any = 1;
+		}
+	if (!any)
+		return;
+	sink_flush();
+	pending_check(NULL, pid, 1);
+}
+
 void faults_before_exec(int discard)
 {
 	fs.discard = discard;
@@ -604,7 +618,7 @@ void faults_before_exec(int discard)
 		thread_drain(ft, 0, NULL);
 	fs.discard = 0;
 	sink_flush();
-	pending_check(NULL, 1);
+	pending_check(NULL, 0, 1);
 	hugepages_release();
 	for (struct fault_thread *ft = fs.head; discard && ft; ft = ft->next)
 		for (int i = 0; i < ft->nkinds; i++) {

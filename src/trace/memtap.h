@@ -89,6 +89,8 @@ enum sc_id {
 	SC_MREMAP,
 	SC_MPROTECT,		/* also watched for code mappings */
 	SC_MADVISE,
+	SC_EXECVE,		/* execve, execveat: no event; with a fault kind,
+				   the rings are read at its entry (faults.h) */
 };
 
 struct syscall_def {

@@ -41,6 +41,8 @@
 
 #include "trace/alloc.h"
 #include "trace/emit.h"
+#include "trace/faults.h"
+#include "trace/loop.h"
 #include "trace/memtap.h"
 #include "trace/source.h"
 #include "linux/pagemap.h"
@@ -402,14 +404,30 @@ static int get_regs(struct thread *tcp, arch_regs_t *regs)
 	return 0;
 }
 
+/*
+ * An execve's entry: the page faults taken so far are the old image's,
+ * read now (not the launched command's first exec: what came before is
+ * memtap's child).
+ */
+static void exec_entry(struct thread *tcp)
+{
+	if (tcp->proc->pid == tr.launched_pid && !tr.launched_exec_seen)
+		return;
+	faults_before_execve(tcp->proc->pid);
+}
+
 static void on_seccomp_stop(struct thread *tcp)
 {
 	unsigned long data = 0;
 	arch_regs_t regs;
 
 	stops.seccomp++;
-	if (ptrace(PTRACE_GETEVENTMSG, tcp->tid, 0L, &data) == 0 &&
-	    data < syscall_ndefs && get_regs(tcp, &regs) == 0) {
+	if (ptrace(PTRACE_GETEVENTMSG, tcp->tid, 0L, &data) < 0 || data >= syscall_ndefs)
+		return;
+	if (syscall_defs[data].id == SC_EXECVE) {
+		/* no exit stop wanted: the thread goes on with PTRACE_CONT */
+		exec_entry(tcp);
+	} else if (get_regs(tcp, &regs) == 0) {
 		const struct syscall_def *def = &syscall_defs[data];
 
 		syscall_enter(tcp, &regs, def->abi, def);
@@ -538,7 +556,9 @@ static void on_syscall_stop(struct thread *tcp)
 				def = syscall_lookup(syscall_abi(tcp, &regs), nr);
 				break;
 			}
-		if (def && syscall_wanted(def, &regs, def->abi))
+		if (def && def->id == SC_EXECVE)
+			exec_entry(tcp);
+		else if (def && syscall_wanted(def, &regs, def->abi))
 			syscall_enter(tcp, &regs, def->abi, def);
 	} else {
 		tcp->flags |= T_SC_KNOWN;

@@ -23,6 +23,8 @@
  * with the region's figures of /proc/self/smaps (the kernel may serve
  * some or all of it with 4 KiB pages: then the faults are more); with
  * -n, MADV_NOHUGEPAGE instead: 4 KiB pages only.
+ * -x PROGRAM: after faults_eight (and then the -T region, if any),
+ * exec PROGRAM at once (the other threads touch nothing).
  * -w: the threads are created, then "ready PID" is printed and the
  * target waits for SIGUSR1 before touching anything; when every thread
  * is done it prints "touched" and waits for SIGUSR1 again to exit (for
@@ -167,10 +169,11 @@ int main(int argc, char **argv)
 	pthread_t t[MAX_THREADS];
 	int opt, wait = 0, small = 0, bench = argc > 1 && argv[1][0] != '-';
 	size_t huge = 0, thp = 0;
+	char *exec_prog = NULL;
 
 	if (bench)
 		len = strtoul(argv[1], NULL, 0) * MiB;
-	while (!bench && (opt = getopt(argc, argv, "H:nT:t:w")) != -1) {
+	while (!bench && (opt = getopt(argc, argv, "H:nT:t:wx:")) != -1) {
 		switch (opt) {
 		case 'H':
 			huge = strtoul(optarg, NULL, 10);
@@ -186,6 +189,9 @@ int main(int argc, char **argv)
 			break;
 		case 'w':
 			wait = 1;
+			break;
+		case 'x':
+			exec_prog = optarg;
 			break;
 		default:
 			return 99;
@@ -234,7 +240,7 @@ int main(int argc, char **argv)
 		faults_huge(h, huge * hp, hp);
 		printf("HUGE faults_huge %zu %ld\n", huge * hp, thread_minflt() - f0);
 	}
-	if (thp)
+	if (thp && !exec_prog)
 		thp_region(thp, small);
 	f0 = thread_minflt();
 	faults_forty(area, 40 * MiB);
@@ -244,6 +250,14 @@ int main(int argc, char **argv)
 	report("faults_forty", 40 * MiB, f1 - f0);
 	report("faults_eight", 8 * MiB, f2 - f1);
 	fflush(stdout);
+	if (exec_prog) {
+		if (thp)
+			thp_region(thp, small);
+		fflush(stdout);
+		execl(exec_prog, exec_prog, (char *)NULL);
+		perror("execl");
+		return 99;
+	}
 	pthread_barrier_wait(&start);
 	for (long i = 0; i < nthreads; i++)
 		pthread_join(t[i], NULL);

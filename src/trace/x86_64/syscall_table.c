@@ -3,6 +3,8 @@
  * ABI a 64-bit process can reach: x86-64, x32 and i386 (int $0x80, and
  * 32-bit processes).  mprotect is watched too when it makes memory
  * executable (a code mapping notice, see syscalls.c), whatever -e says.
+ * execve and execveat make no event: with a fault kind, they stop at
+ * their entry so that the rings are read while the old image is there.
  */
 #include "config.h"
 
@@ -32,6 +34,12 @@ const struct syscall_def syscall_defs[] = {
 	{ ABI_I386, 192, SC_MMAP2, EV_MMAP, "mmap2" },
 	{ ABI_I386, 125, SC_MPROTECT, EV_MPROTECT, "mprotect" },
 	{ ABI_I386, 219, SC_MADVISE, EV_MADVISE, "madvise" },
+	{ ABI_X86_64, 59, SC_EXECVE, EV_NKINDS, "execve" },
+	{ ABI_X86_64, 322, SC_EXECVE, EV_NKINDS, "execveat" },
+	{ ABI_X32, X32(520), SC_EXECVE, EV_NKINDS, "execve" },
+	{ ABI_X32, X32(545), SC_EXECVE, EV_NKINDS, "execveat" },
+	{ ABI_I386, 11, SC_EXECVE, EV_NKINDS, "execve" },
+	{ ABI_I386, 358, SC_EXECVE, EV_NKINDS, "execveat" },
 };
 
 const size_t syscall_ndefs = sizeof(syscall_defs) / sizeof(syscall_defs[0]);
