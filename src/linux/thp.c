@@ -48,6 +48,7 @@ struct pm_scan_arg {
 #define MAX_WINDOW 512		/* kpageflags entries of a PMD folio */
 #define REREAD_NS (2 * 1000000ull)
 #define NCREDITS 64
+#define NBLOCKS 64		/* PMD blocks known to be of base pages */
 
 /* smaps_thp: the huge bytes seen in a mapping, and those not given yet */
 struct credit {
@@ -65,7 +66,12 @@ static struct {
 	int mthp;		/* a size below the PMD's may be used: -1 unknown */
 	struct credit credit[NCREDITS];
 	size_t next_credit;
-} ts = { .pagemap_fd = -1, .kpf_fd = -1, .mthp = -1 };
+	struct {
+		pid_t pid;
+		uint64_t block, round;
+	} small[NBLOCKS];
+	uint64_t round;
+} ts = { .pagemap_fd = -1, .kpf_fd = -1, .mthp = -1, .round = 1 };
 
 static uint64_t pmd_size(void)
 {
@@ -285,11 +291,22 @@ static uint64_t smaps_fault(pid_t pid, uint64_t addr, uint64_t start, uint64_t e
 	return pmd;
 }
 
+void thp_new_round(void)
+{
+	ts.round++;
+}
+
 uint64_t thp_fault_size(pid_t pid, uint64_t addr, uint64_t start, uint64_t end,
 			uint64_t base)
 {
-	uint64_t page = addr & ~(base - 1), size, e;
+	uint64_t page = addr & ~(base - 1), size, e, block = addr & ~(pmd_size() - 1);
+	size_t slot = (size_t)(block / pmd_size()) % NBLOCKS;
 	int fd, huge = -1;
+
+	/* a block of base pages this round: no fault in it maps a huge page */
+	if (ts.small[slot].pid == pid && ts.small[slot].block == block &&
+	    ts.small[slot].round == ts.round)
+		return base;
 
 	if (ts.pid != pid) {
 		memset(ts.credit, 0, sizeof(ts.credit));
@@ -302,6 +319,11 @@ uint64_t thp_fault_size(pid_t pid, uint64_t addr, uint64_t start, uint64_t end,
 			return THP_NOT_PRESENT;
 		if (huge > 0)
 			return pmd_size();
+		if (huge == 0 && !mthp_possible()) {
+			ts.small[slot].pid = pid;
+			ts.small[slot].block = block;
+			ts.small[slot].round = ts.round;
+		}
 	}
 	if (fd >= 0 && feature_has(F_KPAGEFLAGS) && (huge < 0 || mthp_possible())) {
 		size = kpf_folio(fd, page, base);
@@ -326,4 +348,5 @@ void thp_release(void)
 	ts.pid = 0;
 	memset(ts.credit, 0, sizeof(ts.credit));
 	ts.next_credit = 0;
+	memset(ts.small, 0, sizeof(ts.small));
 }

@@ -44,6 +44,14 @@
 uint64_t thp_fault_size(pid_t pid, uint64_t addr, uint64_t start, uint64_t end,
 			uint64_t base);
 
+/*
+ * A new round of samples (a drain of the rings): thp_fault_size() keeps
+ * within a round what it learnt of a PMD block (PAGEMAP_SCAN: mapped
+ * by page tables of base pages, no mTHP size enabled), so that the
+ * block's other faults of the round cost no call: they are base pages.
+ */
+void thp_new_round(void);
+
 /* Close the files and forget the credits (an exec, the end). */
 void thp_release(void);
 

@@ -419,6 +419,7 @@ static void faults_drain(void *self)
 	int left = 0;
 
 	(void)self;
+	thp_new_round();
 	pending_check(NULL, 0, 0);
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next) {
 		int ft_left = 0;
