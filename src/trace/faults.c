@@ -575,6 +575,18 @@ void faults_thread_new(struct thread *tcp)
 		fs.next_ns = now_ns() + DRAIN_NS;
 }
 
+void faults_thread_exit(struct thread *tcp)
+{
+	struct fault_thread *ft = tcp->faults;
+
+	if (!ft)
+		return;
+	thread_drain(ft, 0, NULL);
+	sink_flush();
+	for (int i = 0; i < ft->nkinds; i++)
+		pending_check(&ft->k[i], 0, 1);
+}
+
 void faults_thread_gone(struct thread *tcp)
 {
 	struct fault_thread *ft = tcp->faults;

@@ -8,6 +8,9 @@
  *   faults_thread_new()     for every thread memtap traces, when it is
  *                           first known (procs_new_thread(): a new thread
  *                           that has not run yet, or a seized one);
+ *   faults_thread_exit()    at its PTRACE_EVENT_EXIT, while the address
+ *                           space is there (the last thread's): its ring
+ *                           read, weighed and unwound;
  *   faults_thread_gone()    before the thread is forgotten (thread_free():
  *                           dead or detached): its last samples, its
  *                           exact count, its events closed;
@@ -39,6 +42,7 @@ struct fault_thread;
 
 void faults_init(const struct trace_config *cfg);
 void faults_thread_new(struct thread *tcp);
+void faults_thread_exit(struct thread *tcp);
 void faults_thread_gone(struct thread *tcp);
 void faults_before_execve(pid_t pid);
 void faults_before_exec(int discard);
