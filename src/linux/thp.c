@@ -46,7 +46,7 @@ struct pm_scan_arg {
 #define PM_PFN ((1ull << 55) - 1)
 #define PMD_DEFAULT (2u << 20)
 #define MAX_WINDOW 512		/* kpageflags entries of a PMD folio */
-#define REREAD_NS (2 * 1000000ull)
+#define REREAD_NS (10 * 1000000ull)
 #define NCREDITS 64
 #define NBLOCKS 64		/* PMD blocks known to be of base pages */
 
@@ -57,6 +57,7 @@ struct credit {
 	uint64_t credits;	/* PMD blocks not yet given to a fault */
 	uint64_t read_ns;
 	int used;
+	int never;		/* not eligible for huge pages: not read again */
 };
 
 static struct {
@@ -219,13 +220,16 @@ static uint64_t kpf_folio(int fd, uint64_t page, uint64_t base)
 	return (uint64_t)(j - i) * base;
 }
 
-/* AnonHugePages of the mapping that starts at start, in bytes; -1 not found */
-static int64_t smaps_anon_huge(pid_t pid, uint64_t start)
+/*
+ * AnonHugePages of the mapping that starts at start, in bytes; -1 not
+ * found.  *never: its THPeligible is 0 (MADV_NOHUGEPAGE, a file...).
+ */
+static int64_t smaps_anon_huge(pid_t pid, uint64_t start, int *never)
 {
 	char path[64], *line = NULL;
 	size_t cap = 0;
 	FILE *f;
-	int in = 0;
+	int in = 0, eligible;
 	int64_t got = -1;
 
 	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)procfs_live_task(pid));
@@ -244,6 +248,8 @@ static int64_t smaps_anon_huge(pid_t pid, uint64_t start)
 			in = lo == start;
 		} else if (in && sscanf(line, "AnonHugePages: %" SCNu64 " kB", &kb) == 1) {
 			got = (int64_t)(kb * 1024);
+		} else if (in && sscanf(line, "THPeligible: %d", &eligible) == 1) {
+			*never = !eligible;
 			break;
 		}
 	}
@@ -276,8 +282,10 @@ static uint64_t smaps_fault(pid_t pid, uint64_t addr, uint64_t start, uint64_t e
 	if (block < start || block + pmd > end)
 		return base;
 	c = credit_of(start);
+	if (c->never)
+		return base;
 	if (!c->credits && (!c->read_ns || now - c->read_ns >= REREAD_NS)) {
-		int64_t got = smaps_anon_huge(pid, start);
+		int64_t got = smaps_anon_huge(pid, start, &c->never);
 
 		c->read_ns = now;
 		if (got >= 0 && (uint64_t)got > c->seen)

@@ -20,10 +20,11 @@
  *                 /sys/kernel/mm/transparent_hugepage/hugepages-*.
  *   smaps_thp     coarse, without either: the AnonHugePages of the
  *                 mapping in /proc/PID/smaps, read again at most every
- *                 REREAD_NS; each 2 MiB it grew by is a credit, and a
- *                 fault whose 2 MiB block lies in the mapping takes one
- *                 (so the mapping's total is right, which fault of it
- *                 was huge is a guess).
+ *                 REREAD_NS (never again once its THPeligible says 0);
+ *                 each 2 MiB it grew by is a credit, and a fault whose
+ *                 2 MiB block lies in the mapping takes one (so the
+ *                 mapping's total is right, which fault of it was huge
+ *                 is a guess).
  * Else: the base page.
  * Huge zero pages (a read of untouched memory) weigh the base page.
  */

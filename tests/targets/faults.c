@@ -22,7 +22,8 @@
  * printed as "THP faults_thp <bytes> <faults> <Rss> <AnonHugePages>"
  * with the region's figures of /proc/self/smaps (the kernel may serve
  * some or all of it with 4 KiB pages: then the faults are more); with
- * -n, MADV_NOHUGEPAGE instead: 4 KiB pages only.
+ * -n, MADV_NOHUGEPAGE instead: 4 KiB pages only; with -m, the region
+ * is N * 64 KiB, 64 KiB-aligned (for large folios of 64 KiB, mTHP).
  * -x PROGRAM: after faults_eight (and then the -T region, if any),
  * exec PROGRAM at once (the other threads touch nothing).
  * -w: the threads are created, then "ready PID" is printed and the
@@ -110,9 +111,9 @@ static void smaps_of(const char *p, unsigned long *rss, unsigned long *huge)
 	fclose(f);
 }
 
-static void thp_region(size_t n, int small)
+static void thp_region(size_t n, int small, size_t hp)
 {
-	size_t hp = 2 * MiB, len = n * hp;
+	size_t len = n * hp;
 	char *m = mmap(NULL, len + hp, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *p;
 	unsigned long rss, huge;
@@ -168,15 +169,18 @@ int main(int argc, char **argv)
 	long nthreads = 1, f0, f1, f2;
 	pthread_t t[MAX_THREADS];
 	int opt, wait = 0, small = 0, bench = argc > 1 && argv[1][0] != '-';
-	size_t huge = 0, thp = 0;
+	size_t huge = 0, thp = 0, unit = 2 * MiB;
 	char *exec_prog = NULL;
 
 	if (bench)
 		len = strtoul(argv[1], NULL, 0) * MiB;
-	while (!bench && (opt = getopt(argc, argv, "H:nT:t:wx:")) != -1) {
+	while (!bench && (opt = getopt(argc, argv, "H:mnT:t:wx:")) != -1) {
 		switch (opt) {
 		case 'H':
 			huge = strtoul(optarg, NULL, 10);
+			break;
+		case 'm':
+			unit = 64 * 1024;
 			break;
 		case 'n':
 			small = 1;
@@ -241,7 +245,7 @@ int main(int argc, char **argv)
 		printf("HUGE faults_huge %zu %ld\n", huge * hp, thread_minflt() - f0);
 	}
 	if (thp && !exec_prog)
-		thp_region(thp, small);
+		thp_region(thp, small, unit);
 	f0 = thread_minflt();
 	faults_forty(area, 40 * MiB);
 	f1 = thread_minflt();
@@ -252,7 +256,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (exec_prog) {
 		if (thp)
-			thp_region(thp, small);
+			thp_region(thp, small, unit);
 		fflush(stdout);
 		execl(exec_prog, exec_prog, (char *)NULL);
 		perror("execl");
