@@ -15,7 +15,6 @@
  * nothing.  -w: prints "ready PID" first and waits for SIGUSR1, then
  * after the steps for SIGUSR1 again (for memtap -p).
  */
-#define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
