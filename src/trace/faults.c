@@ -593,10 +593,7 @@ void faults_thread_gone(struct thread *tcp)
 
 	if (!ft)
 		return;
-	thread_drain(ft, 0, NULL);
-	sink_flush();
-	for (int i = 0; i < ft->nkinds; i++)
-		pending_check(&ft->k[i], 0, 1);
+	faults_thread_exit(tcp);	/* its last samples */
 	thread_settle(ft, 1);
 	for (int i = 0; i < ft->nkinds; i++) {
 		perf_thread_close(&ft->k[i].pt);
@@ -613,6 +610,7 @@ void faults_thread_gone(struct thread *tcp)
 void faults_before_execve(pid_t pid)
 {
 	int any = 0;
+
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
 		if (ft->tcp->proc && ft->tcp->proc->pid == pid) {
 			thread_drain(ft, 0, NULL);
