@@ -129,6 +129,11 @@ if [ -s "$tmp/bpftrace.us" ]; then
 		awk '{ print "memtap / bpftrace, median of the paired ratios: " $1 }'
 fi
 echo
+echo "Wall ms of each rep (untraced, memtap, wide, perf record, bpftrace):"
+paste "$tmp/untraced.us" "$tmp/memtap.us" "$tmp/wide.us" "$tmp/perf.us" \
+	"$([ -s "$tmp/bpftrace.us" ] && echo "$tmp/bpftrace.us" || echo /dev/null)" |
+	awk '{ printf " "; for (i = 1; i <= NF; i++) printf " %d", $i / 1000; print "" }'
+echo
 for k in ring4 ring64; do
 	echo "perf-faults $k, memtap-side ns per sample (drain; unwind + intern), each rep:"
 	sed 's/.*ns each: \([0-9]*\) drain, \([0-9]*\) unwind.*/  \1; \2/' "$tmp/$k.costs"
