@@ -570,6 +570,10 @@ int main(int argc, char **argv)
 	/* faults: a command's execve stops at its entry (trace/faults.h) */
 	if (!(opt.events & (EV_SYSCALL_STOPS | EV_FAULT_KINDS)) && mode != SYSCALLS_BREAKPOINTS)
 		mode = SYSCALLS_BREAKPOINTS;	/* nothing to stop syscalls for */
+	if (mode == SYSCALLS_SECCOMP && opt.syscalls == SYSCALLS_AUTO &&
+	    !(opt.events & EV_SYSCALL_STOPS) &&
+	    (!seccomp_filter_available() || !feature_has(F_EXITKILL)))
+		mode = SYSCALLS_BREAKPOINTS;	/* faults alone: not every syscall for execve */
 	if (mode == SYSCALLS_SECCOMP && !seccomp_filter_available()) {
 		if (opt.syscalls == SYSCALLS_SECCOMP)
 			error_msg_and_die("--syscalls=seccomp: this kernel has no seccomp filter "
