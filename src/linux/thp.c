@@ -52,6 +52,7 @@ struct pm_scan_arg {
 
 /* smaps_thp: the huge bytes seen in a mapping, and those not given yet */
 struct credit {
+	pid_t pid;
 	uint64_t start;
 	uint64_t seen;		/* AnonHugePages at the last read */
 	uint64_t credits;	/* PMD blocks not yet given to a fault */
@@ -258,16 +259,17 @@ static int64_t smaps_anon_huge(pid_t pid, uint64_t start, int *never)
 	return got;
 }
 
-static struct credit *credit_of(uint64_t start)
+static struct credit *credit_of(pid_t pid, uint64_t start)
 {
 	struct credit *c;
 
 	for (size_t i = 0; i < NCREDITS; i++)
-		if (ts.credit[i].used && ts.credit[i].start == start)
+		if (ts.credit[i].used && ts.credit[i].pid == pid && ts.credit[i].start == start)
 			return &ts.credit[i];
 	c = &ts.credit[ts.next_credit++ % NCREDITS];
 	memset(c, 0, sizeof(*c));
 	c->used = 1;
+	c->pid = pid;
 	c->start = start;
 	return c;
 }
@@ -281,7 +283,7 @@ static uint64_t smaps_fault(pid_t pid, uint64_t addr, uint64_t start, uint64_t e
 
 	if (block < start || block + pmd > end)
 		return base;
-	c = credit_of(start);
+	c = credit_of(pid, start);
 	if (c->never)
 		return base;
 	if (!c->credits && (!c->read_ns || now - c->read_ns >= REREAD_NS)) {
@@ -316,10 +318,6 @@ uint64_t thp_fault_size(pid_t pid, uint64_t addr, uint64_t start, uint64_t end,
 	    ts.small[slot].round == ts.round)
 		return base;
 
-	if (ts.pid != pid) {
-		memset(ts.credit, 0, sizeof(ts.credit));
-		ts.next_credit = 0;
-	}
 	fd = pagemap_fd(pid);
 	if (fd >= 0 && feature_has(F_PAGEMAP_SCAN)) {
 		huge = scan_huge(fd, page, base);
