@@ -13,8 +13,12 @@
 # (--stack-size STACK, text report); under tests/unit/perf-faults
 # at period 1 with a 4 MiB ring and with a 64 MiB ring (samples drained,
 # copied out, unwound with libdw); under perf record (8 KiB stack copies,
-# as --call-graph dwarf by default; its default ring).  Both copy STACK
-# bytes of stack per sample.  Printed (Markdown): the median of
+# as --call-graph dwarf by default; its default ring); under bpftrace
+# (software:page-faults:1 with ustack, counted per stack in the kernel:
+# frame-pointer stacks, one frame for this workload) where bpftrace is
+# installed; and under memtap with the widest event set (-e all,faults,
+# mprotect,madvise: syscalls, allocator calls and faults, with stacks).
+# memtap and perf copy STACK bytes of stack per sample.  Printed (Markdown): the median of
 # traced/untraced wall times, the samples and lost samples of each, and
 # perf-faults' own cost per sample (ns of drain, ns of unwind + intern),
 # and memtap's slowdown over perf record's (the goal: at most 1.2).
@@ -74,10 +78,25 @@ run_one() {
 			     END { print "samples " s + 0 " lost-records " l + 0 " lost-samples " ls + 0 }' >> "$tmp/perf.totals"
 		perf report -i "$tmp/perf.data" --stats 2>/dev/null | grep -i 'lost' | head -3 >> "$tmp/perf.lostlines" || true
 		;;
+	bpftrace) timed bpftrace bpftrace -q \
+			-e 'software:page-faults:1 /pid == cpid/ { @[ustack] = count(); }' \
+			-c "$target $mib"
+		# the counts of every stack, and lost events if it says so
+		awk '/^\]: [0-9]+$/ { s += $2 } END { print "samples " s + 0 }' "$tmp/bpftrace.out" \
+			>> "$tmp/bpftrace.totals"
+		grep -i 'lost' "$tmp/bpftrace.err" | head -1 >> "$tmp/bpftrace.lostlines" || true ;;
+	wide) timed wide "$memtap" -e all,faults,mprotect,madvise --stack-size "$stack" --top 1 \
+			-o "$tmp/wide.txt" -- "$target" "$mib"
+		grep '^  faults: ' "$tmp/wide.txt" >> "$tmp/wide.totals" ;;
 	esac
 }
 
-kinds=(untraced memtap ring4 ring64 perf)
+kinds=(untraced memtap ring4 ring64 perf wide)
+if command -v bpftrace >/dev/null; then
+	kinds+=(bpftrace)
+else
+	echo "$0: no bpftrace (apt-get install bpftrace): its row is left out" >&2
+fi
 for ((r = 0; r < reps; r++)); do
 	for ((i = 0; i < ${#kinds[@]}; i++)); do
 		run_one "${kinds[(i + r) % ${#kinds[@]}]}"
@@ -98,9 +117,22 @@ for k in ring4 ring64; do
 done
 echo "| perf record -c 1 --call-graph dwarf | $(ratio perf) | $(awk '{ printf "%s%s samples, %s lost", sep, $2, $6; sep = "; " }' "$tmp/perf.totals") |"
 echo "| memtap -e faults | $(ratio memtap) | $(awk '{ printf "%s%s counted, %s sampled, %s lost", sep, $2, $4, $9; sep = "; " }' "$tmp/memtap.totals") |"
+echo "| memtap -e all,faults,mprotect,madvise | $(ratio wide) | $(awk '{ printf "%s%s counted, %s sampled, %s lost", sep, $2, $4, $9; sep = "; " }' "$tmp/wide.totals") |"
+if [ -s "$tmp/bpftrace.us" ]; then
+	echo "| bpftrace software:page-faults:1 + ustack | $(ratio bpftrace) | $(awk '{ printf "%s%s counted", sep, $2; sep = "; " }' "$tmp/bpftrace.totals")$([ -s "$tmp/bpftrace.lostlines" ] && echo "; $(head -1 "$tmp/bpftrace.lostlines")") |"
+fi
 echo
 paste "$tmp/memtap.us" "$tmp/perf.us" | awk '{ printf "%.2f\n", $1 / $2 }' | median |
 	awk '{ print "memtap / perf record, median of the paired ratios: " $1 " (goal: at most 1.2)" }'
+if [ -s "$tmp/bpftrace.us" ]; then
+	paste "$tmp/memtap.us" "$tmp/bpftrace.us" | awk '{ printf "%.2f\n", $1 / $2 }' | median |
+		awk '{ print "memtap / bpftrace, median of the paired ratios: " $1 }'
+fi
+echo
+echo "Wall ms of each rep (untraced, memtap, wide, perf record, bpftrace):"
+paste "$tmp/untraced.us" "$tmp/memtap.us" "$tmp/wide.us" "$tmp/perf.us" \
+	"$([ -s "$tmp/bpftrace.us" ] && echo "$tmp/bpftrace.us" || echo /dev/null)" |
+	awk '{ printf " "; for (i = 1; i <= NF; i++) printf " %d", $i / 1000; print "" }'
 echo
 for k in ring4 ring64; do
 	echo "perf-faults $k, memtap-side ns per sample (drain; unwind + intern), each rep:"

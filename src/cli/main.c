@@ -335,6 +335,7 @@ int main(int argc, char **argv)
 	int c, status, nprobes = 0;
 	struct outfile *output_file = NULL;
 	enum syscalls_mode mode;
+	int exec_stop;
 
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
@@ -588,11 +589,21 @@ int main(int argc, char **argv)
 	mode = opt.syscalls;
 	if (mode == SYSCALLS_AUTO)
 		mode = opt.argv ? SYSCALLS_SECCOMP : SYSCALLS_BREAKPOINTS;
-	if (!(opt.events & EV_SYSCALL_STOPS) && mode != SYSCALLS_BREAKPOINTS &&
-	    !(mode == SYSCALLS_SECCOMP && opt.argv && (opt.events & EV_ALLOC) &&
-	      opt.probes != PROBES_INT3 && seccomp_filter_available() && feature_has(F_EXITKILL)))
+	/*
+	 * In-target probes and faults read their rings at a command's
+	 * execve: a filter that stops there (or PTRACE_SYSCALL if asked).
+	 */
+	exec_stop = ((opt.events & EV_FAULT_KINDS) &&
+		     (mode == SYSCALLS_SECCOMP || mode == SYSCALLS_PTRACE)) ||
+		    (mode == SYSCALLS_SECCOMP && opt.argv && (opt.events & EV_ALLOC) &&
+		     opt.probes != PROBES_INT3 && seccomp_filter_available() &&
+		     feature_has(F_EXITKILL));
+	if (!(opt.events & EV_SYSCALL_STOPS) && mode != SYSCALLS_BREAKPOINTS && !exec_stop)
 		mode = SYSCALLS_BREAKPOINTS;	/* nothing to stop syscalls for */
-	/* else in-target probes: a filter that stops at execve, to read them first */
+	if (mode == SYSCALLS_SECCOMP && opt.syscalls == SYSCALLS_AUTO &&
+	    !(opt.events & EV_SYSCALL_STOPS) &&
+	    (!seccomp_filter_available() || !feature_has(F_EXITKILL)))
+		mode = SYSCALLS_BREAKPOINTS;	/* faults alone: not every syscall for execve */
 	if (mode == SYSCALLS_SECCOMP && !seccomp_filter_available()) {
 		if (opt.syscalls == SYSCALLS_SECCOMP)
 			error_msg_and_die("--syscalls=seccomp: this kernel has no seccomp filter "

@@ -22,6 +22,9 @@
  *   seccomp_entry         not probed: learnt from the first seccomp stop
  *                         and the syscall stop after it (syscalls.c);
  *                         assumed until then.
+ *   pagemap_scan, kpageflags, smaps_thp
+ *                         not probed: the ways to a fault's huge page
+ *                         size, tried at the first fault (linux/thp.h).
  * When no child can be traced, the ptrace and memory features keep
  * "yes": the fallbacks are then taken at the first failure instead
  * (feature_lost()).
@@ -68,6 +71,9 @@ static const char *const names[F_NFEATURES] = {
 	[F_GET_SYSCALL_INFO] = "get_syscall_info",
 	[F_PERF] = "perf",
 	[F_SECCOMP_ENTRY] = "seccomp_entry",
+	[F_PAGEMAP_SCAN] = "pagemap_scan",
+	[F_KPAGEFLAGS] = "kpageflags",
+	[F_SMAPS_THP] = "smaps_thp",
 };
 
 static enum state state[F_NFEATURES];

@@ -35,6 +35,10 @@ enum feature {
 	F_SECCOMP_ENTRY,	/* the seccomp stop stands for syscall-entry (4.8);
 				 * learnt from the first stops, not probed: off,
 				 * memtap starts from the older order */
+	F_PAGEMAP_SCAN,		/* ioctl PAGEMAP_SCAN, PAGE_IS_HUGE (6.7); these three
+				   are tried at use (linux/thp.h) */
+	F_KPAGEFLAGS,		/* frame numbers and /proc/kpageflags (CAP_SYS_ADMIN) */
+	F_SMAPS_THP,		/* AnonHugePages of /proc/PID/smaps (2.6.38) */
 	F_NFEATURES
 };
 

@@ -12,6 +12,7 @@
 
 #include "linux/hugepages.h"
 #include "linux/procfs.h"
+#include "linux/thp.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
@@ -114,7 +115,8 @@ static void hole(uint64_t addr, uint64_t *lo, uint64_t *hi)
 	}
 }
 
-uint64_t hugepages_page_size(pid_t pid, uint64_t addr)
+/* The mapping of pid that holds addr, from the cache or a new read; NULL if none. */
+static const struct range *mapping_of(pid_t pid, uint64_t addr)
 {
 	const struct range *r = cache.pid == pid ? find(addr) : NULL;
 	int futile = cache.pid == pid && cache.futile_ns && addr >= cache.hole_lo &&
@@ -127,7 +129,26 @@ uint64_t hugepages_page_size(pid_t pid, uint64_t addr)
 		if (!r)
 			hole(addr, &cache.hole_lo, &cache.hole_hi);
 	}
+	return r;
+}
+
+uint64_t hugepages_page_size(pid_t pid, uint64_t addr)
+{
+	const struct range *r = mapping_of(pid, addr);
+
 	return r ? r->page : hugepages_base_size();
+}
+
+uint64_t hugepages_fault_size(pid_t pid, uint64_t addr)
+{
+	const struct range *r = mapping_of(pid, addr);
+	uint64_t base = hugepages_base_size();
+
+	if (!r)
+		return base;
+	if (r->page != base)
+		return r->page;
+	return thp_fault_size(pid, addr, r->start, r->end, base);
 }
 
 void hugepages_release(void)
@@ -137,4 +158,5 @@ void hugepages_release(void)
 	cache.n = 0;
 	cache.pid = 0;
 	cache.futile_ns = 0;
+	thp_release();
 }

@@ -11,7 +11,8 @@
  * /dev/hugepages, and statfs() of /proc/PID/map_files/START-END says
  * hugetlbfs: its block size is the huge page size.  A hugetlbfs file
  * mounted elsewhere weighs the base page.  Transparent huge pages are
- * not seen (their mappings are plain anonymous memory).
+ * not seen in the maps (their mappings are plain anonymous memory):
+ * hugepages_fault_size() asks linux/thp.h about the address.
  */
 #ifndef MEMTAP_HUGEPAGES_H
 #define MEMTAP_HUGEPAGES_H
@@ -25,7 +26,14 @@ uint64_t hugepages_base_size(void);
 /* The page size of the mapping of pid that holds addr (base if unknown). */
 uint64_t hugepages_page_size(pid_t pid, uint64_t addr);
 
-/* Free the cache (an exec: the mappings are new). */
+/*
+ * The bytes a fault at addr brought in: the mapping's huge page size,
+ * or for a mapping of base pages what thp_fault_size() says (which
+ * may be THP_NOT_PRESENT: ask again later).
+ */
+uint64_t hugepages_fault_size(pid_t pid, uint64_t addr);
+
+/* Free the cache and thp.c's (an exec: the mappings are new). */
 void hugepages_release(void);
 
 #endif /* MEMTAP_HUGEPAGES_H */

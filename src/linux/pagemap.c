@@ -64,7 +64,7 @@ void maps_range_change(pid_t pid, uint64_t addr, uint64_t len, int prot,
 	uint64_t end = addr + ((len + PAGE - 1) & ~(uint64_t)(PAGE - 1));
 
 	rc->access = rc->data = 0;
-	rc->data_bytes = 0;
+	rc->data_bytes = rc->mapped = 0;
 	if (procfs_read_maps(pid, &maps, &n) < 0)
 		return;
 	for (size_t i = 0; i < n; i++) {
@@ -78,6 +78,7 @@ void maps_range_change(pid_t pid, uint64_t addr, uint64_t len, int prot,
 
 		if (lo >= hi)
 			continue;
+		rc->mapped += hi - lo;
 		if (data)
 			rc->data_bytes += hi - lo;
 		if (prot < 0)

@@ -22,6 +22,7 @@ struct range_change {
 	int64_t access;		/* bytes made accessible (+) or inaccessible (-) */
 	int64_t data;		/* private writable bytes made so (+) or no more (-) */
 	uint64_t data_bytes;	/* private writable bytes (VmData's) now */
+	uint64_t mapped;	/* bytes mapped now, any mapping (VmSize's) */
 };
 
 /*
@@ -30,7 +31,8 @@ struct range_change {
  * data_bytes): access, the bytes that had no access and get some (+),
  * or the reverse with PROT_NONE (-); data, the private bytes made
  * writable (+) or read-only (-), as VmData counts them (the stack
- * excluded).  All 0 when the maps cannot be read.
+ * excluded); mapped, the bytes of the range in any mapping.  All 0
+ * when the maps cannot be read.
  */
 void maps_range_change(pid_t pid, uint64_t addr, uint64_t len, int prot,
 		       struct range_change *rc);

@@ -83,6 +83,12 @@ struct event {
 	 */
 	uint64_t sample_mean;
 	/*
+	 * mmap with MAP_FIXED, mremap with MREMAP_FIXED: the bytes of the
+	 * mappings the call replaced at its target (the kernel unmaps them
+	 * first), counted as the event's bytes released.  0 otherwise.
+	 */
+	uint64_t replaced;
+	/*
 	 * Called by sink_flush() for a recorded event, with its stack
 	 * (STACK_ID_LOST when none), for a source that weighs the same
 	 * stacks again later (faults.c: samples scaled to the exact count).

@@ -426,7 +426,7 @@ void sink_flush(void)
 				ev->size = -(int64_t)released;
 		} else {
 			acquired = ev->size > 0 ? (uint64_t)ev->size : 0;
-			released = ev->size < 0 ? (uint64_t)-ev->size : 0;
+			released = (ev->size < 0 ? (uint64_t)-ev->size : 0) + ev->replaced;
 			track_memory(p, ev, stack, record);
 		}
 		if (record) {

@@ -109,8 +109,9 @@ static void print_account_data(FILE *f, const struct prof_process *pr)
 static void print_account_rss(FILE *f, const struct prof_process *pr)
 {
 	const struct prof_event_totals *faults = find_event(pr, "faults"),
-		*madvise = find_event(pr, "madvise"), *munmap = find_event(pr, "munmap");
-	int64_t captured, growth;
+		*madvise = find_event(pr, "madvise"), *munmap = find_event(pr, "munmap"),
+		*mmap = find_event(pr, "mmap"), *mremap = find_event(pr, "mremap");
+	int64_t captured, growth, over = 0;
 
 	if (!faults)
 		faults = find_event(pr, "minor-faults");
@@ -125,6 +126,11 @@ static void print_account_rss(FILE *f, const struct prof_process *pr)
 	if (munmap) {
 		account_row(f, "  munmap", -(int64_t)munmap->resident, "(resident bytes)");
 		captured -= (int64_t)munmap->resident;
+	}
+	over = (int64_t)((mmap ? mmap->resident : 0) + (mremap ? mremap->resident : 0));
+	if (over) {
+		account_row(f, "  mapped over", -over, "(resident bytes, MAP_FIXED, MREMAP_FIXED)");
+		captured -= over;
 	}
 	growth = (int64_t)(pr->vm_rss[1] - pr->vm_rss[0]);
 	account_row(f, "  captured", captured, NULL);
@@ -185,7 +191,10 @@ static void print_account(FILE *f, const struct prof_process *pr, int sampled)
 	if (mmap) {
 		account_row(f, "anonymous mmap", (int64_t)mmap->anon, NULL);
 		account_row(f, "file-backed mmap", (int64_t)mmap->file, NULL);
-		captured += (int64_t)mmap->acquired;
+		captured += (int64_t)mmap->acquired - (int64_t)mmap->released;
+		if (mmap->released)
+			account_row(f, "mapped over", -(int64_t)mmap->released,
+				    "(MAP_FIXED over mappings)");
 	}
 	if (munmap) {
 		account_row(f, "munmap", -(int64_t)munmap->released, NULL);

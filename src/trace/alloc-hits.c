@@ -31,6 +31,7 @@ struct alloc_call {
 	uint64_t args[6];
 	uint64_t old_brk;	/* brk: the break before the call */
 	int64_t sc_weight, sc_data, sc_resident;	/* wrappers: syscall_capture() */
+	uint64_t sc_replaced, sc_replaced_data;
 	int nested;		/* called by another probed allocator function */
 };
 
@@ -88,6 +89,8 @@ static void wrapper_to_thread(struct thread *tcp, const struct alloc_call *c)
 	tcp->sc_weight = c->sc_weight;
 	tcp->sc_data = c->sc_data;
 	tcp->sc_resident = c->sc_resident;
+	tcp->sc_replaced = c->sc_replaced;
+	tcp->sc_replaced_data = c->sc_replaced_data;
 }
 
 /* A syscall wrapper is entered: what the call will change, from /proc. */
@@ -96,6 +99,7 @@ static void wrapper_entry(struct thread *tcp, struct alloc_call *c)
 	const struct syscall_def *def = alloc_wrapper_def(c->probe);
 
 	c->sc_weight = c->sc_data = c->sc_resident = 0;
+	c->sc_replaced = c->sc_replaced_data = 0;
 	if (!def)
 		return;
 	wrapper_to_thread(tcp, c);
@@ -103,6 +107,8 @@ static void wrapper_entry(struct thread *tcp, struct alloc_call *c)
 	c->sc_weight = tcp->sc_weight;
 	c->sc_data = tcp->sc_data;
 	c->sc_resident = tcp->sc_resident;
+	c->sc_replaced = tcp->sc_replaced;
+	c->sc_replaced_data = tcp->sc_replaced_data;
 }
 
 /*

@@ -34,7 +34,13 @@
  *
  * Weights: the page size of the mapping the fault is in: the base page,
  * or the huge page size of a hugetlb mapping (statfs of the mapping's
- * file through /proc/PID/map_files: hugetlbfs's block size).
+ * file through /proc/PID/map_files: hugetlbfs's block size); in a
+ * mapping of base pages, the transparent huge page or large folio that
+ * maps the address when the sample is read (linux/thp.h).  A sample
+ * can be read before its fault is served (clearing a huge page takes
+ * a while): it weighs the base page, and its address is asked again at
+ * the next rounds (pending_check()), for PENDING_NS at most, the
+ * difference added to its stack once the page is there.
  */
 #include "config.h"
 
@@ -50,6 +56,7 @@
 #include "linux/features.h"
 #include "linux/hugepages.h"
 #include "linux/perf.h"
+#include "linux/thp.h"
 #include "stack/snapshot-perf.h"
 #include "stack/stacks.h"
 #include "stack/unwind.h"
@@ -73,6 +80,8 @@
 #define PACE_SAMPLES 32
 #define DRAIN_MAX 512
 #define NKINDS PERF_FAULTS_NKINDS
+#define PENDING_NS (200 * 1000000ull)
+#define PENDING_MAX 4096
 
 /* One stack of a kind's samples, for spreading the uncredited faults. */
 struct fault_stack {
@@ -108,6 +117,14 @@ struct fault_thread {
 	struct fault_thread *next, **prevp;
 };
 
+/* A sample whose page was not there yet when it was read. */
+struct pending {
+	struct fault_kind *fk;
+	pid_t pid;
+	uint32_t stack;
+	uint64_t addr, since_ns;
+};
+
 static struct {
 	unsigned kinds;		/* EV_BIT() of the fault kinds of -e */
 	struct perf_fault_config pc;
@@ -119,6 +136,8 @@ static struct {
 	uint64_t next_ns;
 	struct fault_thread *head;
 	struct stack_snapshot snap;	/* a buffer the sink swaps */
+	struct pending *pending;
+	size_t npending;
 } fs = { .epfd = -1 };
 
 static enum perf_fault_kind perf_kind(enum event_kind k)
@@ -183,6 +202,52 @@ static void on_stacked(const struct event *ev, uint32_t stack, void *arg)
 				lost * fk->last_page);
 	fk->last_stack = stack;
 	fk->last_page = (uint64_t)ev->size;
+	if (ev->args[3] && fs.npending < PENDING_MAX) {
+		if (!fs.pending)
+			fs.pending = xcalloc(PENDING_MAX, sizeof(*fs.pending));
+		fs.pending[fs.npending++] = (struct pending){
+			.fk = fk, .pid = ev->pid, .stack = stack, .addr = ev->addr,
+			.since_ns = now_ns(),
+		};
+	}
+}
+
+/*
+ * The samples whose pages were not there yet: the bytes their faults
+ * brought in beyond the base page, once their pages are there; given
+ * up after PENDING_NS (the fault failed or the page went).  final:
+ * now or never (a thread goes, an exec); only: those of one kind of
+ * one thread, else all (of process pid, if not 0).
+ */
+static void pending_check(const struct fault_kind *only, pid_t pid, int final)
+{
+	uint64_t now = now_ns(), base = hugepages_base_size();
+	size_t kept = 0;
+
+	for (size_t i = 0; i < fs.npending; i++) {
+		struct pending *p = &fs.pending[i];
+		struct fault_kind *fk = p->fk;
+		struct thread *tcp = fk->ft->tcp;
+		uint64_t size;
+
+		if ((only && fk != only) || (pid && p->pid != pid)) {
+			fs.pending[kept++] = *p;
+			continue;
+		}
+		size = tcp->proc && !tcp->proc->unfollowed && tcp->proc->pid == p->pid ?
+		       hugepages_fault_size(p->pid, p->addr) : base;
+		if (size == THP_NOT_PRESENT && !final && now - p->since_ns < PENDING_NS) {
+			fs.pending[kept++] = *p;
+			continue;
+		}
+		if (size > base) {
+			struct fault_stack *s = stack_slot(fk, p->stack);
+
+			s->units += (size - base) / UNIT;
+			sink_add_weight(tcp->proc->rec, fk->kind, p->stack, 0, size - base);
+		}
+	}
+	fs.npending = kept;
 }
 
 /*
@@ -272,10 +337,14 @@ static void on_sample(const struct perf_sample *s, void *arg)
 	ev.kind = fk->kind;
 	ev.call = event_kind_names[fk->kind];
 	ev.addr = s->addr;
-	ev.size = (int64_t)hugepages_page_size(tcp->proc->pid, s->addr);
+	ev.size = (int64_t)hugepages_fault_size(tcp->proc->pid, s->addr);
 	ev.args[0] = s->addr;
 	ev.args[1] = s->ip;
 	ev.args[2] = lost;
+	if (ev.size == (int64_t)THP_NOT_PRESENT) {
+		ev.size = (int64_t)hugepages_base_size();
+		ev.args[3] = 1;	/* ask again: on_stacked() */
+	}
 	ev.stacked = on_stacked;
 	ev.stacked_arg = fk;
 	if (sink_stacks_wanted()) {
@@ -350,6 +419,8 @@ static void faults_drain(void *self)
 	int left = 0;
 
 	(void)self;
+	thp_new_round();
+	pending_check(NULL, 0, 0);
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next) {
 		int ft_left = 0;
 		uint64_t n = thread_drain(ft, DRAIN_MAX, &ft_left);
@@ -386,6 +457,7 @@ static void faults_settle(void *self)
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
 		thread_drain(ft, fs.pc.period == 1 ? DRAIN_MAX : 0, NULL);
 	sink_flush();
+	pending_check(NULL, 0, 0);
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
 		thread_settle(ft, 0);
 }
@@ -399,6 +471,9 @@ static void faults_detach(void *self)
 		close(fs.epfd);
 	fs.epfd = -1;
 	stack_snapshot_release(&fs.snap);
+	free(fs.pending);
+	fs.pending = NULL;
+	fs.npending = 0;
 	hugepages_release();
 }
 
@@ -500,7 +575,7 @@ void faults_thread_new(struct thread *tcp)
 		fs.next_ns = now_ns() + DRAIN_NS;
 }
 
-void faults_thread_gone(struct thread *tcp)
+void faults_thread_exit(struct thread *tcp)
 {
 	struct fault_thread *ft = tcp->faults;
 
@@ -508,6 +583,17 @@ void faults_thread_gone(struct thread *tcp)
 		return;
 	thread_drain(ft, 0, NULL);
 	sink_flush();
+	for (int i = 0; i < ft->nkinds; i++)
+		pending_check(&ft->k[i], 0, 1);
+}
+
+void faults_thread_gone(struct thread *tcp)
+{
+	struct fault_thread *ft = tcp->faults;
+
+	if (!ft)
+		return;
+	faults_thread_exit(tcp);	/* its last samples */
 	thread_settle(ft, 1);
 	for (int i = 0; i < ft->nkinds; i++) {
 		perf_thread_close(&ft->k[i].pt);
@@ -521,12 +607,29 @@ void faults_thread_gone(struct thread *tcp)
 	free(ft);
 }
 
+void faults_before_execve(pid_t pid)
+{
+	int any = 0;
+
+	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
+		if (ft->tcp->proc && ft->tcp->proc->pid == pid) {
+			thread_drain(ft, 0, NULL);
+			any = 1;
+		}
+	if (!any)
+		return;
+	sink_flush();
+	pending_check(NULL, pid, 1);
+}
+
 void faults_before_exec(int discard)
 {
 	fs.discard = discard;
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
 		thread_drain(ft, 0, NULL);
 	fs.discard = 0;
+	sink_flush();
+	pending_check(NULL, 0, 1);
 	hugepages_release();
 	for (struct fault_thread *ft = fs.head; discard && ft; ft = ft->next)
 		for (int i = 0; i < ft->nkinds; i++) {

@@ -8,9 +8,17 @@
  *   faults_thread_new()     for every thread memtap traces, when it is
  *                           first known (procs_new_thread(): a new thread
  *                           that has not run yet, or a seized one);
+ *   faults_thread_exit()    at its PTRACE_EVENT_EXIT, while the address
+ *                           space is there (the last thread's): its ring
+ *                           read, weighed and unwound;
  *   faults_thread_gone()    before the thread is forgotten (thread_free():
  *                           dead or detached): its last samples, its
  *                           exact count, its events closed;
+ *   faults_before_execve()  at the entry of an execve (a seccomp or
+ *                           syscall stop; none with -p's breakpoints):
+ *                           the process's rings read and their samples
+ *                           weighed and unwound while the old image is
+ *                           still mapped;
  *   faults_before_exec()    at PTRACE_EVENT_EXEC, before the modules of
  *                           the old image are forgotten: every ring read;
  *                           discard: the launched command's first exec,
@@ -26,13 +34,17 @@
 #ifndef MEMTAP_FAULTS_H
 #define MEMTAP_FAULTS_H
 
+#include <sys/types.h>
+
 struct thread;
 struct trace_config;
 struct fault_thread;
 
 void faults_init(const struct trace_config *cfg);
 void faults_thread_new(struct thread *tcp);
+void faults_thread_exit(struct thread *tcp);
 void faults_thread_gone(struct thread *tcp);
+void faults_before_execve(pid_t pid);
 void faults_before_exec(int discard);
 int faults_hold(struct thread *tcp);
 void faults_release(void);

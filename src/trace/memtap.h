@@ -58,6 +58,8 @@ struct thread {
 	uint64_t sc_old_brk;
 	int64_t sc_weight;	/* mprotect, madvise: bytes, from /proc at entry */
 	int64_t sc_data, sc_resident;	/* for the account (event.h), at entry */
+	/* MAP_FIXED, MREMAP_FIXED: bytes mapped at the target, private writable ones */
+	uint64_t sc_replaced, sc_replaced_data;
 	/* alloc.c */
 	int pending_sig;	/* detach: the signal to pass on */
 	struct alloc_thread *alloc;	/* probed calls awaiting their return */
@@ -87,7 +89,8 @@ enum sc_id {
 	SC_MREMAP,
 	SC_MPROTECT,		/* also watched for code mappings */
 	SC_MADVISE,
-	SC_EXECVE,		/* no event: the in-target rings are read before it */
+	SC_EXECVE,		/* execve, execveat: no event; the in-target rings
+				   and the faults' are read at its entry */
 };
 
 struct syscall_def {

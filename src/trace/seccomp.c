@@ -12,6 +12,9 @@
  * SECCOMP_RET_DATA carries the index of the matched syscall_defs[] entry,
  * so the tracer knows the ABI and the call without decoding anything.
  *
+ * With a fault kind, execve and execveat stop too (at their entry: the
+ * faults' rings are read before the old image goes).
+ *
  * Selected mprotect and madvise calls stop only when their arguments
  * make an event (syscall_args_relevant()): mprotect with PROT_WRITE or
  * PROT_NONE (and PROT_EXEC, for the code), madvise with MADV_DONTNEED,
@@ -85,8 +88,8 @@ static size_t gen_arch(struct sock_filter *f, size_t n, uint32_t audit_arch,
 
 		if (!(abis & (1u << d->abi)) || nmatch == 32)
 			continue;
-		/* with allocator probes: a stop at exec, to read the rings first */
-		if (d->id == SC_EXECVE && !(events & EV_ALLOC))
+		/* with allocator probes or a fault kind: a stop at exec, to read the rings first */
+		if (d->id == SC_EXECVE && !(events & (EV_ALLOC | EV_FAULT_KINDS)))
 			continue;
 		if (!selected && !watches_code(d) && d->id != SC_OLD_MMAP && d->id != SC_EXECVE)
 			continue;

@@ -173,6 +173,7 @@ static void on_exit_event(struct thread *tcp)
 	if (p)
 		procfs_read_vmstat(tcp->tid, &p->rec->vm_end);
 	alloc_drain(tcp);
+	faults_thread_exit(tcp);
 	if (tr.detaching)
 		detach_or_park(tcp, 0, 0);
 	else

@@ -41,6 +41,8 @@
 
 #include "trace/alloc.h"
 #include "trace/emit.h"
+#include "trace/faults.h"
+#include "trace/loop.h"
 #include "trace/memtap.h"
 #include "trace/source.h"
 #include "linux/pagemap.h"
@@ -48,6 +50,10 @@
 #include "linux/features.h"
 #include "linux/memio.h"
 #include "util/error.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+# define MAP_FIXED_NOREPLACE 0x100000
+#endif
 
 #ifndef PTRACE_GET_SYSCALL_INFO
 # define PTRACE_GET_SYSCALL_INFO 0x420e
@@ -111,11 +117,49 @@ void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
 	syscall_capture(tcp, def);
 }
 
+/*
+ * Does the call map over [*start, + *len), unmapping what is there
+ * first?  mmap with MAP_FIXED (not MAP_FIXED_NOREPLACE, which fails
+ * instead), mremap with MREMAP_FIXED.
+ */
+static int replaces(const struct syscall_def *def, const uint64_t a[6], uint64_t *start,
+		    uint64_t *len)
+{
+	switch (def->id) {
+	case SC_MMAP:
+	case SC_MMAP2:
+	case SC_OLD_MMAP:
+		*start = a[0];
+		*len = a[1];
+		return (a[3] & MAP_FIXED) && !(a[3] & MAP_FIXED_NOREPLACE);
+	case SC_MREMAP:
+		*start = a[4];
+		*len = a[2];
+		return (a[3] & MREMAP_FIXED) != 0;
+	default:
+		return 0;
+	}
+}
+
 void syscall_capture(struct thread *tcp, const struct syscall_def *def)
 {
+	uint64_t start, len;
+
 	tcp->sc_weight = tcp->sc_data = tcp->sc_resident = 0;
+	tcp->sc_replaced = tcp->sc_replaced_data = 0;
 	if (!selected(def) || !syscall_args_relevant(def, tcp->sc_args))
 		return;
+	if (replaces(def, tcp->sc_args, &start, &len)) {
+		struct range_change rc;
+		uint64_t resident;
+
+		maps_range_change(tcp->proc->pid, start, len, -1, &rc);
+		tcp->sc_replaced = rc.mapped;
+		tcp->sc_replaced_data = rc.data_bytes;
+		if (account_wanted() && rc.mapped &&
+		    pagemap_resident(tcp->proc->pid, start, len, &resident) == 0)
+			tcp->sc_resident = -(int64_t)resident;
+	}
 	/* what the range was, for the weight of the call if it succeeds */
 	if (def->id == SC_MPROTECT) {
 		struct range_change rc;
@@ -286,10 +330,12 @@ static void account_fill(struct event *ev, const struct syscall_def *def,
 	case SC_MMAP:
 	case SC_MMAP2:
 	case SC_OLD_MMAP:
-		/* VmData: private, writable, not a stack */
+		/* VmData: private, writable, not a stack; less what MAP_FIXED replaced */
 		if ((a[2] & PROT_WRITE) && (a[3] & MAP_TYPE) == MAP_PRIVATE &&
 		    !(a[3] & MAP_GROWSDOWN))
 			ev->data = ev->size;
+		ev->data -= (int64_t)tcp->sc_replaced_data;
+		ev->resident = tcp->sc_resident;
 		break;
 	case SC_MUNMAP:
 		ev->data = -tcp->sc_data;
@@ -299,6 +345,9 @@ static void account_fill(struct event *ev, const struct syscall_def *def,
 		/* a data mapping stays one: its growth is data */
 		if (tcp->sc_data && (uint64_t)tcp->sc_data >= page_round(tcp->sc_args[1]))
 			ev->data = ev->size;
+		/* MREMAP_FIXED: what was at the target is gone */
+		ev->data -= (int64_t)tcp->sc_replaced_data;
+		ev->resident = tcp->sc_resident;
 		break;
 	case SC_MPROTECT:
 		ev->data = tcp->sc_data;
@@ -320,6 +369,8 @@ int syscall_complete(struct thread *tcp, const struct syscall_def *def, int64_t 
 	syscall_fill_event(ev, def, tcp->sc_abi, tcp->sc_args, ret, tcp->sc_old_brk);
 	if (!ev->failed && (def->id == SC_MPROTECT || def->id == SC_MADVISE))
 		ev->size = tcp->sc_weight;
+	if (!ev->failed)
+		ev->replaced = tcp->sc_replaced;
 	if (!ev->failed && account_wanted())
 		account_fill(ev, def, tcp);
 	if (def->kind == EV_BRK)
@@ -362,16 +413,21 @@ static int get_regs(struct thread *tcp, arch_regs_t *regs)
 }
 
 /*
- * At the entry of execve: the records of the in-target probes are read
- * (and their stacks unwound) while the old image is still there; at the
- * exec event its memory is gone.
+ * At the entry of execve: what the in-target probes recorded (their
+ * stacks unwound) and the page faults taken so far are the old image's,
+ * read now, while it is there; at the exec event its memory is gone.
+ * The faults not at the launched command's first exec: what came before
+ * is memtap's child.
  */
-static void exec_coming(struct thread *tcp)
+static void exec_entry(struct thread *tcp)
 {
 	if (alloc_drain(tcp)) {
 		debug_msg("thread %d: execve: the in-target ring read first", tcp->tid);
 		sink_flush();
 	}
+	if (tcp->proc->pid == tr.launched_pid && !tr.launched_exec_seen)
+		return;
+	faults_before_execve(tcp->proc->pid);
 }
 
 static void on_seccomp_stop(struct thread *tcp)
@@ -380,14 +436,14 @@ static void on_seccomp_stop(struct thread *tcp)
 	arch_regs_t regs;
 
 	stops.seccomp++;
-	if (ptrace(PTRACE_GETEVENTMSG, tcp->tid, 0L, &data) == 0 &&
-	    data < syscall_ndefs && get_regs(tcp, &regs) == 0) {
+	if (ptrace(PTRACE_GETEVENTMSG, tcp->tid, 0L, &data) < 0 || data >= syscall_ndefs)
+		return;
+	if (syscall_defs[data].id == SC_EXECVE) {
+		/* no exit stop wanted: the thread goes on with PTRACE_CONT */
+		exec_entry(tcp);
+	} else if (get_regs(tcp, &regs) == 0) {
 		const struct syscall_def *def = &syscall_defs[data];
 
-		if (def->id == SC_EXECVE) {
-			exec_coming(tcp);
-			return;
-		}
 		syscall_enter(tcp, &regs, def->abi, def);
 		tcp->sc = ss.seccomp_before_entry ? SC_AWAIT_ENTRY : SC_AWAIT_EXIT;
 		if (!ss.order_known)
@@ -515,7 +571,7 @@ static void on_syscall_stop(struct thread *tcp)
 				break;
 			}
 		if (def && def->id == SC_EXECVE)
-			exec_coming(tcp);
+			exec_entry(tcp);
 		else if (def && syscall_wanted(def, &regs, def->abi))
 			syscall_enter(tcp, &regs, def->abi, def);
 	} else {

@@ -17,6 +17,15 @@
  * -H N: first, N hugetlb pages of 2 MiB (MAP_HUGETLB) touched once each
  * by faults_huge, printed as "HUGE faults_huge <bytes> <faults>" (exit
  * status 77 when the kernel has no such pages to give).
+ * -T N: first, N transparent huge pages: a 2 MiB-aligned region of N
+ * * 2 MiB with MADV_HUGEPAGE, touched once per 4 KiB by faults_thp,
+ * printed as "THP faults_thp <bytes> <faults> <Rss> <AnonHugePages>"
+ * with the region's figures of /proc/self/smaps (the kernel may serve
+ * some or all of it with 4 KiB pages: then the faults are more); with
+ * -n, MADV_NOHUGEPAGE instead: 4 KiB pages only; with -m, the region
+ * is N * 64 KiB, 64 KiB-aligned (for large folios of 64 KiB, mTHP).
+ * -x PROGRAM: after faults_eight (and then the -T region, if any),
+ * exec PROGRAM at once (the other threads touch nothing).
  * -w: the threads are created, then "ready PID" is printed and the
  * target waits for SIGUSR1 before touching anything; when every thread
  * is done it prints "touched" and waits for SIGUSR1 again to exit (for
@@ -72,6 +81,65 @@ __attribute__((noinline)) void faults_huge(char *p, size_t len, size_t page)
 		((volatile char *)p)[i] = 4;
 }
 
+__attribute__((noinline)) void faults_thp(char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i += PAGE)
+		((volatile char *)p)[i] = 5;
+}
+
+/* Rss and AnonHugePages of the mapping that starts at p, in bytes */
+static void smaps_of(const char *p, unsigned long *rss, unsigned long *huge)
+{
+	char line[512];
+	unsigned long lo, hi, kb;
+	int in = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	*rss = *huge = 0;
+	if (!f) {
+		perror("/proc/self/smaps");
+		exit(99);
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			in = lo == (unsigned long)p;
+		else if (in && sscanf(line, "Rss: %lu kB", &kb) == 1)
+			*rss = kb * 1024;
+		else if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
+			*huge = kb * 1024;
+	}
+	fclose(f);
+}
+
+static void thp_region(size_t n, int small, size_t hp)
+{
+	size_t len = n * hp;
+	char *m = mmap(NULL, len + hp, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *p;
+	unsigned long rss, huge;
+	long f0, f1;
+
+	if (m == MAP_FAILED) {
+		perror("mmap");
+		exit(99);
+	}
+	/* only the aligned region stays */
+	p = (char *)(((unsigned long)m + hp - 1) & ~(hp - 1));
+	if (p > m)
+		munmap(m, (size_t)(p - m));
+	if (p + len < m + len + hp)
+		munmap(p + len, (size_t)(m + len + hp - (p + len)));
+	if (madvise(p, len, small ? MADV_NOHUGEPAGE : MADV_HUGEPAGE) < 0) {
+		perror("madvise");
+		exit(77);
+	}
+	f0 = thread_minflt();
+	faults_thp(p, len);
+	f1 = thread_minflt();
+	smaps_of(p, &rss, &huge);
+	printf("THP faults_thp %zu %ld %lu %lu\n", len, f1 - f0, rss, huge);
+}
+
 __attribute__((noinline)) void faults_sixteen(char *p, size_t len)
 {
 	for (size_t i = 0; i < len; i += PAGE)
@@ -100,21 +168,34 @@ int main(int argc, char **argv)
 	size_t len = 256 * MiB;
 	long nthreads = 1, f0, f1, f2;
 	pthread_t t[MAX_THREADS];
-	int opt, wait = 0, bench = argc > 1 && argv[1][0] != '-';
-	size_t huge = 0;
+	int opt, wait = 0, small = 0, bench = argc > 1 && argv[1][0] != '-';
+	size_t huge = 0, thp = 0, unit = 2 * MiB;
+	char *exec_prog = NULL;
 
 	if (bench)
 		len = strtoul(argv[1], NULL, 0) * MiB;
-	while (!bench && (opt = getopt(argc, argv, "H:t:w")) != -1) {
+	while (!bench && (opt = getopt(argc, argv, "H:mnT:t:wx:")) != -1) {
 		switch (opt) {
 		case 'H':
 			huge = strtoul(optarg, NULL, 10);
+			break;
+		case 'm':
+			unit = 64 * 1024;
+			break;
+		case 'n':
+			small = 1;
+			break;
+		case 'T':
+			thp = strtoul(optarg, NULL, 10);
 			break;
 		case 't':
 			nthreads = strtol(optarg, NULL, 10);
 			break;
 		case 'w':
 			wait = 1;
+			break;
+		case 'x':
+			exec_prog = optarg;
 			break;
 		default:
 			return 99;
@@ -163,6 +244,8 @@ int main(int argc, char **argv)
 		faults_huge(h, huge * hp, hp);
 		printf("HUGE faults_huge %zu %ld\n", huge * hp, thread_minflt() - f0);
 	}
+	if (thp && !exec_prog)
+		thp_region(thp, small, unit);
 	f0 = thread_minflt();
 	faults_forty(area, 40 * MiB);
 	f1 = thread_minflt();
@@ -171,6 +254,14 @@ int main(int argc, char **argv)
 	report("faults_forty", 40 * MiB, f1 - f0);
 	report("faults_eight", 8 * MiB, f2 - f1);
 	fflush(stdout);
+	if (exec_prog) {
+		if (thp)
+			thp_region(thp, small, unit);
+		fflush(stdout);
+		execl(exec_prog, exec_prog, (char *)NULL);
+		perror("execl");
+		return 99;
+	}
 	pthread_barrier_wait(&start);
 	for (long i = 0; i < nthreads; i++)
 		pthread_join(t[i], NULL);

@@ -3,8 +3,9 @@
  * ABI a 64-bit process can reach: x86-64, x32 and i386 (int $0x80, and
  * 32-bit processes).  mprotect is watched too when it makes memory
  * executable (a code mapping notice, see syscalls.c), whatever -e says.
- * execve and execveat make no event: with allocator probes, memtap
- * reads the in-target rings at their entry, before the image goes.
+ * execve and execveat make no event: with allocator probes or a fault
+ * kind, they stop at their entry so that the rings are read while the
+ * old image is there.
  */
 #include "config.h"
 
