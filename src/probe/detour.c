@@ -61,6 +61,7 @@ struct detour_set {
 	uint64_t head0, dropped0;	/* a reused mapping's HEAD and DROPPED */
 	int reused;
 	int tramp;		/* the trampoline of injected syscalls is set */
+	uint64_t made, made_data;	/* bytes of the mappings this memtap made */
 	uint64_t syscall_insn;
 	struct dt_site sites[DT_NSLOTS];
 	size_t nslots;		/* slots used (forgotten ones included) */
@@ -375,6 +376,12 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		ds->commit = (uint64_t)got;
 		ds->ring = ds->commit + ds->cfg.nrec * 8;
 		ds->head0 = 0;	/* a new ring: its commit words start at 0 */
+		ds->made += ring_len;
+		ds->made_data += ring_len;
+	}
+	if (!ds->reused) {
+		ds->made += DT_MAP_SIZE;
+		ds->made_data += DT_MAP_SIZE - DT_CODE_SIZE;
 	}
 	ds->ring_len = ring_len;
 	err = ds->reused ? 0 : memio_write(ds->pid, tid, ds->base, dt_template,
@@ -401,6 +408,7 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		  ds->cfg.nrec, ds->rec_size, tid_off ? "from the TCB" : "by gettid");
 	return 0;
 fail:
+	ds->made = ds->made_data = 0;
 	if (!ds->reused) {
 		tramp_remove(ds);
 		remote_munmap(tid, ds->syscall_insn, ds->base, DT_MAP_SIZE, &res);
@@ -453,6 +461,12 @@ int detour_nested(const struct detour_set *ds, uint64_t addr)
 		    addr < ds->sites[i].func + ds->sites[i].size)
 			return 1;
 	return 0;
+}
+
+uint64_t detour_made(const struct detour_set *ds, uint64_t *data)
+{
+	*data = ds ? ds->made_data : 0;
+	return ds ? ds->made : 0;
 }
 
 size_t detour_count(const struct detour_set *ds)

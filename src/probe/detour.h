@@ -134,6 +134,12 @@ struct stub_frame;
 int detour_stub_frame(pid_t pid, uint64_t start, uint64_t pc, struct stub_frame *f);
 void detour_frame_note(pid_t pid, uint64_t slot, const uint8_t *code);
 
+/*
+ * Bytes of the mappings (stubs, ring) this memtap made in the process,
+ * which stay there after it detached; *data: the private writable ones.
+ */
+uint64_t detour_made(const struct detour_set *ds, uint64_t *data);
+
 /* How many functions are detoured. */
 size_t detour_count(const struct detour_set *ds);
 

@@ -195,6 +195,8 @@ static void add_processes(struct profile *prof)
 		pr->vm_rss[1] = p->vm_end.vm_rss;
 		pr->vm_data[0] = p->vm_start.vm_data;
 		pr->vm_data[1] = p->vm_end.vm_data;
+		pr->left_size = p->left_size;
+		pr->left_data = p->left_data;
 		pr->filtered = p->filtered;
 		pr->unknown_frees = p->unknown_frees;
 		pr->live_blocks = live_count(p);

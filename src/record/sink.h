@@ -61,6 +61,8 @@ struct sink_proc {
 	uint64_t filtered;	/* events under --min-size */
 	uint64_t unknown_frees;	/* frees of blocks allocated before tracing */
 	struct vmstat vm_start, vm_end;
+	/* memtap's own mappings left in the process (stubs, ring): VmSize, VmData */
+	uint64_t left_size, left_data;
 	struct proc_modules *modules;	/* executable mappings, for stacks */
 	struct unwinder *unwinder;	/* created at the first stack */
 	struct live_table *live;	/* live allocations (live.c) */

@@ -236,6 +236,9 @@ static void json_processes(FILE *f, const struct profile *p)
 			json_vm(f, pr, 0);
 			fputs(", \"end\": ", f);
 			json_vm(f, pr, 1);
+			if (pr->left_size)
+				fprintf(f, ", \"left\": { \"size\": %" PRIu64 ", \"data\": %" PRIu64
+					" }", pr->left_size, pr->left_data);
 			fputs(" }", f);
 		} else {
 			fputs("null", f);

@@ -97,6 +97,11 @@ static void print_account_data(FILE *f, const struct prof_process *pr)
 	account_row(f, "  private writable maps", data_of(pr, maps), "(mmap, mremap, munmap)");
 	account_row(f, "  mprotect", data_of(pr, prot), NULL);
 	account_row(f, "  captured", captured, NULL);
+	if (pr->left_data) {
+		account_row(f, "  memtap's stubs, ring", (int64_t)pr->left_data,
+			    "(mapped by memtap, left in the process)");
+		captured += (int64_t)pr->left_data;
+	}
 	account_row(f, "  VmData growth", growth, NULL);
 	account_row(f, "  unattributed", growth - captured, growth == captured ? NULL :
 		    "(before tracing, exec, calls not traced)");
@@ -208,6 +213,11 @@ static void print_account(FILE *f, const struct prof_process *pr, int sampled)
 	}
 	account_row(f, "captured", captured, complete ? NULL :
 		    "(some events not selected or filtered)");
+	if (pr->left_size) {
+		account_row(f, "memtap's stubs, ring", (int64_t)pr->left_size,
+			    "(mapped by memtap, left in the process)");
+		captured += (int64_t)pr->left_size;
+	}
 	if (pr->have_vm) {
 		int64_t growth = (int64_t)(pr->vm_size[1] - pr->vm_size[0]);
 

@@ -81,6 +81,7 @@ struct prof_process {
 	char *status;		/* "exited 0", "killed by SIGKILL", "detached", ... */
 	int have_vm;		/* the vm_* figures are valid */
 	uint64_t vm_size[2], vm_rss[2], vm_data[2];	/* at start, at end (bytes) */
+	uint64_t left_size, left_data;	/* memtap's mappings left in it (stubs, ring) */
 	size_t nevents;
 	struct prof_event_totals *events;
 	uint64_t filtered;	/* events left out by --min-size/--max-size */

@@ -208,6 +208,12 @@ static int read_processes(struct reader *r, const struct jval *root)
 		pr->have_vm = vm != NULL;
 		read_vm(pr, vm, "start", 0);
 		read_vm(pr, vm, "end", 1);
+		{
+			const struct jval *left = json_get(vm, "left", J_OBJ);
+
+			pr->left_size = num_or(left, "size", 0);
+			pr->left_data = num_or(left, "data", 0);
+		}
 		pr->filtered = num_or(o, "filtered", 0);
 		pr->unknown_frees = num_or(o, "unknown_frees", 0);
 		pr->live_blocks = num_or(o, "live_blocks", 0);

@@ -188,6 +188,13 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 
 		sink_proc_add_stubs(tcp->proc->rec, base, len, detour_stub_frame);
 	}
+	{
+		/* the account: what memtap maps into the process, and leaves there */
+		uint64_t data, size = detour_made(ad->set, &data);
+
+		tcp->proc->rec->left_size += size;
+		tcp->proc->rec->left_data += data;
+	}
 	/* every thread is stopped (or tcp is the only one) */
 	{
 		struct thread *t;
