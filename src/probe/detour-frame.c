@@ -36,9 +36,6 @@
 /* rdi rsi rdx rcx r8, pushed by the glue (detour-abi.h) */
 #define GLUE_PUSHED 40
 
-extern const uint8_t dt_template[], dt_template_end[], dt_common_result[], dt_common_entry[],
-	dt_common_sync[];
-
 /* The state before an instruction: depth -1 = unknown. */
 struct fstate {
 	int16_t depth;			/* the return address at rsp + depth */

@@ -24,8 +24,6 @@
 #include "detour-abi.h"
 #include "probe/detour-plan.h"
 
-extern const uint8_t dt_template[], dt_common_result[], dt_common_entry[], dt_common_sync[];
-
 /* Does a relative branch of the function land inside (site, site + len)? */
 static int branch_into(uint64_t func, const uint8_t *buf, size_t size, uint64_t site,
 		       unsigned len)

@@ -40,8 +40,6 @@
 #define PROBE_SLOTS (DT_NSLOTS - TRAMP_SLOTS)
 #define TRAMP_OFF (DT_CODE_SIZE - TRAMP_SLOTS * DT_SLOT_SIZE)
 
-extern const uint8_t dt_template[], dt_template_end[];
-
 struct dt_site {
 	uint64_t func;		/* the function */
 	uint64_t size;		/* its st_size, 0 = unknown */

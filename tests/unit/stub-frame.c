@@ -20,8 +20,6 @@
 #include "probe/detour.h"
 #include "stack/modules.h"
 
-extern const uint8_t dt_template[], dt_template_end[], dt_common_result[], dt_common_entry[];
-
 static int failures;
 
 #define CHECK(cond, ...) do { \

@@ -43,8 +43,6 @@ static int compare_text(pid_t pid, const char *path, uint64_t bias)
 	return r == 1 || r == -1;	/* -2: not a file we can read, not checked */
 }
 
-extern const uint8_t dt_template[], dt_template_end[];
-
 /* Is m memtap's stub mapping, left unused?  1 yes (said), 0 no. */
 static int stub_mapping(pid_t pid, const struct procfs_map *m, const struct procfs_map *next)
 {

@@ -169,4 +169,12 @@
 #define R_MEAN		0x98	/* kept by sampling at this mean interval; 0: every call */
 #define R_STACK		0xa0	/* the copy */
 
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+/* detour-stubs.S: the common routines copied into the stub mapping */
+extern const uint8_t dt_template[], dt_template_end[], dt_common_result[], dt_common_entry[],
+	dt_common_sync[];
+#endif
+
 #endif /* MEMTAP_DETOUR_ABI_H */
