@@ -107,6 +107,16 @@ attach_memtap() {
 	wait_for "$_err" 'attached to process'
 }
 
+# died_after_kill WHAT: fail with what is known of a target that died
+# after its memtap was killed: its output, what the killed memtap said
+# last ($WORK/m.err; the kill tests run it with -v) and the kernel's
+# line of the fatal trap or fault, if readable.
+died_after_kill() {
+	fail "$1: $(tail -2 "$WORK/t.out" 2>/dev/null | tr '\n' ' ')| memtap said:" \
+		"$(grep -v 'kernel feature' "$WORK/m.err" 2>/dev/null | tail -6 | tr '\n' ' ')|" \
+		"$(dmesg 2>/dev/null | grep -E 'traps:|segfault at' | tail -2 | tr '\n' ' ')"
+}
+
 # check_untraced PID: no tracer, and no thread left in a stop.
 check_untraced() {
 	tracer=$(awk '/^TracerPid:/ { print $2 }' "/proc/$1/status")

@@ -90,7 +90,7 @@ int detour_plan(uint64_t func, const uint8_t *buf, size_t size, struct plan *p,
 }
 
 /* The relocated entry at address at, into code[DT_ORIG_ROOM]. */
-int detour_relocate(const struct plan *p, uint64_t at, uint8_t *code)
+int detour_relocate(struct plan *p, uint64_t at, uint8_t *code)
 {
 	uint8_t tmp[BP_ARCH_SLOT_SIZE];
 	uint64_t addr = p->site;
@@ -105,10 +105,27 @@ int detour_relocate(const struct plan *p, uint64_t at, uint8_t *code)
 		if (used + (unsigned)n > DT_ORIG_ROOM)
 			return -ENOSPC;
 		memcpy(code + used, tmp, (size_t)n);
+		p->moved[i] = used;
 		used += resume;
 		addr += p->insns[i].len;
 	}
+	p->moved[p->ninsns] = used;
 	return 0;
+}
+
+int detour_moved_pc(const struct plan *p, uint64_t at, uint64_t pc, uint64_t *to)
+{
+	uint64_t addr = p->site;
+
+	for (unsigned i = 0; i <= p->ninsns; i++) {
+		if (pc == addr) {
+			*to = at + p->moved[i];
+			return 0;
+		}
+		if (i < p->ninsns)
+			addr += p->insns[i].len;
+	}
+	return -1;
 }
 
 /* Can every displaced instruction reach its target from the slot? */

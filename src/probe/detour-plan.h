@@ -17,6 +17,9 @@ struct plan {
 	uint64_t site;		/* where the jmp goes: the function, or after endbr64 */
 	unsigned len, ninsns;	/* bytes and instructions displaced */
 	struct bp_insn insns[MAX_INSNS];
+	/* by detour_relocate(): where instruction i starts in the copy
+	   (from its start); moved[ninsns]: the jmp back after the last */
+	unsigned moved[MAX_INSNS + 1];
 };
 
 /*
@@ -28,7 +31,16 @@ int detour_plan(uint64_t func, const uint8_t *buf, size_t size, struct plan *p,
 		const char **why);
 
 /* The relocated entry to run at address at, into code[DT_ORIG_ROOM]: 0 or -errno. */
-int detour_relocate(const struct plan *p, uint64_t at, uint8_t *code);
+int detour_relocate(struct plan *p, uint64_t at, uint8_t *code);
+
+/*
+ * Where, in the copy detour_relocate() wrote at address at, a thread
+ * stopped at pc inside the displaced instructions (site, site + len]
+ * goes on: *to; 0, or -1 when pc is not where an instruction starts.
+ * site + len (after the last) maps to the copy's jmp back, so that a
+ * syscall restarted there (pc - 2) is the copy's, not the jmp's bytes.
+ */
+int detour_moved_pc(const struct plan *p, uint64_t at, uint64_t pc, uint64_t *to);
 
 /* Can every displaced instruction reach its target from slot? */
 int detour_in_reach(const struct plan *p, uint64_t slot);

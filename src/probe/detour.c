@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/syscall.h>
 
 #include "bp_arch.h"
@@ -20,6 +23,7 @@
 #include "linux/procfs.h"
 #include "probe/breakpoint.h"
 #include "probe/detour.h"
+#include "probe/detour-int.h"
 #include "probe/detour-plan.h"
 #include "probe/elfsym.h"
 #include "probe/hole.h"
@@ -35,45 +39,6 @@
 
 #define MAX_FUNC_READ 65536
 
-/* The last slots hold the trampoline of injected syscalls (remote.h). */
-#define TRAMP_SLOTS ((REMOTE_TRAMP_SIZE + DT_SLOT_SIZE - 1) / DT_SLOT_SIZE)
-#define PROBE_SLOTS (DT_NSLOTS - TRAMP_SLOTS)
-#define TRAMP_OFF (DT_CODE_SIZE - TRAMP_SLOTS * DT_SLOT_SIZE)
-
-struct dt_site {
-	uint64_t func;		/* the function */
-	uint64_t size;		/* its st_size, 0 = unknown */
-	uint64_t site;		/* where the jmp is: func, or func + 4 after endbr64 */
-	unsigned len;		/* bytes displaced */
-	uint8_t orig[32];	/* the bytes at site before the patch */
-	void *cookie;
-	int live;		/* 0: forgotten (dlclose) */
-};
-
-
-struct detour_set {
-	pid_t pid;
-	struct detour_config cfg;
-	uint64_t base;		/* the stub mapping, 0 until installed */
-	uint64_t commit, ring, rec_size, ring_len;
-	uint64_t head0, dropped0;	/* a reused mapping's HEAD and DROPPED */
-	int reused;
-	int tramp;		/* the trampoline of injected syscalls is set */
-	uint64_t made, made_data;	/* bytes of the mappings this memtap made */
-	uint64_t syscall_insn;
-	struct dt_site sites[DT_NSLOTS];
-	size_t nslots;		/* slots used (forgotten ones included) */
-	uint64_t keys[K_NENT];	/* the thread table's keys, as written */
-	pid_t key_tids[K_NENT];
-	struct sample_rng rng;	/* the sampling intervals */
-	uint64_t mean;		/* the mean of new intervals, 0: no sampling */
-	uint64_t pool_idx;	/* D_POOL_IDX when the pool was last filled */
-	uint64_t pool[DT_POOL_N * 2];	/* the pool as written */
-};
-
-_Static_assert((DT_NSLOTS << C_SHIFT) <= DT_PAGE, "the counters fit their page");
-_Static_assert(DT_POOL + (DT_POOL_N << P_SHIFT) <= DT_MAP_SIZE, "the pool fits the mapping");
-_Static_assert((K_NENT << K_SHIFT) <= DT_PAGE, "the thread table fits its page");
 
 struct detour_set *detour_set_new(pid_t pid, const struct detour_config *cfg)
 {
@@ -503,8 +468,40 @@ static uint64_t adopted_slot(const struct detour_set *ds, pid_t tid, uint64_t ad
 	return t;
 }
 
+/* Is pc inside what the plan displaces, after its first instruction? */
+static int displaced(const struct plan *p, uint64_t pc)
+{
+	return pc > p->site && pc <= p->site + p->len;
+}
+
+/*
+ * The threads stopped inside the displaced instructions go on from
+ * their copy in the slot at slot: 0, -ENOTSUP (a pc inside an
+ * instruction), or -errno.  With check, only see that they can.
+ */
+static int move_threads(const struct plan *p, uint64_t slot, const struct detour_thread *th,
+			size_t n, int check)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t to;
+
+		if (!displaced(p, th[i].pc))
+			continue;
+		if (detour_moved_pc(p, slot + DT_ORIG, th[i].pc, &to) < 0)
+			return -ENOTSUP;
+		if (check)
+			continue;
+		if (ptrace(PTRACE_POKEUSER, th[i].tid, (void *)offsetof(struct user_regs_struct, rip),
+			   (void *)to) < 0 && errno != ESRCH)
+			return -errno;
+		debug_msg("thread %d: stopped at %#" PRIx64 ", inside a detour's entry: goes on "
+			  "at %#" PRIx64 ", its copy", th[i].tid, th[i].pc, to);
+	}
+	return 0;
+}
+
 int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size,
-		  const struct detour_probe *dp, const uint64_t *pcs, size_t npcs,
+		  const struct detour_probe *dp, const struct detour_thread *threads, size_t n,
 		  const char **why)
 {
 	uint8_t code[DT_SLOT_SIZE], jmp[32], orig[32];
@@ -540,9 +537,9 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 	free(buf);
 	if (err < 0)
 		return err;
-	for (size_t i = 0; i < npcs; i++)
-		if (pcs[i] > p.site && pcs[i] < p.site + p.len) {
-			*why = "a thread is stopped inside its first instructions";
+	for (size_t i = 0; adopt && i < n; i++)
+		if (displaced(&p, threads[i].pc) && threads[i].pc < p.site + p.len) {
+			*why = "a thread is stopped inside an earlier memtap's jmp";
 			return -ENOTSUP;
 		}
 	for (;;) {
@@ -562,6 +559,10 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		detour_glue(ds->base, slot, dp->result, dp->sync, desc, code);
 		if (detour_relocate(&p, slot + DT_ORIG, code + DT_ORIG) < 0) {
 			*why = "its first instructions cannot be relocated";
+			return -ENOTSUP;
+		}
+		if (move_threads(&p, slot, threads, n, 1) < 0) {
+			*why = "a thread is stopped inside one of its first instructions";
 			return -ENOTSUP;
 		}
 		code[DT_SAVED] = (uint8_t)p.len;
@@ -587,6 +588,7 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 	detour_jmp(jmp, p.site, slot);
 	/* the slot first, the entry last: the only bytes of its code we change */
 	if ((err = memio_write(ds->pid, tid, slot, code, sizeof(code))) < 0 ||
+	    (!adopt && (err = move_threads(&p, slot, threads, n, 0)) < 0) ||
 	    (err = memio_write(ds->pid, tid, p.site, jmp, p.len)) < 0)
 		return err;
 	detour_frame_note(ds->pid, slot, code);
@@ -641,153 +643,4 @@ int detour_clean_fork_child(const struct detour_set *ds, pid_t child)
 			first = err;
 	}
 	return first;
-}
-
-/* ---- the thread table ---- */
-
-int detour_thread_add(struct detour_set *ds, pid_t tid, uint64_t key, uint64_t lo, uint64_t hi)
-{
-	unsigned h = (unsigned)((key * K_HASH_MUL) >> K_HASH_SHIFT), i = K_NENT;
-	uint64_t at, zero = 0, bounds[4] = { lo, hi, 0, 0 };
-	int err;
-
-	if (!ds->base || !key)
-		return -EINVAL;
-	for (unsigned k = 0; k < K_PROBES; k++) {
-		unsigned j = (h + k) & (K_NENT - 1);
-
-		if (ds->keys[j] == key) {
-			i = j;
-			break;
-		}
-		if (!ds->keys[j] && i == K_NENT)
-			i = j;
-	}
-	if (i == K_NENT)
-		return -ENOSPC;	/* its copies go through process_vm_readv */
-	if (ds->mean) {
-		bounds[2] = sample_interval(&ds->rng, ds->mean);	/* K_LEFT */
-		bounds[3] = ds->mean;					/* K_MEAN */
-	}
-	at = ds->base + DT_THREADS + ((uint64_t)i << K_SHIFT);
-	/* the key last: a stub that finds it finds the bounds */
-	if ((ds->keys[i] && (err = memio_write(ds->pid, tid, at + K_KEY, &zero, 8)) < 0) ||
-	    (err = memio_write(ds->pid, tid, at + K_LO, bounds, sizeof(bounds))) < 0 ||
-	    (err = memio_write(ds->pid, tid, at + K_KEY, &key, sizeof(key))) < 0)
-		return err;
-	ds->keys[i] = key;
-	ds->key_tids[i] = tid;
-	return 0;
-}
-
-void detour_thread_remove(struct detour_set *ds, pid_t tid)
-{
-	uint64_t zero = 0;
-
-	for (unsigned i = 0; ds->base && i < K_NENT; i++)
-		if (ds->keys[i] && ds->key_tids[i] == tid) {
-			memio_write(ds->pid, 0, ds->base + DT_THREADS + ((uint64_t)i << K_SHIFT) +
-				    K_KEY, &zero, sizeof(zero));
-			ds->keys[i] = 0;
-		}
-}
-
-void detour_get_ring(const struct detour_set *ds, struct detour_ring *r)
-{
-	r->pid = ds->pid;
-	r->data = ds->base + DT_DATA;
-	r->commit = ds->commit;
-	r->ring = ds->ring;
-	r->nrec = ds->cfg.nrec;
-	r->rec_size = ds->rec_size;
-	r->head = ds->head0;
-	r->dropped = ds->dropped0;
-}
-
-int detour_read_counts(const struct detour_set *ds, const void *cookie,
-		       struct detour_counts *c)
-{
-	uint64_t cnt[DT_NSLOTS << C_SHIFT >> 3];
-	int err;
-
-	memset(c, 0, sizeof(*c));
-	if (!ds->base)
-		return 0;
-	err = memio_read_all(ds->pid, 0, ds->base + DT_COUNTERS, cnt, sizeof(cnt));
-	if (err < 0)
-		return err;
-	for (size_t i = 0; i < ds->nslots; i++) {
-		const uint64_t *s = cnt + (i << C_SHIFT >> 3);
-
-		if (cookie && ds->sites[i].cookie != cookie)
-			continue;
-		c->calls += s[C_CALLS / 8];
-		c->bytes += s[C_BYTES / 8];
-		c->kept += s[C_KEPT / 8];
-		c->filtered += s[C_FILTERED / 8];
-		/* not counted in the stubs: one locked add less per call */
-		c->unsampled += s[C_CALLS / 8] - s[C_KEPT / 8] - s[C_FILTERED / 8];
-	}
-	return 0;
-}
-
-/*
- * The pool entries the stubs took since the last refill get fresh
- * intervals of the mean in force: from the oldest taken on, at most the
- * whole pool (when the stubs went round it since, they reused entries:
- * each is still an interval of its mean).
- */
-int detour_sample_refill(struct detour_set *ds, uint64_t mean)
-{
-	uint64_t idx, n, first;
-	int err;
-
-	if (!ds->base || !ds->mean)
-		return 0;
-	if (mean && mean != ds->mean) {
-		ds->mean = mean;
-		err = memio_write(ds->pid, 0, ds->base + DT_DATA + D_SAMPLE_MEAN, &ds->mean,
-				  sizeof(ds->mean));
-		if (err < 0)
-			return err;
-	}
-	err = memio_read_all(ds->pid, 0, ds->base + DT_DATA + D_POOL_IDX, &idx, sizeof(idx));
-	if (err < 0)
-		return err;
-	n = idx - ds->pool_idx;
-	if (n > DT_POOL_N)
-		n = DT_POOL_N;
-	if (!n)
-		return 0;
-	for (uint64_t k = idx - n; k != idx; k++) {
-		uint64_t *e = ds->pool + 2 * (k & (DT_POOL_N - 1));
-
-		e[0] = sample_interval(&ds->rng, ds->mean);
-		e[1] = ds->mean;
-	}
-	ds->pool_idx = idx;
-	/* the entries taken: one run, or two where it wraps */
-	first = (idx - n) & (DT_POOL_N - 1);
-	if (first + n > DT_POOL_N) {
-		err = memio_write(ds->pid, 0, ds->base + DT_POOL, ds->pool,
-				  (first + n - DT_POOL_N) << P_SHIFT);
-		if (err < 0)
-			return err;
-		n = DT_POOL_N - first;
-	}
-	return memio_write(ds->pid, 0, ds->base + DT_POOL + (first << P_SHIFT),
-			   ds->pool + 2 * first, n << P_SHIFT);
-}
-
-uint64_t detour_sample_mean(const struct detour_set *ds)
-{
-	return ds ? ds->mean : 0;
-}
-
-int detour_read_data(const struct detour_set *ds, unsigned off, uint64_t *v)
-{
-	*v = 0;
-	if (!ds->base || off >= DT_PAGE)
-		return 0;
-	return memio_read_all(ds->pid, 0, ds->base + DT_DATA + off, v, sizeof(*v));
 }

@@ -98,14 +98,23 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		   uint64_t hi, const char **why);
 int detour_installed(const struct detour_set *ds);
 
+/* A stopped thread and its program counter, for detour_insert(). */
+struct detour_thread {
+	pid_t tid;
+	uint64_t pc;
+};
+
 /*
  * Detour the function at addr (st_size size; 0 = unknown) through tid,
- * every thread stopped: pcs are their npcs program counters.  Returns 0,
- * -EEXIST (detoured already), -ENOTSUP with *why (refused: use int3),
- * -ENOSPC (no slot left), or -errno of a memory access.
+ * every thread stopped: threads[0..n) are they.  A thread stopped
+ * inside the instructions that the jmp displaces goes on from their
+ * copy in the slot (its pc is moved there, for good: the copy jumps
+ * back and stays mapped).  Returns 0, -EEXIST (detoured already),
+ * -ENOTSUP with *why (refused: use int3), -ENOSPC (no slot left), or
+ * -errno of a memory or register access.
  */
 int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size,
-		  const struct detour_probe *dp, const uint64_t *pcs, size_t npcs,
+		  const struct detour_probe *dp, const struct detour_thread *threads, size_t n,
 		  const char **why);
 
 /* Is addr detoured?  The slot's cookie, or NULL. */

@@ -251,13 +251,14 @@ void alloc_detours_thread_gone(struct alloc_detours *ad, pid_t tid)
 		detour_thread_remove(ad->set, tid);
 }
 
-/* Are all threads of tcp's process stopped?  Their pcs into *pcs. */
-static int all_stopped(struct procs *pt, struct thread *tcp, uint64_t **pcs, size_t *n)
+/* Are all threads of tcp's process stopped?  They and their pcs into *th. */
+static int all_stopped(struct procs *pt, struct thread *tcp, struct detour_thread **th,
+		       size_t *n)
 {
 	struct thread *t;
 	size_t it = 0, cap = 0;
 
-	*pcs = NULL;
+	*th = NULL;
 	*n = 0;
 	while ((t = procs_next_thread(pt, &it))) {
 		arch_regs_t regs;
@@ -268,13 +269,14 @@ static int all_stopped(struct procs *pt, struct thread *tcp, uint64_t **pcs, siz
 			goto running;
 		if (ptrace(PTRACE_GETREGS, t->tid, 0L, &regs) < 0)
 			goto running;
-		*pcs = xgrowarray(*pcs, &cap, *n + 1, sizeof(**pcs));
-		(*pcs)[(*n)++] = regs.rip;
+		*th = xgrowarray(*th, &cap, *n + 1, sizeof(**th));
+		(*th)[*n].tid = t->tid;
+		(*th)[(*n)++].pc = regs.rip;
 	}
 	return 1;
 running:
-	free(*pcs);
-	*pcs = NULL;
+	free(*th);
+	*th = NULL;
 	return 0;
 }
 
@@ -283,8 +285,8 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 {
 	struct detour_probe dp;
 	const char *why = NULL;
-	uint64_t *pcs;
-	size_t npcs;
+	struct detour_thread *th;
+	size_t nth;
 	int err;
 
 	if (ad && pr->role >= PR_MMAP && !probe_kind(pr, &dp)) {
@@ -295,14 +297,14 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 	}
 	if (!ad || !probe_kind(pr, &dp) || r->ifunc)
 		return 0;
-	if (!all_stopped(pt, tcp, &pcs, &npcs)) {
+	if (!all_stopped(pt, tcp, &th, &nth)) {
 		if (!pr->reported && verbose)
 			info_msg("process %d: %s is an int3 breakpoint: found while other threads run",
 				 ad->pid, pr->spec);
 		return 0;
 	}
-	err = detour_insert(ad->set, tcp->tid, r->addr, r->size, &dp, pcs, npcs, &why);
-	free(pcs);
+	err = detour_insert(ad->set, tcp->tid, r->addr, r->size, &dp, th, nth, &why);
+	free(th);
 	if (err == 0 || err == -EEXIST) {
 		debug_msg("process %d: probe %s at %#" PRIx64 " (%s in %s) detoured", ad->pid,
 			  pr->spec, r->addr, r->name, r->module->path);
@@ -334,16 +336,16 @@ void alloc_detours_sync_points(struct alloc_detours *ad, struct procs *pt, struc
 	for (size_t i = 0; ad && i < sizeof(names) / sizeof(names[0]); i++) {
 		struct elfsym_result r;
 		const char *why = NULL;
-		uint64_t *pcs;
-		size_t npcs;
+		struct detour_thread *th;
+		size_t nth;
 		int err;
 
 		if (elfsym_lookup(ep, names[i], NULL, &r) < 0 || r.ifunc || detour_at(ad->set, r.addr))
 			continue;
-		if (!all_stopped(pt, tcp, &pcs, &npcs))
+		if (!all_stopped(pt, tcp, &th, &nth))
 			return;
-		err = detour_insert(ad->set, tcp->tid, r.addr, r.size, &dp, pcs, npcs, &why);
-		free(pcs);
+		err = detour_insert(ad->set, tcp->tid, r.addr, r.size, &dp, th, nth, &why);
+		free(th);
 		if (err < 0 && err != -EEXIST && verbose)
 			info_msg("process %d: no sync point at %s (%s): what its probes record "
 				 "just before it execs may be lost", ad->pid, names[i],

@@ -1,0 +1,164 @@
+/*
+ * detour-data.c - the stub mapping's data pages as memtap keeps them
+ * (see detour.h): the thread table, the per-probe counters, the pool of
+ * sampling intervals, where the ring is.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "detour-abi.h"
+#include "linux/memio.h"
+#include "probe/detour.h"
+#include "probe/detour-int.h"
+#include "record/sample.h"
+
+/* ---- the thread table ---- */
+
+int detour_thread_add(struct detour_set *ds, pid_t tid, uint64_t key, uint64_t lo, uint64_t hi)
+{
+	unsigned h = (unsigned)((key * K_HASH_MUL) >> K_HASH_SHIFT), i = K_NENT;
+	uint64_t at, zero = 0, bounds[4] = { lo, hi, 0, 0 };
+	int err;
+
+	if (!ds->base || !key)
+		return -EINVAL;
+	for (unsigned k = 0; k < K_PROBES; k++) {
+		unsigned j = (h + k) & (K_NENT - 1);
+
+		if (ds->keys[j] == key) {
+			i = j;
+			break;
+		}
+		if (!ds->keys[j] && i == K_NENT)
+			i = j;
+	}
+	if (i == K_NENT)
+		return -ENOSPC;	/* its copies go through process_vm_readv */
+	if (ds->mean) {
+		bounds[2] = sample_interval(&ds->rng, ds->mean);	/* K_LEFT */
+		bounds[3] = ds->mean;					/* K_MEAN */
+	}
+	at = ds->base + DT_THREADS + ((uint64_t)i << K_SHIFT);
+	/* the key last: a stub that finds it finds the bounds */
+	if ((ds->keys[i] && (err = memio_write(ds->pid, tid, at + K_KEY, &zero, 8)) < 0) ||
+	    (err = memio_write(ds->pid, tid, at + K_LO, bounds, sizeof(bounds))) < 0 ||
+	    (err = memio_write(ds->pid, tid, at + K_KEY, &key, sizeof(key))) < 0)
+		return err;
+	ds->keys[i] = key;
+	ds->key_tids[i] = tid;
+	return 0;
+}
+
+void detour_thread_remove(struct detour_set *ds, pid_t tid)
+{
+	uint64_t zero = 0;
+
+	for (unsigned i = 0; ds->base && i < K_NENT; i++)
+		if (ds->keys[i] && ds->key_tids[i] == tid) {
+			memio_write(ds->pid, 0, ds->base + DT_THREADS + ((uint64_t)i << K_SHIFT) +
+				    K_KEY, &zero, sizeof(zero));
+			ds->keys[i] = 0;
+		}
+}
+
+void detour_get_ring(const struct detour_set *ds, struct detour_ring *r)
+{
+	r->pid = ds->pid;
+	r->data = ds->base + DT_DATA;
+	r->commit = ds->commit;
+	r->ring = ds->ring;
+	r->nrec = ds->cfg.nrec;
+	r->rec_size = ds->rec_size;
+	r->head = ds->head0;
+	r->dropped = ds->dropped0;
+}
+
+int detour_read_counts(const struct detour_set *ds, const void *cookie,
+		       struct detour_counts *c)
+{
+	uint64_t cnt[DT_NSLOTS << C_SHIFT >> 3];
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	if (!ds->base)
+		return 0;
+	err = memio_read_all(ds->pid, 0, ds->base + DT_COUNTERS, cnt, sizeof(cnt));
+	if (err < 0)
+		return err;
+	for (size_t i = 0; i < ds->nslots; i++) {
+		const uint64_t *s = cnt + (i << C_SHIFT >> 3);
+
+		if (cookie && ds->sites[i].cookie != cookie)
+			continue;
+		c->calls += s[C_CALLS / 8];
+		c->bytes += s[C_BYTES / 8];
+		c->kept += s[C_KEPT / 8];
+		c->filtered += s[C_FILTERED / 8];
+		/* not counted in the stubs: one locked add less per call */
+		c->unsampled += s[C_CALLS / 8] - s[C_KEPT / 8] - s[C_FILTERED / 8];
+	}
+	return 0;
+}
+
+/*
+ * The pool entries the stubs took since the last refill get fresh
+ * intervals of the mean in force: from the oldest taken on, at most the
+ * whole pool (when the stubs went round it since, they reused entries:
+ * each is still an interval of its mean).
+ */
+int detour_sample_refill(struct detour_set *ds, uint64_t mean)
+{
+	uint64_t idx, n, first;
+	int err;
+
+	if (!ds->base || !ds->mean)
+		return 0;
+	if (mean && mean != ds->mean) {
+		ds->mean = mean;
+		err = memio_write(ds->pid, 0, ds->base + DT_DATA + D_SAMPLE_MEAN, &ds->mean,
+				  sizeof(ds->mean));
+		if (err < 0)
+			return err;
+	}
+	err = memio_read_all(ds->pid, 0, ds->base + DT_DATA + D_POOL_IDX, &idx, sizeof(idx));
+	if (err < 0)
+		return err;
+	n = idx - ds->pool_idx;
+	if (n > DT_POOL_N)
+		n = DT_POOL_N;
+	if (!n)
+		return 0;
+	for (uint64_t k = idx - n; k != idx; k++) {
+		uint64_t *e = ds->pool + 2 * (k & (DT_POOL_N - 1));
+
+		e[0] = sample_interval(&ds->rng, ds->mean);
+		e[1] = ds->mean;
+	}
+	ds->pool_idx = idx;
+	/* the entries taken: one run, or two where it wraps */
+	first = (idx - n) & (DT_POOL_N - 1);
+	if (first + n > DT_POOL_N) {
+		err = memio_write(ds->pid, 0, ds->base + DT_POOL, ds->pool,
+				  (first + n - DT_POOL_N) << P_SHIFT);
+		if (err < 0)
+			return err;
+		n = DT_POOL_N - first;
+	}
+	return memio_write(ds->pid, 0, ds->base + DT_POOL + (first << P_SHIFT),
+			   ds->pool + 2 * first, n << P_SHIFT);
+}
+
+uint64_t detour_sample_mean(const struct detour_set *ds)
+{
+	return ds ? ds->mean : 0;
+}
+
+int detour_read_data(const struct detour_set *ds, unsigned off, uint64_t *v)
+{
+	*v = 0;
+	if (!ds->base || off >= DT_PAGE)
+		return 0;
+	return memio_read_all(ds->pid, 0, ds->base + DT_DATA + off, v, sizeof(*v));
+}
