@@ -141,7 +141,7 @@ static void serve_stop_request(void)
 		sink_flush();
 		timers_final_report();
 		sink_set_recording(0);
-		fflush(out);
+		fflush(tr.cfg->out);
 	}
 }
 
@@ -166,15 +166,15 @@ static uint64_t clock_ns;		/* when every probe was in */
  */
 #define FALLBACK_MS 100
 
-static int out_fd = -1;		/* out, when a pipe: POLLERR once its reader is gone */
+static int out_fd = -1;		/* the output, when a pipe: POLLERR once its reader is gone */
 
 static void loop_init(void)
 {
 	struct stat st;
 	sigset_t set;
 
-	if (fstat(fileno(out), &st) == 0 && S_ISFIFO(st.st_mode))
-		out_fd = fileno(out);
+	if (fstat(fileno(tr.cfg->out), &st) == 0 && S_ISFIFO(st.st_mode))
+		out_fd = fileno(tr.cfg->out);
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -260,7 +260,7 @@ static void wait_for_stops(void)
 	}
 	/* the reader of the output pipe is gone: no need to wait for a write */
 	if (pfd[1].revents & POLLERR)
-		output_fail(out, NULL, EPIPE);
+		output_fail(tr.cfg->out, NULL, EPIPE);
 }
 
 /* One wait status: a death, or a stop to handle. */
@@ -307,7 +307,7 @@ static void check_out_pipe(void)
 	struct pollfd pfd = { .fd = out_fd, .events = 0 };
 
 	if (out_fd >= 0 && !output_gone() && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR))
-		output_fail(out, NULL, EPIPE);
+		output_fail(tr.cfg->out, NULL, EPIPE);
 }
 
 static int timer_due(void)

@@ -21,8 +21,6 @@
 #include "util/clock.h"
 #include "util/outfile.h"
 
-extern FILE *out;		/* where the output goes (-o or stdout) */
-
 struct proc {
 	pid_t pid;
 	struct sink_proc *rec;	/* the sink's: comm, ppid, figures, modules */

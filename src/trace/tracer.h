@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct thread;
@@ -42,6 +43,7 @@ struct trace_config {
 	double duration;		/* -d seconds, 0 = until the end */
 	double interval;		/* -i seconds, 0 = one report at the end */
 	const char *output;		/* -o path, or NULL for stdout */
+	FILE *out;			/* the output (-o's file or stdout), opened */
 	int trace;			/* --trace: a line per event on stderr */
 	uint64_t fault_period;		/* --fault-period: one fault sampled in N */
 	size_t fault_stack;		/* faults: stack bytes per sample (--stack-size,
