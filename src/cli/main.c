@@ -177,11 +177,10 @@ static void parse_events(const char *arg)
 	free(copy);
 }
 
+/* SIGALRM is caught and means nothing: memtap arms no alarm. */
 static void on_signal(int sig)
 {
-	if (sig == SIGALRM)
-		timer_tick = 1;
-	else
+	if (sig != SIGALRM)
 		tracer_request_stop(sig);
 }
 

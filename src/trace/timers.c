@@ -32,8 +32,6 @@
 #include "trace/tracer.h"
 #include "util/xmalloc.h"
 
-volatile sig_atomic_t timer_tick;
-
 static uint64_t deadline_ns, next_interval_ns, next_status_ns;
 static int status_on, status_shown, armed;
 static unsigned interval_no;
