@@ -105,6 +105,11 @@ int tracer_detaching(void)
 	return tr.detaching;
 }
 
+int tracer_before_command_exec(pid_t pid)
+{
+	return pid == tr.launched_pid && !tr.launched_exec_seen;
+}
+
 void thread_free(struct thread *tcp)
 {
 	alloc_thread_free(tcp);
@@ -271,7 +276,7 @@ static void serve_wait(pid_t pid, int status)
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		if (!tcp)
 			return;
-		if (pid == tr.launched_pid && !tr.launched_exec_seen)
+		if (tracer_before_command_exec(pid))
 			launch_failed();
 		on_death(tcp, status);
 		return;
@@ -281,7 +286,7 @@ static void serve_wait(pid_t pid, int status)
 	stops.total++;
 	if (((unsigned)status >> 16) == PTRACE_EVENT_EXEC) {
 		/* the image goes: unwind what was taken of the old one first */
-		faults_before_exec(pid == tr.launched_pid && !tr.launched_exec_seen);
+		faults_before_exec(tracer_before_command_exec(pid));
 		sink_flush();
 		if (!tcp) {
 			/* exec by a non-leader whose leader we did not know */

@@ -42,7 +42,6 @@
 #include "trace/alloc.h"
 #include "trace/emit.h"
 #include "trace/faults.h"
-#include "trace/loop.h"
 #include "trace/memtap.h"
 #include "trace/source.h"
 #include "linux/pagemap.h"
@@ -425,7 +424,7 @@ static void exec_entry(struct thread *tcp)
 		debug_msg("thread %d: execve: the in-target ring read first", tcp->tid);
 		sink_flush();
 	}
-	if (tcp->proc->pid == tr.launched_pid && !tr.launched_exec_seen)
+	if (tracer_before_command_exec(tcp->proc->pid))
 		return;
 	faults_before_execve(tcp->proc->pid);
 }

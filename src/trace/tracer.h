@@ -90,4 +90,7 @@ unsigned long tracer_ptrace_options(void);
 void tracer_resume(struct thread *tcp, int sig);
 int tracer_detaching(void);
 
+/* Is pid the launched command before its first exec (memtap's child still)? */
+int tracer_before_command_exec(pid_t pid);
+
 #endif /* MEMTAP_TRACER_H */
