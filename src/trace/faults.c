@@ -179,15 +179,14 @@ static struct fault_stack *stack_slot(struct fault_kind *fk, uint32_t stack)
 }
 
 /*
- * sink_flush(): the stack a sample was recorded on, in the ring's
- * order.  The samples lost just before it (args[2]) weigh on the stack
- * of the sample before them: the ring filled up while the thread was
- * there, in a loop most likely, and the next sample that fitted may be
- * far from it.
+ * The stack a sample was recorded on (sink_take_stacked()), in the
+ * ring's order.  The samples lost just before it (args[2]) weigh on the
+ * stack of the sample before them: the ring filled up while the thread
+ * was there, in a loop most likely, and the next sample that fitted may
+ * be far from it.
  */
-static void on_stacked(const struct event *ev, uint32_t stack, void *arg)
+static void on_stacked(const struct event *ev, uint32_t stack, struct fault_kind *fk)
 {
-	struct fault_kind *fk = arg;
 	struct fault_stack *s = stack_slot(fk, stack);
 	uint64_t lost = ev->args[2];
 
@@ -210,6 +209,20 @@ static void on_stacked(const struct event *ev, uint32_t stack, void *arg)
 			.since_ns = now_ns(),
 		};
 	}
+}
+
+/*
+ * The stacks of the samples the sink recorded so far: before anything
+ * that reads a kind's stacks, its pending samples or its totals, and
+ * before a thread's kinds are freed (the tags are struct fault_kind).
+ */
+static void take_stacked(void)
+{
+	size_t n;
+	const struct sink_stacked *st = sink_take_stacked(&n);
+
+	for (size_t i = 0; i < n; i++)
+		on_stacked(&st[i].ev, st[i].stack, st[i].ev.stack_tag);
 }
 
 /*
@@ -345,8 +358,7 @@ static void on_sample(const struct perf_sample *s, void *arg)
 		ev.size = (int64_t)hugepages_base_size();
 		ev.args[3] = 1;	/* ask again: on_stacked() */
 	}
-	ev.stacked = on_stacked;
-	ev.stacked_arg = fk;
+	ev.stack_tag = fk;
 	if (sink_stacks_wanted()) {
 		stack_snapshot_from_perf(&fs.snap, tcp->proc->pid, s);
 		snap = &fs.snap;
@@ -420,6 +432,7 @@ static void faults_drain(void *self)
 
 	(void)self;
 	thp_new_round();
+	take_stacked();
 	pending_check(NULL, 0, 0);
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next) {
 		int ft_left = 0;
@@ -457,6 +470,7 @@ static void faults_settle(void *self)
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
 		thread_drain(ft, fs.pc.period == 1 ? DRAIN_MAX : 0, NULL);
 	sink_flush();
+	take_stacked();
 	pending_check(NULL, 0, 0);
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
 		thread_settle(ft, 0);
@@ -583,6 +597,7 @@ void faults_thread_exit(struct thread *tcp)
 		return;
 	thread_drain(ft, 0, NULL);
 	sink_flush();
+	take_stacked();
 	for (int i = 0; i < ft->nkinds; i++)
 		pending_check(&ft->k[i], 0, 1);
 }
@@ -619,6 +634,7 @@ void faults_before_execve(pid_t pid)
 	if (!any)
 		return;
 	sink_flush();
+	take_stacked();
 	pending_check(NULL, pid, 1);
 }
 
@@ -629,6 +645,7 @@ void faults_before_exec(int discard)
 		thread_drain(ft, 0, NULL);
 	fs.discard = 0;
 	sink_flush();
+	take_stacked();
 	pending_check(NULL, 0, 1);
 	hugepages_release();
 	for (struct fault_thread *ft = fs.head; discard && ft; ft = ft->next)
