@@ -113,7 +113,7 @@ struct fault_thread {
 	int nkinds;
 	struct fault_kind k[NKINDS];
 	int interrupted;	/* PTRACE_INTERRUPT sent: hold its stop */
-	int held;		/* kept stopped until faults_release() */
+	int held;		/* kept stopped until faults_round_end() */
 	struct fault_thread *next, **prevp;
 };
 
@@ -476,11 +476,12 @@ static void faults_settle(void *self)
 		thread_settle(ft, 0);
 }
 
+static void faults_thread_gone(void *self, struct thread *tcp);
+
 static void faults_detach(void *self)
 {
-	(void)self;
 	while (fs.head)
-		faults_thread_gone(fs.head->tcp);
+		faults_thread_gone(self, fs.head->tcp);
 	if (fs.epfd >= 0)
 		close(fs.epfd);
 	fs.epfd = -1;
@@ -491,6 +492,13 @@ static void faults_detach(void *self)
 	hugepages_release();
 }
 
+static void faults_thread_new(void *self, struct thread *tcp);
+static void faults_thread_exit(void *self, struct thread *tcp);
+static int faults_hold(void *self, struct thread *tcp);
+static void faults_round_end(void *self);
+static void faults_execve_entry(void *self, struct thread *tcp);
+static void faults_exec(void *self, pid_t pid);
+
 static const struct source_ops faults_ops = {
 	.name = "faults",
 	.fd = faults_fd,
@@ -498,6 +506,13 @@ static const struct source_ops faults_ops = {
 	.drain = faults_drain,
 	.detach = faults_detach,
 	.settle = faults_settle,
+	.thread_new = faults_thread_new,
+	.thread_exit = faults_thread_exit,
+	.thread_gone = faults_thread_gone,
+	.hold = faults_hold,
+	.round_end = faults_round_end,
+	.execve_entry = faults_execve_entry,
+	.exec = faults_exec,
 };
 
 /* ---- the tracer's calls ---- */
@@ -543,11 +558,12 @@ static void refuse(const struct fault_thread *ft, int err)
 		warn_msg("-e faults: %s: page faults are not traced", perf_open_reason(err));
 }
 
-void faults_thread_new(struct thread *tcp)
+static void faults_thread_new(void *self, struct thread *tcp)
 {
 	struct fault_thread *ft;
 	struct epoll_event ee = { .events = EPOLLIN };
 
+	(void)self;
 	if (!fs.kinds || fs.refused || tcp->faults || (tcp->proc && tcp->proc->unfollowed))
 		return;
 	ft = xcalloc(1, sizeof(*ft));
@@ -589,10 +605,11 @@ void faults_thread_new(struct thread *tcp)
 		fs.next_ns = now_ns() + DRAIN_NS;
 }
 
-void faults_thread_exit(struct thread *tcp)
+static void faults_thread_exit(void *self, struct thread *tcp)
 {
 	struct fault_thread *ft = tcp->faults;
 
+	(void)self;
 	if (!ft)
 		return;
 	thread_drain(ft, 0, NULL);
@@ -602,13 +619,13 @@ void faults_thread_exit(struct thread *tcp)
 		pending_check(&ft->k[i], 0, 1);
 }
 
-void faults_thread_gone(struct thread *tcp)
+static void faults_thread_gone(void *self, struct thread *tcp)
 {
 	struct fault_thread *ft = tcp->faults;
 
 	if (!ft)
 		return;
-	faults_thread_exit(tcp);	/* its last samples */
+	faults_thread_exit(self, tcp);	/* its last samples */
 	thread_settle(ft, 1);
 	for (int i = 0; i < ft->nkinds; i++) {
 		perf_thread_close(&ft->k[i].pt);
@@ -622,10 +639,15 @@ void faults_thread_gone(struct thread *tcp)
 	free(ft);
 }
 
-void faults_before_execve(pid_t pid)
+/* Not at the launched command's first execve: what came before is memtap's child. */
+static void faults_execve_entry(void *self, struct thread *tcp)
 {
+	pid_t pid = tcp->proc->pid;
 	int any = 0;
 
+	(void)self;
+	if (tracer_before_command_exec(pid))
+		return;
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
 		if (ft->tcp->proc && ft->tcp->proc->pid == pid) {
 			thread_drain(ft, 0, NULL);
@@ -638,8 +660,12 @@ void faults_before_execve(pid_t pid)
 	pending_check(NULL, pid, 1);
 }
 
-void faults_before_exec(int discard)
+/* The launched command's first exec: what came before is memtap's child's. */
+static void faults_exec(void *self, pid_t pid)
 {
+	int discard = tracer_before_command_exec(pid);
+
+	(void)self;
 	fs.discard = discard;
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
 		thread_drain(ft, 0, NULL);
@@ -661,10 +687,11 @@ void faults_before_exec(int discard)
 		}
 }
 
-int faults_hold(struct thread *tcp)
+static int faults_hold(void *self, struct thread *tcp)
 {
 	struct fault_thread *ft = tcp->faults;
 
+	(void)self;
 	if (!ft || !ft->interrupted || tracer_detaching())
 		return 0;
 	ft->interrupted = 0;
@@ -682,8 +709,9 @@ static int samples_left(const struct fault_thread *ft)
 	return 0;
 }
 
-void faults_release(void)
+static void faults_round_end(void *self)
 {
+	(void)self;
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next) {
 		/* held until memtap has caught up with its ring */
 		if (!ft->held || (samples_left(ft) && !tracer_detaching()))

@@ -113,7 +113,7 @@ int tracer_before_command_exec(pid_t pid)
 void thread_free(struct thread *tcp)
 {
 	alloc_thread_free(tcp);
-	faults_thread_gone(tcp);
+	sources_thread_gone(tcp);
 	procs_free_thread(&tr.procs, tcp);
 }
 
@@ -286,7 +286,7 @@ static void serve_wait(pid_t pid, int status)
 	stops.total++;
 	if (((unsigned)status >> 16) == PTRACE_EVENT_EXEC) {
 		/* the image goes: unwind what was taken of the old one first */
-		faults_before_exec(tracer_before_command_exec(pid));
+		sources_exec(pid);
 		sink_flush();
 		if (!tcp) {
 			/* exec by a non-leader whose leader we did not know */
@@ -343,7 +343,7 @@ int tracer_run(void)
 		sources_drain(now_ns());
 		/* every thread of the batch runs again: now unwind */
 		sink_flush();
-		faults_release();
+		sources_round_end();
 		if (!clock_ns && probes_armed()) {
 			clock_ns = now_ns();
 			debug_msg("every probe in: -d and -i count from now");

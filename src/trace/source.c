@@ -126,3 +126,53 @@ void sources_settle(void)
 		if (sources[i].ops->settle)
 			sources[i].ops->settle(sources[i].self);
 }
+
+void sources_thread_new(struct thread *tcp)
+{
+	for (size_t i = 0; i < nsources; i++)
+		if (sources[i].ops->thread_new)
+			sources[i].ops->thread_new(sources[i].self, tcp);
+}
+
+void sources_thread_exit(struct thread *tcp)
+{
+	for (size_t i = 0; i < nsources; i++)
+		if (sources[i].ops->thread_exit)
+			sources[i].ops->thread_exit(sources[i].self, tcp);
+}
+
+void sources_thread_gone(struct thread *tcp)
+{
+	for (size_t i = 0; i < nsources; i++)
+		if (sources[i].ops->thread_gone)
+			sources[i].ops->thread_gone(sources[i].self, tcp);
+}
+
+int sources_hold(struct thread *tcp)
+{
+	for (size_t i = 0; i < nsources; i++)
+		if (sources[i].ops->hold && sources[i].ops->hold(sources[i].self, tcp))
+			return 1;
+	return 0;
+}
+
+void sources_round_end(void)
+{
+	for (size_t i = 0; i < nsources; i++)
+		if (sources[i].ops->round_end)
+			sources[i].ops->round_end(sources[i].self);
+}
+
+void sources_execve_entry(struct thread *tcp)
+{
+	for (size_t i = 0; i < nsources; i++)
+		if (sources[i].ops->execve_entry)
+			sources[i].ops->execve_entry(sources[i].self, tcp);
+}
+
+void sources_exec(pid_t pid)
+{
+	for (size_t i = 0; i < nsources; i++)
+		if (sources[i].ops->exec)
+			sources[i].ops->exec(sources[i].self, pid);
+}
