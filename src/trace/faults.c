@@ -476,74 +476,7 @@ static void faults_settle(void *self)
 		thread_settle(ft, 0);
 }
 
-static void faults_thread_gone(void *self, struct thread *tcp);
-
-static void faults_detach(void *self)
-{
-	while (fs.head)
-		faults_thread_gone(self, fs.head->tcp);
-	if (fs.epfd >= 0)
-		close(fs.epfd);
-	fs.epfd = -1;
-	stack_snapshot_release(&fs.snap);
-	free(fs.pending);
-	fs.pending = NULL;
-	fs.npending = 0;
-	hugepages_release();
-}
-
-static void faults_thread_new(void *self, struct thread *tcp);
-static void faults_thread_exit(void *self, struct thread *tcp);
-static int faults_hold(void *self, struct thread *tcp);
-static void faults_round_end(void *self);
-static void faults_execve_entry(void *self, struct thread *tcp);
-static void faults_exec(void *self, pid_t pid);
-
-static const struct source_ops faults_ops = {
-	.name = "faults",
-	.fd = faults_fd,
-	.next_drain_ns = faults_next_ns,
-	.drain = faults_drain,
-	.detach = faults_detach,
-	.settle = faults_settle,
-	.thread_new = faults_thread_new,
-	.thread_exit = faults_thread_exit,
-	.thread_gone = faults_thread_gone,
-	.hold = faults_hold,
-	.round_end = faults_round_end,
-	.execve_entry = faults_execve_entry,
-	.exec = faults_exec,
-};
-
-/* ---- the tracer's calls ---- */
-
-void faults_init(const struct trace_config *cfg)
-{
-	fs.kinds = cfg->events & EV_FAULT_KINDS;
-	if (!fs.kinds)
-		return;
-	fs.pc.period = cfg->fault_period ? cfg->fault_period : 1;
-	fs.pc.stack_bytes = !sink_stacks_wanted() ? 0 : cfg->fault_stack ? cfg->fault_stack :
-			    FAULT_STACK_DEFAULT;
-	if (fs.pc.stack_bytes > PERF_STACK_MAX)
-		fs.pc.stack_bytes = PERF_STACK_MAX;
-
-	fs.pace = feature_has(F_SEIZE);
-	if (!feature_has(F_PERF)) {
-		warn_msg("-e faults: perf events are off (MEMTAP_DISABLE=perf): page faults "
-			 "are not traced");
-		fs.refused = 1;
-		return;
-	}
-	fs.epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (fs.epfd < 0) {
-		warn_msg("-e faults: epoll_create1: %s: page faults are not traced",
-			 strerror(errno));
-		fs.refused = 1;
-		return;
-	}
-	source_register(&faults_ops, NULL);
-}
+/* ---- the tracer's calls (source.h) ---- */
 
 /* Say once why the kernel refused, and open no more events. */
 static void refuse(const struct fault_thread *ft, int err)
@@ -720,4 +653,62 @@ static void faults_round_end(void *self)
 		if (ft->tcp->flags & T_STOPPED)
 			tracer_resume(ft->tcp, 0);
 	}
+}
+
+static void faults_detach(void *self)
+{
+	while (fs.head)
+		faults_thread_gone(self, fs.head->tcp);
+	if (fs.epfd >= 0)
+		close(fs.epfd);
+	fs.epfd = -1;
+	stack_snapshot_release(&fs.snap);
+	free(fs.pending);
+	fs.pending = NULL;
+	fs.npending = 0;
+	hugepages_release();
+}
+
+static const struct source_ops faults_ops = {
+	.name = "faults",
+	.fd = faults_fd,
+	.next_drain_ns = faults_next_ns,
+	.drain = faults_drain,
+	.detach = faults_detach,
+	.settle = faults_settle,
+	.thread_new = faults_thread_new,
+	.thread_exit = faults_thread_exit,
+	.thread_gone = faults_thread_gone,
+	.hold = faults_hold,
+	.round_end = faults_round_end,
+	.execve_entry = faults_execve_entry,
+	.exec = faults_exec,
+};
+
+void faults_init(const struct trace_config *cfg)
+{
+	fs.kinds = cfg->events & EV_FAULT_KINDS;
+	if (!fs.kinds)
+		return;
+	fs.pc.period = cfg->fault_period ? cfg->fault_period : 1;
+	fs.pc.stack_bytes = !sink_stacks_wanted() ? 0 : cfg->fault_stack ? cfg->fault_stack :
+			    FAULT_STACK_DEFAULT;
+	if (fs.pc.stack_bytes > PERF_STACK_MAX)
+		fs.pc.stack_bytes = PERF_STACK_MAX;
+
+	fs.pace = feature_has(F_SEIZE);
+	if (!feature_has(F_PERF)) {
+		warn_msg("-e faults: perf events are off (MEMTAP_DISABLE=perf): page faults "
+			 "are not traced");
+		fs.refused = 1;
+		return;
+	}
+	fs.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (fs.epfd < 0) {
+		warn_msg("-e faults: epoll_create1: %s: page faults are not traced",
+			 strerror(errno));
+		fs.refused = 1;
+		return;
+	}
+	source_register(&faults_ops, NULL);
 }

@@ -113,39 +113,37 @@ size_t sources_drain(uint64_t now)
 	return n;
 }
 
+/* Member m of each source that has it, in order: m(self, ...). */
+#define EACH(m, ...)								\
+	do {									\
+		for (size_t i = 0; i < nsources; i++)				\
+			if (sources[i].ops->m)					\
+				sources[i].ops->m(sources[i].self, ##__VA_ARGS__);	\
+	} while (0)
+
 void sources_detach(void)
 {
-	for (size_t i = 0; i < nsources; i++)
-		if (sources[i].ops->detach)
-			sources[i].ops->detach(sources[i].self);
+	EACH(detach);
 }
 
 void sources_settle(void)
 {
-	for (size_t i = 0; i < nsources; i++)
-		if (sources[i].ops->settle)
-			sources[i].ops->settle(sources[i].self);
+	EACH(settle);
 }
 
 void sources_thread_new(struct thread *tcp)
 {
-	for (size_t i = 0; i < nsources; i++)
-		if (sources[i].ops->thread_new)
-			sources[i].ops->thread_new(sources[i].self, tcp);
+	EACH(thread_new, tcp);
 }
 
 void sources_thread_exit(struct thread *tcp)
 {
-	for (size_t i = 0; i < nsources; i++)
-		if (sources[i].ops->thread_exit)
-			sources[i].ops->thread_exit(sources[i].self, tcp);
+	EACH(thread_exit, tcp);
 }
 
 void sources_thread_gone(struct thread *tcp)
 {
-	for (size_t i = 0; i < nsources; i++)
-		if (sources[i].ops->thread_gone)
-			sources[i].ops->thread_gone(sources[i].self, tcp);
+	EACH(thread_gone, tcp);
 }
 
 int sources_hold(struct thread *tcp)
@@ -158,21 +156,15 @@ int sources_hold(struct thread *tcp)
 
 void sources_round_end(void)
 {
-	for (size_t i = 0; i < nsources; i++)
-		if (sources[i].ops->round_end)
-			sources[i].ops->round_end(sources[i].self);
+	EACH(round_end);
 }
 
 void sources_execve_entry(struct thread *tcp)
 {
-	for (size_t i = 0; i < nsources; i++)
-		if (sources[i].ops->execve_entry)
-			sources[i].ops->execve_entry(sources[i].self, tcp);
+	EACH(execve_entry, tcp);
 }
 
 void sources_exec(pid_t pid)
 {
-	for (size_t i = 0; i < nsources; i++)
-		if (sources[i].ops->exec)
-			sources[i].ops->exec(sources[i].self, pid);
+	EACH(exec, pid);
 }
