@@ -385,14 +385,12 @@ loop_malloc() {
 }
 
 declare -A failed lastfail
-# pair REP TOOL THREADS (THREADS 0: the start-up cell)
-pair() {
-	local rep=$1 t=$2 th=$3 n out rc=0 pinned=() cell
-	cell=$t.$th
-	n=$(size_for "$t" "$th")
-	out=$workdir/out/$cell.$rep
-	loop_cmd "$t" "$th" "$n"
-	tool_prefix "$t" "$out.data"
+# run_pair REP OUT CELL WHAT: the array cmd untraced (times appended to
+# OUT.u, output in OUT.untraced) and after the array pre (OUT.t,
+# OUT.log), in an order that flips with REP; a failure is counted for
+# CELL and said (WHAT failed), and returns 1
+run_pair() {
+	local rep=$1 out=$2 cell=$3 rc=0 pinned=()
 	[ -z "$pin" ] || pinned=(taskset -c "$pin")
 	rm -f "$out.u" "$out.t"
 	if [ $((rep % 2)) -eq 1 ]; then
@@ -402,17 +400,26 @@ pair() {
 		timed "$out.log" "$out.t" "${pinned[@]}" "${pre[@]}" "${cmd[@]}" || rc=$?
 		timed "$out.untraced" "$out.u" "${pinned[@]}" "${cmd[@]}" || rc=$?
 	fi
-	if [ $rc -ne 0 ]; then
-		# count it and go on: a tool that crashes its target now and
-		# then still has a cost to show
-		failed[$cell]=$((${failed[$cell]:-0} + 1))
-		lastfail[$cell]="exit status $rc"
-		mv "$out.log" "$workdir/out/$cell.failed.$rep.log" 2>/dev/null || true
-		log "$(tool_label "$t") with $th threads failed: exit status $rc" \
-			"(log: $workdir/out/$cell.failed.$rep.log)"
-		rm -f "$out.data"* "$out.u" "$out.t" "$out.untraced"
-		return 0
-	fi
+	[ $rc -ne 0 ] || return 0
+	# count it and go on: a tool that crashes its target now and then
+	# still has a cost to show
+	failed[$cell]=$((${failed[$cell]:-0} + 1))
+	lastfail[$cell]="exit status $rc"
+	mv "$out.log" "$workdir/out/$cell.failed.$rep.log" 2>/dev/null || true
+	log "$4 failed: exit status $rc (log: $workdir/out/$cell.failed.$rep.log)"
+	rm -f "$out.data"* "$out.u" "$out.t" "$out.untraced"
+	return 1
+}
+
+# pair REP TOOL THREADS (THREADS 0: the start-up cell)
+pair() {
+	local rep=$1 t=$2 th=$3 n out cell
+	cell=$t.$th
+	n=$(size_for "$t" "$th")
+	out=$workdir/out/$cell.$rep
+	loop_cmd "$t" "$th" "$n"
+	tool_prefix "$t" "$out.data"
+	run_pair "$rep" "$out" "$cell" "$(tool_label "$t") with $th threads" || return 0
 	# untraced: wall; traced: wall, tracer (self) CPU, target (children) CPU
 	read -r uw _ <"$out.u"
 	read -r tw su ss cu cs rq <"$out.t"
@@ -437,29 +444,12 @@ pair() {
 
 # wl_pair REP WORKLOAD TOOL: one pair, untraced and under TOOL
 wl_pair() {
-	local rep=$1 w=$2 t=$3 cell out rc=0 pinned=()
+	local rep=$1 w=$2 t=$3 cell out
 	cell=wl.$w.$t
 	out=$workdir/out/$cell.$rep
 	wl_cmd "$w" "$(wl_size "$w")"
 	tool_prefix "$t" "$out.data"
-	[ -z "$pin" ] || pinned=(taskset -c "$pin")
-	rm -f "$out.u" "$out.t"
-	if [ $((rep % 2)) -eq 1 ]; then
-		timed "$out.untraced" "$out.u" "${pinned[@]}" "${cmd[@]}" || rc=$?
-		timed "$out.log" "$out.t" "${pinned[@]}" "${pre[@]}" "${cmd[@]}" || rc=$?
-	else
-		timed "$out.log" "$out.t" "${pinned[@]}" "${pre[@]}" "${cmd[@]}" || rc=$?
-		timed "$out.untraced" "$out.u" "${pinned[@]}" "${cmd[@]}" || rc=$?
-	fi
-	if [ $rc -ne 0 ]; then
-		failed[$cell]=$((${failed[$cell]:-0} + 1))
-		lastfail[$cell]="exit status $rc"
-		mv "$out.log" "$workdir/out/$cell.failed.$rep.log" 2>/dev/null || true
-		log "$(tool_label "$t") on $w failed: exit status $rc" \
-			"(log: $workdir/out/$cell.failed.$rep.log)"
-		rm -f "$out.data"* "$out.u" "$out.t" "$out.untraced"
-		return 0
-	fi
+	run_pair "$rep" "$out" "$cell" "$(tool_label "$t") on $w" || return 0
 	read -r uw _ <"$out.u"
 	read -r tw _ <"$out.t"
 	parse_memtap "$out.log"
