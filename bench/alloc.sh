@@ -32,6 +32,9 @@ tools="floor memtap-none memtap-dwarf memtap-exact memtap-ovh5 memtap-mf memtap-
 workdir=
 keep=no
 cc=${CC:-cc}
+workloads="python3 sqlite3"
+# the tools measured on the workloads (those of --tools among them)
+wl_tools="memtap-int3 memtap-exact memtap-dwarf memtap-min1m heaptrack ltrace"
 
 usage() {
 	cat <<EOF
@@ -54,6 +57,9 @@ the floor; memtap's malloc count checked against the loop's.
       --cc=CC          C compiler for the loop [$cc]
       --pin=CPU        run everything (tools and loop) on CPU CPU
                        (taskset): tracer and tracee share it [not pinned]
+  -w, --workloads=LIST programs measured besides the loop, some of:
+                       python3,sqlite3, or none [${workloads// /,}]
+                       (skipped with a message when not installed)
   -h, --help           show this help and exit
 
 The loop is tests/targets/alloc-loop.c: each thread runs N/THREADS
@@ -64,6 +70,13 @@ paired with untraced runs of that same size):
   memtap (in-target) 200,000       floor (empty_fn)  50,000 calls
   heaptrack, massif  500,000
 Every tool also has a start-up cell (1 thread, 0 iterations).
+
+Workloads (whole programs, N at scale 1), each paired with its untraced
+run under ${wl_tools// /, } (those of --tools):
+  python3   a dict of N strings, N/10 bytes objects up to 5,000 bytes,
+            sorted: python3 -c PROGRAM N                     N = 100,000
+  sqlite3   an in-memory table of N rows of random blobs, an index on
+            them, a GROUP BY: sqlite3 :memory: SQL            N =  50,000
 
 Tools:
   floor         the int3 round trip on empty_fn: memtap --unwind=none
@@ -95,16 +108,16 @@ while [ $# -gt 0 ]; do
 		arg=${opt#*=}
 		opt=${opt%%=*}
 		;;
-	-[rsmtT])
+	-[rsmtTw])
 		[ $# -ge 2 ] || die "option $opt needs an argument"
 		arg=$2
 		shift
 		;;
-	-[rsmtT]?*)
+	-[rsmtTw]?*)
 		arg=${opt#-?}
 		opt=${opt%"$arg"}
 		;;
-	--reps | --scale | --memtap | --threads | --tools | --workdir | --cc | --pin)
+	--reps | --scale | --memtap | --threads | --tools | --workdir | --cc | --pin | --workloads)
 		[ $# -ge 2 ] || die "option $opt needs an argument"
 		arg=$2
 		shift
@@ -122,6 +135,7 @@ while [ $# -gt 0 ]; do
 	--workdir) workdir=$arg ;;
 	--cc) cc=$arg ;;
 	--pin) pin=$arg ;;
+	-w | --workloads) workloads=${arg//,/ } ;;
 	-h | --help)
 		usage
 		exit 0
@@ -143,6 +157,13 @@ awk -v s="$scale" 'BEGIN { exit !(s + 0 > 0) }' || die "--scale: not a positive 
 for th in $threads_list; do
 	case $th in
 	'' | *[!0-9]* | 0) die "--threads: not a positive number: $th" ;;
+	esac
+done
+[ "$workloads" != none ] || workloads=
+for w in $workloads; do
+	case $w in
+	python3 | sqlite3) ;;
+	*) die "--workloads: unknown workload: $w (python3, sqlite3 or none)" ;;
 	esac
 done
 
@@ -200,6 +221,42 @@ hits_per_iter() {
 	memtap-mf | ltrace) echo 3 ;; # malloc, free, free
 	memtap-min1m) echo 1 ;;       # malloc
 	*) echo 5 ;;                  # malloc, calloc, realloc, free, free
+	esac
+}
+
+# --- the workloads -----------------------------------------------------
+
+# allocation-heavy Python: small strings (pymalloc), larger bytes
+# objects and the dict's growth (malloc), a sort
+py_prog='import sys
+n = int(sys.argv[1])
+d = {}
+for i in range(n):
+    d[i] = "x" * (i % 200) + str(i)
+b = [bytes(i % 5000) for i in range(n // 10)]
+print(len(d), len(b), len(sorted(d.values())))'
+
+# wl_size WORKLOAD: N at the scale
+wl_size() {
+	local b
+	case $1 in
+	python3) b=100000 ;;
+	sqlite3) b=50000 ;;
+	esac
+	awk -v b="$b" -v s="$scale" 'BEGIN { n = int(b * s + 0.5); print (n < 1 ? 1 : n) }'
+}
+
+# wl_cmd WORKLOAD N: sets the array cmd
+wl_cmd() {
+	case $1 in
+	python3) cmd=("$python3" -c "$py_prog" "$2") ;;
+	sqlite3)
+		cmd=(sqlite3 :memory: "CREATE TABLE t(a INTEGER PRIMARY KEY, b BLOB);
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < $2)
+INSERT INTO t SELECT x, randomblob(16 + x % 500) FROM c;
+CREATE INDEX tb ON t(b);
+SELECT a % 10, count(*), sum(length(b)) FROM t GROUP BY a % 10 LIMIT 1;")
+		;;
 	esac
 }
 
@@ -279,6 +336,25 @@ fi
 "$memtap" --help 2>&1 | grep -q 'group alloc' ||
 	die "$memtap has no allocator probes (-e alloc)"
 
+# the workloads installed, and the tools run on them
+wl_active=
+wl_skipped=
+python3=
+for w in $workloads; do
+	if ! command -v "$w" >/dev/null 2>&1; then
+		wl_skipped="$wl_skipped $w"
+		log "$w is not installed: its workload is skipped"
+		continue
+	fi
+	# python3 may be a wrapper script (pyenv): trace the interpreter itself
+	[ "$w" != python3 ] || python3=$(python3 -c 'import sys; print(sys.executable)')
+	wl_active="$wl_active $w"
+done
+wl_run=
+for t in $wl_tools; do
+	case " $active " in *" $t "*) wl_run="$wl_run $t" ;; esac
+done
+
 # --- measuring ---------------------------------------------------------
 
 # timed LOG SAMPLES CMD...: runs CMD under cputime with its output in
@@ -309,14 +385,12 @@ loop_malloc() {
 }
 
 declare -A failed lastfail
-# pair REP TOOL THREADS (THREADS 0: the start-up cell)
-pair() {
-	local rep=$1 t=$2 th=$3 n out rc=0 pinned=() cell
-	cell=$t.$th
-	n=$(size_for "$t" "$th")
-	out=$workdir/out/$cell.$rep
-	loop_cmd "$t" "$th" "$n"
-	tool_prefix "$t" "$out.data"
+# run_pair REP OUT CELL WHAT: the array cmd untraced (times appended to
+# OUT.u, output in OUT.untraced) and after the array pre (OUT.t,
+# OUT.log), in an order that flips with REP; a failure is counted for
+# CELL and said (WHAT failed), and returns 1
+run_pair() {
+	local rep=$1 out=$2 cell=$3 rc=0 pinned=()
 	[ -z "$pin" ] || pinned=(taskset -c "$pin")
 	rm -f "$out.u" "$out.t"
 	if [ $((rep % 2)) -eq 1 ]; then
@@ -326,17 +400,26 @@ pair() {
 		timed "$out.log" "$out.t" "${pinned[@]}" "${pre[@]}" "${cmd[@]}" || rc=$?
 		timed "$out.untraced" "$out.u" "${pinned[@]}" "${cmd[@]}" || rc=$?
 	fi
-	if [ $rc -ne 0 ]; then
-		# count it and go on: a tool that crashes its target now and
-		# then still has a cost to show
-		failed[$cell]=$((${failed[$cell]:-0} + 1))
-		lastfail[$cell]="exit status $rc"
-		mv "$out.log" "$workdir/out/$cell.failed.$rep.log" 2>/dev/null || true
-		log "$(tool_label "$t") with $th threads failed: exit status $rc" \
-			"(log: $workdir/out/$cell.failed.$rep.log)"
-		rm -f "$out.data"* "$out.u" "$out.t" "$out.untraced"
-		return 0
-	fi
+	[ $rc -ne 0 ] || return 0
+	# count it and go on: a tool that crashes its target now and then
+	# still has a cost to show
+	failed[$cell]=$((${failed[$cell]:-0} + 1))
+	lastfail[$cell]="exit status $rc"
+	mv "$out.log" "$workdir/out/$cell.failed.$rep.log" 2>/dev/null || true
+	log "$4 failed: exit status $rc (log: $workdir/out/$cell.failed.$rep.log)"
+	rm -f "$out.data"* "$out.u" "$out.t" "$out.untraced"
+	return 1
+}
+
+# pair REP TOOL THREADS (THREADS 0: the start-up cell)
+pair() {
+	local rep=$1 t=$2 th=$3 n out cell
+	cell=$t.$th
+	n=$(size_for "$t" "$th")
+	out=$workdir/out/$cell.$rep
+	loop_cmd "$t" "$th" "$n"
+	tool_prefix "$t" "$out.data"
+	run_pair "$rep" "$out" "$cell" "$(tool_label "$t") with $th threads" || return 0
 	# untraced: wall; traced: wall, tracer (self) CPU, target (children) CPU
 	read -r uw _ <"$out.u"
 	read -r tw su ss cu cs rq <"$out.t"
@@ -359,6 +442,22 @@ pair() {
 	[ "$keep" = yes ] || rm -f "$out.untraced" "$out.log"
 }
 
+# wl_pair REP WORKLOAD TOOL: one pair, untraced and under TOOL
+wl_pair() {
+	local rep=$1 w=$2 t=$3 cell out
+	cell=wl.$w.$t
+	out=$workdir/out/$cell.$rep
+	wl_cmd "$w" "$(wl_size "$w")"
+	tool_prefix "$t" "$out.data"
+	run_pair "$rep" "$out" "$cell" "$(tool_label "$t") on $w" || return 0
+	read -r uw _ <"$out.u"
+	read -r tw _ <"$out.t"
+	parse_memtap "$out.log"
+	echo "$uw $tw ${m_malloc:--} ${m_kept:-0}" >>"$workdir/samples/$cell"
+	rm -f "$out.data"* "$out.u" "$out.t"
+	[ "$keep" = yes ] || rm -f "$out.untraced" "$out.log"
+}
+
 # --- run ---------------------------------------------------------------
 
 start=$(now_us)
@@ -372,6 +471,11 @@ for rep in $(seq 1 "$reps"); do
 		esac
 		for th in $ths; do
 			pair "$rep" "$t" "$th"
+		done
+	done
+	for w in $wl_active; do
+		for t in $wl_run; do
+			wl_pair "$rep" "$w" "$t"
 		done
 	done
 done
@@ -710,3 +814,49 @@ case " $active " in *" ltrace "* | *" heaptrack "*)
 	done
 	;;
 esac
+
+if [ -n "$wl_active$wl_skipped" ]; then
+	echo
+	echo "## Workloads: python3 and sqlite3"
+	echo
+	for w in $wl_skipped; do
+		echo "- $w: not installed, skipped"
+	done
+	for w in $wl_active; do
+		case $w in
+		python3) echo "- python3: $("$python3" --version 2>&1), \`python3 -c PROGRAM $(wl_size python3)\` (a dict of N strings, N/10 bytes objects, a sort)" ;;
+		sqlite3) echo "- sqlite3: $(sqlite3 --version 2>&1 | cut -d ' ' -f 1), \`sqlite3 :memory: SQL\` ($(wl_size sqlite3) rows of random blobs, an index, a GROUP BY)" ;;
+		esac
+	done
+	if [ -n "$wl_active" ]; then
+		echo
+		echo "slowdown = median over the pairs of traced/untraced wall time (range: min–max);"
+		echo "mallocs = memtap's malloc calls (the stubs' count with -v, else the summary's,"
+		echo "an estimate when sampled), records = what the stubs recorded (-v); medians."
+		echo
+		echo "| workload | tool | untraced s | traced s | slowdown | range | added ms | mallocs | records | failed runs |"
+		echo "|---|---|---:|---:|---:|---|---:|---:|---:|---:|"
+		for w in $wl_active; do
+			for t in $wl_run; do
+				cell=wl.$w.$t
+				nf=${failed[$cell]:-0}
+				fl=
+				[ "$nf" -eq 0 ] || fl="$nf of $reps (${lastfail[$cell]})"
+				if [ ! -s "$workdir/samples/$cell" ]; then
+					echo "| $w | $(tool_label "$t") | | | failed | | | | | $fl |"
+					continue
+				fi
+				read -r mu mt mr rmin rmax added _ < <(stats "$workdir/samples/$cell" 0)
+				mm=
+				rec=
+				case $t in
+				memtap-*)
+					mm=$(awk '$3 != "-"' "$workdir/samples/$cell" | median_of /dev/stdin '$3') || mm=
+					rec=$(median_of "$workdir/samples/$cell" '$4') || rec=
+					;;
+				esac
+				echo "| $w | $(tool_label "$t") | $mu | $mt | **$mr** | $rmin–$rmax | $added | $mm | $rec | $fl |"
+			done
+		done
+	fi
+fi

@@ -11,8 +11,13 @@
 # Headers are included by their path under src/ ("record/sink.h"); the
 # architecture's headers, found through -I, are named here: arch.h is
 # linux's, bp_arch.h probe's.  Besides the includes, no file below cli
-# may read the parsed options (opt.), and no file may grow beyond
-# MAX_LINES lines.  Prints one line per violation; exits 1 if any.
+# may read the parsed options (opt.), no file may declare (extern) a
+# global variable that a file of a higher layer defines (a lower layer
+# would read it without an include: cli hands it down instead), only
+# the loop's own files include trace/loop.h (the sources see the loop
+# through trace/source.h and trace/tracer.h), and no file may grow
+# beyond MAX_LINES lines.  Prints one line per violation;
+# exits 1 if any.
 # Lines of scripts/layers-known are problems known and being mended:
 # they are tolerated, and must be taken out of that file once mended.
 set -u
@@ -20,6 +25,7 @@ top=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top/src" || { echo "check-layers: no $top/src" >&2; exit 2; }
 MAX_LINES=${MAX_LINES:-800}
 layers="util linux report stack record probe trace cli"
+loop_files="trace/loop.c trace/stops.c trace/detach.c trace/launch.c"
 
 rank() {
 	n=0
@@ -32,7 +38,7 @@ rank() {
 
 known=$top/scripts/layers-known
 seen=$(mktemp) || exit 2
-trap 'rm -f "$seen"' EXIT
+trap 'rm -f "$seen" "$seen.g"' EXIT
 bad=0
 say() {
 	if [ -f "$known" ] && grep -qxF -- "$*" "$known"; then
@@ -43,7 +49,9 @@ say() {
 	bad=$((bad + 1))
 }
 
-for f in $(find . -name '*.[ch]' | sed 's|^\./||' | sort); do
+files=$(find . -name '*.[ch]' | sed 's|^\./||' | sort)
+cfiles=$(find . -name '*.c' | sed 's|^\./||' | sort)
+for f in $files; do
 	layer=${f%%/*}
 	r=$(rank "$layer")
 	if [ "$r" -lt 0 ]; then
@@ -59,6 +67,12 @@ for f in $(find . -name '*.[ch]' | sed 's|^\./||' | sort); do
 		*/*) il=${inc%%/*} ;;
 		*) say "$f: includes \"$inc\" without its layer folder"; continue ;;
 		esac
+		if [ "$inc" = trace/loop.h ]; then
+			case " $loop_files " in
+			*" $f "*) ;;
+			*) say "$f: includes \"$inc\", the loop's own ($loop_files)" ;;
+			esac
+		fi
 		ir=$(rank "$il")
 		if [ "$ir" -lt 0 ]; then
 			say "$f: includes \"$inc\" of no layer"
@@ -72,6 +86,54 @@ for f in $(find . -name '*.[ch]' | sed 's|^\./||' | sort); do
 	n=$(wc -l < "$f")
 	[ "$n" -le "$MAX_LINES" ] || say "$f: $n lines (more than $MAX_LINES): split it by concern"
 done
+# extern declarations of variables: FILE NAME, one a line
+externs() {
+	awk '
+	function names(d,   n, i, a, m) {
+		sub(/^[[:space:]]*extern[[:space:]]+/, "", d)
+		gsub(/\/\*[^*]*\*\//, "", d)
+		sub(/;.*/, "", d)
+		if (match(d, /\(\*[[:space:]]*[A-Za-z_][A-Za-z0-9_]*[[:space:]]*\)/)) {
+			m = substr(d, RSTART + 2, RLENGTH - 3)
+			gsub(/[[:space:]]/, "", m)
+			print FILENAME, m
+			return
+		}
+		if (d ~ /\(/)
+			return		# a function
+		gsub(/\[[^]]*\]/, "", d)
+		n = split(d, a, ",")
+		for (i = 1; i <= n; i++)
+			if (match(a[i], /[A-Za-z_][A-Za-z0-9_]*[[:space:]]*$/)) {
+				m = substr(a[i], RSTART, RLENGTH)
+				gsub(/[[:space:]]/, "", m)
+				print FILENAME, m
+			}
+	}
+	/^[[:space:]]*extern[[:space:]]/ && !/extern[[:space:]]+"C"/ {
+		d = $0
+		while (d !~ /;/ && (getline l) > 0)
+			d = d " " l
+		names(d)
+	}' "$@"
+}
+# shellcheck disable=SC2086
+externs $files | sort -u |
+while read -r f name; do
+	layer=${f%%/*}
+	pat="^[A-Za-z_][^;(=]*[^A-Za-z0-9_(](\\(\\*)?$name\\)?(\\[[^]]*\\])*[[:space:]]*(\\([^)]*\\))?[[:space:]]*(=|;)"
+	# shellcheck disable=SC2013,SC2086
+	for d in $(grep -lE "$pat" $cfiles); do
+		grep -E "$pat" "$d" | grep -qvE '^(extern|static|typedef)[[:space:]]' || continue
+		dl=${d%%/*}
+		[ "$(rank "$dl")" -gt "$(rank "$layer")" ] &&
+			echo "$f: $layer declares $name, a global of $dl ($d): hand it down instead"
+	done
+done > "$seen.g"
+while IFS= read -r line; do
+	say "$line"
+done < "$seen.g"
+rm -f "$seen.g"
 if [ -f "$known" ]; then
 	while IFS= read -r line; do
 		case $line in '#'* | '') continue ;; esac

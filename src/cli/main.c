@@ -28,7 +28,7 @@
 #include "util/xmalloc.h"
 
 struct options opt;
-FILE *out;
+static FILE *out;		/* -o's file or stdout */
 static struct trace_config trace_config;	/* the tracer's part of opt */
 static uint64_t sample_mean;	/* allocator sampling (sampling.c), 0: every call */
 
@@ -177,11 +177,10 @@ static void parse_events(const char *arg)
 	free(copy);
 }
 
+/* SIGALRM is caught and means nothing: memtap arms no alarm. */
 static void on_signal(int sig)
 {
-	if (sig == SIGALRM)
-		timer_tick = 1;
-	else
+	if (sig != SIGALRM)
 		tracer_request_stop(sig);
 }
 
@@ -631,6 +630,7 @@ int main(int argc, char **argv)
 		.duration = opt.duration,
 		.interval = opt.interval,
 		.output = opt.output,
+		.out = out,
 		.trace = opt.trace,
 		.fault_period = opt.fault_period ? opt.fault_period : 1,
 		.fault_stack = trace_config.fault_stack,

@@ -89,13 +89,13 @@ struct event {
 	 */
 	uint64_t replaced;
 	/*
-	 * Called by sink_flush() for a recorded event, with its stack
-	 * (STACK_ID_LOST when none), for a source that weighs the same
-	 * stacks again later (faults.c: samples scaled to the exact count).
-	 * NULL: nobody asks.  arg must live until the next sink_flush().
+	 * Not NULL: the source asks for the stack the event is recorded on,
+	 * to weigh the same stacks again later (faults.c: samples scaled to
+	 * the exact count).  sink_flush() keeps the event and its stack
+	 * (STACK_ID_LOST when none) for sink_take_stacked(), which gives
+	 * the tag back; the sink calls no source.
 	 */
-	void (*stacked)(const struct event *ev, uint32_t stack, void *arg);
-	void *stacked_arg;
+	void *stack_tag;
 };
 
 #endif /* MEMTAP_EVENT_H */

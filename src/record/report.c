@@ -369,15 +369,19 @@ void report_write_interval(unsigned n, int last, const struct run_info *ri)
 		memcpy(p->prev, p->stats, sizeof(p->prev));
 }
 
-void report_stack_brief(const struct agg *a, char *buf, size_t size)
+void report_top_stack(char *buf, size_t size)
 {
 	static struct symbolizer *sz;
 	const struct stack_frame *frames;
+	size_t nagg, len = 0;
+	const struct agg *aggs = aggregate_entries(&nagg), *a = NULL;
 	int depth;
-	size_t len = 0;
 
 	buf[0] = '\0';
-	if (!a->stack || !sink_stack_table() ||
+	for (size_t i = 0; i < nagg; i++)
+		if (!a || aggs[i].acquired > a->acquired)
+			a = &aggs[i];
+	if (!a || !a->acquired || !a->stack || !sink_stack_table() ||
 	    stack_table_get(sink_stack_table(), a->stack, &frames, &depth) < 0)
 		return;
 	if (!sz)

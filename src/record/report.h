@@ -17,7 +17,6 @@
 
 #include "record/event.h"
 
-struct agg;
 struct profile;
 struct sink_proc;
 
@@ -75,8 +74,11 @@ void report_write_interval(unsigned n, int last, const struct run_info *ri);
 
 /* "exited with status 0", "killed by signal 9 (SIGKILL)", ... */
 void proc_status_text(const struct sink_proc *p, char *buf, size_t size);
-/* A short "leaf < caller < ..." text of an aggregate's stack. */
-void report_stack_brief(const struct agg *a, char *buf, size_t size);
+/*
+ * The stack that acquired the most bytes so far, as a short "leaf <
+ * caller < ..." text for the status line ("" when none).
+ */
+void report_top_stack(char *buf, size_t size);
 
 /* profile-build.c: the report model from the aggregates, at report time */
 void profile_build(struct profile *prof, const struct run_info *ri);

@@ -49,6 +49,8 @@ struct pending {
 
 static struct pending *pending;
 static size_t npending, pending_cap;
+static struct sink_stacked *stacked;	/* for sink_take_stacked() */
+static size_t nstacked, stacked_cap;
 static struct stack_table *stacks;
 static uint64_t *pcs;
 
@@ -438,10 +440,21 @@ void sink_flush(void)
 			if (cfg.trace)
 				report_trace_event(ev, stack);
 		}
-		if (ev->stacked && record)
-			ev->stacked(ev, stack, ev->stacked_arg);
+		if (ev->stack_tag && record) {
+			stacked = xgrowarray(stacked, &stacked_cap, nstacked + 1, sizeof(*stacked));
+			stacked[nstacked].ev = *ev;
+			stacked[nstacked].ev.comm = NULL;
+			stacked[nstacked++].stack = stack;
+		}
 	}
 	npending = 0;
+}
+
+const struct sink_stacked *sink_take_stacked(size_t *n)
+{
+	*n = nstacked;
+	nstacked = 0;
+	return stacked;
 }
 
 void sink_add_weight(struct sink_proc *p, enum event_kind kind, uint32_t stack,
@@ -505,6 +518,9 @@ void sink_release(void)
 	free(pending);
 	pending = NULL;
 	npending = pending_cap = 0;
+	free(stacked);
+	stacked = NULL;
+	nstacked = stacked_cap = 0;
 	free(pcs);
 	pcs = NULL;
 	for (struct sink_proc *p = procs; p; p = p->next) {

@@ -142,6 +142,18 @@ void sink_emit(struct sink_proc *sp, const struct event *ev, struct stack_snapsh
 /* After resuming: unwind, count, aggregate what sink_emit() queued. */
 void sink_flush(void);
 
+/* A recorded event that asked for its stack (event.h: stack_tag). */
+struct sink_stacked {
+	struct event ev;	/* its comm not kept (NULL) */
+	uint32_t stack;
+};
+/*
+ * The events that asked for their stack, recorded by sink_flush() since
+ * the last call, in their order: *n of them, the sink's until the next
+ * sink_flush().  The list is emptied.
+ */
+const struct sink_stacked *sink_take_stacked(size_t *n);
+
 /*
  * Weight that no event carried: calls (faults counted whose samples
  * were lost or not taken, --fault-period) and the bytes they moved,

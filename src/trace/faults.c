@@ -113,7 +113,7 @@ struct fault_thread {
 	int nkinds;
 	struct fault_kind k[NKINDS];
 	int interrupted;	/* PTRACE_INTERRUPT sent: hold its stop */
-	int held;		/* kept stopped until faults_release() */
+	int held;		/* kept stopped until faults_round_end() */
 	struct fault_thread *next, **prevp;
 };
 
@@ -179,15 +179,14 @@ static struct fault_stack *stack_slot(struct fault_kind *fk, uint32_t stack)
 }
 
 /*
- * sink_flush(): the stack a sample was recorded on, in the ring's
- * order.  The samples lost just before it (args[2]) weigh on the stack
- * of the sample before them: the ring filled up while the thread was
- * there, in a loop most likely, and the next sample that fitted may be
- * far from it.
+ * The stack a sample was recorded on (sink_take_stacked()), in the
+ * ring's order.  The samples lost just before it (args[2]) weigh on the
+ * stack of the sample before them: the ring filled up while the thread
+ * was there, in a loop most likely, and the next sample that fitted may
+ * be far from it.
  */
-static void on_stacked(const struct event *ev, uint32_t stack, void *arg)
+static void on_stacked(const struct event *ev, uint32_t stack, struct fault_kind *fk)
 {
-	struct fault_kind *fk = arg;
 	struct fault_stack *s = stack_slot(fk, stack);
 	uint64_t lost = ev->args[2];
 
@@ -210,6 +209,20 @@ static void on_stacked(const struct event *ev, uint32_t stack, void *arg)
 			.since_ns = now_ns(),
 		};
 	}
+}
+
+/*
+ * The stacks of the samples the sink recorded so far: before anything
+ * that reads a kind's stacks, its pending samples or its totals, and
+ * before a thread's kinds are freed (the tags are struct fault_kind).
+ */
+static void take_stacked(void)
+{
+	size_t n;
+	const struct sink_stacked *st = sink_take_stacked(&n);
+
+	for (size_t i = 0; i < n; i++)
+		on_stacked(&st[i].ev, st[i].stack, st[i].ev.stack_tag);
 }
 
 /*
@@ -345,8 +358,7 @@ static void on_sample(const struct perf_sample *s, void *arg)
 		ev.size = (int64_t)hugepages_base_size();
 		ev.args[3] = 1;	/* ask again: on_stacked() */
 	}
-	ev.stacked = on_stacked;
-	ev.stacked_arg = fk;
+	ev.stack_tag = fk;
 	if (sink_stacks_wanted()) {
 		stack_snapshot_from_perf(&fs.snap, tcp->proc->pid, s);
 		snap = &fs.snap;
@@ -420,6 +432,7 @@ static void faults_drain(void *self)
 
 	(void)self;
 	thp_new_round();
+	take_stacked();
 	pending_check(NULL, 0, 0);
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next) {
 		int ft_left = 0;
@@ -457,64 +470,13 @@ static void faults_settle(void *self)
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
 		thread_drain(ft, fs.pc.period == 1 ? DRAIN_MAX : 0, NULL);
 	sink_flush();
+	take_stacked();
 	pending_check(NULL, 0, 0);
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
 		thread_settle(ft, 0);
 }
 
-static void faults_detach(void *self)
-{
-	(void)self;
-	while (fs.head)
-		faults_thread_gone(fs.head->tcp);
-	if (fs.epfd >= 0)
-		close(fs.epfd);
-	fs.epfd = -1;
-	stack_snapshot_release(&fs.snap);
-	free(fs.pending);
-	fs.pending = NULL;
-	fs.npending = 0;
-	hugepages_release();
-}
-
-static const struct source_ops faults_ops = {
-	.name = "faults",
-	.fd = faults_fd,
-	.next_drain_ns = faults_next_ns,
-	.drain = faults_drain,
-	.detach = faults_detach,
-	.settle = faults_settle,
-};
-
-/* ---- the tracer's calls ---- */
-
-void faults_init(const struct trace_config *cfg)
-{
-	fs.kinds = cfg->events & EV_FAULT_KINDS;
-	if (!fs.kinds)
-		return;
-	fs.pc.period = cfg->fault_period ? cfg->fault_period : 1;
-	fs.pc.stack_bytes = !sink_stacks_wanted() ? 0 : cfg->fault_stack ? cfg->fault_stack :
-			    FAULT_STACK_DEFAULT;
-	if (fs.pc.stack_bytes > PERF_STACK_MAX)
-		fs.pc.stack_bytes = PERF_STACK_MAX;
-
-	fs.pace = feature_has(F_SEIZE);
-	if (!feature_has(F_PERF)) {
-		warn_msg("-e faults: perf events are off (MEMTAP_DISABLE=perf): page faults "
-			 "are not traced");
-		fs.refused = 1;
-		return;
-	}
-	fs.epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (fs.epfd < 0) {
-		warn_msg("-e faults: epoll_create1: %s: page faults are not traced",
-			 strerror(errno));
-		fs.refused = 1;
-		return;
-	}
-	source_register(&faults_ops, NULL);
-}
+/* ---- the tracer's calls (source.h) ---- */
 
 /* Say once why the kernel refused, and open no more events. */
 static void refuse(const struct fault_thread *ft, int err)
@@ -529,11 +491,12 @@ static void refuse(const struct fault_thread *ft, int err)
 		warn_msg("-e faults: %s: page faults are not traced", perf_open_reason(err));
 }
 
-void faults_thread_new(struct thread *tcp)
+static void faults_thread_new(void *self, struct thread *tcp)
 {
 	struct fault_thread *ft;
 	struct epoll_event ee = { .events = EPOLLIN };
 
+	(void)self;
 	if (!fs.kinds || fs.refused || tcp->faults || (tcp->proc && tcp->proc->unfollowed))
 		return;
 	ft = xcalloc(1, sizeof(*ft));
@@ -575,25 +538,27 @@ void faults_thread_new(struct thread *tcp)
 		fs.next_ns = now_ns() + DRAIN_NS;
 }
 
-void faults_thread_exit(struct thread *tcp)
+static void faults_thread_exit(void *self, struct thread *tcp)
 {
 	struct fault_thread *ft = tcp->faults;
 
+	(void)self;
 	if (!ft)
 		return;
 	thread_drain(ft, 0, NULL);
 	sink_flush();
+	take_stacked();
 	for (int i = 0; i < ft->nkinds; i++)
 		pending_check(&ft->k[i], 0, 1);
 }
 
-void faults_thread_gone(struct thread *tcp)
+static void faults_thread_gone(void *self, struct thread *tcp)
 {
 	struct fault_thread *ft = tcp->faults;
 
 	if (!ft)
 		return;
-	faults_thread_exit(tcp);	/* its last samples */
+	faults_thread_exit(self, tcp);	/* its last samples */
 	thread_settle(ft, 1);
 	for (int i = 0; i < ft->nkinds; i++) {
 		perf_thread_close(&ft->k[i].pt);
@@ -607,10 +572,15 @@ void faults_thread_gone(struct thread *tcp)
 	free(ft);
 }
 
-void faults_before_execve(pid_t pid)
+/* Not at the launched command's first execve: what came before is memtap's child. */
+static void faults_execve_entry(void *self, struct thread *tcp)
 {
+	pid_t pid = tcp->proc->pid;
 	int any = 0;
 
+	(void)self;
+	if (tracer_before_command_exec(pid))
+		return;
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
 		if (ft->tcp->proc && ft->tcp->proc->pid == pid) {
 			thread_drain(ft, 0, NULL);
@@ -619,16 +589,22 @@ void faults_before_execve(pid_t pid)
 	if (!any)
 		return;
 	sink_flush();
+	take_stacked();
 	pending_check(NULL, pid, 1);
 }
 
-void faults_before_exec(int discard)
+/* The launched command's first exec: what came before is memtap's child's. */
+static void faults_exec(void *self, pid_t pid)
 {
+	int discard = tracer_before_command_exec(pid);
+
+	(void)self;
 	fs.discard = discard;
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
 		thread_drain(ft, 0, NULL);
 	fs.discard = 0;
 	sink_flush();
+	take_stacked();
 	pending_check(NULL, 0, 1);
 	hugepages_release();
 	for (struct fault_thread *ft = fs.head; discard && ft; ft = ft->next)
@@ -644,10 +620,11 @@ void faults_before_exec(int discard)
 		}
 }
 
-int faults_hold(struct thread *tcp)
+static int faults_hold(void *self, struct thread *tcp)
 {
 	struct fault_thread *ft = tcp->faults;
 
+	(void)self;
 	if (!ft || !ft->interrupted || tracer_detaching())
 		return 0;
 	ft->interrupted = 0;
@@ -665,8 +642,9 @@ static int samples_left(const struct fault_thread *ft)
 	return 0;
 }
 
-void faults_release(void)
+static void faults_round_end(void *self)
 {
+	(void)self;
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next) {
 		/* held until memtap has caught up with its ring */
 		if (!ft->held || (samples_left(ft) && !tracer_detaching()))
@@ -675,4 +653,62 @@ void faults_release(void)
 		if (ft->tcp->flags & T_STOPPED)
 			tracer_resume(ft->tcp, 0);
 	}
+}
+
+static void faults_detach(void *self)
+{
+	while (fs.head)
+		faults_thread_gone(self, fs.head->tcp);
+	if (fs.epfd >= 0)
+		close(fs.epfd);
+	fs.epfd = -1;
+	stack_snapshot_release(&fs.snap);
+	free(fs.pending);
+	fs.pending = NULL;
+	fs.npending = 0;
+	hugepages_release();
+}
+
+static const struct source_ops faults_ops = {
+	.name = "faults",
+	.fd = faults_fd,
+	.next_drain_ns = faults_next_ns,
+	.drain = faults_drain,
+	.detach = faults_detach,
+	.settle = faults_settle,
+	.thread_new = faults_thread_new,
+	.thread_exit = faults_thread_exit,
+	.thread_gone = faults_thread_gone,
+	.hold = faults_hold,
+	.round_end = faults_round_end,
+	.execve_entry = faults_execve_entry,
+	.exec = faults_exec,
+};
+
+void faults_init(const struct trace_config *cfg)
+{
+	fs.kinds = cfg->events & EV_FAULT_KINDS;
+	if (!fs.kinds)
+		return;
+	fs.pc.period = cfg->fault_period ? cfg->fault_period : 1;
+	fs.pc.stack_bytes = !sink_stacks_wanted() ? 0 : cfg->fault_stack ? cfg->fault_stack :
+			    FAULT_STACK_DEFAULT;
+	if (fs.pc.stack_bytes > PERF_STACK_MAX)
+		fs.pc.stack_bytes = PERF_STACK_MAX;
+
+	fs.pace = feature_has(F_SEIZE);
+	if (!feature_has(F_PERF)) {
+		warn_msg("-e faults: perf events are off (MEMTAP_DISABLE=perf): page faults "
+			 "are not traced");
+		fs.refused = 1;
+		return;
+	}
+	fs.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (fs.epfd < 0) {
+		warn_msg("-e faults: epoll_create1: %s: page faults are not traced",
+			 strerror(errno));
+		fs.refused = 1;
+		return;
+	}
+	source_register(&faults_ops, NULL);
 }

@@ -105,10 +105,15 @@ int tracer_detaching(void)
 	return tr.detaching;
 }
 
+int tracer_before_command_exec(pid_t pid)
+{
+	return pid == tr.launched_pid && !tr.launched_exec_seen;
+}
+
 void thread_free(struct thread *tcp)
 {
 	alloc_thread_free(tcp);
-	faults_thread_gone(tcp);
+	sources_thread_gone(tcp);
 	procs_free_thread(&tr.procs, tcp);
 }
 
@@ -141,7 +146,7 @@ static void serve_stop_request(void)
 		sink_flush();
 		timers_final_report();
 		sink_set_recording(0);
-		fflush(out);
+		fflush(tr.cfg->out);
 	}
 }
 
@@ -166,15 +171,15 @@ static uint64_t clock_ns;		/* when every probe was in */
  */
 #define FALLBACK_MS 100
 
-static int out_fd = -1;		/* out, when a pipe: POLLERR once its reader is gone */
+static int out_fd = -1;		/* the output, when a pipe: POLLERR once its reader is gone */
 
 static void loop_init(void)
 {
 	struct stat st;
 	sigset_t set;
 
-	if (fstat(fileno(out), &st) == 0 && S_ISFIFO(st.st_mode))
-		out_fd = fileno(out);
+	if (fstat(fileno(tr.cfg->out), &st) == 0 && S_ISFIFO(st.st_mode))
+		out_fd = fileno(tr.cfg->out);
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -260,7 +265,7 @@ static void wait_for_stops(void)
 	}
 	/* the reader of the output pipe is gone: no need to wait for a write */
 	if (pfd[1].revents & POLLERR)
-		output_fail(out, NULL, EPIPE);
+		output_fail(tr.cfg->out, NULL, EPIPE);
 }
 
 /* One wait status: a death, or a stop to handle. */
@@ -271,7 +276,7 @@ static void serve_wait(pid_t pid, int status)
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		if (!tcp)
 			return;
-		if (pid == tr.launched_pid && !tr.launched_exec_seen)
+		if (tracer_before_command_exec(pid))
 			launch_failed();
 		on_death(tcp, status);
 		return;
@@ -281,7 +286,7 @@ static void serve_wait(pid_t pid, int status)
 	stops.total++;
 	if (((unsigned)status >> 16) == PTRACE_EVENT_EXEC) {
 		/* the image goes: unwind what was taken of the old one first */
-		faults_before_exec(pid == tr.launched_pid && !tr.launched_exec_seen);
+		sources_exec(pid);
 		sink_flush();
 		if (!tcp) {
 			/* exec by a non-leader whose leader we did not know */
@@ -307,7 +312,7 @@ static void check_out_pipe(void)
 	struct pollfd pfd = { .fd = out_fd, .events = 0 };
 
 	if (out_fd >= 0 && !output_gone() && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR))
-		output_fail(out, NULL, EPIPE);
+		output_fail(tr.cfg->out, NULL, EPIPE);
 }
 
 static int timer_due(void)
@@ -338,7 +343,7 @@ int tracer_run(void)
 		sources_drain(now_ns());
 		/* every thread of the batch runs again: now unwind */
 		sink_flush();
-		faults_release();
+		sources_round_end();
 		if (!clock_ns && probes_armed()) {
 			clock_ns = now_ns();
 			debug_msg("every probe in: -d and -i count from now");

@@ -21,8 +21,6 @@
 #include "util/clock.h"
 #include "util/outfile.h"
 
-extern FILE *out;		/* where the output goes (-o or stdout) */
-
 struct proc {
 	pid_t pid;
 	struct sink_proc *rec;	/* the sink's: comm, ppid, figures, modules */
@@ -177,8 +175,6 @@ void syscall_fill_event(struct event *ev, const struct syscall_def *def, int abi
  * timers_next_ns() is when timers_serve() is due next (now_ns() clock,
  * 0 = never); timers_serve() returns 1, once, when the -d time is over.
  */
-#include <signal.h>
-extern volatile sig_atomic_t timer_tick;	/* unused: SIGALRM is not armed */
 struct trace_config;
 void timers_start(const struct trace_config *cfg);
 void timers_armed(void);

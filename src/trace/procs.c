@@ -7,8 +7,8 @@
 
 #include <stdlib.h>
 
-#include "trace/faults.h"
 #include "trace/procs.h"
+#include "trace/source.h"
 #include "util/xmalloc.h"
 
 #define TOMB ((struct thread *)1)
@@ -110,7 +110,7 @@ struct thread *procs_new_thread(struct procs *pt, pid_t tid, struct proc *p)
 	pt->nthreads++;
 	if (!pt->any_tid)
 		pt->any_tid = tid;
-	faults_thread_new(tcp);
+	sources_thread_new(tcp);
 	return tcp;
 }
 

@@ -113,16 +113,58 @@ size_t sources_drain(uint64_t now)
 	return n;
 }
 
+/* Member m of each source that has it, in order: m(self, ...). */
+#define EACH(m, ...)								\
+	do {									\
+		for (size_t i = 0; i < nsources; i++)				\
+			if (sources[i].ops->m)					\
+				sources[i].ops->m(sources[i].self, ##__VA_ARGS__);	\
+	} while (0)
+
 void sources_detach(void)
 {
-	for (size_t i = 0; i < nsources; i++)
-		if (sources[i].ops->detach)
-			sources[i].ops->detach(sources[i].self);
+	EACH(detach);
 }
 
 void sources_settle(void)
 {
+	EACH(settle);
+}
+
+void sources_thread_new(struct thread *tcp)
+{
+	EACH(thread_new, tcp);
+}
+
+void sources_thread_exit(struct thread *tcp)
+{
+	EACH(thread_exit, tcp);
+}
+
+void sources_thread_gone(struct thread *tcp)
+{
+	EACH(thread_gone, tcp);
+}
+
+int sources_hold(struct thread *tcp)
+{
 	for (size_t i = 0; i < nsources; i++)
-		if (sources[i].ops->settle)
-			sources[i].ops->settle(sources[i].self);
+		if (sources[i].ops->hold && sources[i].ops->hold(sources[i].self, tcp))
+			return 1;
+	return 0;
+}
+
+void sources_round_end(void)
+{
+	EACH(round_end);
+}
+
+void sources_execve_entry(struct thread *tcp)
+{
+	EACH(execve_entry, tcp);
+}
+
+void sources_exec(pid_t pid)
+{
+	EACH(exec, pid);
 }

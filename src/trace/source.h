@@ -28,6 +28,11 @@
  * round); detach() once when tracing ends (the last thread gone or
  * detached), before the final report: a last drain, then let go of the
  * target.
+ *
+ * The threads' lives and the images' are told to every source through
+ * the same table (a source with events per thread, faults.c: its perf
+ * events opened, read, closed; threads it interrupted held at their
+ * stop until round_end()), so that the loop names no source.
  */
 #ifndef MEMTAP_SOURCE_H
 #define MEMTAP_SOURCE_H
@@ -35,6 +40,7 @@
 #include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct thread;
 
@@ -57,6 +63,29 @@ struct source_ops {
 	void (*detach)(void *self);		/* tracing ends */
 	/* A report is due: bring the totals up to date (drain, counts). */
 	void (*settle)(void *self);
+	/*
+	 * Threads: tcp first known (procs_new_thread(): not run yet, or
+	 * just seized); at its PTRACE_EVENT_EXIT, its address space still
+	 * there (the last events of it); before it is forgotten (dead or
+	 * detached).
+	 */
+	void (*thread_new)(void *self, struct thread *tcp);
+	void (*thread_exit)(void *self, struct thread *tcp);
+	void (*thread_gone)(void *self, struct thread *tcp);
+	/*
+	 * At a PTRACE_EVENT_STOP no one else wanted: 1 to keep tcp stopped
+	 * (the source resumes it with tracer_resume(), at the latest in
+	 * round_end()).  round_end(): the round's events are flushed.
+	 */
+	int (*hold)(void *self, struct thread *tcp);
+	void (*round_end)(void *self);
+	/*
+	 * Images: the entry of an execve by tcp (a seccomp or syscall
+	 * stop, the old image still mapped); PTRACE_EVENT_EXEC of pid,
+	 * before the old image's modules are forgotten.
+	 */
+	void (*execve_entry)(void *self, struct thread *tcp);
+	void (*exec)(void *self, pid_t pid);
 };
 
 /* At most SOURCES_MAX sources; ops and self live until exit. */
@@ -89,5 +118,19 @@ void sources_detach(void);
 
 /* Before a report: each source's settle(), in order. */
 void sources_settle(void);
+
+/* Each source's thread_new(), thread_exit(), thread_gone(), in order. */
+void sources_thread_new(struct thread *tcp);
+void sources_thread_exit(struct thread *tcp);
+void sources_thread_gone(struct thread *tcp);
+
+/* Offer the stop of tcp to each source's hold(), in order, until one
+   keeps it: 1 if one did. */
+int sources_hold(struct thread *tcp);
+
+/* Each source's round_end(), execve_entry(), exec(), in order. */
+void sources_round_end(void);
+void sources_execve_entry(struct thread *tcp);
+void sources_exec(pid_t pid);
 
 #endif /* MEMTAP_SOURCE_H */

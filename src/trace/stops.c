@@ -28,7 +28,6 @@
 #include <linux/ptrace.h>
 
 #include "trace/alloc.h"
-#include "trace/faults.h"
 #include "trace/loop.h"
 #include "trace/source.h"
 #include "util/error.h"
@@ -51,7 +50,7 @@ static void first_stop(struct thread *tcp)
 	}
 	if (tr.detaching || (tcp->flags & T_DETACHING))
 		detach_or_park(tcp, 0, 1);
-	else if (!faults_hold(tcp))
+	else if (!sources_hold(tcp))
 		resume(tcp, 0);
 }
 
@@ -173,7 +172,7 @@ static void on_exit_event(struct thread *tcp)
 	if (p)
 		procfs_read_vmstat(tcp->tid, &p->rec->vm_end);
 	alloc_drain(tcp);
-	faults_thread_exit(tcp);
+	sources_thread_exit(tcp);
 	if (tr.detaching)
 		detach_or_park(tcp, 0, 0);
 	else
@@ -247,7 +246,7 @@ static void on_event_stop(struct thread *tcp, int sig)
 		detach_thread(tcp, 0);
 		break;
 	default:
-		if (!faults_hold(tcp))
+		if (!sources_hold(tcp))
 			resume(tcp, 0);
 		break;
 	}

@@ -41,8 +41,6 @@
 
 #include "trace/alloc.h"
 #include "trace/emit.h"
-#include "trace/faults.h"
-#include "trace/loop.h"
 #include "trace/memtap.h"
 #include "trace/source.h"
 #include "linux/pagemap.h"
@@ -416,8 +414,8 @@ static int get_regs(struct thread *tcp, arch_regs_t *regs)
  * At the entry of execve: what the in-target probes recorded (their
  * stacks unwound) and the page faults taken so far are the old image's,
  * read now, while it is there; at the exec event its memory is gone.
- * The faults not at the launched command's first exec: what came before
- * is memtap's child.
+ * The in-target rings through alloc.c, the other sources (faults.c)
+ * through their execve_entry().
  */
 static void exec_entry(struct thread *tcp)
 {
@@ -425,9 +423,7 @@ static void exec_entry(struct thread *tcp)
 		debug_msg("thread %d: execve: the in-target ring read first", tcp->tid);
 		sink_flush();
 	}
-	if (tcp->proc->pid == tr.launched_pid && !tr.launched_exec_seen)
-		return;
-	faults_before_execve(tcp->proc->pid);
+	sources_execve_entry(tcp);
 }
 
 static void on_seccomp_stop(struct thread *tcp)

@@ -23,7 +23,6 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 
-#include "record/aggregate.h"
 #include "util/error.h"
 #include "trace/alloc.h"
 #include "trace/memtap.h"
@@ -31,8 +30,6 @@
 #include "trace/source.h"
 #include "trace/tracer.h"
 #include "util/xmalloc.h"
-
-volatile sig_atomic_t timer_tick;
 
 static uint64_t deadline_ns, next_interval_ns, next_status_ns;
 static int status_on, status_shown, armed;
@@ -107,19 +104,14 @@ static void status_print(uint64_t now)
 	uint64_t events = 0, acquired = 0;
 	char bytes[32], line[512], top[256] = "";
 	struct winsize ws;
-	size_t width = 80, nagg;
-	const struct agg *aggs = aggregate_entries(&nagg), *best = NULL;
+	size_t width = 80;
 
 	for (struct sink_proc *p = sink_procs(); p; p = p->next)
 		for (int k = 0; k < EV_NKINDS; k++) {
 			events += p->stats[k].calls;
 			acquired += p->stats[k].acquired;
 		}
-	for (size_t i = 0; i < nagg; i++)
-		if (!best || aggs[i].acquired > best->acquired)
-			best = &aggs[i];
-	if (best && best->acquired)
-		report_stack_brief(best, top, sizeof(top));
+	report_top_stack(top, sizeof(top));
 	human(bytes, sizeof(bytes), acquired);
 	double secs = (double)(now - start_ns) / 1e9;
 	double rate = last_ns ? (double)(stops.total - last_stops) * 1e9 / (double)(now - last_ns) : 0;

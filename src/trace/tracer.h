@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct thread;
@@ -42,6 +43,7 @@ struct trace_config {
 	double duration;		/* -d seconds, 0 = until the end */
 	double interval;		/* -i seconds, 0 = one report at the end */
 	const char *output;		/* -o path, or NULL for stdout */
+	FILE *out;			/* the output (-o's file or stdout), opened */
 	int trace;			/* --trace: a line per event on stderr */
 	uint64_t fault_period;		/* --fault-period: one fault sampled in N */
 	size_t fault_stack;		/* faults: stack bytes per sample (--stack-size,
@@ -87,5 +89,8 @@ unsigned long tracer_ptrace_options(void);
  */
 void tracer_resume(struct thread *tcp, int sig);
 int tracer_detaching(void);
+
+/* Is pid the launched command before its first exec (memtap's child still)? */
+int tracer_before_command_exec(pid_t pid);
 
 #endif /* MEMTAP_TRACER_H */

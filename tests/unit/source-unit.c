@@ -3,7 +3,9 @@
  * (src/trace/source.c), with test-only sources: ptrace stops offered in
  * registration order until one claims them; an fd source's fd in the
  * poll set, drained once readable, after poll() woke for it; a timed
- * source drained once its time has come; detach() at the end.  Prints
+ * source drained once its time has come; threads and images told to
+ * every source in order, a stop held by the first that keeps it;
+ * detach() at the end.  Prints
  * "ok" or what differs.
  */
 #include "config.h"
@@ -117,6 +119,99 @@ static enum stop_verdict rest_stop(void *self, struct thread *tcp, int status)
 
 static const struct source_ops rest_ops = { .name = "rest", .stop = rest_stop };
 
+/*
+ * Told of threads and images (a source with events per thread): counts
+ * each call; holds the threads in hold_tcp, and lets them go in
+ * round_end().  Two of them, so that the calls are seen in order.
+ */
+struct life {
+	int id;
+	int news, exits, gones, holds, rounds, execves, execs;
+	struct thread *hold_tcp;
+	pid_t exec_pid;
+};
+
+static int order[16], norder;
+
+static void life_note(struct life *l)
+{
+	if (norder < 16)
+		order[norder++] = l->id;
+}
+
+static void life_thread_new(void *self, struct thread *tcp)
+{
+	(void)tcp;
+	((struct life *)self)->news++;
+	life_note(self);
+}
+
+static void life_thread_exit(void *self, struct thread *tcp)
+{
+	(void)tcp;
+	((struct life *)self)->exits++;
+	life_note(self);
+}
+
+static void life_thread_gone(void *self, struct thread *tcp)
+{
+	(void)tcp;
+	((struct life *)self)->gones++;
+	life_note(self);
+}
+
+static int life_hold(void *self, struct thread *tcp)
+{
+	struct life *l = self;
+
+	l->holds++;
+	life_note(l);
+	return tcp && tcp == l->hold_tcp;
+}
+
+static void life_round_end(void *self)
+{
+	struct life *l = self;
+
+	l->rounds++;
+	l->hold_tcp = NULL;
+	life_note(l);
+}
+
+static void life_execve_entry(void *self, struct thread *tcp)
+{
+	(void)tcp;
+	((struct life *)self)->execves++;
+	life_note(self);
+}
+
+static void life_exec(void *self, pid_t pid)
+{
+	struct life *l = self;
+
+	l->execs++;
+	l->exec_pid = pid;
+	life_note(l);
+}
+
+static const struct source_ops life_ops = {
+	.name = "life", .thread_new = life_thread_new, .thread_exit = life_thread_exit,
+	.thread_gone = life_thread_gone, .hold = life_hold, .round_end = life_round_end,
+	.execve_entry = life_execve_entry, .exec = life_exec,
+};
+
+/* "12": the sources told, in order, since the last call. */
+static const char *order_text(void)
+{
+	static char buf[17];
+
+	for (int i = 0; i < norder; i++)
+		buf[i] = (char)('0' + order[i]);
+	buf[norder] = '\0';
+	norder = 0;
+	return buf;
+}
+
 /* A wait status as waitpid() gives it for a stop by sig, with event. */
 static int stop_status(int sig, int event)
 {
@@ -127,6 +222,9 @@ int main(void)
 {
 	struct ring ring = { .fd = { -1, -1 } };
 	struct timed timed = { .next = 1000, .period = 500 };
+	struct life one = { .id = 1 }, two = { .id = 2 };
+	struct thread *t1 = (struct thread *)&one, *t2 = (struct thread *)&two;	/* opaque */
+	const char *o;
 	struct pollfd pfd[SOURCES_MAX];
 	size_t n;
 	pid_t pid;
@@ -139,6 +237,8 @@ int main(void)
 	source_register(&ring_ops, &ring);
 	source_register(&timed_ops, &timed);
 	source_register(&rest_ops, NULL);
+	source_register(&life_ops, &one);
+	source_register(&life_ops, &two);
 
 	/* ptrace stops: in order, until one claims the stop */
 	CHECK(sources_stop(NULL, stop_status(SIGTRAP, 0)) == STOP_RESUME, "SIGTRAP not resumed");
@@ -190,6 +290,40 @@ int main(void)
 	      "ring: %zu drains, %zu bytes", ring.drains, ring.bytes);
 	CHECK(timed.drains == 1, "timed drained before its time");
 	waitpid(pid, NULL, 0);
+
+	/* threads and images: every source told, in registration order */
+	sources_thread_new(t1);
+	sources_thread_exit(t1);
+	sources_thread_gone(t1);
+	sources_execve_entry(t1);
+	sources_exec(42);
+	o = order_text();
+	CHECK(!strcmp(o, "1212121212"), "told in the order %s, want 1212121212", o);
+	CHECK(one.news == 1 && two.news == 1 && one.exits == 1 && two.exits == 1 &&
+	      one.gones == 1 && two.gones == 1 && one.execves == 1 && two.execves == 1,
+	      "thread calls: new %d/%d, exit %d/%d, gone %d/%d, execve %d/%d", one.news,
+	      two.news, one.exits, two.exits, one.gones, two.gones, one.execves, two.execves);
+	CHECK(one.execs == 1 && two.execs == 1 && one.exec_pid == 42 && two.exec_pid == 42,
+	      "exec: %d/%d, pid %d/%d", one.execs, two.execs, (int)one.exec_pid,
+	      (int)two.exec_pid);
+
+	/* hold: offered in order until one keeps the thread; none: 0 */
+	CHECK(sources_hold(t1) == 0, "a thread held that nobody wanted");
+	o = order_text();
+	CHECK(!strcmp(o, "12"), "hold offered in the order %s, want 12", o);
+	one.hold_tcp = t1;
+	two.hold_tcp = t1;
+	CHECK(sources_hold(t1) == 1, "thread not held");
+	o = order_text();
+	CHECK(!strcmp(o, "1"), "hold offered past the first taker: %s", o);
+	two.hold_tcp = t2;
+	CHECK(sources_hold(t2) == 1, "thread of the second not held");
+	o = order_text();
+	CHECK(!strcmp(o, "12"), "hold for the second offered in the order %s, want 12", o);
+	sources_round_end();
+	o = order_text();
+	CHECK(!strcmp(o, "12") && !one.hold_tcp && !two.hold_tcp,
+	      "round end told in the order %s, want 12", o);
 
 	/* written and never drained by the loop: detach() has the last word */
 	if (write(ring.fd[1], "abc", 3) != 3)
