@@ -199,12 +199,8 @@ static void loop_init(void)
  */
 static size_t collect_stops(void)
 {
-	struct signalfd_siginfo si;
 	size_t n = 0;
 
-	/* first, so that a stop after the last waitpid() wakes poll() */
-	while (sigchld_fd >= 0 && read(sigchld_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-		;
 	for (;;) {
 		int status;
 		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
@@ -262,6 +258,19 @@ static void wait_for_stops(void)
 		if (errno != EINTR)
 			perror_msg_and_die("poll");
 		return;
+	}
+	/*
+	 * A SIGCHLD came.  Taken now, before collect_stops()' waitpid()s:
+	 * a stop after them sends another, which the next poll() sees.  Not
+	 * taken while stops keep coming (the loop does not sleep then): one
+	 * left pending only makes the next poll() return at once.  SIGCHLD
+	 * is never queued twice: one read takes it.
+	 */
+	if (pfd[0].revents & POLLIN) {
+		struct signalfd_siginfo si[4];
+
+		if (read(sigchld_fd, si, sizeof(si)) < 0 && errno != EAGAIN && errno != EINTR)
+			perror_msg_and_die("read of the SIGCHLD signalfd");
 	}
 	/* the reader of the output pipe is gone: no need to wait for a write */
 	if (pfd[1].revents & POLLERR)
