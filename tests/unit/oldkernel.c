@@ -27,7 +27,8 @@
  * With -t the filter is not installed: the command runs traced
  * (PTRACE_SYSCALL), each of its syscalls judged by the same filter here
  * (src/linux/bpf.c) and, where it says so, skipped and failed with its
- * errno.  Its children are not traced and inherit nothing, as on the
+ * errno; and MAP_FIXED_NOREPLACE is taken out of its mmap flags, as an
+ * old kernel ignores it (the address is then a hint).  Its children are not traced and inherit nothing, as on the
  * old kernel; the signals this process gets (SIGINT, SIGTERM...) are
  * passed on to the command.  The command's own threads are not judged.
  * Exit status 99 when the filter cannot be set (or the command traced),
@@ -55,6 +56,7 @@
 #define PTRACE_NEW_FIRST 0x420a	/* PTRACE_GETSIGMASK: the first after 3.10 */
 #define PTRACE_NEW_LAST 0x42ff
 #define EXITKILL (1u << 20)
+#define MAP_FIXED_NOREPLACE 0x100000	/* 4.17: older kernels ignore it */
 
 static pid_t command;
 
@@ -130,6 +132,10 @@ static int run_traced(const struct sock_filter *f, size_t len, char **argv)
 			in_syscall = !in_syscall;
 			if (in_syscall && (err = judge(f, len, &r)) != 0) {
 				r.orig_rax = (unsigned long long)-1;	/* skipped */
+				ptrace(PTRACE_SETREGS, command, 0L, &r);
+			} else if (in_syscall && r.cs != 0x23 && r.orig_rax == SYS_mmap &&
+				   (r.r10 & MAP_FIXED_NOREPLACE)) {
+				r.r10 &= ~(unsigned long long)MAP_FIXED_NOREPLACE;	/* unknown */
 				ptrace(PTRACE_SETREGS, command, 0L, &r);
 			} else if (!in_syscall && err) {
 				r.rax = (unsigned long long)-err;
