@@ -19,7 +19,7 @@
  * What a filter cannot do is left out: an old kernel ignores an unknown
  * mmap flag (MAP_FIXED_NOREPLACE, 4.17) and maps elsewhere, which a
  * filter cannot imitate; nor can it hide the Seccomp_filters line of
- * /proc/PID/status (5.9).  The filter is inherited by every child of
+ * /proc/PID/status (5.9): -t does both.  The filter is inherited by every child of
  * the command (the processes memtap launches too), and a process under
  * a filter cannot read another's filters (PTRACE_SECCOMP_GET_FILTER
  * says EACCES, or here EIO).
@@ -27,15 +27,19 @@
  * With -t the filter is not installed: the command runs traced
  * (PTRACE_SYSCALL), each of its syscalls judged by the same filter here
  * (src/linux/bpf.c) and, where it says so, skipped and failed with its
- * errno; and MAP_FIXED_NOREPLACE is taken out of its mmap flags, as an
- * old kernel ignores it (the address is then a hint).  Its children are not traced and inherit nothing, as on the
+ * errno; MAP_FIXED_NOREPLACE is taken out of its mmap flags, as an old
+ * kernel ignores it (the address is then a hint); and the Seccomp_filters
+ * line (5.9) out of what it reads of a /proc/PID/status.  Its children are not traced and inherit nothing, as on the
  * old kernel; the signals this process gets (SIGINT, SIGTERM...) are
  * passed on to the command.  The command's own threads are not judged.
  * Exit status 99 when the filter cannot be set (or the command traced),
  * else the command's.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,6 +50,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 
@@ -59,6 +64,68 @@
 #define MAP_FIXED_NOREPLACE 0x100000	/* 4.17: older kernels ignore it */
 
 static pid_t command;
+static unsigned char status_fd[1024];	/* the command's fds of /proc/.../status */
+
+/* Is the command's string at addr a /proc/PID/status (of a thread too)? */
+static int is_status(unsigned long long addr)
+{
+	char path[128] = "";
+	struct iovec local = { path, sizeof(path) - 1 };
+	struct iovec remote = { (void *)(uintptr_t)addr, sizeof(path) - 1 };
+	size_t n;
+
+	if (process_vm_readv(command, &local, 1, &remote, 1, 0) <= 0)
+		return 0;
+	n = strlen(path);
+	return !strncmp(path, "/proc/", 6) && n > 7 && !strcmp(path + n - 7, "/status");
+}
+
+/*
+ * What the command read of a status file: its Seccomp_filters: line
+ * (Linux 5.9) taken out.  The new length.
+ */
+static long long hide_lines(unsigned long long addr, long long len)
+{
+	static char buf[65536];
+	struct iovec local = { buf, (size_t)len };
+	struct iovec remote = { (void *)(uintptr_t)addr, (size_t)len };
+	char *line, *end;
+
+	if (len > (long long)sizeof(buf) || process_vm_readv(command, &local, 1, &remote, 1, 0) != len)
+		return len;
+	end = buf + len;
+	for (line = buf; line < end;) {
+		char *nl = memchr(line, '\n', (size_t)(end - line));
+		char *next = nl ? nl + 1 : end;
+
+		if ((size_t)(end - line) > 16 && !memcmp(line, "Seccomp_filters:", 16)) {
+			memmove(line, next, (size_t)(end - next));
+			end -= next - line;
+		} else {
+			line = next;
+		}
+	}
+	local.iov_len = remote.iov_len = (size_t)(end - buf);
+	if (end - buf < len && process_vm_writev(command, &local, 1, &remote, 1, 0) == end - buf)
+		return end - buf;
+	return len;
+}
+
+/* At a syscall's exit (e: its registers at entry): what /proc shows. */
+static void imitate_proc(const struct user_regs_struct *e, struct user_regs_struct *r)
+{
+	long long ret = (long long)r->rax;
+
+	if (r->cs == 0x23)
+		return;
+	if ((e->orig_rax == SYS_openat || e->orig_rax == SYS_open) && ret >= 0 && ret < 1024)
+		status_fd[ret] = is_status(e->orig_rax == SYS_open ? e->rdi : e->rsi);
+	else if (e->orig_rax == SYS_close && e->rdi < 1024)
+		status_fd[e->rdi] = 0;
+	else if (e->orig_rax == SYS_read && e->rdi < 1024 && status_fd[e->rdi] && ret > 0 &&
+		 (r->rax = (unsigned long long)hide_lines(e->rsi, ret)) != (unsigned long long)ret)
+		ptrace(PTRACE_SETREGS, command, 0L, r);
+}
 
 static void pass_on(int sig)
 {
@@ -86,6 +153,7 @@ static int run_traced(const struct sock_filter *f, size_t len, char **argv)
 {
 	static const int passed[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 	struct sigaction sa = { .sa_handler = pass_on, .sa_flags = SA_RESTART };
+	struct user_regs_struct entry = { 0 };
 	int status, in_syscall = 0, err = 0;
 
 	command = fork();
@@ -130,6 +198,10 @@ static int run_traced(const struct sock_filter *f, size_t len, char **argv)
 			if (ptrace(PTRACE_GETREGS, command, 0L, &r) < 0)
 				continue;
 			in_syscall = !in_syscall;
+			if (in_syscall)
+				entry = r;
+			else if (!err)
+				imitate_proc(&entry, &r);
 			if (in_syscall && (err = judge(f, len, &r)) != 0) {
 				r.orig_rax = (unsigned long long)-1;	/* skipped */
 				ptrace(PTRACE_SETREGS, command, 0L, &r);
