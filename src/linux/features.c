@@ -25,6 +25,10 @@
  *   pagemap_scan, kpageflags, smaps_thp
  *                         not probed: the ways to a fault's huge page
  *                         size, tried at the first fault (linux/thp.h).
+ *   seccomp_get_filter, seccomp_filters
+ *                         not probed: a process's seccomp filters and
+ *                         their number, tried when memtap would make it
+ *                         run a syscall (probe/sandbox.c).
  * When no child can be traced, the ptrace and memory features keep
  * "yes": the fallbacks are then taken at the first failure instead
  * (feature_lost()).
@@ -74,6 +78,8 @@ static const char *const names[F_NFEATURES] = {
 	[F_PAGEMAP_SCAN] = "pagemap_scan",
 	[F_KPAGEFLAGS] = "kpageflags",
 	[F_SMAPS_THP] = "smaps_thp",
+	[F_SECCOMP_GET_FILTER] = "seccomp_get_filter",
+	[F_SECCOMP_FILTERS] = "seccomp_filters",
 };
 
 static enum state state[F_NFEATURES];

@@ -39,6 +39,9 @@ enum feature {
 				   are tried at use (linux/thp.h) */
 	F_KPAGEFLAGS,		/* frame numbers and /proc/kpageflags (CAP_SYS_ADMIN) */
 	F_SMAPS_THP,		/* AnonHugePages of /proc/PID/smaps (2.6.38) */
+	F_SECCOMP_GET_FILTER,	/* PTRACE_SECCOMP_GET_FILTER (4.4); these two are
+				   tried at use (probe/sandbox.h) */
+	F_SECCOMP_FILTERS,	/* Seccomp_filters: in /proc/PID/status (5.9) */
 	F_NFEATURES
 };
 

@@ -19,6 +19,7 @@
 
 #include "arch.h"
 #include "linux/bpf.h"
+#include "linux/features.h"
 #include "linux/procfs.h"
 #include "probe/sandbox.h"
 #include "util/xmalloc.h"
@@ -48,6 +49,12 @@ struct sandbox {
 
 static struct sock_filter *own_insns;
 static size_t own_len;
+static long (*count_hint)(pid_t tid);
+
+void sandbox_count_hint(long (*count)(pid_t tid))
+{
+	count_hint = count;
+}
 
 void sandbox_own_filter(const struct sock_filter *prog, size_t len)
 {
@@ -67,12 +74,16 @@ static int fetch_filters(struct sandbox *sb, pid_t tid, long count)
 {
 	size_t max = count >= 0 && count < MAX_FILTERS ? (size_t)count : MAX_FILTERS;
 
+	if (!feature_has(F_SECCOMP_GET_FILTER))
+		return -EIO;	/* what the kernel says to an unknown request */
 	for (size_t i = 0; i <= max; i++) {
 		long n = ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)i, NULL);
 		struct prog *p;
 
 		if (n < 0 && errno == ENOENT && i > 0)
 			return 0;	/* past the oldest filter */
+		if (n < 0 && errno == EIO)
+			feature_lost(F_SECCOMP_GET_FILTER, EIO);	/* Linux < 4.4 */
 		if (n < 0)
 			return errno ? -errno : -EIO;
 		if (i == max)
@@ -100,28 +111,57 @@ static void drop_progs(struct sandbox *sb)
 	sb->nprogs = 0;
 }
 
+/*
+ * The number of tid's filters, from Seccomp_filters: in its status
+ * (Linux 5.9), or -1.  memtap's own status has the line unless the
+ * kernel lacks it.
+ */
+static long filters_of(pid_t tid)
+{
+	long n;
+
+	if (!feature_has(F_SECCOMP_FILTERS))
+		return -1;
+	if (procfs_status_long(tid, "Seccomp_filters", &n) == 0)
+		return n;
+	if (procfs_status_long(getpid(), "Seccomp_filters", &n) < 0)
+		feature_lost(F_SECCOMP_FILTERS, ENOENT);
+	return -1;
+}
+
+/* memtap's own number of filters: 0 when its Seccomp: says none. */
+static long own_filters(void)
+{
+	long n = filters_of(getpid()), mode;
+
+	if (n < 0 && procfs_status_long(getpid(), "Seccomp", &mode) == 0 && mode == 0)
+		n = 0;
+	return n;
+}
+
 struct sandbox *sandbox_load(pid_t tid)
 {
 	struct sandbox *sb = xcalloc(1, sizeof(*sb));
-	long mode = -1, count = -1, mine = -1;
+	long mode = -1, count;
 
 	if (procfs_status_long(tid, "Seccomp", &mode) < 0)
 		mode = -1;
 	sb->mode = (int)mode;
 	if (mode != 2)
 		return sb;
-	if (procfs_status_long(tid, "Seccomp_filters", &count) < 0)
-		count = -1;
+	count = filters_of(tid);
 	sb->err = fetch_filters(sb, tid, count);
 	if (sb->err == 0)
 		return sb;
 	drop_progs(sb);
 	/*
-	 * Unreadable (no CAP_SYS_ADMIN): if memtap has no filter and the
-	 * thread exactly one, that one is memtap's own.
+	 * Unreadable (no CAP_SYS_ADMIN, or Linux < 4.4): if memtap has no
+	 * filter and the thread exactly one (as its status says, or else
+	 * as the tracer knows), that one is memtap's own.
 	 */
-	if (own_insns && count == 1 &&
-	    procfs_status_long(getpid(), "Seccomp_filters", &mine) == 0 && mine == 0) {
+	if (count < 0 && count_hint)
+		count = count_hint(tid);
+	if (own_insns && count == 1 && own_filters() == 0) {
 		sb->progs = xcalloc(1, sizeof(*sb->progs));
 		sb->progs[0].insns = xmalloc(own_len * sizeof(*own_insns));
 		memcpy(sb->progs[0].insns, own_insns, own_len * sizeof(*own_insns));
@@ -225,6 +265,10 @@ void sandbox_reason(const struct sandbox_verdict *v, const char *call, char *buf
 	else if (v->err == -EINVAL)
 		snprintf(buf, size, "one of its seccomp filters cannot be evaluated, so "
 			 "whether it allows %s is unknown", call);
+	else if (v->err == -EIO && !feature_has(F_SECCOMP_GET_FILTER))
+		snprintf(buf, size, "its seccomp filters cannot be read (this kernel has no "
+			 "PTRACE_SECCOMP_GET_FILTER: Linux 4.4), so whether they allow %s is "
+			 "unknown", call);
 	else if (v->err)
 		snprintf(buf, size, "its seccomp filters cannot be read "
 			 "(ptrace(PTRACE_SECCOMP_GET_FILTER): %s%s), so whether they allow "

@@ -19,7 +19,10 @@
  * PTRACE_O_TRACESECCOMP, and lets its own injected syscall through the
  * seccomp stop.  Strict mode (Seccomp: 1) allows nothing memtap injects;
  * filters that cannot be read allow nothing either (unknown), except
- * that a thread whose only filter is memtap's own is judged by it.
+ * that a thread whose only filter is memtap's own is judged by it: as
+ * its Seccomp_filters: says (Linux 5.9), or else as the tracer knows
+ * (sandbox_count_hint()).  PTRACE_SECCOMP_GET_FILTER and Seccomp_filters:
+ * are linux/features.h's seccomp_get_filter and seccomp_filters.
  */
 #ifndef MEMTAP_SANDBOX_H
 #define MEMTAP_SANDBOX_H
@@ -72,5 +75,12 @@ void sandbox_reason(const struct sandbox_verdict *v, const char *call, char *buf
  * Its SECCOMP_RET_TRACE results are memtap's own stops.
  */
 void sandbox_own_filter(const struct sock_filter *prog, size_t len);
+
+/*
+ * Where the kernel does not say how many filters a thread has (before
+ * Linux 5.9), count(tid) says it if the tracer knows (a command it
+ * launched with its filter, that installed none since), else -1.
+ */
+void sandbox_count_hint(long (*count)(pid_t tid));
 
 #endif /* MEMTAP_SANDBOX_H */

@@ -27,6 +27,7 @@
 #include <sys/xattr.h>
 
 #include "linux/features.h"
+#include "probe/sandbox.h"
 #include "util/error.h"
 #include "trace/loop.h"
 #include "util/xmalloc.h"
@@ -134,6 +135,18 @@ static void __attribute__((noreturn)) child_fail(int fd)
 	_exit(127);
 }
 
+/*
+ * How many seccomp filters thread tid has, as memtap knows: 1, memtap's,
+ * in a process of the command that added none (seccomp and prctl stop
+ * it: syscalls.c); else -1.  For kernels that do not say (sandbox.h).
+ */
+static long launch_filter_count(pid_t tid)
+{
+	struct thread *tcp = procs_find(&tr.procs, tid);
+
+	return tcp && tcp->proc->own_filter_only ? 1 : -1;
+}
+
 pid_t launch_command(struct procs *pt, char **argv, int use_seccomp, int *exec_err_fd)
 {
 	char *path = resolve_command(argv[0]);
@@ -186,6 +199,10 @@ pid_t launch_command(struct procs *pt, char **argv, int use_seccomp, int *exec_e
 		}
 	}
 	struct proc *p = procs_new_proc(pt, pid, 0);
+
+	p->own_filter_only = use_seccomp;
+	if (use_seccomp)
+		sandbox_count_hint(launch_filter_count);
 
 	snprintf(p->rec->comm, sizeof(p->rec->comm), "%s", path_base_name(path));
 	struct thread *tcp = procs_new_thread(pt, pid, p);

@@ -33,6 +33,8 @@ struct proc {
 	int unfollowed;		/* -p without -f: detach once it is clean */
 	int ptrace_syscalls;	/* PTRACE_SYSCALL for it: its seccomp filters
 				   forbid the probes' scratch page (attach.c) */
+	int own_filter_only;	/* memtap's launch filter is its one filter:
+				   none added since (syscalls.c) */
 	struct proc *next;	/* in creation order */
 };
 
@@ -89,6 +91,9 @@ enum sc_id {
 	SC_MADVISE,
 	SC_EXECVE,		/* execve, execveat: no event; the in-target rings
 				   and the faults' are read at its entry */
+	SC_SECCOMP,		/* seccomp, and */
+	SC_PRCTL,		/* prctl (PR_SET_SECCOMP only): no event; with
+				   probes, a filter the command adds to memtap's */
 };
 
 struct syscall_def {

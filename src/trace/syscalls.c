@@ -434,6 +434,14 @@ static void on_seccomp_stop(struct thread *tcp)
 	stops.seccomp++;
 	if (ptrace(PTRACE_GETEVENTMSG, tcp->tid, 0L, &data) < 0 || data >= syscall_ndefs)
 		return;
+	if (syscall_defs[data].id == SC_SECCOMP || syscall_defs[data].id == SC_PRCTL) {
+		/* a filter of its own, perhaps: memtap's is no longer the only one */
+		if (tcp->proc->own_filter_only)
+			debug_msg("process %d: %s: memtap's seccomp filter is not its only one",
+				  tcp->proc->pid, syscall_defs[data].name);
+		tcp->proc->own_filter_only = 0;
+		return;
+	}
 	if (syscall_defs[data].id == SC_EXECVE) {
 		/* no exit stop wanted: the thread goes on with PTRACE_CONT */
 		exec_entry(tcp);

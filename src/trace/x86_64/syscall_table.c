@@ -5,7 +5,9 @@
  * executable (a code mapping notice, see syscalls.c), whatever -e says.
  * execve and execveat make no event: with allocator probes or a fault
  * kind, they stop at their entry so that the rings are read while the
- * old image is there.
+ * old image is there.  seccomp and prctl make no event either: with
+ * probes they stop, as a filter of the command's own may follow (prctl
+ * only for PR_SET_SECCOMP, seccomp.c).
  */
 #include "config.h"
 
@@ -24,6 +26,8 @@ const struct syscall_def syscall_defs[] = {
 	{ ABI_X86_64, 28, SC_MADVISE, EV_MADVISE, "madvise" },
 	{ ABI_X86_64, 59, SC_EXECVE, EV_NKINDS, "execve" },
 	{ ABI_X86_64, 322, SC_EXECVE, EV_NKINDS, "execveat" },
+	{ ABI_X86_64, 317, SC_SECCOMP, EV_NKINDS, "seccomp" },
+	{ ABI_X86_64, 157, SC_PRCTL, EV_NKINDS, "prctl" },
 	{ ABI_X32, X32(9), SC_MMAP, EV_MMAP, "mmap" },
 	{ ABI_X32, X32(11), SC_MUNMAP, EV_MUNMAP, "munmap" },
 	{ ABI_X32, X32(12), SC_BRK, EV_BRK, "brk" },
@@ -32,6 +36,8 @@ const struct syscall_def syscall_defs[] = {
 	{ ABI_X32, X32(28), SC_MADVISE, EV_MADVISE, "madvise" },
 	{ ABI_X32, X32(520), SC_EXECVE, EV_NKINDS, "execve" },
 	{ ABI_X32, X32(545), SC_EXECVE, EV_NKINDS, "execveat" },
+	{ ABI_X32, X32(317), SC_SECCOMP, EV_NKINDS, "seccomp" },
+	{ ABI_X32, X32(157), SC_PRCTL, EV_NKINDS, "prctl" },
 	{ ABI_I386, 45, SC_BRK, EV_BRK, "brk" },
 	{ ABI_I386, 90, SC_OLD_MMAP, EV_MMAP, "old_mmap" },
 	{ ABI_I386, 91, SC_MUNMAP, EV_MUNMAP, "munmap" },
@@ -41,6 +47,8 @@ const struct syscall_def syscall_defs[] = {
 	{ ABI_I386, 219, SC_MADVISE, EV_MADVISE, "madvise" },
 	{ ABI_I386, 11, SC_EXECVE, EV_NKINDS, "execve" },
 	{ ABI_I386, 358, SC_EXECVE, EV_NKINDS, "execveat" },
+	{ ABI_I386, 354, SC_SECCOMP, EV_NKINDS, "seccomp" },
+	{ ABI_I386, 172, SC_PRCTL, EV_NKINDS, "prctl" },
 };
 
 const size_t syscall_ndefs = sizeof(syscall_defs) / sizeof(syscall_defs[0]);
