@@ -261,7 +261,9 @@ void sandbox_reason(const struct sandbox_verdict *v, const char *call, char *buf
 	if (v->mode == 1)
 		snprintf(buf, size, "it runs in strict seccomp mode, which forbids %s", call);
 	else if (v->mode != 2)
-		snprintf(buf, size, "its seccomp mode cannot be read from /proc");
+		snprintf(buf, size, "its seccomp mode cannot be read from /proc (the Seccomp: "
+			 "line of /proc/PID/status: Linux 3.8), so whether it allows %s is "
+			 "unknown", call);
 	else if (v->err == -EINVAL)
 		snprintf(buf, size, "one of its seccomp filters cannot be evaluated, so "
 			 "whether it allows %s is unknown", call);
