@@ -528,7 +528,9 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 	got = memio_read(ds->pid, tid, addr, buf, len);
 	if (got < JMP_LEN) {
 		free(buf);
-		return got < 0 ? (int)got : -EIO;
+		if (got >= 0 && (size_t)got == len)
+			*why = "the function is too short";
+		return got < 0 ? (int)got : (size_t)got == len ? -ENOTSUP : -EIO;
 	}
 	adopt = adopted_slot(ds, tid, addr, buf, (size_t)got);
 	err = detour_plan(addr, buf, (size_t)got, &p, why);
