@@ -33,6 +33,7 @@ struct dt_site {
 
 struct detour_set {
 	pid_t pid;
+	struct detour_set *sib;	/* the next set of the address space (a circle; itself when alone) */
 	struct detour_config cfg;
 	uint64_t base;		/* the stub mapping, 0 until installed */
 	uint64_t commit, ring, rec_size, ring_len;

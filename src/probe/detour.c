@@ -45,16 +45,30 @@ struct detour_set *detour_set_new(pid_t pid, const struct detour_config *cfg)
 	struct detour_set *ds = xcalloc(1, sizeof(*ds));
 
 	ds->pid = pid;
+	ds->sib = ds;
 	ds->cfg = *cfg;
 	ds->mean = cfg->sample_mean;
 	sample_rng_init(&ds->rng, cfg->sample_seed);
 	return ds;
 }
 
+void detour_set_join(struct detour_set *ds, struct detour_set *other)
+{
+	ds->sib = other->sib;
+	other->sib = ds;
+}
+
 void detour_set_free(struct detour_set *ds)
 {
-	if (ds && ds->tramp)
+	struct detour_set *s;
+
+	if (!ds)
+		return;
+	if (ds->tramp)
 		remote_tramp_clear(ds->pid);
+	for (s = ds; s->sib != ds; s = s->sib)
+		;
+	s->sib = ds->sib;	/* out of the circle */
 	free(ds);
 }
 
@@ -67,6 +81,9 @@ static void tramp_install(struct detour_set *ds, pid_t tid, uint64_t base)
 {
 	uint8_t code[REMOTE_TRAMP_SIZE];
 
+	for (const struct detour_set *s = ds->sib; s != ds; s = s->sib)
+		if (s->tramp)
+			return;	/* one per process: another set's */
 	if (!remote_tramp_code(base + TRAMP_OFF, code, sizeof(code)) ||
 	    memio_write(ds->pid, tid, base + TRAMP_OFF, code, sizeof(code)) < 0)
 		return;
@@ -233,9 +250,19 @@ static int mapped(const struct procfs_map *r, size_t n, uint64_t a, uint64_t len
 	return 0;
 }
 
+/* Is the stub mapping at a another set's of the address space? */
+static int sibling_base(const struct detour_set *ds, uint64_t a)
+{
+	for (const struct detour_set *s = ds->sib; s != ds; s = s->sib)
+		if (s->base == a)
+			return 1;
+	return 0;
+}
+
 /*
- * A stub mapping left by an earlier memtap, within reach of [lo, hi):
- * use it again (and its ring, if of the same size).  1 found, 0 not.
+ * A stub mapping left by an earlier memtap, within reach of [lo, hi)
+ * and not another set's: use it again (and its ring, if of the same
+ * size).  1 found, 0 not.
  */
 static int reuse_old(struct detour_set *ds, pid_t tid, uint64_t lo, uint64_t hi)
 {
@@ -251,6 +278,7 @@ static int reuse_old(struct detour_set *ds, pid_t tid, uint64_t lo, uint64_t hi)
 		uint64_t a = r[i].start;
 
 		if (!(r[i].perms & PROT_EXEC) || r[i].ino || r[i].end - a != DT_CODE_SIZE ||
+		    sibling_base(ds, a) ||
 		    r[i + 1].start != r[i].end || r[i + 1].end - a != DT_MAP_SIZE ||
 		    !bp_arch_in_rel32(a, lo) || !bp_arch_in_rel32(a + DT_MAP_SIZE, hi) ||
 		    memio_read_all(ds->pid, tid, a, code, len) < 0 || memcmp(code, dt_template, len) ||
@@ -417,12 +445,16 @@ uint64_t detour_stubs(const struct detour_set *ds, uint64_t *len)
 
 int detour_nested(const struct detour_set *ds, uint64_t addr)
 {
-	if (detour_in_stubs(ds, addr))
-		return 1;
-	for (size_t i = 0; i < ds->nslots; i++)
-		if (ds->sites[i].live && addr > ds->sites[i].func &&
-		    addr < ds->sites[i].func + ds->sites[i].size)
+	const struct detour_set *s = ds;
+
+	do {
+		if (detour_in_stubs(s, addr))
 			return 1;
+		for (size_t i = 0; i < s->nslots; i++)
+			if (s->sites[i].live && addr > s->sites[i].func &&
+			    addr < s->sites[i].func + s->sites[i].size)
+				return 1;
+	} while ((s = s->sib) != ds);
 	return 0;
 }
 

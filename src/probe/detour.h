@@ -5,9 +5,14 @@
  * x86_64/detour-abi.h, x86_64/detour-stubs.S).  No ptrace stop per call:
  * memtap drains the ring (trace/ring.c).
  *
- * One struct detour_set per address space.  Its stub mapping (code,
- * data and counter pages) goes within rel32 reach of the probed code,
- * its ring anywhere.  A probe is refused (-ENOTSUP, *why said) where the
+ * A struct detour_set per cluster of probed code in an address space
+ * (objects terabytes apart, a PIE executable and libc, take one each):
+ * its stub mapping (code, data and counter pages) goes within rel32
+ * reach of that code, its ring anywhere.  The sets of one space are
+ * joined (detour_set_join()): one of them holds the trampoline of
+ * injected syscalls, a call nested in another probed call is known
+ * whichever set detoured the outer one, and a mapping one set uses is
+ * never another's.  A probe is refused (-ENOTSUP, *why said) where the
  * function has a relative branch into the displaced bytes (the function
  * is decoded over its st_size), where a stopped thread's pc is inside
  * them, where an entry instruction cannot be relocated, or where the
@@ -26,7 +31,8 @@
  * count: nothing in the stubs traps.
  *
  * Life cycle:
- *   detour_set_new()        per address space (after each exec: a new one)
+ *   detour_set_new()        per cluster of an address space (after each
+ *                           exec: new ones), detour_set_join() the others
  *   detour_install()        the mappings, through a thread in a ptrace-stop
  *                           that allows injected syscalls (remote.h)
  *   detour_insert()         with every thread of the process stopped
@@ -83,6 +89,9 @@ struct detour_counts {
 };
 
 struct detour_set *detour_set_new(pid_t pid, const struct detour_config *cfg);
+/* ds, new, is of the same address space as other, before its install. */
+void detour_set_join(struct detour_set *ds, struct detour_set *other);
+/* Out of its space's sets too. */
 void detour_set_free(struct detour_set *ds);
 
 /*
@@ -127,8 +136,9 @@ uint64_t detour_slot_func(const struct detour_set *ds, uint64_t desc);
 int detour_in_stubs(const struct detour_set *ds, uint64_t addr);
 /*
  * Is a call whose return address is addr made by a detoured function
- * (inside its st_size) or by a stub (a tail call of one)?  Then it is
- * nested in another probed call (realloc(NULL, n) calling malloc).
+ * (inside its st_size) or by a stub (a tail call of one), of any set of
+ * the space?  Then it is nested in another probed call (realloc(NULL,
+ * n) calling malloc).
  */
 int detour_nested(const struct detour_set *ds, uint64_t addr);
 /*

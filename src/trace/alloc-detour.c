@@ -18,10 +18,22 @@
  * followed fork child); a function found later while other threads run
  * (dlopen) gets an int3.  Refusals are said with -v, once per probe.
  *
+ * Where: the probed functions (and execve, a sync point) are grouped
+ * into clusters of at most SET_SPAN bytes, one detour set each (its
+ * stub mapping, counters, thread table and ring; probe/detour.h), so
+ * that objects terabytes apart (a PIE executable with its own allocator
+ * functions, libc) are all detoured.  A function goes to the set of
+ * its cluster.  A cluster whose stub mapping finds no room within
+ * reach keeps int3 probes (said with -v); the others are detoured.
+ * The sets' counters are summed per probe.  Records of different sets
+ * come through different rings: a block allocated by one cluster's
+ * function and freed by another's may reach the sink in either order.
+ *
  * Wholesale int3 (said with -v, once): --probes=int3, no
  * process_vm_readv (Linux < 3.2: the stubs copy stacks with it, memtap
  * reads the ring with it), the target's seccomp filters forbid a
- * syscall of the installation or of the stubs, no room within reach.
+ * syscall of the installation or of the stubs, no room within reach of
+ * any cluster.
  */
 #include "config.h"
 
@@ -39,6 +51,7 @@
 #include "probe/probes.h"
 #include "probe/remote.h"
 #include "record/sink.h"
+#include "stack/modules.h"
 #include "trace/alloc.h"
 #include "trace/alloc-detour.h"
 #include "trace/ring.h"
@@ -50,10 +63,19 @@
 #define COPY_MAX 8192		/* bytes of stack per record at most */
 #define RING_RECORDS 512
 #define WAIT_SPINS 5000	/* sleeps of DT_WAIT_NS on a full ring: 1 s */
+#define SET_SPAN (UINT64_C(3) << 29)	/* 1.5 GiB of code per stub mapping at most */
+#define MAX_SETS MODULES_MAX_STUBS	/* the unwinders know that many stub ranges */
+
+/* A cluster of probed code and its detours. */
+struct ad_set {
+	struct detour_set *set;		/* NULL: no stub mapping (int3 probes) */
+	struct ring_src *ring;
+	uint64_t lo, hi;		/* the code */
+};
 
 struct alloc_detours {
-	struct detour_set *set;
-	struct ring_src *ring;
+	struct ad_set sets[MAX_SETS];
+	size_t nsets;
 	pid_t pid;
 	pid_t mm_pid;			/* a live thread's tid: its leader may be a zombie */
 	struct detour_counts *counts;	/* per probe, as last read */
@@ -118,16 +140,111 @@ static void say_int3(pid_t pid, const char *why)
 	said = 1;
 }
 
+/* The code of the functions to detour, execve's too, sorted: how many, in *out. */
+static size_t probed_code(struct elfsym_proc *ep, struct ad_set **out)
+{
+	static const char *const sync_names[] = { "execve", "execveat" };
+	size_t n = 0, cap = 0, np = probes_count();
+	struct ad_set *c = NULL;
+
+	for (size_t i = 0; i < np + 2; i++) {
+		struct detour_probe dp;
+		struct elfsym_result r;
+
+		if (i < np && !probe_kind(probes_get(i), &dp))
+			continue;
+		if (elfsym_lookup(ep, i < np ? probes_get(i)->spec : sync_names[i - np], NULL, &r) < 0 ||
+		    r.ifunc)
+			continue;
+		c = xgrowarray(c, &cap, n + 1, sizeof(*c));
+		memset(&c[n], 0, sizeof(c[n]));
+		c[n].lo = r.addr;
+		c[n++].hi = r.addr + (r.size ? r.size : 64);
+	}
+	/* insertion sort: a few dozen */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && c[j].lo < c[j - 1].lo; j--) {
+			struct ad_set t = c[j];
+
+			c[j] = c[j - 1];
+			c[j - 1] = t;
+		}
+	*out = c;
+	return n;
+}
+
+/* Group the sorted code into ad's clusters (MAX_SETS at most: the code after stays int3). */
+static void clusters(struct alloc_detours *ad, const struct ad_set *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct ad_set *last = ad->nsets ? &ad->sets[ad->nsets - 1] : NULL;
+
+		if (last && c[i].hi - last->lo <= SET_SPAN) {
+			if (c[i].hi > last->hi)
+				last->hi = c[i].hi;
+		} else if (ad->nsets < MAX_SETS) {
+			ad->sets[ad->nsets++] = c[i];
+		} else {
+			debug_msg("process %d: more than %d clusters of allocator functions: those "
+				  "from %#" PRIx64 " on keep int3 probes", ad->pid, MAX_SETS, c[i].lo);
+			break;
+		}
+	}
+}
+
+/* Why the stubs cannot go in, for -v, into buf. */
+static void install_error(int err, const char *why, char *buf, size_t size)
+{
+	if (err == -EPERM && why)
+		snprintf(buf, size, "its seccomp filter forbids %s, which the stubs make", why);
+	else if (err == -EPERM && remote_refusal())
+		snprintf(buf, size, "%s", remote_refusal());
+	else
+		snprintf(buf, size, "cannot map the stubs: %s", strerror(-err));
+}
+
+/* The stub mapping and the ring of cluster s, joined to the set first; 0 or -errno. */
+static int set_install(struct alloc_detours *ad, struct ad_set *s, struct detour_set *first,
+		       const struct detour_config *dc, struct thread *tcp, struct elfsym_proc *ep,
+		       char *buf, size_t size)
+{
+	const char *why = NULL;
+	uint64_t len, base, data, made;
+	int err;
+
+	s->set = detour_set_new(ad->mm_pid, dc);
+	if (first)
+		detour_set_join(s->set, first);
+	err = detour_install(s->set, tcp->tid, ep, s->lo, s->hi, &why);
+	if (err < 0) {
+		install_error(err, why, buf, size);
+		detour_set_free(s->set);
+		s->set = NULL;
+		return err;
+	}
+	s->ring = ring_add(tcp->proc, s->set);
+	/* stacks taken while a stub's function runs go through its frame */
+	base = detour_stubs(s->set, &len);
+	sink_proc_add_stubs(tcp->proc->rec, base, len, detour_stub_frame);
+	/* the account: what memtap maps into the process, and leaves there */
+	made = detour_made(s->set, &data);
+	tcp->proc->rec->left_size += made;
+	tcp->proc->rec->left_data += data;
+	return 0;
+}
+
 struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct procs *pt,
 					struct thread *tcp, struct elfsym_proc *ep)
 {
 	struct detour_config dc = { 0 };
 	struct alloc_detours *ad;
-	uint64_t lo = ~(uint64_t)0, hi = 0, nrec;
-	const char *why = NULL;
+	struct detour_set *first = NULL;
+	struct ad_set *code;
+	uint64_t nrec, seed;
 	pid_t pid = tcp->proc->pid;
 	char buf[160];
-	int err;
+	size_t n;
+	int err = 0;
 
 	(void)pt;
 	if (cfg->probes == PROBES_INT3)
@@ -136,20 +253,11 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 		say_int3(pid, "this kernel has no process_vm_readv (Linux 3.2)");
 		return NULL;
 	}
-	for (size_t i = 0; i < probes_count(); i++) {
-		struct probe *pr = probes_get(i);
-		struct detour_probe dp;
-		struct elfsym_result r;
-
-		if (!probe_kind(pr, &dp) || elfsym_lookup(ep, pr->spec, NULL, &r) < 0 || r.ifunc)
-			continue;
-		if (r.addr < lo)
-			lo = r.addr;
-		if (r.addr + (r.size ? r.size : 64) > hi)
-			hi = r.addr + (r.size ? r.size : 64);
-	}
-	if (!hi)
+	n = probed_code(ep, &code);
+	if (!n) {
+		free(code);
 		return NULL;
+	}
 	dc.copy_len = sink_stacks_wanted() ? sink_stack_size() : 0;
 	if (dc.copy_len > COPY_MAX)
 		dc.copy_len = COPY_MAX;
@@ -162,38 +270,27 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 	dc.max_size = cfg->max_size;
 	dc.wait_spins = env_u64("MEMTAP_RING_WAIT", WAIT_SPINS);
 	dc.sample_mean = cfg->sample_mean;
-	dc.sample_seed = env_u64("MEMTAP_SAMPLE_SEED", now_ns() ^ (uint64_t)pid << 32);
+	seed = env_u64("MEMTAP_SAMPLE_SEED", now_ns() ^ (uint64_t)pid << 32);
 	ad = xcalloc(1, sizeof(*ad));
 	ad->pid = pid;
 	ad->mm_pid = procfs_live_task(pid);
-	ad->set = detour_set_new(ad->mm_pid, &dc);
-	err = detour_install(ad->set, tcp->tid, ep, lo, hi, &why);
-	if (err < 0) {
-		if (err == -EPERM && why)
-			snprintf(buf, sizeof(buf), "its seccomp filter forbids %s, which the stubs "
-				 "make", why);
-		else if (err == -EPERM && remote_refusal())
-			snprintf(buf, sizeof(buf), "%s", remote_refusal());
-		else
-			snprintf(buf, sizeof(buf), "cannot map the stubs: %s", strerror(-err));
+	clusters(ad, code, n);
+	free(code);
+	for (size_t i = 0; i < ad->nsets && err != -EPERM; i++) {
+		struct ad_set *s = &ad->sets[i];
+
+		dc.sample_seed = seed + i * UINT64_C(0x9e3779b97f4a7c15);	/* intervals of their own */
+		err = set_install(ad, s, first, &dc, tcp, ep, buf, sizeof(buf));
+		if (err == 0 && !first)
+			first = s->set;
+		else if (err < 0 && verbose && ad->nsets > 1)
+			info_msg("process %d: allocator probes in %#" PRIx64 "-%#" PRIx64 " are int3 "
+				 "breakpoints: %s", pid, s->lo, s->hi, buf);
+	}
+	if (!first) {
 		say_int3(pid, buf);
-		detour_set_free(ad->set);
 		free(ad);
 		return NULL;
-	}
-	ad->ring = ring_add(tcp->proc, ad->set);
-	{
-		/* stacks taken while a stub's function runs go through its frame */
-		uint64_t len, base = detour_stubs(ad->set, &len);
-
-		sink_proc_add_stubs(tcp->proc->rec, base, len, detour_stub_frame);
-	}
-	{
-		/* the account: what memtap maps into the process, and leaves there */
-		uint64_t data, size = detour_made(ad->set, &data);
-
-		tcp->proc->rec->left_size += size;
-		tcp->proc->rec->left_data += data;
 	}
 	/* every thread is stopped (or tcp is the only one) */
 	{
@@ -205,6 +302,24 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 				alloc_detours_thread(ad, t);
 	}
 	return ad;
+}
+
+/* The set of the cluster nearest addr, NULL if it has none. */
+static struct detour_set *set_of(const struct alloc_detours *ad, uint64_t addr)
+{
+	const struct ad_set *best = NULL;
+	uint64_t best_d = ~(uint64_t)0;
+
+	for (size_t i = 0; i < ad->nsets; i++) {
+		const struct ad_set *s = &ad->sets[i];
+		uint64_t d = addr < s->lo ? s->lo - addr : addr >= s->hi ? addr - s->hi + 1 : 0;
+
+		if (d < best_d) {
+			best_d = d;
+			best = s;
+		}
+	}
+	return best ? best->set : NULL;
 }
 
 /*
@@ -236,9 +351,15 @@ void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp)
 			if (prlimit(ad->pid, RLIMIT_STACK, NULL, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 				room = rl.rlim_cur;
 			lo = maps[i].end > room ? maps[i].end - room : 0;
-			detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, maps[i].end);
+			for (size_t k = 0; k < ad->nsets; k++)
+				if (ad->sets[k].set)
+					detour_thread_add(ad->sets[k].set, tcp->tid, regs.fs_base, lo,
+							  maps[i].end);
 		} else if (regs.fs_base > regs.rsp && regs.fs_base < maps[i].end) {
-			detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, regs.fs_base);
+			for (size_t k = 0; k < ad->nsets; k++)
+				if (ad->sets[k].set)
+					detour_thread_add(ad->sets[k].set, tcp->tid, regs.fs_base, lo,
+							  regs.fs_base);
 		}
 		break;
 	}
@@ -247,8 +368,9 @@ void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp)
 
 void alloc_detours_thread_gone(struct alloc_detours *ad, pid_t tid)
 {
-	if (ad)
-		detour_thread_remove(ad->set, tid);
+	for (size_t i = 0; ad && i < ad->nsets; i++)
+		if (ad->sets[i].set)
+			detour_thread_remove(ad->sets[i].set, tid);
 }
 
 /* Are all threads of tcp's process stopped?  They and their pcs into *th. */
@@ -286,6 +408,7 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 	struct detour_probe dp;
 	const char *why = NULL;
 	struct detour_thread *th;
+	struct detour_set *set;
 	size_t nth;
 	int err;
 
@@ -297,13 +420,19 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 	}
 	if (!ad || !probe_kind(pr, &dp) || r->ifunc)
 		return 0;
+	if (!(set = set_of(ad, r->addr))) {
+		if (!pr->reported && verbose)
+			info_msg("process %d: %s at %#" PRIx64 " is an int3 breakpoint: no stub mapping "
+				 "within its reach", ad->pid, pr->spec, r->addr);
+		return 0;
+	}
 	if (!all_stopped(pt, tcp, &th, &nth)) {
 		if (!pr->reported && verbose)
 			info_msg("process %d: %s is an int3 breakpoint: found while other threads run",
 				 ad->pid, pr->spec);
 		return 0;
 	}
-	err = detour_insert(ad->set, tcp->tid, r->addr, r->size, &dp, th, nth, &why);
+	err = detour_insert(set, tcp->tid, r->addr, r->size, &dp, th, nth, &why);
 	free(th);
 	if (err == 0 || err == -EEXIST) {
 		debug_msg("process %d: probe %s at %#" PRIx64 " (%s in %s) detoured", ad->pid,
@@ -337,14 +466,22 @@ void alloc_detours_sync_points(struct alloc_detours *ad, struct procs *pt, struc
 		struct elfsym_result r;
 		const char *why = NULL;
 		struct detour_thread *th;
+		struct detour_set *set;
 		size_t nth;
 		int err;
 
-		if (elfsym_lookup(ep, names[i], NULL, &r) < 0 || r.ifunc || detour_at(ad->set, r.addr))
+		if (elfsym_lookup(ep, names[i], NULL, &r) < 0 || r.ifunc || alloc_detours_at(ad, r.addr))
 			continue;
+		if (!(set = set_of(ad, r.addr))) {
+			if (verbose)
+				info_msg("process %d: no sync point at %s (no stub mapping within its "
+					 "reach): what its probes record just before it execs may be "
+					 "lost", ad->pid, names[i]);
+			continue;
+		}
 		if (!all_stopped(pt, tcp, &th, &nth))
 			return;
-		err = detour_insert(ad->set, tcp->tid, r.addr, r.size, &dp, th, nth, &why);
+		err = detour_insert(set, tcp->tid, r.addr, r.size, &dp, th, nth, &why);
 		free(th);
 		if (err < 0 && err != -EEXIST && verbose)
 			info_msg("process %d: no sync point at %s (%s): what its probes record "
@@ -355,55 +492,100 @@ void alloc_detours_sync_points(struct alloc_detours *ad, struct procs *pt, struc
 
 int alloc_detours_at(const struct alloc_detours *ad, uint64_t addr)
 {
-	return ad && detour_at(ad->set, addr) != NULL;
+	for (size_t i = 0; ad && i < ad->nsets; i++)
+		if (ad->sets[i].set && detour_at(ad->sets[i].set, addr))
+			return 1;
+	return 0;
 }
 
 void alloc_detours_forget(struct alloc_detours *ad, uint64_t addr)
 {
-	if (ad)
-		detour_forget(ad->set, addr);
+	for (size_t i = 0; ad && i < ad->nsets; i++)
+		if (ad->sets[i].set)
+			detour_forget(ad->sets[i].set, addr);
 }
 
 void alloc_detours_vfork(struct alloc_detours *ad, pid_t tid, struct proc *child)
 {
-	if (ad && ad->ring)
-		ring_vfork(ad->ring, tid, child);
+	for (size_t i = 0; ad && i < ad->nsets; i++)
+		if (ad->sets[i].ring)
+			ring_vfork(ad->sets[i].ring, tid, child);
 }
 
 void alloc_detours_vfork_end(struct alloc_detours *ad, struct proc *child)
 {
-	if (ad && ad->ring)
-		ring_vfork_end(ad->ring, child);
+	for (size_t i = 0; ad && i < ad->nsets; i++)
+		if (ad->sets[i].ring)
+			ring_vfork_end(ad->sets[i].ring, child);
+}
+
+/* The sum of the sets' counters of probe pr: 0 or -errno. */
+static int sum_counts(const struct alloc_detours *ad, const struct probe *pr,
+		      struct detour_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < ad->nsets; i++) {
+		struct detour_counts one;
+		int err;
+
+		if (!ad->sets[i].set)
+			continue;
+		if ((err = detour_read_counts(ad->sets[i].set, pr, &one)) < 0)
+			return err;
+		c->calls += one.calls;
+		c->bytes += one.bytes;
+		c->kept += one.kept;
+		c->filtered += one.filtered;
+		c->unsampled += one.unsampled;
+	}
+	return 0;
 }
 
 void alloc_detours_drain(struct alloc_detours *ad)
 {
-	if (!ad || !ad->ring)
+	struct detour_counts c;
+	uint64_t slow = 0, v = 0;
+	int any = 0, ok = 1;
+
+	for (size_t i = 0; ad && i < ad->nsets; i++)
+		if (ad->sets[i].ring) {
+			ring_drain(ad->sets[i].ring);
+			any = 1;
+		}
+	if (!any)
 		return;
-	ring_drain(ad->ring);
 	/* the stubs' counters too, while they can be read */
-	detour_read_data(ad->set, D_COPY_SLOW, &ad->copy_slow);
+	for (size_t i = 0; i < ad->nsets; i++)
+		if (ad->sets[i].set) {
+			ok = ok && detour_read_data(ad->sets[i].set, D_COPY_SLOW, &v) == 0;
+			slow += v;
+		}
+	if (ok)
+		ad->copy_slow = slow;
 	if (!ad->counts)
 		ad->counts = xcalloc(probes_count(), sizeof(*ad->counts));
-	for (size_t i = 0; i < probes_count(); i++) {
-		struct detour_counts c;
-
-		if (detour_read_counts(ad->set, probes_get(i), &c) == 0)
+	for (size_t i = 0; i < probes_count(); i++)
+		if (sum_counts(ad, probes_get(i), &c) == 0)
 			ad->counts[i] = c;
-	}
 }
 
 /* Once, while the counters can still be read: what was lost. */
 static void say_lost(struct alloc_detours *ad)
 {
-	uint64_t lost;
+	uint64_t lost = 0, records = 0;
+	int any = 0;
 
-	if (!ad->ring)
+	for (size_t i = 0; i < ad->nsets; i++)
+		if (ad->sets[i].ring) {
+			lost += ring_lost(ad->sets[i].ring);
+			records += ring_records(ad->sets[i].ring);
+			any = 1;
+		}
+	if (!any)
 		return;
-	lost = ring_lost(ad->ring);
-	debug_msg("process %d: %" PRIu64 " records from the in-target ring, %" PRIu64
-		  " stacks copied by process_vm_readv", ad->pid, ring_records(ad->ring),
-		  ad->copy_slow);
+	debug_msg("process %d: %" PRIu64 " records from the in-target ring%s, %" PRIu64
+		  " stacks copied by process_vm_readv", ad->pid, records,
+		  ad->nsets > 1 ? "s" : "", ad->copy_slow);
 	for (size_t i = 0; verbose && ad->counts && i < probes_count(); i++) {
 		const struct detour_counts *c = &ad->counts[i];
 
@@ -417,39 +599,48 @@ static void say_lost(struct alloc_detours *ad)
 	if (lost && !output_gone())
 		warn_msg("process %d: %" PRIu64 " allocator calls not recorded: the in-target "
 			 "ring was full (memtap did not keep up)", ad->pid, lost);
-	ring_remove(ad->ring);
-	ad->ring = NULL;
+	for (size_t i = 0; i < ad->nsets; i++) {
+		ring_remove(ad->sets[i].ring);
+		ad->sets[i].ring = NULL;
+	}
 }
 
 int alloc_detours_remove(struct alloc_detours *ad, pid_t tid)
 {
-	int err;
+	int first = 0;
 
 	alloc_detours_drain(ad);
-	err = detour_remove_all(ad->set, tid);
+	for (size_t i = 0; i < ad->nsets; i++) {
+		int err = ad->sets[i].set ? detour_remove_all(ad->sets[i].set, tid) : 0;
+
+		if (err < 0 && !first)
+			first = err;
+	}
 	alloc_detours_drain(ad);
 	say_lost(ad);
-	return err;
+	return first;
 }
 
 void alloc_detours_clean_fork(const struct alloc_detours *ad, pid_t child)
 {
-	int err;
+	for (size_t i = 0; ad && i < ad->nsets; i++) {
+		int err = ad->sets[i].set ? detour_clean_fork_child(ad->sets[i].set, child) : 0;
 
-	if (!ad)
-		return;
-	err = detour_clean_fork_child(ad->set, child);
-	if (err < 0)
-		error_msg("cannot remove the detours from fork child %d: %s", child, strerror(-err));
+		if (err < 0) {
+			error_msg("cannot remove the detours from fork child %d: %s", child,
+				  strerror(-err));
+			return;
+		}
+	}
 }
 
 void alloc_detours_free(struct alloc_detours *ad)
 {
 	if (!ad)
 		return;
-	if (ad->ring)
-		say_lost(ad);
-	detour_set_free(ad->set);
+	say_lost(ad);
+	for (size_t i = 0; i < ad->nsets; i++)
+		detour_set_free(ad->sets[i].set);
 	free(ad->counts);
 	free(ad);
 }
