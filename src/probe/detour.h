@@ -5,23 +5,22 @@
  * x86_64/detour-abi.h, x86_64/detour-stubs.S).  No ptrace stop per call:
  * memtap drains the ring (trace/ring.c).
  *
- * A struct detour_set per cluster of probed code in an address space
- * (objects terabytes apart, a PIE executable and libc, take one each):
- * its stub mapping (code, data and counter pages) goes within rel32
- * reach of that code, its ring anywhere.  The sets of one space are
- * joined (detour_set_join()): one of them holds the trampoline of
- * injected syscalls, a call nested in another probed call is known
- * whichever set detoured the outer one, and a mapping one set uses is
- * never another's.  A probe is refused (-ENOTSUP, *why said) where the
- * function has a relative branch into the displaced bytes (the function
- * is decoded over its st_size), where a stopped thread's pc is inside
- * them, where an entry instruction cannot be relocated, or where the
- * function is out of the mapping's reach: the caller then puts an int3
- * breakpoint there instead.
+ * One struct detour_set per address space.  Its stub mapping (code,
+ * data and counter pages) goes within rel32 reach of the probed code,
+ * its ring anywhere; code out of its reach (another object, terabytes
+ * away: a PIE executable's own allocator functions and libc's) gets a
+ * far code page within reach of it (detour_far()), whose slots record
+ * into the same ring and count in the same counters.  A probe is
+ * refused (-ENOTSUP, *why said) where the function has a relative
+ * branch into the displaced bytes (the function is decoded over its
+ * st_size), where a stopped thread's pc is inside them, where an entry
+ * instruction cannot be relocated, or where the function is out of
+ * reach of the mapping and of every far page: the caller then puts an
+ * int3 breakpoint there instead.
  *
  * What stays in the target: the entries hold their original bytes again
- * after detour_remove_all() (a detach), but the stub mapping and the
- * ring stay mapped for good, since a thread may still be inside a stub
+ * after detour_remove_all() (a detach), but the stub mapping, its far
+ * pages and the ring stay mapped for good, since a thread may still be inside a stub
  * or return into one; they are unused from then on.  The next memtap
  * that attaches finds them (the template's bytes, the layout) and uses
  * them again: a slot is written again only when it is unused or gets the
@@ -31,8 +30,7 @@
  * count: nothing in the stubs traps.
  *
  * Life cycle:
- *   detour_set_new()        per cluster of an address space (after each
- *                           exec: new ones), detour_set_join() the others
+ *   detour_set_new()        per address space (after each exec: a new one)
  *   detour_install()        the mappings, through a thread in a ptrace-stop
  *                           that allows injected syscalls (remote.h)
  *   detour_insert()         with every thread of the process stopped
@@ -89,9 +87,6 @@ struct detour_counts {
 };
 
 struct detour_set *detour_set_new(pid_t pid, const struct detour_config *cfg);
-/* ds, new, is of the same address space as other, before its install. */
-void detour_set_join(struct detour_set *ds, struct detour_set *other);
-/* Out of its space's sets too. */
 void detour_set_free(struct detour_set *ds);
 
 /*
@@ -106,6 +101,15 @@ void detour_set_free(struct detour_set *ds);
 int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uint64_t lo,
 		   uint64_t hi, const char **why);
 int detour_installed(const struct detour_set *ds);
+
+/*
+ * A far code page within reach of [lo, hi) (code out of the stub
+ * mapping's reach), through tid as detour_install(), after it: one an
+ * earlier memtap left for the same mapping, else a new one.  0,
+ * -ENOSPC (DT_FAR_MAX pages already), -ENOMEM (no hole within reach),
+ * or another -errno.  Nothing is left mapped on failure.
+ */
+int detour_far(struct detour_set *ds, pid_t tid, uint64_t lo, uint64_t hi);
 
 /* A stopped thread and its program counter, for detour_insert(). */
 struct detour_thread {
@@ -136,19 +140,19 @@ uint64_t detour_slot_func(const struct detour_set *ds, uint64_t desc);
 int detour_in_stubs(const struct detour_set *ds, uint64_t addr);
 /*
  * Is a call whose return address is addr made by a detoured function
- * (inside its st_size) or by a stub (a tail call of one), of any set of
- * the space?  Then it is nested in another probed call (realloc(NULL,
- * n) calling malloc).
+ * (inside its st_size) or by a stub (a tail call of one)?  Then it is
+ * nested in another probed call (realloc(NULL, n) calling malloc).
  */
 int detour_nested(const struct detour_set *ds, uint64_t addr);
 /*
- * The stub mapping's code, for the unwinders: its start (0 if none) and
- * *len; detour_stub_frame() is the stub_frame_fn of stack/modules.h
- * (detour-frame.c): the frame at pc in the code of the stub mapping at
- * start in process pid, from the slot's code as detour_frame_note()
- * kept it when memtap wrote it, else read from the process's memory.
+ * The stubs' code, for the unwinders: the stub mapping's (i = 0), then
+ * far page i's: its start (0 if none) and *len; detour_stub_frame() is
+ * the stub_frame_fn of stack/modules.h (detour-frame.c): the frame at
+ * pc in the code of the stub mapping or far page at start in process
+ * pid, from the slot's code as detour_frame_note() kept it when memtap
+ * wrote it, else read from the process's memory.
  */
-uint64_t detour_stubs(const struct detour_set *ds, uint64_t *len);
+uint64_t detour_stubs(const struct detour_set *ds, unsigned i, uint64_t *len);
 struct stub_frame;
 int detour_stub_frame(pid_t pid, uint64_t start, uint64_t pc, struct stub_frame *f);
 void detour_frame_note(pid_t pid, uint64_t slot, const uint8_t *code);

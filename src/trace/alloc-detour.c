@@ -19,21 +19,17 @@
  * (dlopen) gets an int3.  Refusals are said with -v, once per probe.
  *
  * Where: the probed functions (and execve, a sync point) are grouped
- * into clusters of at most SET_SPAN bytes, one detour set each (its
- * stub mapping, counters, thread table and ring; probe/detour.h), so
- * that objects terabytes apart (a PIE executable with its own allocator
- * functions, libc) are all detoured.  A function goes to the set of
- * its cluster.  A cluster whose stub mapping finds no room within
- * reach keeps int3 probes (said with -v); the others are detoured.
- * The sets' counters are summed per probe.  Records of different sets
- * come through different rings: a block allocated by one cluster's
- * function and freed by another's may reach the sink in either order.
+ * into clusters of at most SET_SPAN bytes.  The stub mapping goes near
+ * the cluster of the most functions, a far code page (probe/detour.h)
+ * near each other one: objects terabytes apart (a PIE executable with
+ * allocator functions of its own, libc) are all detoured, into one
+ * ring, one set of counters.  A cluster whose page finds no room within
+ * reach keeps int3 probes (said with -v).
  *
  * Wholesale int3 (said with -v, once): --probes=int3, no
  * process_vm_readv (Linux < 3.2: the stubs copy stacks with it, memtap
  * reads the ring with it), the target's seccomp filters forbid a
- * syscall of the installation or of the stubs, no room within reach of
- * any cluster.
+ * syscall of the installation or of the stubs, no room within reach.
  */
 #include "config.h"
 
@@ -51,7 +47,6 @@
 #include "probe/probes.h"
 #include "probe/remote.h"
 #include "record/sink.h"
-#include "stack/modules.h"
 #include "trace/alloc.h"
 #include "trace/alloc-detour.h"
 #include "trace/ring.h"
@@ -63,19 +58,18 @@
 #define COPY_MAX 8192		/* bytes of stack per record at most */
 #define RING_RECORDS 512
 #define WAIT_SPINS 5000	/* sleeps of DT_WAIT_NS on a full ring: 1 s */
-#define SET_SPAN (UINT64_C(3) << 29)	/* 1.5 GiB of code per stub mapping at most */
-#define MAX_SETS MODULES_MAX_STUBS	/* the unwinders know that many stub ranges */
+#define SET_SPAN (UINT64_C(3) << 29)	/* 1.5 GiB of code per stub mapping or far page */
+#define MAX_CLUSTERS (1 + DT_FAR_MAX)
 
-/* A cluster of probed code and its detours. */
-struct ad_set {
-	struct detour_set *set;		/* NULL: no stub mapping (int3 probes) */
-	struct ring_src *ring;
-	uint64_t lo, hi;		/* the code */
+/* Probed code: a function's, or a cluster's (n functions). */
+struct span {
+	uint64_t lo, hi;
+	size_t n;
 };
 
 struct alloc_detours {
-	struct ad_set sets[MAX_SETS];
-	size_t nsets;
+	struct detour_set *set;
+	struct ring_src *ring;
 	pid_t pid;
 	pid_t mm_pid;			/* a live thread's tid: its leader may be a zombie */
 	struct detour_counts *counts;	/* per probe, as last read */
@@ -141,11 +135,11 @@ static void say_int3(pid_t pid, const char *why)
 }
 
 /* The code of the functions to detour, execve's too, sorted: how many, in *out. */
-static size_t probed_code(struct elfsym_proc *ep, struct ad_set **out)
+static size_t probed_code(struct elfsym_proc *ep, struct span **out)
 {
 	static const char *const sync_names[] = { "execve", "execveat" };
 	size_t n = 0, cap = 0, np = probes_count();
-	struct ad_set *c = NULL;
+	struct span *c = NULL;
 
 	for (size_t i = 0; i < np + 2; i++) {
 		struct detour_probe dp;
@@ -157,14 +151,14 @@ static size_t probed_code(struct elfsym_proc *ep, struct ad_set **out)
 		    r.ifunc)
 			continue;
 		c = xgrowarray(c, &cap, n + 1, sizeof(*c));
-		memset(&c[n], 0, sizeof(c[n]));
 		c[n].lo = r.addr;
-		c[n++].hi = r.addr + (r.size ? r.size : 64);
+		c[n].hi = r.addr + (r.size ? r.size : 64);
+		c[n++].n = 1;
 	}
 	/* insertion sort: a few dozen */
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && c[j].lo < c[j - 1].lo; j--) {
-			struct ad_set t = c[j];
+			struct span t = c[j];
 
 			c[j] = c[j - 1];
 			c[j - 1] = t;
@@ -173,23 +167,36 @@ static size_t probed_code(struct elfsym_proc *ep, struct ad_set **out)
 	return n;
 }
 
-/* Group the sorted code into ad's clusters (MAX_SETS at most: the code after stays int3). */
-static void clusters(struct alloc_detours *ad, const struct ad_set *c, size_t n)
+/*
+ * The sorted code c[0..n) in clusters, into cl (MAX_CLUSTERS at most:
+ * the code after them keeps int3 probes), the one of the most functions
+ * first: how many.
+ */
+static size_t clusters(pid_t pid, const struct span *c, size_t n, struct span *cl)
 {
-	for (size_t i = 0; i < n; i++) {
-		struct ad_set *last = ad->nsets ? &ad->sets[ad->nsets - 1] : NULL;
+	size_t k = 0;
 
-		if (last && c[i].hi - last->lo <= SET_SPAN) {
-			if (c[i].hi > last->hi)
-				last->hi = c[i].hi;
-		} else if (ad->nsets < MAX_SETS) {
-			ad->sets[ad->nsets++] = c[i];
+	for (size_t i = 0; i < n; i++) {
+		if (k && c[i].hi - cl[k - 1].lo <= SET_SPAN) {
+			if (c[i].hi > cl[k - 1].hi)
+				cl[k - 1].hi = c[i].hi;
+			cl[k - 1].n++;
+		} else if (k < MAX_CLUSTERS) {
+			cl[k++] = c[i];
 		} else {
 			debug_msg("process %d: more than %d clusters of allocator functions: those "
-				  "from %#" PRIx64 " on keep int3 probes", ad->pid, MAX_SETS, c[i].lo);
+				  "from %#" PRIx64 " on keep int3 probes", pid, MAX_CLUSTERS, c[i].lo);
 			break;
 		}
 	}
+	for (size_t i = 1; i < k; i++)
+		if (cl[i].n > cl[0].n) {
+			struct span t = cl[0];
+
+			cl[0] = cl[i];
+			cl[i] = t;
+		}
+	return k;
 }
 
 /* Why the stubs cannot go in, for -v, into buf. */
@@ -203,48 +210,18 @@ static void install_error(int err, const char *why, char *buf, size_t size)
 		snprintf(buf, size, "cannot map the stubs: %s", strerror(-err));
 }
 
-/* The stub mapping and the ring of cluster s, joined to the set first; 0 or -errno. */
-static int set_install(struct alloc_detours *ad, struct ad_set *s, struct detour_set *first,
-		       const struct detour_config *dc, struct thread *tcp, struct elfsym_proc *ep,
-		       char *buf, size_t size)
-{
-	const char *why = NULL;
-	uint64_t len, base, data, made;
-	int err;
-
-	s->set = detour_set_new(ad->mm_pid, dc);
-	if (first)
-		detour_set_join(s->set, first);
-	err = detour_install(s->set, tcp->tid, ep, s->lo, s->hi, &why);
-	if (err < 0) {
-		install_error(err, why, buf, size);
-		detour_set_free(s->set);
-		s->set = NULL;
-		return err;
-	}
-	s->ring = ring_add(tcp->proc, s->set);
-	/* stacks taken while a stub's function runs go through its frame */
-	base = detour_stubs(s->set, &len);
-	sink_proc_add_stubs(tcp->proc->rec, base, len, detour_stub_frame);
-	/* the account: what memtap maps into the process, and leaves there */
-	made = detour_made(s->set, &data);
-	tcp->proc->rec->left_size += made;
-	tcp->proc->rec->left_data += data;
-	return 0;
-}
-
 struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct procs *pt,
 					struct thread *tcp, struct elfsym_proc *ep)
 {
 	struct detour_config dc = { 0 };
 	struct alloc_detours *ad;
-	struct detour_set *first = NULL;
-	struct ad_set *code;
-	uint64_t nrec, seed;
+	struct span *code, cl[MAX_CLUSTERS];
+	uint64_t nrec;
+	const char *why = NULL;
 	pid_t pid = tcp->proc->pid;
 	char buf[160];
-	size_t n;
-	int err = 0;
+	size_t n, ncl;
+	int err;
 
 	(void)pt;
 	if (cfg->probes == PROBES_INT3)
@@ -254,10 +231,10 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 		return NULL;
 	}
 	n = probed_code(ep, &code);
-	if (!n) {
-		free(code);
+	ncl = clusters(pid, code, n, cl);
+	free(code);
+	if (!ncl)
 		return NULL;
-	}
 	dc.copy_len = sink_stacks_wanted() ? sink_stack_size() : 0;
 	if (dc.copy_len > COPY_MAX)
 		dc.copy_len = COPY_MAX;
@@ -270,27 +247,38 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 	dc.max_size = cfg->max_size;
 	dc.wait_spins = env_u64("MEMTAP_RING_WAIT", WAIT_SPINS);
 	dc.sample_mean = cfg->sample_mean;
-	seed = env_u64("MEMTAP_SAMPLE_SEED", now_ns() ^ (uint64_t)pid << 32);
+	dc.sample_seed = env_u64("MEMTAP_SAMPLE_SEED", now_ns() ^ (uint64_t)pid << 32);
 	ad = xcalloc(1, sizeof(*ad));
 	ad->pid = pid;
 	ad->mm_pid = procfs_live_task(pid);
-	clusters(ad, code, n);
-	free(code);
-	for (size_t i = 0; i < ad->nsets && err != -EPERM; i++) {
-		struct ad_set *s = &ad->sets[i];
-
-		dc.sample_seed = seed + i * UINT64_C(0x9e3779b97f4a7c15);	/* intervals of their own */
-		err = set_install(ad, s, first, &dc, tcp, ep, buf, sizeof(buf));
-		if (err == 0 && !first)
-			first = s->set;
-		else if (err < 0 && verbose && ad->nsets > 1)
-			info_msg("process %d: allocator probes in %#" PRIx64 "-%#" PRIx64 " are int3 "
-				 "breakpoints: %s", pid, s->lo, s->hi, buf);
-	}
-	if (!first) {
+	ad->set = detour_set_new(ad->mm_pid, &dc);
+	err = detour_install(ad->set, tcp->tid, ep, cl[0].lo, cl[0].hi, &why);
+	if (err < 0) {
+		install_error(err, why, buf, sizeof(buf));
 		say_int3(pid, buf);
+		detour_set_free(ad->set);
 		free(ad);
 		return NULL;
+	}
+	for (size_t i = 1; i < ncl; i++)
+		if ((err = detour_far(ad->set, tcp->tid, cl[i].lo, cl[i].hi)) < 0 && verbose)
+			info_msg("process %d: allocator probes in %#" PRIx64 "-%#" PRIx64 " are int3 "
+				 "breakpoints: cannot map a code page near them: %s", pid, cl[i].lo,
+				 cl[i].hi, strerror(-err));
+	ad->ring = ring_add(tcp->proc, ad->set);
+	for (unsigned i = 0; i <= DT_FAR_MAX; i++) {
+		/* stacks taken while a stub's function runs go through its frame */
+		uint64_t len, base = detour_stubs(ad->set, i, &len);
+
+		if (base)
+			sink_proc_add_stubs(tcp->proc->rec, base, len, detour_stub_frame);
+	}
+	{
+		/* the account: what memtap maps into the process, and leaves there */
+		uint64_t data, size = detour_made(ad->set, &data);
+
+		tcp->proc->rec->left_size += size;
+		tcp->proc->rec->left_data += data;
 	}
 	/* every thread is stopped (or tcp is the only one) */
 	{
@@ -302,24 +290,6 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 				alloc_detours_thread(ad, t);
 	}
 	return ad;
-}
-
-/* The set of the cluster nearest addr, NULL if it has none. */
-static struct detour_set *set_of(const struct alloc_detours *ad, uint64_t addr)
-{
-	const struct ad_set *best = NULL;
-	uint64_t best_d = ~(uint64_t)0;
-
-	for (size_t i = 0; i < ad->nsets; i++) {
-		const struct ad_set *s = &ad->sets[i];
-		uint64_t d = addr < s->lo ? s->lo - addr : addr >= s->hi ? addr - s->hi + 1 : 0;
-
-		if (d < best_d) {
-			best_d = d;
-			best = s;
-		}
-	}
-	return best ? best->set : NULL;
 }
 
 /*
@@ -351,15 +321,9 @@ void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp)
 			if (prlimit(ad->pid, RLIMIT_STACK, NULL, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 				room = rl.rlim_cur;
 			lo = maps[i].end > room ? maps[i].end - room : 0;
-			for (size_t k = 0; k < ad->nsets; k++)
-				if (ad->sets[k].set)
-					detour_thread_add(ad->sets[k].set, tcp->tid, regs.fs_base, lo,
-							  maps[i].end);
+			detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, maps[i].end);
 		} else if (regs.fs_base > regs.rsp && regs.fs_base < maps[i].end) {
-			for (size_t k = 0; k < ad->nsets; k++)
-				if (ad->sets[k].set)
-					detour_thread_add(ad->sets[k].set, tcp->tid, regs.fs_base, lo,
-							  regs.fs_base);
+			detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, regs.fs_base);
 		}
 		break;
 	}
@@ -368,9 +332,8 @@ void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp)
 
 void alloc_detours_thread_gone(struct alloc_detours *ad, pid_t tid)
 {
-	for (size_t i = 0; ad && i < ad->nsets; i++)
-		if (ad->sets[i].set)
-			detour_thread_remove(ad->sets[i].set, tid);
+	if (ad)
+		detour_thread_remove(ad->set, tid);
 }
 
 /* Are all threads of tcp's process stopped?  They and their pcs into *th. */
@@ -408,7 +371,6 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 	struct detour_probe dp;
 	const char *why = NULL;
 	struct detour_thread *th;
-	struct detour_set *set;
 	size_t nth;
 	int err;
 
@@ -420,19 +382,13 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 	}
 	if (!ad || !probe_kind(pr, &dp) || r->ifunc)
 		return 0;
-	if (!(set = set_of(ad, r->addr))) {
-		if (!pr->reported && verbose)
-			info_msg("process %d: %s at %#" PRIx64 " is an int3 breakpoint: no stub mapping "
-				 "within its reach", ad->pid, pr->spec, r->addr);
-		return 0;
-	}
 	if (!all_stopped(pt, tcp, &th, &nth)) {
 		if (!pr->reported && verbose)
 			info_msg("process %d: %s is an int3 breakpoint: found while other threads run",
 				 ad->pid, pr->spec);
 		return 0;
 	}
-	err = detour_insert(set, tcp->tid, r->addr, r->size, &dp, th, nth, &why);
+	err = detour_insert(ad->set, tcp->tid, r->addr, r->size, &dp, th, nth, &why);
 	free(th);
 	if (err == 0 || err == -EEXIST) {
 		debug_msg("process %d: probe %s at %#" PRIx64 " (%s in %s) detoured", ad->pid,
@@ -466,22 +422,14 @@ void alloc_detours_sync_points(struct alloc_detours *ad, struct procs *pt, struc
 		struct elfsym_result r;
 		const char *why = NULL;
 		struct detour_thread *th;
-		struct detour_set *set;
 		size_t nth;
 		int err;
 
-		if (elfsym_lookup(ep, names[i], NULL, &r) < 0 || r.ifunc || alloc_detours_at(ad, r.addr))
+		if (elfsym_lookup(ep, names[i], NULL, &r) < 0 || r.ifunc || detour_at(ad->set, r.addr))
 			continue;
-		if (!(set = set_of(ad, r.addr))) {
-			if (verbose)
-				info_msg("process %d: no sync point at %s (no stub mapping within its "
-					 "reach): what its probes record just before it execs may be "
-					 "lost", ad->pid, names[i]);
-			continue;
-		}
 		if (!all_stopped(pt, tcp, &th, &nth))
 			return;
-		err = detour_insert(set, tcp->tid, r.addr, r.size, &dp, th, nth, &why);
+		err = detour_insert(ad->set, tcp->tid, r.addr, r.size, &dp, th, nth, &why);
 		free(th);
 		if (err < 0 && err != -EEXIST && verbose)
 			info_msg("process %d: no sync point at %s (%s): what its probes record "
@@ -492,100 +440,55 @@ void alloc_detours_sync_points(struct alloc_detours *ad, struct procs *pt, struc
 
 int alloc_detours_at(const struct alloc_detours *ad, uint64_t addr)
 {
-	for (size_t i = 0; ad && i < ad->nsets; i++)
-		if (ad->sets[i].set && detour_at(ad->sets[i].set, addr))
-			return 1;
-	return 0;
+	return ad && detour_at(ad->set, addr) != NULL;
 }
 
 void alloc_detours_forget(struct alloc_detours *ad, uint64_t addr)
 {
-	for (size_t i = 0; ad && i < ad->nsets; i++)
-		if (ad->sets[i].set)
-			detour_forget(ad->sets[i].set, addr);
+	if (ad)
+		detour_forget(ad->set, addr);
 }
 
 void alloc_detours_vfork(struct alloc_detours *ad, pid_t tid, struct proc *child)
 {
-	for (size_t i = 0; ad && i < ad->nsets; i++)
-		if (ad->sets[i].ring)
-			ring_vfork(ad->sets[i].ring, tid, child);
+	if (ad && ad->ring)
+		ring_vfork(ad->ring, tid, child);
 }
 
 void alloc_detours_vfork_end(struct alloc_detours *ad, struct proc *child)
 {
-	for (size_t i = 0; ad && i < ad->nsets; i++)
-		if (ad->sets[i].ring)
-			ring_vfork_end(ad->sets[i].ring, child);
-}
-
-/* The sum of the sets' counters of probe pr: 0 or -errno. */
-static int sum_counts(const struct alloc_detours *ad, const struct probe *pr,
-		      struct detour_counts *c)
-{
-	memset(c, 0, sizeof(*c));
-	for (size_t i = 0; i < ad->nsets; i++) {
-		struct detour_counts one;
-		int err;
-
-		if (!ad->sets[i].set)
-			continue;
-		if ((err = detour_read_counts(ad->sets[i].set, pr, &one)) < 0)
-			return err;
-		c->calls += one.calls;
-		c->bytes += one.bytes;
-		c->kept += one.kept;
-		c->filtered += one.filtered;
-		c->unsampled += one.unsampled;
-	}
-	return 0;
+	if (ad && ad->ring)
+		ring_vfork_end(ad->ring, child);
 }
 
 void alloc_detours_drain(struct alloc_detours *ad)
 {
-	struct detour_counts c;
-	uint64_t slow = 0, v = 0;
-	int any = 0, ok = 1;
-
-	for (size_t i = 0; ad && i < ad->nsets; i++)
-		if (ad->sets[i].ring) {
-			ring_drain(ad->sets[i].ring);
-			any = 1;
-		}
-	if (!any)
+	if (!ad || !ad->ring)
 		return;
+	ring_drain(ad->ring);
 	/* the stubs' counters too, while they can be read */
-	for (size_t i = 0; i < ad->nsets; i++)
-		if (ad->sets[i].set) {
-			ok = ok && detour_read_data(ad->sets[i].set, D_COPY_SLOW, &v) == 0;
-			slow += v;
-		}
-	if (ok)
-		ad->copy_slow = slow;
+	detour_read_data(ad->set, D_COPY_SLOW, &ad->copy_slow);
 	if (!ad->counts)
 		ad->counts = xcalloc(probes_count(), sizeof(*ad->counts));
-	for (size_t i = 0; i < probes_count(); i++)
-		if (sum_counts(ad, probes_get(i), &c) == 0)
+	for (size_t i = 0; i < probes_count(); i++) {
+		struct detour_counts c;
+
+		if (detour_read_counts(ad->set, probes_get(i), &c) == 0)
 			ad->counts[i] = c;
+	}
 }
 
 /* Once, while the counters can still be read: what was lost. */
 static void say_lost(struct alloc_detours *ad)
 {
-	uint64_t lost = 0, records = 0;
-	int any = 0;
+	uint64_t lost;
 
-	for (size_t i = 0; i < ad->nsets; i++)
-		if (ad->sets[i].ring) {
-			lost += ring_lost(ad->sets[i].ring);
-			records += ring_records(ad->sets[i].ring);
-			any = 1;
-		}
-	if (!any)
+	if (!ad->ring)
 		return;
-	debug_msg("process %d: %" PRIu64 " records from the in-target ring%s, %" PRIu64
-		  " stacks copied by process_vm_readv", ad->pid, records,
-		  ad->nsets > 1 ? "s" : "", ad->copy_slow);
+	lost = ring_lost(ad->ring);
+	debug_msg("process %d: %" PRIu64 " records from the in-target ring, %" PRIu64
+		  " stacks copied by process_vm_readv", ad->pid, ring_records(ad->ring),
+		  ad->copy_slow);
 	for (size_t i = 0; verbose && ad->counts && i < probes_count(); i++) {
 		const struct detour_counts *c = &ad->counts[i];
 
@@ -599,48 +502,39 @@ static void say_lost(struct alloc_detours *ad)
 	if (lost && !output_gone())
 		warn_msg("process %d: %" PRIu64 " allocator calls not recorded: the in-target "
 			 "ring was full (memtap did not keep up)", ad->pid, lost);
-	for (size_t i = 0; i < ad->nsets; i++) {
-		ring_remove(ad->sets[i].ring);
-		ad->sets[i].ring = NULL;
-	}
+	ring_remove(ad->ring);
+	ad->ring = NULL;
 }
 
 int alloc_detours_remove(struct alloc_detours *ad, pid_t tid)
 {
-	int first = 0;
+	int err;
 
 	alloc_detours_drain(ad);
-	for (size_t i = 0; i < ad->nsets; i++) {
-		int err = ad->sets[i].set ? detour_remove_all(ad->sets[i].set, tid) : 0;
-
-		if (err < 0 && !first)
-			first = err;
-	}
+	err = detour_remove_all(ad->set, tid);
 	alloc_detours_drain(ad);
 	say_lost(ad);
-	return first;
+	return err;
 }
 
 void alloc_detours_clean_fork(const struct alloc_detours *ad, pid_t child)
 {
-	for (size_t i = 0; ad && i < ad->nsets; i++) {
-		int err = ad->sets[i].set ? detour_clean_fork_child(ad->sets[i].set, child) : 0;
+	int err;
 
-		if (err < 0) {
-			error_msg("cannot remove the detours from fork child %d: %s", child,
-				  strerror(-err));
-			return;
-		}
-	}
+	if (!ad)
+		return;
+	err = detour_clean_fork_child(ad->set, child);
+	if (err < 0)
+		error_msg("cannot remove the detours from fork child %d: %s", child, strerror(-err));
 }
 
 void alloc_detours_free(struct alloc_detours *ad)
 {
 	if (!ad)
 		return;
-	say_lost(ad);
-	for (size_t i = 0; i < ad->nsets; i++)
-		detour_set_free(ad->sets[i].set);
+	if (ad->ring)
+		say_lost(ad);
+	detour_set_free(ad->set);
 	free(ad->counts);
 	free(ad);
 }

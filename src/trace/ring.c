@@ -213,24 +213,6 @@ static uint64_t word(const uint8_t *rec, unsigned off)
 	return v;
 }
 
-/*
- * A sync point's record (execve) in r: before its thread goes on (when
- * r's TAIL is written), the other rings of the process too, which hold
- * what its other detour sets recorded before.
- */
-static void drain_siblings(const struct ring_src *r)
-{
-	static int draining;
-
-	if (draining)
-		return;
-	draining = 1;
-	for (struct ring_src *o = rings; o; o = o->next)
-		if (o != r && o->p == r->p)
-			ring_drain(o);
-	draining = 0;
-}
-
 /* One record: the event, with the stack copy it carries. */
 static void emit(struct ring_src *r, const uint8_t *rec)
 {
@@ -245,12 +227,8 @@ static void emit(struct ring_src *r, const uint8_t *rec)
 	struct proc *p = r->p;
 	pid_t tid = (pid_t)word(rec, R_TID);
 
-	if (!pr)
+	if (!pr || (const void *)pr == &ring_sync_cookie)
 		return;
-	if ((const void *)pr == &ring_sync_cookie) {
-		drain_siblings(r);
-		return;
-	}
 	for (int i = 0; i < RING_VFORKS; i++)
 		if (r->vforks[i].child && r->vforks[i].tid == tid) {
 			p = r->vforks[i].child;	/* made by the vfork child */

@@ -1,9 +1,7 @@
 /*
  * ring.h - the in-target probes' rings as a source of events (ring.c):
- * one ring per detour set (probe/detour.h; an address space may have
- * several), drained by the loop without stopping the target.  A sync
- * point's record (execve) in one ring drains the process's other rings
- * too before its thread goes on.
+ * one ring per address space with detours (probe/detour.h), drained by
+ * the loop without stopping the target.
  *
  * Life cycle: ring_add() once the detours of a space are installed (the
  * source is registered with the loop at the first one); ring_drain() at
