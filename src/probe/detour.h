@@ -20,14 +20,15 @@
  *
  * What stays in the target: the entries hold their original bytes again
  * after detour_remove_all() (a detach), but the stub mapping, its far
- * pages and the ring stay mapped for good, since a thread may still be inside a stub
- * or return into one; they are unused from then on.  The next memtap
- * that attaches finds them (the template's bytes, the layout) and uses
- * them again: a slot is written again only when it is unused or gets the
- * same bytes (the same function, the same probe), so that a thread still
- * returning into an old stub finds the code it left.  If memtap dies, the
- * detours stay and keep recording until the ring is full, then only
- * count: nothing in the stubs traps.
+ * pages and the ring stay mapped for good, since a thread may still be
+ * inside a stub or return into one; they are unused from then on.  The
+ * next memtap that attaches finds them (the template's bytes, the
+ * layout; a far page's header) and uses them again: a slot is written
+ * again only when it is unused or gets the same bytes (the same
+ * function, the same probe), so that a thread still returning into an
+ * old stub finds the code it left.  If memtap dies, the detours stay and
+ * keep recording until the ring is full, then only count: nothing in the
+ * stubs traps.
  *
  * Life cycle:
  *   detour_set_new()        per address space (after each exec: a new one)
