@@ -78,7 +78,7 @@ void detour_get_ring(const struct detour_set *ds, struct detour_ring *r)
 int detour_read_counts(const struct detour_set *ds, const void *cookie,
 		       struct detour_counts *c)
 {
-	uint64_t cnt[DT_NSLOTS << C_SHIFT >> 3];
+	uint64_t cnt[DT_ALL_SLOTS << C_SHIFT >> 3];
 	int err;
 
 	memset(c, 0, sizeof(*c));

@@ -31,18 +31,28 @@ struct dt_site {
 };
 
 
+/* A far code page (detour-abi.h). */
+struct dt_far {
+	uint64_t base;		/* 0: none */
+	size_t used;		/* its slots used (forgotten ones included) */
+	int reused;		/* left by an earlier memtap */
+};
+
 struct detour_set {
 	pid_t pid;
 	struct detour_config cfg;
 	uint64_t base;		/* the stub mapping, 0 until installed */
+	size_t used;		/* its slots used (forgotten ones included) */
+	struct dt_far far[DT_FAR_MAX];	/* far page k is far[k - 1] */
+	uint64_t old_far[DT_FAR_MAX];	/* far pages an earlier memtap left, by index */
 	uint64_t commit, ring, rec_size, ring_len;
 	uint64_t head0, dropped0;	/* a reused mapping's HEAD and DROPPED */
 	int reused;
 	int tramp;		/* the trampoline of injected syscalls is set */
 	uint64_t made, made_data;	/* bytes of the mappings this memtap made */
 	uint64_t syscall_insn;
-	struct dt_site sites[DT_NSLOTS];
-	size_t nslots;		/* slots used (forgotten ones included) */
+	struct dt_site sites[DT_ALL_SLOTS];	/* by DESC number */
+	size_t nslots;		/* 1 + the highest DESC number used */
 	uint64_t keys[K_NENT];	/* the thread table's keys, as written */
 	pid_t key_tids[K_NENT];
 	struct sample_rng rng;	/* the sampling intervals */
@@ -51,7 +61,30 @@ struct detour_set {
 	uint64_t pool[DT_POOL_N * 2];	/* the pool as written */
 };
 
-_Static_assert((DT_NSLOTS << C_SHIFT) <= DT_PAGE, "the counters fit their page");
+/* A free range of len bytes within reach of [lo, hi) (hole.h), -ENOMEM or -errno (detour.c). */
+int64_t dt_hole(const struct detour_set *ds, uint64_t lo, uint64_t hi, uint64_t len);
+/* mmap at a (fixed, or refused), else -errno (detour.c). */
+int64_t dt_map_at(struct detour_set *ds, pid_t tid, uint64_t a, uint64_t len, int prot);
+
+/*
+ * The code pages of slots (detour-far.c): pg 0 the stub mapping's, k
+ * far page k.  Their base (0: none), the DESC number of their first
+ * slot, how many slots, used again, how many used.
+ */
+uint64_t dt_page_base(const struct detour_set *ds, unsigned pg);
+size_t dt_page_first(unsigned pg);
+size_t dt_page_slots(unsigned pg);
+int dt_page_reused(const struct detour_set *ds, unsigned pg);
+size_t *dt_page_used(struct detour_set *ds, unsigned pg);
+/* Is slot the start of a slot of a page?  1 with *pg, else 0. */
+int dt_page_of(const struct detour_set *ds, uint64_t slot, unsigned *pg);
+/* The stub mapping used again: the far pages an earlier memtap left for it, into old_far. */
+void dt_far_scan(struct detour_set *ds, pid_t tid);
+
+_Static_assert((DT_ALL_SLOTS << C_SHIFT) <= DT_PAGE, "the counters fit their page");
+_Static_assert(DT_TEMPLATE_MAX + DT_FAR_SLOTS * DT_SLOT_SIZE <= DT_CODE_SIZE,
+	       "a far page holds its slots");
+_Static_assert(DT_ALL_SLOTS <= 0x10000, "DESC numbers its slots");
 _Static_assert(DT_POOL + (DT_POOL_N << P_SHIFT) <= DT_MAP_SIZE, "the pool fits the mapping");
 _Static_assert((K_NENT << K_SHIFT) <= DT_PAGE, "the thread table fits its page");
 

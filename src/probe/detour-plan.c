@@ -170,7 +170,25 @@ static void emit_desc(uint8_t *code, size_t *k, uint32_t desc)
 	*k += 6;
 }
 
-void detour_glue(uint64_t base, uint64_t s, int result, int sync, uint32_t desc,
+/*
+ * At code[*k]: a jmp (call) to a common routine, at base + off; from a
+ * far page, jmp (call) qword [rip + disp32] to the far page's header
+ * word at far + f.
+ */
+static void emit_common(uint8_t *code, size_t *k, uint64_t s, int call, uint64_t base,
+			const uint8_t *routine, uint64_t far, unsigned f)
+{
+	if (!far) {
+		emit_rel(code, k, s, call ? 0xe8 : 0xe9, base + (uint64_t)(routine - dt_template));
+		return;
+	}
+	code[*k] = 0xff;
+	code[*k + 1] = call ? 0x15 : 0x25;
+	put32(code + *k + 2, (int64_t)(far + f - (s + *k + 6)));
+	*k += 6;
+}
+
+void detour_glue(uint64_t base, uint64_t far, uint64_t s, int result, int sync, uint32_t desc,
 		 uint8_t *code)
 {
 	static const uint8_t pushes[] = { 0x57, 0x56, 0x52, 0x51, 0x41, 0x50 };
@@ -183,12 +201,12 @@ void detour_glue(uint64_t base, uint64_t s, int result, int sync, uint32_t desc,
 	if (result) {
 		emit_rel(code, &k, s, 0xe8, orig);
 		emit_desc(code, &k, desc);
-		emit_rel(code, &k, s, 0xe9, base + (uint64_t)(dt_common_result - dt_template));
+		emit_common(code, &k, s, 0, base, dt_common_result, far, F_RESULT);
 		return;
 	}
 	emit_desc(code, &k, desc);
-	emit_rel(code, &k, s, 0xe8, base + (uint64_t)((sync ? dt_common_sync : dt_common_entry) -
-						      dt_template));
+	emit_common(code, &k, s, 1, base, sync ? dt_common_sync : dt_common_entry, far,
+		    sync ? F_SYNC : F_ENTRY);
 	memcpy(code + k, pops, sizeof(pops));
 	k += sizeof(pops);
 	emit_rel(code, &k, s, 0xe9, orig);

@@ -48,9 +48,11 @@ int detour_in_reach(const struct plan *p, uint64_t slot);
 /*
  * The glue of the slot at address s (detour-abi.h), the stub mapping at
  * base, into code[DT_ORIG]: a result probe (the function called, then
- * the record), else an entry probe (a sync point: execve's wait).
+ * the record), else an entry probe (a sync point: execve's wait).  far:
+ * the slot's far page (0: the mapping's own slot), whose header gives
+ * the common routines' addresses.
  */
-void detour_glue(uint64_t base, uint64_t s, int result, int sync, uint32_t desc,
+void detour_glue(uint64_t base, uint64_t far, uint64_t s, int result, int sync, uint32_t desc,
 		 uint8_t *code);
 /* The jmp rel32 from site to to, at jmp[0..JMP_LEN). */
 void detour_jmp(uint8_t *jmp, uint64_t site, uint64_t to);

@@ -162,8 +162,20 @@ static int64_t inject(struct detour_set *ds, pid_t tid, long nr, uint64_t a0, ui
 	return err < 0 ? err : res.ret;
 }
 
-/* mmap at a (fixed, or refused), else -errno. */
-static int64_t map_at(struct detour_set *ds, pid_t tid, uint64_t a, uint64_t len, int prot)
+int64_t dt_hole(const struct detour_set *ds, uint64_t lo, uint64_t hi, uint64_t len)
+{
+	struct procfs_map *maps;
+	uint64_t hole;
+	size_t n;
+
+	if (procfs_read_maps(ds->pid, &maps, &n) < 0)
+		return -errno;
+	hole = hole_find(maps, n, lo, hi, len);
+	procfs_maps_free(maps);
+	return hole ? (int64_t)hole : -ENOMEM;
+}
+
+int64_t dt_map_at(struct detour_set *ds, pid_t tid, uint64_t a, uint64_t len, int prot)
 {
 	struct remote_result res;
 	int64_t got = remote_mmap(tid, ds->syscall_insn, a, len, prot, bp_scratch_flags(), &res);
@@ -280,9 +292,7 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		   uint64_t hi, const char **why)
 {
 	struct remote_result res;
-	struct procfs_map *maps;
 	uint64_t hole = 0, tid_off, ring_len;
-	size_t n;
 	int64_t got;
 	int err;
 
@@ -300,21 +310,18 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 	if (ds->base)
 		tramp_install(ds, tid, ds->base);
 	for (int tries = 0; tries < 4 && !ds->base; tries++) {
-		if (procfs_read_maps(ds->pid, &maps, &n) < 0)
-			return -errno;
-		hole = hole_find(maps, n, lo, hi, DT_MAP_SIZE);
-		procfs_maps_free(maps);
-		if (!hole)
-			return -ENOMEM;
+		if ((got = dt_hole(ds, lo, hi, DT_MAP_SIZE)) < 0)
+			return (int)got;
+		hole = (uint64_t)got;
 		if (!stubs_allowed(tid, hole, !tid_off, why))
 			return -EPERM;
-		got = map_at(ds, tid, hole, DT_CODE_SIZE, PROT_READ | PROT_EXEC);
+		got = dt_map_at(ds, tid, hole, DT_CODE_SIZE, PROT_READ | PROT_EXEC);
 		if (got == -EEXIST)
 			continue;
 		if (got < 0)
 			return (int)got;
 		tramp_install(ds, tid, hole);
-		got = map_at(ds, tid, hole + DT_CODE_SIZE, DT_MAP_SIZE - DT_CODE_SIZE,
+		got = dt_map_at(ds, tid, hole + DT_CODE_SIZE, DT_MAP_SIZE - DT_CODE_SIZE,
 			     PROT_READ | PROT_WRITE);
 		if (got < 0) {
 			tramp_remove(ds);	/* never run from memory being unmapped */
@@ -366,6 +373,7 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		   MADV_WIPEONFORK) < 0)
 		debug_msg("process %d: no MADV_WIPEONFORK: a fork child's stubs write its own "
 			  "copy of the ring", ds->pid);
+	dt_far_scan(ds, tid);
 	debug_msg("process %d: stub mapping at %#" PRIx64 ", ring at %#" PRIx64 " (%" PRIu64
 		  " records of %" PRIu64 " bytes), tid %s", ds->pid, ds->base, ds->ring,
 		  ds->cfg.nrec, ds->rec_size, tid_off ? "from the TCB" : "by gettid");
@@ -406,13 +414,19 @@ uint64_t detour_slot_func(const struct detour_set *ds, uint64_t desc)
 
 int detour_in_stubs(const struct detour_set *ds, uint64_t addr)
 {
-	return ds && ds->base && addr >= ds->base && addr < ds->base + DT_CODE_SIZE;
+	for (unsigned pg = 0; ds && pg <= DT_FAR_MAX; pg++) {
+		uint64_t b = dt_page_base(ds, pg);
+
+		if (b && addr >= b && addr < b + DT_CODE_SIZE)
+			return 1;
+	}
+	return 0;
 }
 
-uint64_t detour_stubs(const struct detour_set *ds, uint64_t *len)
+uint64_t detour_stubs(const struct detour_set *ds, unsigned i, uint64_t *len)
 {
 	*len = DT_CODE_SIZE;
-	return ds ? ds->base : 0;
+	return ds && i <= DT_FAR_MAX ? dt_page_base(ds, i) : 0;
 }
 
 int detour_nested(const struct detour_set *ds, uint64_t addr)
@@ -442,12 +456,13 @@ size_t detour_count(const struct detour_set *ds)
 }
 
 /*
- * A reused mapping: is the entry of the function at addr (its bytes in
- * buf) a jmp into one of its slots, left by a memtap that died?  Then
- * the slot, with the original bytes put back into buf; else 0.
+ * A reused mapping or far page: is the entry of the function at addr
+ * (its bytes in buf) a jmp into one of its slots, left by a memtap that
+ * died?  Then the slot (its page in *pg), with the original bytes put
+ * back into buf; else 0.
  */
 static uint64_t adopted_slot(const struct detour_set *ds, pid_t tid, uint64_t addr,
-			     uint8_t *buf, size_t n)
+			     uint8_t *buf, size_t n, unsigned *pg)
 {
 	size_t off = n >= 4 && buf[0] == 0xf3 && buf[1] == 0x0f && buf[2] == 0x1e &&
 		     buf[3] == 0xfa ? 4 : 0;
@@ -455,12 +470,11 @@ static uint64_t adopted_slot(const struct detour_set *ds, pid_t tid, uint64_t ad
 	uint64_t t;
 	int32_t rel;
 
-	if (!ds->reused || n < off + JMP_LEN || buf[off] != 0xe9)
+	if (n < off + JMP_LEN || buf[off] != 0xe9)
 		return 0;
 	memcpy(&rel, buf + off + 1, sizeof(rel));
 	t = addr + off + JMP_LEN + (uint64_t)(int64_t)rel;
-	if (t < ds->base + DT_TEMPLATE_MAX || t >= ds->base + DT_CODE_SIZE ||
-	    (t - ds->base - DT_TEMPLATE_MAX) % DT_SLOT_SIZE ||
+	if (!dt_page_of(ds, t, pg) || !dt_page_reused(ds, *pg) ||
 	    memio_read_all(ds->pid, tid, t + DT_SAVED, saved, sizeof(saved)) < 0 ||
 	    saved[0] < JMP_LEN || saved[0] >= sizeof(saved) || off + saved[0] > n)
 		return 0;
@@ -500,17 +514,33 @@ static int move_threads(const struct plan *p, uint64_t slot, const struct detour
 	return 0;
 }
 
+/* The first page whose next slot reaches what p displaces: 1 with *pg, else 0. */
+static int page_for(struct detour_set *ds, const struct plan *p, unsigned *pg)
+{
+	for (unsigned k = 0; k <= DT_FAR_MAX; k++) {
+		uint64_t b = dt_page_base(ds, k);
+		size_t used = *dt_page_used(ds, k);
+
+		if (b && used < dt_page_slots(k) &&
+		    detour_in_reach(p, b + DT_TEMPLATE_MAX + used * DT_SLOT_SIZE)) {
+			*pg = k;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size,
 		  const struct detour_probe *dp, const struct detour_thread *threads, size_t n,
 		  const char **why)
 {
 	uint8_t code[DT_SLOT_SIZE], jmp[32], orig[32];
-	size_t len = size ? size : 64, max_slots = ds->nslots;
-	uint64_t adopt;
+	size_t len = size ? size : 64, j, g;
+	uint64_t adopt, slot, base;
+	unsigned pg = 0;
 	struct dt_site *st;
 	struct plan p;
 	uint8_t *buf;
-	uint64_t slot;
 	uint32_t desc;
 	ssize_t got;
 	int err;
@@ -520,8 +550,6 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		return -ENOTSUP;
 	if (detour_at(ds, addr))
 		return -EEXIST;
-	if (ds->nslots == PROBE_SLOTS)
-		return -ENOSPC;
 	if (len > MAX_FUNC_READ)
 		len = MAX_FUNC_READ;
 	buf = xmalloc(len);
@@ -532,7 +560,7 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 			*why = "the function is too short";
 		return got < 0 ? (int)got : (size_t)got == len ? -ENOTSUP : -EIO;
 	}
-	adopt = adopted_slot(ds, tid, addr, buf, (size_t)got);
+	adopt = adopted_slot(ds, tid, addr, buf, (size_t)got, &pg);
 	err = detour_plan(addr, buf, (size_t)got, &p, why);
 	if (err == 0)
 		memcpy(orig, buf + (p.site - addr), p.len);
@@ -544,21 +572,29 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 			*why = "a thread is stopped inside an earlier memtap's jmp";
 			return -ENOTSUP;
 		}
+	if (!adopt && !page_for(ds, &p, &pg)) {
+		for (unsigned k = 0; k <= DT_FAR_MAX; k++)
+			if (dt_page_base(ds, k) &&
+			    detour_in_reach(&p, dt_page_base(ds, k) + DT_TEMPLATE_MAX))
+				return -ENOSPC;	/* within reach of a page, but it is full */
+		*why = "out of reach of the stub mapping";
+		return -ENOTSUP;
+	}
+	base = dt_page_base(ds, pg);
+	j = adopt ? (size_t)(adopt - base - DT_TEMPLATE_MAX) / DT_SLOT_SIZE : *dt_page_used(ds, pg);
 	for (;;) {
 		uint8_t old[DT_SLOT_SIZE], zero[DT_SLOT_SIZE] = { 0 };
 
-		if (adopt)
-			ds->nslots = (size_t)(adopt - ds->base - DT_TEMPLATE_MAX) / DT_SLOT_SIZE;
-		if (ds->nslots == PROBE_SLOTS)
+		if (j >= dt_page_slots(pg))
 			return -ENOSPC;
-		slot = ds->base + DT_TEMPLATE_MAX + ds->nslots * DT_SLOT_SIZE;
+		slot = base + DT_TEMPLATE_MAX + j * DT_SLOT_SIZE;
+		g = dt_page_first(pg) + j;
 		if (!detour_in_reach(&p, slot)) {
 			*why = "out of reach of the stub mapping";
 			return -ENOTSUP;
 		}
-		desc = (uint32_t)ds->nslots | (dp->size_kind & 0xff) << 16 |
-		       (dp->flags & 0xff) << 24;
-		detour_glue(ds->base, slot, dp->result, dp->sync, desc, code);
+		desc = (uint32_t)g | (dp->size_kind & 0xff) << 16 | (dp->flags & 0xff) << 24;
+		detour_glue(ds->base, pg ? base : 0, slot, dp->result, dp->sync, desc, code);
 		if (detour_relocate(&p, slot + DT_ORIG, code + DT_ORIG) < 0) {
 			*why = "its first instructions cannot be relocated";
 			return -ENOTSUP;
@@ -569,17 +605,17 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		}
 		code[DT_SAVED] = (uint8_t)p.len;
 		memcpy(code + DT_SAVED + 1, orig, p.len);
-		if (!ds->reused || adopt)
+		if (!dt_page_reused(ds, pg) || adopt)
 			break;
 		/* a slot of an earlier memtap: only unused, or the same code again */
 		if ((err = memio_read_all(ds->pid, tid, slot, old, sizeof(old))) < 0)
 			return err;
 		if (!memcmp(old, zero, sizeof(old)) || !memcmp(old, code, sizeof(code)))
 			break;
-		memset(&ds->sites[ds->nslots], 0, sizeof(ds->sites[0]));
-		ds->nslots++;	/* another probe's: skip it */
+		memset(&ds->sites[g], 0, sizeof(ds->sites[0]));
+		j++;	/* another probe's: skip it */
 	}
-	st = &ds->sites[ds->nslots];
+	st = &ds->sites[g];
 	memset(st, 0, sizeof(*st));
 	st->func = addr;
 	st->size = size;
@@ -596,12 +632,13 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 	detour_frame_note(ds->pid, slot, code);
 	st->cookie = dp->cookie;
 	st->live = 1;
-	ds->nslots = max_slots;
-	if (ds->nslots < (size_t)(slot - ds->base - DT_TEMPLATE_MAX) / DT_SLOT_SIZE + 1)
-		ds->nslots = (size_t)(slot - ds->base - DT_TEMPLATE_MAX) / DT_SLOT_SIZE + 1;
+	if (*dt_page_used(ds, pg) < j + 1)
+		*dt_page_used(ds, pg) = j + 1;
+	if (ds->nslots < g + 1)
+		ds->nslots = g + 1;
 	debug_msg("process %d: detour at %#" PRIx64 " (%u bytes, %u instructions%s) to %#" PRIx64
-		  "%s", ds->pid, addr, p.len, p.ninsns, p.site != addr ? ", after endbr64" : "", slot,
-		  adopt ? ", adopted from an earlier memtap" : "");
+		  "%s%s", ds->pid, addr, p.len, p.ninsns, p.site != addr ? ", after endbr64" : "", slot,
+		  pg ? " in a far page" : "", adopt ? ", adopted from an earlier memtap" : "");
 	return 0;
 }
 

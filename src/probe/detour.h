@@ -7,23 +7,28 @@
  *
  * One struct detour_set per address space.  Its stub mapping (code,
  * data and counter pages) goes within rel32 reach of the probed code,
- * its ring anywhere.  A probe is refused (-ENOTSUP, *why said) where the
- * function has a relative branch into the displaced bytes (the function
- * is decoded over its st_size), where a stopped thread's pc is inside
- * them, where an entry instruction cannot be relocated, or where the
- * function is out of the mapping's reach: the caller then puts an int3
- * breakpoint there instead.
+ * its ring anywhere; code out of its reach (another object, terabytes
+ * away: a PIE executable's own allocator functions and libc's) gets a
+ * far code page within reach of it (detour_far()), whose slots record
+ * into the same ring and count in the same counters.  A probe is
+ * refused (-ENOTSUP, *why said) where the function has a relative
+ * branch into the displaced bytes (the function is decoded over its
+ * st_size), where a stopped thread's pc is inside them, where an entry
+ * instruction cannot be relocated, or where the function is out of
+ * reach of the mapping and of every far page: the caller then puts an
+ * int3 breakpoint there instead.
  *
  * What stays in the target: the entries hold their original bytes again
- * after detour_remove_all() (a detach), but the stub mapping and the
- * ring stay mapped for good, since a thread may still be inside a stub
- * or return into one; they are unused from then on.  The next memtap
- * that attaches finds them (the template's bytes, the layout) and uses
- * them again: a slot is written again only when it is unused or gets the
- * same bytes (the same function, the same probe), so that a thread still
- * returning into an old stub finds the code it left.  If memtap dies, the
- * detours stay and keep recording until the ring is full, then only
- * count: nothing in the stubs traps.
+ * after detour_remove_all() (a detach), but the stub mapping, its far
+ * pages and the ring stay mapped for good, since a thread may still be
+ * inside a stub or return into one; they are unused from then on.  The
+ * next memtap that attaches finds them (the template's bytes, the
+ * layout; a far page's header) and uses them again: a slot is written
+ * again only when it is unused or gets the same bytes (the same
+ * function, the same probe), so that a thread still returning into an
+ * old stub finds the code it left.  If memtap dies, the detours stay and
+ * keep recording until the ring is full, then only count: nothing in the
+ * stubs traps.
  *
  * Life cycle:
  *   detour_set_new()        per address space (after each exec: a new one)
@@ -98,6 +103,15 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		   uint64_t hi, const char **why);
 int detour_installed(const struct detour_set *ds);
 
+/*
+ * A far code page within reach of [lo, hi) (code out of the stub
+ * mapping's reach), through tid as detour_install(), after it: one an
+ * earlier memtap left for the same mapping, else a new one.  0,
+ * -ENOSPC (DT_FAR_MAX pages already), -ENOMEM (no hole within reach),
+ * or another -errno.  Nothing is left mapped on failure.
+ */
+int detour_far(struct detour_set *ds, pid_t tid, uint64_t lo, uint64_t hi);
+
 /* A stopped thread and its program counter, for detour_insert(). */
 struct detour_thread {
 	pid_t tid;
@@ -132,13 +146,14 @@ int detour_in_stubs(const struct detour_set *ds, uint64_t addr);
  */
 int detour_nested(const struct detour_set *ds, uint64_t addr);
 /*
- * The stub mapping's code, for the unwinders: its start (0 if none) and
- * *len; detour_stub_frame() is the stub_frame_fn of stack/modules.h
- * (detour-frame.c): the frame at pc in the code of the stub mapping at
- * start in process pid, from the slot's code as detour_frame_note()
- * kept it when memtap wrote it, else read from the process's memory.
+ * The stubs' code, for the unwinders: the stub mapping's (i = 0), then
+ * far page i's: its start (0 if none) and *len; detour_stub_frame() is
+ * the stub_frame_fn of stack/modules.h (detour-frame.c): the frame at
+ * pc in the code of the stub mapping or far page at start in process
+ * pid, from the slot's code as detour_frame_note() kept it when memtap
+ * wrote it, else read from the process's memory.
  */
-uint64_t detour_stubs(const struct detour_set *ds, uint64_t *len);
+uint64_t detour_stubs(const struct detour_set *ds, unsigned i, uint64_t *len);
 struct stub_frame;
 int detour_stub_frame(pid_t pid, uint64_t start, uint64_t pc, struct stub_frame *f);
 void detour_frame_note(pid_t pid, uint64_t slot, const uint8_t *code);

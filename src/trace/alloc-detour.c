@@ -18,6 +18,14 @@
  * followed fork child); a function found later while other threads run
  * (dlopen) gets an int3.  Refusals are said with -v, once per probe.
  *
+ * Where: the probed functions (and execve, a sync point) are grouped
+ * into clusters of at most SET_SPAN bytes.  The stub mapping goes near
+ * the cluster of the most functions, a far code page (probe/detour.h)
+ * near each other one: objects terabytes apart (a PIE executable with
+ * allocator functions of its own, libc) are all detoured, into one
+ * ring, one set of counters.  A cluster whose page finds no room within
+ * reach keeps int3 probes (said with -v).
+ *
  * Wholesale int3 (said with -v, once): --probes=int3, no
  * process_vm_readv (Linux < 3.2: the stubs copy stacks with it, memtap
  * reads the ring with it), the target's seccomp filters forbid a
@@ -50,6 +58,14 @@
 #define COPY_MAX 8192		/* bytes of stack per record at most */
 #define RING_RECORDS 512
 #define WAIT_SPINS 5000	/* sleeps of DT_WAIT_NS on a full ring: 1 s */
+#define SET_SPAN (UINT64_C(3) << 29)	/* 1.5 GiB of code per stub mapping or far page */
+#define MAX_CLUSTERS (1 + DT_FAR_MAX)
+
+/* Probed code: a function's, or a cluster's (n functions). */
+struct span {
+	uint64_t lo, hi;
+	size_t n;
+};
 
 struct alloc_detours {
 	struct detour_set *set;
@@ -127,15 +143,93 @@ static void say_int3(pid_t pid, const char *why)
 	said = 1;
 }
 
+/* The code of the functions to detour, execve's too, sorted: how many, in *out. */
+static size_t probed_code(struct elfsym_proc *ep, struct span **out)
+{
+	static const char *const sync_names[] = { "execve", "execveat" };
+	size_t n = 0, cap = 0, np = probes_count();
+	struct span *c = NULL;
+
+	for (size_t i = 0; i < np + 2; i++) {
+		struct detour_probe dp;
+		struct elfsym_result r;
+
+		if (i < np && !probe_kind(probes_get(i), &dp))
+			continue;
+		if (elfsym_lookup(ep, i < np ? probes_get(i)->spec : sync_names[i - np], NULL, &r) < 0 ||
+		    r.ifunc)
+			continue;
+		c = xgrowarray(c, &cap, n + 1, sizeof(*c));
+		c[n].lo = r.addr;
+		c[n].hi = r.addr + (r.size ? r.size : 64);
+		c[n++].n = 1;
+	}
+	/* insertion sort: a few dozen */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && c[j].lo < c[j - 1].lo; j--) {
+			struct span t = c[j];
+
+			c[j] = c[j - 1];
+			c[j - 1] = t;
+		}
+	*out = c;
+	return n;
+}
+
+/*
+ * The sorted code c[0..n) in clusters, into cl (MAX_CLUSTERS at most:
+ * the code after them keeps int3 probes), the one of the most functions
+ * first: how many.
+ */
+static size_t clusters(pid_t pid, const struct span *c, size_t n, struct span *cl)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (k && c[i].hi - cl[k - 1].lo <= SET_SPAN) {
+			if (c[i].hi > cl[k - 1].hi)
+				cl[k - 1].hi = c[i].hi;
+			cl[k - 1].n++;
+		} else if (k < MAX_CLUSTERS) {
+			cl[k++] = c[i];
+		} else {
+			debug_msg("process %d: more than %d clusters of allocator functions: those "
+				  "from %#" PRIx64 " on keep int3 probes", pid, MAX_CLUSTERS, c[i].lo);
+			break;
+		}
+	}
+	for (size_t i = 1; i < k; i++)
+		if (cl[i].n > cl[0].n) {
+			struct span t = cl[0];
+
+			cl[0] = cl[i];
+			cl[i] = t;
+		}
+	return k;
+}
+
+/* Why the stubs cannot go in, for -v, into buf. */
+static void install_error(int err, const char *why, char *buf, size_t size)
+{
+	if (err == -EPERM && why)
+		snprintf(buf, size, "its seccomp filter forbids %s, which the stubs make", why);
+	else if (err == -EPERM && remote_refusal())
+		snprintf(buf, size, "%s", remote_refusal());
+	else
+		snprintf(buf, size, "cannot map the stubs: %s", strerror(-err));
+}
+
 struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct procs *pt,
 					struct thread *tcp, struct elfsym_proc *ep)
 {
 	struct detour_config dc = { 0 };
 	struct alloc_detours *ad;
-	uint64_t lo = ~(uint64_t)0, hi = 0, nrec;
+	struct span *code, cl[MAX_CLUSTERS];
+	uint64_t nrec;
 	const char *why = NULL;
 	pid_t pid = tcp->proc->pid;
 	char buf[160];
+	size_t n, ncl;
 	int err;
 
 	(void)pt;
@@ -145,19 +239,10 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 		say_int3(pid, "this kernel has no process_vm_readv (Linux 3.2)");
 		return NULL;
 	}
-	for (size_t i = 0; i < probes_count(); i++) {
-		struct probe *pr = probes_get(i);
-		struct detour_probe dp;
-		struct elfsym_result r;
-
-		if (!probe_kind(pr, &dp) || elfsym_lookup(ep, pr->spec, NULL, &r) < 0 || r.ifunc)
-			continue;
-		if (r.addr < lo)
-			lo = r.addr;
-		if (r.addr + (r.size ? r.size : 64) > hi)
-			hi = r.addr + (r.size ? r.size : 64);
-	}
-	if (!hi)
+	n = probed_code(ep, &code);
+	ncl = clusters(pid, code, n, cl);
+	free(code);
+	if (!ncl)
 		return NULL;
 	dc.copy_len = sink_stacks_wanted() ? sink_stack_size() : 0;
 	if (dc.copy_len > COPY_MAX)
@@ -176,26 +261,26 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 	ad->pid = pid;
 	ad->mm_pid = procfs_live_task(pid);
 	ad->set = detour_set_new(ad->mm_pid, &dc);
-	err = detour_install(ad->set, tcp->tid, ep, lo, hi, &why);
+	err = detour_install(ad->set, tcp->tid, ep, cl[0].lo, cl[0].hi, &why);
 	if (err < 0) {
-		if (err == -EPERM && why)
-			snprintf(buf, sizeof(buf), "its seccomp filter forbids %s, which the stubs "
-				 "make", why);
-		else if (err == -EPERM && remote_refusal())
-			snprintf(buf, sizeof(buf), "%s", remote_refusal());
-		else
-			snprintf(buf, sizeof(buf), "cannot map the stubs: %s", strerror(-err));
+		install_error(err, why, buf, sizeof(buf));
 		say_int3(pid, buf);
 		detour_set_free(ad->set);
 		free(ad);
 		return NULL;
 	}
+	for (size_t i = 1; i < ncl; i++)
+		if ((err = detour_far(ad->set, tcp->tid, cl[i].lo, cl[i].hi)) < 0 && verbose)
+			info_msg("process %d: allocator probes in %#" PRIx64 "-%#" PRIx64 " are int3 "
+				 "breakpoints: cannot map a code page near them: %s", pid, cl[i].lo,
+				 cl[i].hi, strerror(-err));
 	ad->ring = ring_add(tcp->proc, ad->set);
-	{
+	for (unsigned i = 0; i <= DT_FAR_MAX; i++) {
 		/* stacks taken while a stub's function runs go through its frame */
-		uint64_t len, base = detour_stubs(ad->set, &len);
+		uint64_t len, base = detour_stubs(ad->set, i, &len);
 
-		sink_proc_add_stubs(tcp->proc->rec, base, len, detour_stub_frame);
+		if (base)
+			sink_proc_add_stubs(tcp->proc->rec, base, len, detour_stub_frame);
 	}
 	{
 		/* the account: what memtap maps into the process, and leaves there */

@@ -23,6 +23,14 @@
  * "OK" (exit 0), or "CORRUPT" (exit 1) when memory was wrong.  glibc's
  * aligned_alloc and memalign are one function: their calls are then
  * expected under aligned_alloc, the name memtap gives it.
+ *
+ * Built with -DFAR_ALLOC (alloc-all-far, a PIE): the executable defines
+ * mallocx and sdallocx (jemalloc's names, which memtap probes; they call
+ * libc's malloc and free: nested calls), and each iteration also makes
+ * a mallocx and an sdallocx call, counted as malloc and free.  It
+ * prints "FAR <mallocx> <libc's malloc>", their addresses, first: a
+ * PIE's code is terabytes from libc's, beyond the reach of one stub
+ * mapping.
  */
 #include <dlfcn.h>
 #include <malloc.h>
@@ -67,6 +75,24 @@ static inline void escape(void *p)
 {
 	__asm__ volatile("" : : "r"(p) : "memory");
 }
+
+#ifdef FAR_ALLOC
+/*
+ * jemalloc's API in the executable, out of alloc_text (its callers are
+ * there), in assembly: a frame first, the call after the bytes a
+ * detour displaces (a call among them would make it an int3).
+ */
+void *mallocx(size_t size, int flags);
+void sdallocx(void *p, size_t size, int flags);
+#define FAR_FN(name, callee)						\
+	".globl " name "\n.type " name ", @function\n" name ":\n"	\
+	".cfi_startproc\n	push %rbp\n.cfi_def_cfa_offset 16\n"	\
+	".cfi_offset %rbp, -16\n	mov %rsp, %rbp\n"		\
+	".cfi_def_cfa_register %rbp\n	and $-16, %rsp\n"		\
+	"	call " callee "@PLT\n	leave\n.cfi_def_cfa %rsp, 8\n"	\
+	"	ret\n.cfi_endproc\n.size " name ", . - " name "\n"
+__asm__(".text\n" FAR_FN("mallocx", "malloc") FAR_FN("sdallocx", "free"));
+#endif
 
 static void count(struct counts *c, enum kind k, unsigned long bytes)
 {
@@ -152,6 +178,13 @@ static SECTION void one(struct counts *c, unsigned long i)
 	count(c, K_FREE, 2 * sz);
 	free(q);
 	count(c, K_FREE, n * 48);
+#ifdef FAR_ALLOC
+	p = mallocx(sz + 8, 0);
+	memset(p, 3, sz + 8);
+	count(c, K_MALLOC, sz + 8);
+	sdallocx(p, sz + 8, 0);
+	count(c, K_FREE, sz + 8);
+#endif
 	if (i % 50 == 0) {
 		/* a failure: weighs nothing */
 		m = malloc(SIZE_MAX / 2);
@@ -298,6 +331,11 @@ SECTION int main(int argc, char **argv)
 	}
 	if (nthreads < 1 || nthreads > 64)
 		return 2;
+#ifdef FAR_ALLOC
+	printf("FAR 0x%016lx 0x%016lx\n", (unsigned long)(uintptr_t)(void *)mallocx,
+	       (unsigned long)(uintptr_t)dlsym(RTLD_NEXT, "malloc"));
+	fflush(stdout);
+#endif
 	if (do_exec)
 		return run_exec(argv[0]);
 	/* not by function pointers: a non-PIE executable has PLT entries */

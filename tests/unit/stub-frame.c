@@ -5,7 +5,9 @@
  * writes them into a slot of a stub mapping laid out in this process's
  * memory (the frame of a slot is read from the process), and the
  * common routines: every syscall the stubs make has a known frame,
- * whose return address leads, stub by stub, to the glue's caller.
+ * whose return address leads, stub by stub, to the glue's caller.  A
+ * far page's glue too, which reaches the routines through its header
+ * (jmp or call [rip + disp32]).
  * Prints "ok" last.
  */
 #include "config.h"
@@ -59,6 +61,40 @@ static void result_slot(uint64_t s)
 	put_rel(p + 17, 0xe9, s + 17, (uint64_t)(dt_common_result - dt_template));
 	p[DT_ORIG] = 0x41, p[DT_ORIG + 1] = 0x54;
 	put_rel(p + DT_ORIG + 2, 0xe9, s + DT_ORIG + 2, 0x100000);
+}
+
+/* At p, for offset off: jmp (call) qword [rip + disp32] to the word at offset to. */
+static void put_ind(uint8_t *p, int call, uint64_t off, uint64_t to)
+{
+	int32_t rel = (int32_t)((int64_t)to - (int64_t)(off + 6));
+
+	p[0] = 0xff;
+	p[1] = call ? 0x15 : 0x25;
+	memcpy(p + 2, &rel, 4);
+}
+
+/* A far page's slots at s: a result probe's glue and, at s2, an entry probe's. */
+static void far_slots(uint64_t s, uint64_t s2)
+{
+	static const uint8_t pushes[] = { 0x57, 0x56, 0x52, 0x51, 0x41, 0x50 };
+	static const uint8_t pops[] = { 0x41, 0x58, 0x59, 0x5a, 0x5e, 0x5f };
+	uint8_t *p = map + s, *q = map + s2;
+
+	memset(p, 0xcc, DT_SLOT_SIZE);
+	memcpy(p, pushes, sizeof(pushes));
+	put_rel(p + 6, 0xe8, s + 6, s + DT_ORIG);
+	p[11] = 0x41, p[12] = 0xba, memset(p + 13, 0, 4);
+	put_ind(p + 17, 0, s + 17, F_RESULT);
+	p[DT_ORIG] = 0x41, p[DT_ORIG + 1] = 0x54;
+	put_rel(p + DT_ORIG + 2, 0xe9, s + DT_ORIG + 2, 0x100000);
+	memset(q, 0xcc, DT_SLOT_SIZE);
+	memcpy(q, pushes, sizeof(pushes));
+	q[6] = 0x41, q[7] = 0xba, memset(q + 8, 0, 4);
+	put_ind(q + 12, 1, s2 + 12, F_ENTRY);
+	memcpy(q + 18, pops, sizeof(pops));
+	put_rel(q + 24, 0xe9, s2 + 24, s2 + DT_ORIG);
+	q[DT_ORIG] = 0x41, q[DT_ORIG + 1] = 0x54;
+	put_rel(q + DT_ORIG + 2, 0xe9, s2 + DT_ORIG + 2, 0x100000);
 }
 
 /* The return address of the first call in the routine at off. */
@@ -121,6 +157,20 @@ int main(void)
 	r = first_call_return((uint64_t)(dt_common_entry - dt_template));
 	CHECK(frame_at(r, &f) == 0 && f.ra_off == 0, "keep_record's return, entry: %u", f.ra_off);
 	CHECK(frame_at(DT_CODE_SIZE, &f) < 0, "past the code");
+
+	/* a far page's glue (its slots laid out as the mapping's) */
+	slot = DT_TEMPLATE_MAX + 5 * DT_SLOT_SIZE;
+	far_slots(slot, slot + DT_SLOT_SIZE);
+	CHECK(frame_at(slot + 11, &f) == 0 && f.ra_off == 40, "far: return address: %u", f.ra_off);
+	CHECK(frame_at(slot + 17, &f) == 0 && f.ra_off == 40, "far: jmp [rip]: %u", f.ra_off);
+	CHECK(frame_at(slot + 23, &f) < 0, "far: int3 fill after jmp [rip] has a frame");
+	CHECK(frame_at(slot + DT_ORIG + 2, &f) == 0 && f.ra_off == 8, "far: relocated: %u", f.ra_off);
+	slot += DT_SLOT_SIZE;
+	CHECK(frame_at(slot + 12, &f) == 0 && f.ra_off == 40, "far entry: call [rip]: %u", f.ra_off);
+	CHECK(frame_at(slot + 18, &f) == 0 && f.ra_off == 40, "far entry: its return: %u", f.ra_off);
+	CHECK(frame_at(slot + 24, &f) == 0 && f.ra_off == 0, "far entry: jmp: %u", f.ra_off);
+	CHECK(frame_at(slot + DT_ORIG, &f) == 0 && f.ra_off == 0, "far entry: relocated: %u",
+	      f.ra_off);
 	if (failures)
 		return 1;
 	printf("ok\n");

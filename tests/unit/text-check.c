@@ -6,9 +6,10 @@
  * - the executable PT_LOAD segments of every ELF object it maps equal
  *   the files' bytes (no int3 left);
  * - no anonymous executable mapping (no scratch page left), but
- *   memtap's stub mapping of in-target probes, which stays on purpose
- *   (probe/detour.h): its code is memtap's template and its counters
- *   no longer move (no entry leads there);
+ *   memtap's stub mapping of in-target probes and its far code pages,
+ *   which stay on purpose (probe/detour.h): the mapping's code is
+ *   memtap's template and its counters no longer move (no entry leads
+ *   there), a far page's header names such a mapping;
  * - no thread traced or in a tracing stop (waits up to a second).
  *
  * Prints "VERIFY ok", or one line per problem and "VERIFY failed" (exit
@@ -43,8 +44,9 @@ static int compare_text(pid_t pid, const char *path, uint64_t bias)
 	return r == 1 || r == -1;	/* -2: not a file we can read, not checked */
 }
 
-/* Is m memtap's stub mapping, left unused?  1 yes (said), 0 no. */
-static int stub_mapping(pid_t pid, const struct procfs_map *m, const struct procfs_map *next)
+/* Is m memtap's stub mapping, left unused?  1 yes (said if say), 0 no. */
+static int stub_mapping(pid_t pid, const struct procfs_map *m, const struct procfs_map *next,
+			int say)
 {
 	size_t len = (size_t)(dt_template_end - dt_template);
 	uint8_t code[DT_TEMPLATE_MAX];
@@ -63,9 +65,28 @@ static int stub_mapping(pid_t pid, const struct procfs_map *m, const struct proc
 		printf("memtap's stubs at %" PRIx64 " are still called\n", m->start);
 		return 0;
 	}
-	printf("memtap's stub mapping left, unused: %" PRIx64 "-%" PRIx64 "\n", m->start,
-	       next->end);
+	if (say)
+		printf("memtap's stub mapping left, unused: %" PRIx64 "-%" PRIx64 "\n", m->start,
+		       next->end);
 	return 1;
+}
+
+/* Is m a far code page of memtap's stub mapping (its header names one)?  1 yes (said), 0 no. */
+static int far_page(pid_t pid, const struct procfs_map *m, const struct procfs_map *maps, size_t n)
+{
+	uint64_t h[F_SIZE / 8];
+
+	if (m->end - m->start != DT_CODE_SIZE ||
+	    memio_read_all(pid, 0, m->start, h, sizeof(h)) < 0 || h[F_MAGIC / 8] != DT_FAR_MAGIC ||
+	    h[F_RESULT / 8] != h[F_BASE / 8] + (uint64_t)(dt_common_result - dt_template))
+		return 0;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (maps[i].start == h[F_BASE / 8] && stub_mapping(pid, &maps[i], &maps[i + 1], 0)) {
+			printf("memtap's far code page left: %" PRIx64 "-%" PRIx64 "\n", m->start,
+			       m->end);
+			return 1;
+		}
+	return 0;
 }
 
 static int anon_exec_mappings(pid_t pid)
@@ -81,7 +102,8 @@ static int anon_exec_mappings(pid_t pid)
 
 		if (!(m->perms & PROT_EXEC) || m->ino != 0 || (m->path && m->path[0] == '['))
 			continue;
-		if (stub_mapping(pid, m, i + 1 < n ? &maps[i + 1] : NULL))
+		if (stub_mapping(pid, m, i + 1 < n ? &maps[i + 1] : NULL, 1) ||
+		    far_page(pid, m, maps, n))
 			continue;
 		printf("anonymous executable mapping left: %" PRIx64 "-%" PRIx64 "%s%s\n", m->start,
 		       m->end, m->path ? " " : "", m->path ? m->path : "");

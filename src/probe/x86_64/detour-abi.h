@@ -19,6 +19,17 @@
  *            sampling countdown per thread)
  *   +0x5000  pool pages (rw-): the sampling intervals
  *
+ * Far code pages: probed code out of the mapping's reach (another
+ * object, terabytes away: a PIE executable and libc) gets slots in a
+ * code page of DT_CODE_SIZE (r-x) mapped within reach of it, up to
+ * DT_FAR_MAX of them.  Their slots are laid out as the mapping's, from
+ * DT_TEMPLATE_MAX on, DT_FAR_SLOTS of them; below, a header (F_*): the
+ * stub mapping's base and the addresses of its common routines, which
+ * the far glue reaches through it (jmp or call [rip + disp32]).  Their
+ * slots count in the same counter page, record into the same ring: far
+ * page k's slot j is number DT_NSLOTS + (k - 1) * DT_FAR_SLOTS + j in
+ * DESC.
+ *
  * The code reaches its data rip-relatively, so the template assembles
  * once, position-independent.  The ring (commit words, then records) is
  * a second mapping anywhere, found through D_RING and D_COMMIT.  The
@@ -63,6 +74,19 @@
 #define DT_SAVED	0x68	/* length, then the original bytes of the entry */
 #define DT_ORIG_ROOM	(DT_SAVED - DT_ORIG)
 #define DT_NSLOTS	((DT_CODE_SIZE - DT_TEMPLATE_MAX) / DT_SLOT_SIZE)
+#define DT_FAR_MAX	2	/* far code pages */
+#define DT_FAR_SLOTS	40	/* slots of a far page: the counter page holds them all */
+#define DT_ALL_SLOTS	(DT_NSLOTS + DT_FAR_MAX * DT_FAR_SLOTS)
+
+/* far page header */
+#define F_MAGIC		0x00	/* DT_FAR_MAGIC */
+#define F_BASE		0x08	/* the stub mapping */
+#define F_RESULT	0x10	/* its dt_common_result */
+#define F_ENTRY		0x18	/* dt_common_entry */
+#define F_SYNC		0x20	/* dt_common_sync */
+#define F_INDEX		0x28	/* k: 1 .. DT_FAR_MAX */
+#define F_SIZE		0x30
+#define DT_FAR_MAGIC	0x6567617072616674	/* "tfarpage" */
 
 /* data page */
 #define D_DROPPED	0x000	/* records lost to a full ring */
