@@ -22,7 +22,9 @@
  * counted as lost.
  *
  * The source drains every ring every RING_IDLE_NS, or RING_BUSY_NS
- * after a drain that found records.
+ * after a drain that found records, or at the loop's next round after
+ * one that found a batch or more (the stubs make records faster than
+ * RING_BUSY_NS would take them, and wait on a full ring).
  *
  * Sampled rings (record/sample.h): each record carries the mean its
  * call was kept at, for the sink's weights; each drain refills the
@@ -79,6 +81,7 @@ struct ring_src {
 	uint64_t tail;
 	uint64_t *commits;	/* RING_BATCH each */
 	uint8_t *recs;
+	struct memio_seg *segs;	/* RING_BATCH each */
 	uint64_t stuck_tail, stuck_since;
 	uint64_t records, skipped, nested;
 	uint64_t dropped;	/* the stubs' count, as last read */
@@ -152,6 +155,7 @@ struct ring_src *ring_add(struct proc *p, struct detour_set *ds)
 	r->tail = r->r.head;
 	r->commits = xcalloc(RING_BATCH, sizeof(*r->commits));
 	r->recs = xcalloc(RING_BATCH, r->r.rec_size);
+	r->segs = xcalloc(RING_BATCH, sizeof(*r->segs));
 	if (pause && *pause)
 		r->pause_until = now_ns() + strtoull(pause, NULL, 10) * 1000000ULL;
 	note_mean(detour_sample_mean(ds));
@@ -180,6 +184,7 @@ void ring_remove(struct ring_src *r)
 		}
 	free(r->commits);
 	free(r->recs);
+	free(r->segs);
 	free(r);
 }
 
@@ -211,6 +216,41 @@ static uint64_t word(const uint8_t *rec, unsigned off)
 
 	memcpy(&v, rec + off, sizeof(v));
 	return v;
+}
+
+/*
+ * Records tail .. tail + k - 1 into r->recs: their fixed parts first,
+ * then of each only the bytes of stack its stub copied (R_COPIED), most
+ * often a small part of the room a record has for it.  Two reads for
+ * the batch.
+ */
+static int read_records(struct ring_src *r, uint64_t k)
+{
+	uint64_t room = r->r.rec_size - R_STACK, n = 0;
+	int err;
+
+	for (uint64_t j = 0; j < k; j++) {
+		uint64_t at = r->r.ring + ((r->tail + j) & (r->r.nrec - 1)) * r->r.rec_size;
+
+		r->segs[j].addr = at;
+		r->segs[j].buf = r->recs + j * r->r.rec_size;
+		r->segs[j].len = R_STACK;
+	}
+	err = memio_read_many(r->r.pid, r->segs, k);
+	if (err < 0 || !sink_stacks_wanted())
+		return err;
+	for (uint64_t j = 0; j < k; j++) {
+		uint8_t *rec = r->recs + j * r->r.rec_size;
+		int64_t copied = (int64_t)word(rec, R_COPIED);
+
+		if (copied <= 8)
+			continue;
+		r->segs[n].addr = r->segs[j].addr + R_STACK;
+		r->segs[n].buf = rec + R_STACK;
+		r->segs[n].len = (uint64_t)copied < room ? (size_t)copied : (size_t)room;
+		n++;
+	}
+	return memio_read_many(r->r.pid, r->segs, n);
 }
 
 /* One record: the event, with the stack copy it carries. */
@@ -336,7 +376,7 @@ static long drain_batch(struct ring_src *r)
 		r->tail++;
 		goto write_tail;
 	}
-	err = read_wrapped(r, r->r.ring, r->r.rec_size, r->tail, k, r->recs);
+	err = read_records(r, k);
 	if (err < 0)
 		return err;
 	for (uint64_t j = 0; j < k; j++) {
@@ -426,7 +466,7 @@ static void budget_all(void)
 static void drain_all(void *self)
 {
 	uint64_t cpu0 = overhead > 0 ? self_cpu_ns() : 0;
-	int busy = 0;
+	int busy = 0, full = 0;
 
 	(void)self;
 	for (struct ring_src *r = rings; r; r = r->next) {
@@ -437,6 +477,8 @@ static void drain_all(void *self)
 		r->pause_until = 0;
 		if (ring_drain(r) == 0 && r->records != before)
 			busy = 1;
+		if (r->records - before >= RING_BATCH)
+			full = 1;
 	}
 	if (overhead > 0) {
 		if (busy) {
@@ -445,7 +487,8 @@ static void drain_all(void *self)
 		}
 		budget_all();
 	}
-	next_ns = now_ns() + (busy ? RING_BUSY_NS : RING_IDLE_NS);
+	/* a full batch or more: the stubs outrun RING_BUSY_NS, come back at once */
+	next_ns = now_ns() + (full ? 0 : busy ? RING_BUSY_NS : RING_IDLE_NS);
 }
 
 static uint64_t ring_next_ns(void *self)
