@@ -243,7 +243,12 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 	pending = xgrowarray(pending, &pending_cap, npending + 1, sizeof(*pending));
 	pe = &pending[npending++];
 	pe->ev = *ev;
-	snprintf(pe->comm, sizeof(pe->comm), "%s", ev->comm ? ev->comm : "");
+	/* as snprintf "%s" would, at a fraction of the cost (every event) */
+	const char *comm = ev->comm ? ev->comm : "";
+	size_t clen = strnlen(comm, sizeof(pe->comm) - 1);
+
+	memcpy(pe->comm, comm, clen);
+	pe->comm[clen] = '\0';
 	pe->ev.comm = NULL;
 	pe->proc = p;
 	pe->selected = (cfg.events & EV_BIT(ev->kind)) != 0;
