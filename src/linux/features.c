@@ -25,6 +25,10 @@
  *   pagemap_scan, kpageflags, smaps_thp
  *                         not probed: the ways to a fault's huge page
  *                         size, tried at the first fault (linux/thp.h).
+ *   shared_ring           not probed: the in-target ring made a memfd
+ *                         that memtap maps too, tried when a ring is made
+ *                         (probe/detour-ring.c); else memtap reads it
+ *                         with process_vm_readv.
  * When no child can be traced, the ptrace and memory features keep
  * "yes": the fallbacks are then taken at the first failure instead
  * (feature_lost()).
@@ -74,6 +78,7 @@ static const char *const names[F_NFEATURES] = {
 	[F_PAGEMAP_SCAN] = "pagemap_scan",
 	[F_KPAGEFLAGS] = "kpageflags",
 	[F_SMAPS_THP] = "smaps_thp",
+	[F_SHARED_RING] = "shared_ring",
 };
 
 static enum state state[F_NFEATURES];

@@ -39,6 +39,8 @@ enum feature {
 				   are tried at use (linux/thp.h) */
 	F_KPAGEFLAGS,		/* frame numbers and /proc/kpageflags (CAP_SYS_ADMIN) */
 	F_SMAPS_THP,		/* AnonHugePages of /proc/PID/smaps (2.6.38) */
+	F_SHARED_RING,		/* the in-target ring as a memfd memtap maps too
+				   (memfd_create, 3.17); tried at use (probe/detour-ring.h) */
 	F_NFEATURES
 };
 

@@ -21,6 +21,7 @@
 #include "probe/breakpoint.h"
 #include "probe/detour.h"
 #include "probe/detour-plan.h"
+#include "probe/detour-ring.h"
 #include "probe/elfsym.h"
 #include "probe/hole.h"
 #include "probe/remote.h"
@@ -56,6 +57,7 @@ struct detour_set {
 	struct detour_config cfg;
 	uint64_t base;		/* the stub mapping, 0 until installed */
 	uint64_t commit, ring, rec_size, ring_len;
+	void *local;		/* memtap's mapping of a shared ring (detour-ring.h) */
 	uint64_t head0, dropped0;	/* a reused mapping's HEAD and DROPPED */
 	int reused;
 	int tramp;		/* the trampoline of injected syscalls is set */
@@ -90,6 +92,8 @@ void detour_set_free(struct detour_set *ds)
 {
 	if (ds && ds->tramp)
 		remote_tramp_clear(ds->pid);
+	if (ds)
+		detour_ring_unshare(ds->local, ds->ring_len);
 	free(ds);
 }
 
@@ -319,7 +323,7 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 	uint64_t hole = 0, tid_off, ring_len;
 	size_t n;
 	int64_t got;
-	int err;
+	int err, wiped;
 
 	*why = NULL;
 	if (ds->base)
@@ -364,9 +368,12 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		return -ENOMEM;
 	ds->rec_size = R_STACK + ds->cfg.copy_len;
 	ring_len = (ds->cfg.nrec * (ds->rec_size + 8) + DT_PAGE - 1) & ~(uint64_t)(DT_PAGE - 1);
+	/* a fork child's stubs find NREC 0: they count and drop */
+	wiped = inject(ds, tid, SYS_madvise, ds->base + DT_DATA, DT_MAP_SIZE - DT_DATA,
+		       MADV_WIPEONFORK) == 0;
 	if (!ds->commit) {
-		got = remote_mmap(tid, ds->syscall_insn, 0, ring_len, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, &res);
+		got = detour_ring_map(ds->pid, tid, ds->syscall_insn, ds->base + DT_DATA + D_SCRATCH,
+				      ring_len, wiped, &ds->local);
 		if (got < 0 && got > -4096) {
 			err = (int)got;
 			goto fail;
@@ -396,16 +403,14 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 			remote_munmap(tid, ds->syscall_insn, ds->commit, ring_len, &res);
 		goto fail;
 	}
-	/* a fork child's stubs find NREC 0: they count and drop */
-	if (inject(ds, tid, SYS_madvise, ds->base + DT_DATA, DT_MAP_SIZE - DT_DATA,
-		   MADV_WIPEONFORK) < 0)
-		debug_msg("process %d: no MADV_WIPEONFORK: a fork child's stubs write its own "
-			  "copy of the ring", ds->pid);
-	debug_msg("process %d: stub mapping at %#" PRIx64 ", ring at %#" PRIx64 " (%" PRIu64
-		  " records of %" PRIu64 " bytes), tid %s", ds->pid, ds->base, ds->ring,
-		  ds->cfg.nrec, ds->rec_size, tid_off ? "from the TCB" : "by gettid");
+	debug_msg("process %d: stub mapping at %#" PRIx64 ", %s ring at %#" PRIx64 " (%" PRIu64
+		  " records of %" PRIu64 " bytes), tid %s", ds->pid, ds->base,
+		  ds->local ? "shared" : "private", ds->ring, ds->cfg.nrec, ds->rec_size,
+		  tid_off ? "from the TCB" : "by gettid");
 	return 0;
 fail:
+	detour_ring_unshare(ds->local, ring_len);
+	ds->local = NULL;
 	ds->made = ds->made_data = 0;
 	if (!ds->reused) {
 		tramp_remove(ds);
@@ -702,6 +707,7 @@ void detour_get_ring(const struct detour_set *ds, struct detour_ring *r)
 	r->rec_size = ds->rec_size;
 	r->head = ds->head0;
 	r->dropped = ds->dropped0;
+	r->local = ds->local;
 }
 
 int detour_read_counts(const struct detour_set *ds, const void *cookie,

@@ -49,7 +49,8 @@
 
 #define COPY_MAX 8192		/* bytes of stack per record at most */
 #define RING_RECORDS 512
-#define WAIT_SPINS 5000	/* sleeps of DT_WAIT_NS on a full ring: 1 s */
+#define WAIT_SPINS 10000	/* sleeps of DT_WAIT_NS on a full ring: about 1 s with the
+				   timer slack (50 us a sleep) */
 
 struct alloc_detours {
 	struct detour_set *set;

@@ -2,11 +2,16 @@
  * ring.c - the in-target probes' rings (probe/detour.h, layout in
  * probe/x86_64/detour-abi.h) as a source of events: no thread stops.
  *
- * A drain reads HEAD, then the commit words from TAIL on, then (a
- * separate copy: one big copy may read a record's body before its
- * commit word) the committed prefix of records, then writes TAIL back:
- * four accesses per batch of up to RING_BATCH records, by
- * process_vm_readv/writev (linux/memio.h).  Each record becomes the
+ * A shared ring (probe/detour-ring.h: mapped in memtap too) is read
+ * where it lies: the commit words from TAIL on, then the committed
+ * prefix of records; one process_vm_writev per batch of up to
+ * RING_BATCH records writes TAIL back (HEAD is read only when no record
+ * is committed).  A private ring is copied: HEAD, then the commit words
+ * from TAIL on, then (a separate copy: one big copy may read a record's
+ * body before its commit word) the committed prefix of records, their
+ * fixed parts and the stack bytes each holds, then TAIL is written
+ * back: five accesses per batch, by process_vm_readv/writev
+ * (linux/memio.h).  Each record becomes the
  * event the int3 probe would have made at the function's return
  * (alloc-hits.c): the caller's registers (rip = the return address, rsp
  * above it, the callee-saved ones as the stub found them, unchanged by
@@ -22,7 +27,7 @@
  * counted as lost.
  *
  * The source drains every ring every RING_IDLE_NS, or RING_BUSY_NS
- * after a drain that found records, or at the loop's next round after
+ * for RING_IDLE_NS after a drain that found records, or at the loop's next round after
  * one that found a batch or more (the stubs make records faster than
  * RING_BUSY_NS would take them, and wait on a full ring).
  *
@@ -66,7 +71,7 @@
 
 #define RING_BATCH 256
 #define RING_IDLE_NS 2000000ULL
-#define RING_BUSY_NS 200000ULL
+#define RING_BUSY_NS 50000ULL
 #define RING_STUCK_NS 1000000000ULL
 #define RING_VFORKS 4		/* vfork children at once, of one process */
 #define BUDGET_PERIOD_NS 100000000ULL
@@ -99,7 +104,7 @@ struct ring_src {
 char ring_sync_cookie;
 
 static struct ring_src *rings;
-static uint64_t next_ns;
+static uint64_t next_ns, busy_ns;	/* busy_ns: the last drain that found records */
 static int registered;
 static double overhead;		/* --overhead, 0: a fixed mean */
 static uint64_t busy_cpu;	/* CPU time of the drains that found records, ns */
@@ -295,7 +300,8 @@ static void emit(struct ring_src *r, const uint8_t *rec)
 	ev.leaf = detour_slot_func(r->ds, word(rec, R_DESC));
 	ev.sample_mean = word(rec, R_MEAN);
 	if (copied > 8 && sink_stacks_wanted() && sink_wants(p->rec, &ev) == SINK_RECORD) {
-		size_t len = (size_t)copied;
+		size_t len = (uint64_t)copied < r->r.rec_size - R_STACK ? (size_t)copied
+									 : (size_t)(r->r.rec_size - R_STACK);
 
 		if (snap.cap < len) {
 			free(snap.data);
@@ -341,29 +347,65 @@ void ring_vfork_end(struct ring_src *r, struct proc *child)
 		}
 }
 
-/* One batch: how many records, or -errno. */
-static long drain_batch(struct ring_src *r)
+/*
+ * Committed records from TAIL on, at most RING_BATCH: how many (0: none
+ * with *head = HEAD), or -errno.  A shared ring's commit words are read
+ * where they are, and HEAD only when none is committed.
+ */
+static long count_committed(struct ring_src *r, uint64_t *head)
 {
-	uint64_t head, n, k;
+	const uint64_t *commit = r->r.local;
+	uint64_t n = RING_BATCH, k;
 	int err;
 
-	err = memio_read_all(r->r.pid, 0, r->r.data + D_HEAD, &head, sizeof(head));
+	if (commit) {
+		for (k = 0; k < RING_BATCH; k++)
+			if (__atomic_load_n(&commit[(r->tail + k) & (r->r.nrec - 1)],
+					    __ATOMIC_ACQUIRE) != r->tail + k + 1)
+				break;
+		if (k)
+			return (long)k;
+	}
+	err = memio_read_all(r->r.pid, 0, r->r.data + D_HEAD, head, sizeof(*head));
 	if (err < 0)
 		return err;
-	n = head - r->tail;
-	if (n == 0)
+	if (commit || *head == r->tail)
 		return 0;
-	if (n > RING_BATCH)
-		n = RING_BATCH;
+	if (*head - r->tail < n)
+		n = *head - r->tail;
 	err = read_wrapped(r, r->r.commit, sizeof(uint64_t), r->tail, n, r->commits);
 	if (err < 0)
 		return err;
 	for (k = 0; k < n; k++)
 		if (r->commits[k] != r->tail + k + 1)
 			break;	/* reserved, not yet committed */
+	return (long)k;
+}
+
+/* Record j of the batch from TAIL: in the shared ring, or as read_records() copied it. */
+static const uint8_t *batch_record(const struct ring_src *r, uint64_t j)
+{
+	if (r->r.local)
+		return (const uint8_t *)r->r.local + r->r.nrec * 8 +
+		       ((r->tail + j) & (r->r.nrec - 1)) * r->r.rec_size;
+	return r->recs + j * r->r.rec_size;
+}
+
+/* One batch: how many records, or -errno. */
+static long drain_batch(struct ring_src *r)
+{
+	uint64_t head = 0;
+	long k;
+	int err;
+
+	k = count_committed(r, &head);
+	if (k < 0)
+		return k;
 	if (k == 0) {
 		uint64_t now = now_ns();
 
+		if (head == r->tail)
+			return 0;
 		if (r->stuck_tail != r->tail + 1) {
 			r->stuck_tail = r->tail + 1;
 			r->stuck_since = now;
@@ -372,15 +414,14 @@ static long drain_batch(struct ring_src *r)
 		if (now - r->stuck_since < RING_STUCK_NS)
 			return 0;
 		r->skipped++;	/* never committed: skip it */
-		k = 0;
 		r->tail++;
 		goto write_tail;
 	}
-	err = read_records(r, k);
+	err = r->r.local ? 0 : read_records(r, (uint64_t)k);
 	if (err < 0)
 		return err;
-	for (uint64_t j = 0; j < k; j++) {
-		const uint8_t *rec = r->recs + j * r->r.rec_size;
+	for (uint64_t j = 0; j < (uint64_t)k; j++) {
+		const uint8_t *rec = batch_record(r, j);
 
 		if (word(rec, R_SEQ) != r->tail + j) {
 			r->skipped++;
@@ -388,11 +429,11 @@ static long drain_batch(struct ring_src *r)
 		}
 		emit(r, rec);
 	}
-	r->tail += k;
-	r->records += k;
+	r->tail += (uint64_t)k;
+	r->records += (uint64_t)k;
 write_tail:
 	err = memio_write(r->r.pid, 0, r->r.data + D_TAIL, &r->tail, sizeof(r->tail));
-	return err < 0 ? err : (long)k + 1;
+	return err < 0 ? err : k + 1;
 }
 
 int ring_drain(struct ring_src *r)
@@ -487,8 +528,15 @@ static void drain_all(void *self)
 		}
 		budget_all();
 	}
-	/* a full batch or more: the stubs outrun RING_BUSY_NS, come back at once */
-	next_ns = now_ns() + (full ? 0 : busy ? RING_BUSY_NS : RING_IDLE_NS);
+	/*
+	 * A full batch or more: the stubs outrun RING_BUSY_NS, come back at
+	 * once.  Busy until RING_IDLE_NS without a record: a drain that
+	 * finds none may come while the stubs sleep on a full ring.
+	 */
+	if (busy)
+		busy_ns = now_ns();
+	next_ns = now_ns() + (full ? 0 : now_ns() - busy_ns < RING_IDLE_NS ? RING_BUSY_NS
+									 : RING_IDLE_NS);
 }
 
 static uint64_t ring_next_ns(void *self)
