@@ -256,12 +256,14 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 	pe->has_snap = 0;
 	if (!pe->record || !snap)
 		return;		/* only its effect on held memory counts */
-	struct stack_snapshot spare = pe->snap;
 	struct proc_modules *pm = proc_modules(p);
+	unsigned char *data = pe->snap.data;
+	size_t cap = pe->snap.cap;
 
 	/* take the copy, leave the source the buffer it replaces */
 	pe->snap = *snap;
-	*snap = spare;
+	snap->data = data;
+	snap->cap = cap;
 	pe->has_snap = 1;
 	/*
 	 * Mappings changed since they were last read, or the pc is in none

@@ -258,8 +258,8 @@ static int read_records(struct ring_src *r, uint64_t k)
 	return memio_read_many(r->r.pid, r->segs, n);
 }
 
-/* One record: the event, with the stack copy it carries. */
-static void emit(struct ring_src *r, const uint8_t *rec)
+/* One record: the event at time_ns (its batch's), with the stack copy it carries. */
+static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 {
 	static struct stack_snapshot snap;	/* a buffer the sink swaps */
 	const struct probe *pr = detour_slot_cookie(r->ds, word(rec, R_DESC));
@@ -292,7 +292,7 @@ static void emit(struct ring_src *r, const uint8_t *rec)
 		ev.pid = p->pid;
 		ev.tid = tid;
 		ev.comm = p->rec->comm;
-		ev.time_ns = now_ns() - start_ns;
+		ev.time_ns = time_ns;
 		if (!probe_fill_event(pr, args, word(rec, R_RESULT), word(rec, R_WORD), &ev))
 			return;
 	}
@@ -394,7 +394,7 @@ static const uint8_t *batch_record(const struct ring_src *r, uint64_t j)
 /* One batch: how many records, or -errno. */
 static long drain_batch(struct ring_src *r)
 {
-	uint64_t head = 0;
+	uint64_t head = 0, time_ns;
 	long k;
 	int err;
 
@@ -420,6 +420,7 @@ static long drain_batch(struct ring_src *r)
 	err = r->r.local ? 0 : read_records(r, (uint64_t)k);
 	if (err < 0)
 		return err;
+	time_ns = now_ns() - start_ns;
 	for (uint64_t j = 0; j < (uint64_t)k; j++) {
 		const uint8_t *rec = batch_record(r, j);
 
@@ -427,7 +428,7 @@ static long drain_batch(struct ring_src *r)
 			r->skipped++;
 			continue;
 		}
-		emit(r, rec);
+		emit(r, rec, time_ns);
 	}
 	r->tail += (uint64_t)k;
 	r->records += (uint64_t)k;
