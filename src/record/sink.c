@@ -44,6 +44,8 @@ struct pending {
 	int selected;		/* -e chose its kind */
 	int record;		/* selected and within --min/--max-size */
 	struct stack_snapshot snap;
+	unsigned char *own;	/* snap borrowed: the buffer it replaced */
+	size_t own_cap;
 	int has_snap;
 };
 
@@ -257,13 +259,22 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 	if (!pe->record || !snap)
 		return;		/* only its effect on held memory counts */
 	struct proc_modules *pm = proc_modules(p);
-	unsigned char *data = pe->snap.data;
-	size_t cap = pe->snap.cap;
+	unsigned char *data = pe->snap.borrowed ? pe->own : pe->snap.data;
+	size_t cap = pe->snap.borrowed ? pe->own_cap : pe->snap.cap;
 
-	/* take the copy, leave the source the buffer it replaces */
-	pe->snap = *snap;
-	snap->data = data;
-	snap->cap = cap;
+	if (snap->borrowed) {
+		/* the source's memory, until the flush: keep the buffer aside */
+		pe->own = data;
+		pe->own_cap = cap;
+		pe->snap = *snap;
+	} else {
+		/* take the copy, leave the source the buffer it replaces */
+		pe->own = NULL;
+		pe->own_cap = 0;
+		pe->snap = *snap;
+		snap->data = data;
+		snap->cap = cap;
+	}
 	pe->has_snap = 1;
 	/*
 	 * Mappings changed since they were last read, or the pc is in none
@@ -507,8 +518,10 @@ void sink_print_costs(uint64_t code_stops)
 
 void sink_release(void)
 {
-	for (size_t i = 0; i < pending_cap; i++)
+	for (size_t i = 0; i < pending_cap; i++) {
 		stack_snapshot_release(&pending[i].snap);
+		free(pending[i].own);
+	}
 	free(pending);
 	pending = NULL;
 	npending = pending_cap = 0;

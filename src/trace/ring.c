@@ -16,6 +16,10 @@
  * (alloc-hits.c): the caller's registers (rip = the return address, rsp
  * above it, the callee-saved ones as the stub found them, unchanged by
  * the function) and the copy of the stack from the function's entry.
+ * The events' stacks are the records' own bytes (borrowed, struct
+ * stack_snapshot): the sink is flushed, and the stacks unwound, before
+ * TAIL gives the records back to the stubs (or the next batch of a
+ * private ring is read over them): no copy of a stack in memtap.
  * Records made by a call nested in another probed call (realloc(NULL,
  * n) calling malloc; their return address is in a detoured function or
  * in a stub) are not events, as with int3; a syscall wrapper's always
@@ -261,7 +265,7 @@ static int read_records(struct ring_src *r, uint64_t k)
 /* One record: the event at time_ns (its batch's), with the stack copy it carries. */
 static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 {
-	static struct stack_snapshot snap;	/* a buffer the sink swaps */
+	static struct stack_snapshot snap;	/* borrowing the record's stack copy */
 	const struct probe *pr = detour_slot_cookie(r->ds, word(rec, R_DESC));
 	uint64_t args[6] = { word(rec, R_ARG0), word(rec, R_ARG1), word(rec, R_ARG2),
 			     word(rec, R_ARG3), word(rec, R_ARG4), 0 };
@@ -303,11 +307,6 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 		size_t len = (uint64_t)copied < r->r.rec_size - R_STACK ? (size_t)copied
 									 : (size_t)(r->r.rec_size - R_STACK);
 
-		if (snap.cap < len) {
-			free(snap.data);
-			snap.data = xmalloc(len);
-			snap.cap = len;
-		}
 		memset(&snap.regs, 0, sizeof(snap.regs));
 		snap.pid = p->pid;
 		snap.tid = ev.tid;
@@ -321,7 +320,10 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 		snap.regs.r15 = word(rec, R_R15);
 		snap.start = rsp;
 		snap.len = len;
-		memcpy(snap.data, rec + R_STACK, len);
+		/* the record's own bytes: the sink is flushed before TAIL moves */
+		snap.data = (unsigned char *)(uintptr_t)(rec + R_STACK);
+		snap.cap = len;
+		snap.borrowed = 1;
 		s = &snap;
 	}
 	source_emit_proc(p, &ev, s);
@@ -430,6 +432,8 @@ static long drain_batch(struct ring_src *r)
 		}
 		emit(r, rec, time_ns);
 	}
+	/* the stacks are unwound from the records themselves: before they go back */
+	sink_flush();
 	r->tail += (uint64_t)k;
 	r->records += (uint64_t)k;
 write_tail:
