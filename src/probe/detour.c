@@ -382,7 +382,7 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		ds->ring = ds->commit + ds->cfg.nrec * 8;
 		ds->head0 = 0;	/* a new ring: its commit words start at 0 */
 		ds->made += ring_len;
-		ds->made_data += ring_len;
+		ds->made_data += ds->local ? 0 : ring_len;	/* VmData: private only */
 	}
 	if (!ds->reused) {
 		ds->made += DT_MAP_SIZE;
