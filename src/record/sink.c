@@ -427,6 +427,11 @@ void sink_flush(void)
 		uint64_t acquired, released, calls = 1;
 
 		ev->comm = pe->comm;
+		if (i + 1 < npending && pending[i + 1].has_snap && pending[i + 1].snap.borrowed)
+			/* the next stack's top, where the first frames are: the
+			 * target's CPU wrote it (an in-target ring) */
+			for (size_t o = 0; o < pending[i + 1].snap.len && o < 512; o += 64)
+				__builtin_prefetch(pending[i + 1].snap.data + o);
 		if (pe->selected && !record)
 			p->filtered++;
 		if (record && pe->has_snap)

@@ -426,6 +426,15 @@ static long drain_batch(struct ring_src *r)
 	for (uint64_t j = 0; j < (uint64_t)k; j++) {
 		const uint8_t *rec = batch_record(r, j);
 
+		if (r->r.local && j + 2 < (uint64_t)k) {
+			/* written by another CPU a moment ago: ask for it early */
+			const uint8_t *next = batch_record(r, j + 2);
+
+			__builtin_prefetch(next);
+			__builtin_prefetch(next + 64);
+			__builtin_prefetch(next + 128);
+		}
+
 		if (word(rec, R_SEQ) != r->tail + j) {
 			r->skipped++;
 			continue;
