@@ -29,6 +29,10 @@
  *                         not probed: a process's seccomp filters and
  *                         their number, tried when memtap would make it
  *                         run a syscall (probe/sandbox.c).
+ *   shared_ring           not probed: the in-target ring made a memfd
+ *                         that memtap maps too, tried when a ring is made
+ *                         (probe/detour-ring.c); else memtap reads it
+ *                         with process_vm_readv.
  * When no child can be traced, the ptrace and memory features keep
  * "yes": the fallbacks are then taken at the first failure instead
  * (feature_lost()).
@@ -80,6 +84,7 @@ static const char *const names[F_NFEATURES] = {
 	[F_SMAPS_THP] = "smaps_thp",
 	[F_SECCOMP_GET_FILTER] = "seccomp_get_filter",
 	[F_SECCOMP_FILTERS] = "seccomp_filters",
+	[F_SHARED_RING] = "shared_ring",
 };
 
 static enum state state[F_NFEATURES];

@@ -42,6 +42,8 @@ enum feature {
 	F_SECCOMP_GET_FILTER,	/* PTRACE_SECCOMP_GET_FILTER (4.4); these two are
 				   tried at use (probe/sandbox.h) */
 	F_SECCOMP_FILTERS,	/* Seccomp_filters: in /proc/PID/status (5.9) */
+	F_SHARED_RING,		/* the in-target ring as a memfd memtap maps too
+				   (memfd_create, 3.17); tried at use (probe/detour-ring.h) */
 	F_NFEATURES
 };
 

@@ -210,6 +210,42 @@ int memio_read_all(pid_t pid, pid_t tid, uint64_t addr, void *buf, size_t len)
 	return n < 0 ? (int)n : (size_t)n == len ? 0 : -EIO;
 }
 
+#define MANY_IOV 256
+
+int memio_read_many(pid_t pid, const struct memio_seg *segs, size_t n)
+{
+	struct iovec local[MANY_IOV], remote[MANY_IOV];
+
+	while (n > 0) {
+		size_t k = n < MANY_IOV ? n : MANY_IOV, want = 0;
+		ssize_t got = -1;
+
+		for (size_t i = 0; i < k; i++) {
+			local[i].iov_base = segs[i].buf;
+			local[i].iov_len = segs[i].len;
+			remote[i].iov_base = (void *)(uintptr_t)segs[i].addr;
+			remote[i].iov_len = segs[i].len;
+			want += segs[i].len;
+		}
+		if (feature_has(F_PROCESS_VM_READV)) {
+			got = process_vm_readv(pid, local, k, remote, k, 0);
+			if (got < 0)
+				vm_failed(F_PROCESS_VM_READV, errno);
+		}
+		if (got < 0 || (size_t)got != want)
+			/* a range that ends short, or another path: one at a time */
+			for (size_t i = 0; i < k; i++) {
+				int err = memio_read_all(pid, 0, segs[i].addr, segs[i].buf, segs[i].len);
+
+				if (err < 0)
+					return err;
+			}
+		segs += k;
+		n -= k;
+	}
+	return 0;
+}
+
 int memio_write(pid_t pid, pid_t tid, uint64_t addr, const void *buf, size_t len)
 {
 	ssize_t n;

@@ -35,6 +35,19 @@ ssize_t memio_read(pid_t pid, pid_t tid, uint64_t addr, void *buf, size_t len);
 /* All len bytes, or -errno (a short read is -EIO). */
 int memio_read_all(pid_t pid, pid_t tid, uint64_t addr, void *buf, size_t len);
 
+/* One range of memio_read_many(): len bytes at addr into buf. */
+struct memio_seg {
+	uint64_t addr;
+	void *buf;
+	size_t len;
+};
+
+/*
+ * Every range of segs, all of it, or -errno: as many memio_read_all()
+ * calls, in one process_vm_readv per IOV_MAX ranges when there is one.
+ */
+int memio_read_many(pid_t pid, const struct memio_seg *segs, size_t n);
+
 /* Write len bytes at addr, read-only text included: 0 or -errno. */
 int memio_write(pid_t pid, pid_t tid, uint64_t addr, const void *buf, size_t len);
 

@@ -73,6 +73,7 @@ void detour_get_ring(const struct detour_set *ds, struct detour_ring *r)
 	r->rec_size = ds->rec_size;
 	r->head = ds->head0;
 	r->dropped = ds->dropped0;
+	r->local = ds->local;
 }
 
 int detour_read_counts(const struct detour_set *ds, const void *cookie,

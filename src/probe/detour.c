@@ -25,6 +25,7 @@
 #include "probe/detour.h"
 #include "probe/detour-int.h"
 #include "probe/detour-plan.h"
+#include "probe/detour-ring.h"
 #include "probe/elfsym.h"
 #include "probe/hole.h"
 #include "probe/remote.h"
@@ -55,6 +56,8 @@ void detour_set_free(struct detour_set *ds)
 {
 	if (ds && ds->tramp)
 		remote_tramp_clear(ds->pid);
+	if (ds)
+		detour_ring_unshare(ds->local, ds->ring_len);
 	free(ds);
 }
 
@@ -294,7 +297,7 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 	struct remote_result res;
 	uint64_t hole = 0, tid_off, ring_len;
 	int64_t got;
-	int err;
+	int err, wiped;
 
 	*why = NULL;
 	if (ds->base)
@@ -336,9 +339,12 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		return -ENOMEM;
 	ds->rec_size = R_STACK + ds->cfg.copy_len;
 	ring_len = (ds->cfg.nrec * (ds->rec_size + 8) + DT_PAGE - 1) & ~(uint64_t)(DT_PAGE - 1);
+	/* a fork child's stubs find NREC 0: they count and drop */
+	wiped = inject(ds, tid, SYS_madvise, ds->base + DT_DATA, DT_MAP_SIZE - DT_DATA,
+		       MADV_WIPEONFORK) == 0;
 	if (!ds->commit) {
-		got = remote_mmap(tid, ds->syscall_insn, 0, ring_len, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, &res);
+		got = detour_ring_map(ds->pid, tid, ds->syscall_insn, ds->base + DT_DATA + D_SCRATCH,
+				      ring_len, wiped, &ds->local);
 		if (got < 0 && got > -4096) {
 			err = (int)got;
 			goto fail;
@@ -347,7 +353,7 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		ds->ring = ds->commit + ds->cfg.nrec * 8;
 		ds->head0 = 0;	/* a new ring: its commit words start at 0 */
 		ds->made += ring_len;
-		ds->made_data += ring_len;
+		ds->made_data += ds->local ? 0 : ring_len;	/* VmData: private only */
 	}
 	if (!ds->reused) {
 		ds->made += DT_MAP_SIZE;
@@ -368,17 +374,15 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 			remote_munmap(tid, ds->syscall_insn, ds->commit, ring_len, &res);
 		goto fail;
 	}
-	/* a fork child's stubs find NREC 0: they count and drop */
-	if (inject(ds, tid, SYS_madvise, ds->base + DT_DATA, DT_MAP_SIZE - DT_DATA,
-		   MADV_WIPEONFORK) < 0)
-		debug_msg("process %d: no MADV_WIPEONFORK: a fork child's stubs write its own "
-			  "copy of the ring", ds->pid);
 	dt_far_scan(ds, tid);
-	debug_msg("process %d: stub mapping at %#" PRIx64 ", ring at %#" PRIx64 " (%" PRIu64
-		  " records of %" PRIu64 " bytes), tid %s", ds->pid, ds->base, ds->ring,
-		  ds->cfg.nrec, ds->rec_size, tid_off ? "from the TCB" : "by gettid");
+	debug_msg("process %d: stub mapping at %#" PRIx64 ", %s ring at %#" PRIx64 " (%" PRIu64
+		  " records of %" PRIu64 " bytes), tid %s", ds->pid, ds->base,
+		  ds->local ? "shared" : "private", ds->ring, ds->cfg.nrec, ds->rec_size,
+		  tid_off ? "from the TCB" : "by gettid");
 	return 0;
 fail:
+	detour_ring_unshare(ds->local, ring_len);
+	ds->local = NULL;
 	ds->made = ds->made_data = 0;
 	if (!ds->reused) {
 		tramp_remove(ds);

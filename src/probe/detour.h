@@ -80,6 +80,7 @@ struct detour_ring {
 	uint64_t nrec, rec_size;
 	uint64_t head;		/* HEAD at install: the first record to read */
 	uint64_t dropped;	/* DROPPED at install (a reused mapping's) */
+	void *local;		/* commit words and records mapped in memtap too, or NULL */
 };
 
 /* Per probe totals from the counter page. */

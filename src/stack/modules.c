@@ -264,9 +264,11 @@ void modules_release_all(void)
 
 struct proc_modules *proc_modules_new(pid_t pid)
 {
+	static uint64_t serial;
 	struct proc_modules *pm = xcalloc(1, sizeof(*pm));
 
 	pm->pid = pid;
+	pm->serial = ++serial;
 	pm->generation = 1;	/* read at first use */
 	pm->miss_budget = 1;
 	return pm;

@@ -110,6 +110,7 @@ struct other_range {
 
 struct proc_modules {
 	pid_t pid;
+	uint64_t serial;	/* this list's, unique for the run: keys of caches */
 	unsigned generation;	/* bumped by modules_map_changed() */
 	unsigned read_generation; /* generation the ranges were read at */
 	unsigned version;	/* bumped when a re-read changed the ranges */

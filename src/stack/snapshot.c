@@ -36,6 +36,11 @@ int stack_snapshot_take(struct stack_snapshot *s, pid_t pid, pid_t tid,
 	s->len = 0;
 	s->asked = max_bytes;
 	s->cut = 0;
+	if (s->borrowed) {
+		s->data = NULL;
+		s->cap = 0;
+		s->borrowed = 0;
+	}
 	if (sp == 0 || sp + max_bytes < sp) {
 		errno = EINVAL;
 		return max_bytes ? -1 : 0;
@@ -54,7 +59,9 @@ int stack_snapshot_take(struct stack_snapshot *s, pid_t pid, pid_t tid,
 
 void stack_snapshot_release(struct stack_snapshot *s)
 {
-	free(s->data);
+	if (!s->borrowed)
+		free(s->data);
+	s->borrowed = 0;
 	s->data = NULL;
 	s->cap = 0;
 	s->len = 0;

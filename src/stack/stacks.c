@@ -36,8 +36,27 @@ struct stack_chunk {
 	struct stack_frame frames[];
 };
 
+/*
+ * The ids of recent raw pc chains (stack_table_intern_pcs()) of a module
+ * list at a version, chains of frames that all resolved: the same pcs in
+ * the same ranges are the same frames, so a hit needs no resolve and no
+ * hash of frames.  Direct-mapped; MEMTAP_STACK_CACHE=0 turns it off
+ * (tests compare).
+ */
+#define PCS_CACHE 1024
+#define PCS_CACHE_DEPTH 32
+
+struct pcs_entry {
+	uint64_t serial;		/* the list's; 0 = empty */
+	unsigned version;
+	uint32_t depth, id;
+	uint64_t pcs[PCS_CACHE_DEPTH];
+};
+
 struct stack_table {
 	size_t max_bytes;
+	struct pcs_entry *pcs_cache;	/* PCS_CACHE, allocated at first use */
+	int pcs_cache_off;
 	size_t bytes;			/* allocated so far */
 	struct stack_chunk *chunks;	/* newest first */
 	struct stack_entry *stacks;
@@ -99,6 +118,7 @@ void stack_table_free(struct stack_table *t)
 	}
 	free(t->stacks);
 	free(t->index);
+	free(t->pcs_cache);
 	free(t);
 }
 
@@ -219,17 +239,52 @@ lost:
 	return STACK_ID_LOST;
 }
 
+/* The cache entry of pcs of pm, NULL when such a chain is not cached. */
+static struct pcs_entry *pcs_slot(struct stack_table *t, const struct proc_modules *pm,
+				  const uint64_t *pcs, int depth)
+{
+	uint64_t h = pm->serial * 0x9e3779b97f4a7c15ULL ^ (uint64_t)depth;
+
+	if (t->pcs_cache_off || depth > PCS_CACHE_DEPTH ||
+	    pm->generation != pm->read_generation)	/* a re-read is due */
+		return NULL;
+	if (!t->pcs_cache) {
+		const char *env = getenv("MEMTAP_STACK_CACHE");
+
+		if (env && strcmp(env, "0") == 0) {
+			t->pcs_cache_off = 1;
+			return NULL;
+		}
+		t->pcs_cache = xcalloc(PCS_CACHE, sizeof(*t->pcs_cache));
+	}
+	for (int i = 0; i < depth; i++) {
+		h ^= pcs[i];
+		h *= 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	return &t->pcs_cache[h & (PCS_CACHE - 1)];
+}
+
 uint32_t stack_table_intern_pcs(struct stack_table *t, struct proc_modules *pm,
 				const uint64_t *pcs, int depth)
 {
 	struct stack_frame frames[256];
 	struct stack_frame *f = frames;
+	struct pcs_entry *e = NULL;
+	int resolved = 1;
+	unsigned version = 0;
 	uint32_t id;
 
 	if (depth <= 0)
 		return STACK_ID_LOST;
 	if (depth > STACK_MAX_DEPTH)
 		depth = STACK_MAX_DEPTH;
+	if (pm && (e = pcs_slot(t, pm, pcs, depth)) && e->serial == pm->serial &&
+	    e->version == modules_version(pm) && e->depth == (uint32_t)depth &&
+	    memcmp(e->pcs, pcs, (size_t)depth * sizeof(*pcs)) == 0)
+		return e->id;
+	if (pm)
+		version = modules_version(pm);
 	if ((size_t)depth > sizeof(frames) / sizeof(frames[0]))
 		f = xmalloc((size_t)depth * sizeof(*f));
 	for (int i = 0; i < depth; i++) {
@@ -242,11 +297,21 @@ uint32_t stack_table_intern_pcs(struct stack_table *t, struct proc_modules *pm,
 		} else if (!pm || modules_resolve(pm, pc, &f[i].module, &f[i].addr) < 0) {
 			f[i].module = MODULE_NONE;
 			f[i].addr = pc;
+			resolved = 0;	/* a later re-read may place it */
 		}
 	}
 	id = stack_table_intern(t, f, depth);
 	if (f != frames)
 		free(f);
+	/* only what a lookup gives again, with the ranges as they are now */
+	if (e && resolved && id != STACK_ID_LOST && modules_version(pm) == version &&
+	    pm->generation == pm->read_generation) {
+		e->serial = pm->serial;
+		e->version = modules_version(pm);
+		e->depth = (uint32_t)depth;
+		e->id = id;
+		memcpy(e->pcs, pcs, (size_t)depth * sizeof(*pcs));
+	}
 	return id;
 }
 

@@ -57,6 +57,9 @@ struct stack_snapshot {
 	size_t asked;		/* bytes asked for: len < asked, the stack's end */
 	int cut;		/* a read above a whole copy failed: the unwinder
 				 * stopped before the stack's end */
+	int borrowed;		/* data is not the snapshot's but its source's (a
+				 * record of an in-target ring), valid until the
+				 * sink is flushed: never freed nor grown */
 };
 
 #define STACK_SNAPSHOT_INIT { 0 }

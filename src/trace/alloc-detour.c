@@ -57,7 +57,8 @@
 
 #define COPY_MAX 8192		/* bytes of stack per record at most */
 #define RING_RECORDS 512
-#define WAIT_SPINS 5000	/* sleeps of DT_WAIT_NS on a full ring: 1 s */
+#define WAIT_SPINS 10000	/* sleeps of DT_WAIT_NS on a full ring: about 1 s with the
+				   timer slack (50 us a sleep) */
 #define SET_SPAN (UINT64_C(3) << 29)	/* 1.5 GiB of code per stub mapping or far page */
 #define MAX_CLUSTERS (1 + DT_FAR_MAX)
 

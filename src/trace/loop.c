@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
@@ -244,17 +245,18 @@ static void wait_for_stops(void)
 	};
 	uint64_t next = next_due_ns(), now = now_ns();
 	size_t n = 2 + sources_pollfds(pfd + 2);
-	int ms = FALLBACK_MS;
+	uint64_t left = (uint64_t)FALLBACK_MS * 1000000u;
+	struct timespec ts;
 
-	if (next) {
-		uint64_t left = next > now ? next - now : 0;
-
-		if (left < (uint64_t)ms * 1000000u)
-			ms = (int)((left + 999999u) / 1000000u);
-	}
+	/* to the ns, not the ms of poll(): a source due in 200 us (a busy
+	 * ring) is drained then, not 1 ms later */
+	if (next && (next <= now || next - now < left))
+		left = next > now ? next - now : 0;
+	ts.tv_sec = (time_t)(left / 1000000000u);
+	ts.tv_nsec = (long)(left % 1000000000u);
 	if (stop_signal)
 		return;
-	if (poll(pfd, n, ms) < 0) {
+	if (ppoll(pfd, n, &ts, NULL) < 0) {
 		if (errno != EINTR)
 			perror_msg_and_die("poll");
 		return;

@@ -2,15 +2,24 @@
  * ring.c - the in-target probes' rings (probe/detour.h, layout in
  * probe/x86_64/detour-abi.h) as a source of events: no thread stops.
  *
- * A drain reads HEAD, then the commit words from TAIL on, then (a
- * separate copy: one big copy may read a record's body before its
- * commit word) the committed prefix of records, then writes TAIL back:
- * four accesses per batch of up to RING_BATCH records, by
- * process_vm_readv/writev (linux/memio.h).  Each record becomes the
+ * A shared ring (probe/detour-ring.h: mapped in memtap too) is read
+ * where it lies: the commit words from TAIL on, then the committed
+ * prefix of records; one process_vm_writev per batch of up to
+ * RING_BATCH records writes TAIL back (HEAD is read only when no record
+ * is committed).  A private ring is copied: HEAD, then the commit words
+ * from TAIL on, then (a separate copy: one big copy may read a record's
+ * body before its commit word) the committed prefix of records, their
+ * fixed parts and the stack bytes each holds, then TAIL is written
+ * back: five accesses per batch, by process_vm_readv/writev
+ * (linux/memio.h).  Each record becomes the
  * event the int3 probe would have made at the function's return
  * (alloc-hits.c): the caller's registers (rip = the return address, rsp
  * above it, the callee-saved ones as the stub found them, unchanged by
  * the function) and the copy of the stack from the function's entry.
+ * The events' stacks are the records' own bytes (borrowed, struct
+ * stack_snapshot): the sink is flushed, and the stacks unwound, before
+ * TAIL gives the records back to the stubs (or the next batch of a
+ * private ring is read over them): no copy of a stack in memtap.
  * Records made by a call nested in another probed call (realloc(NULL,
  * n) calling malloc; their return address is in a detoured function or
  * in a stub) are not events, as with int3; a syscall wrapper's always
@@ -22,7 +31,9 @@
  * counted as lost.
  *
  * The source drains every ring every RING_IDLE_NS, or RING_BUSY_NS
- * after a drain that found records.
+ * for RING_IDLE_NS after a drain that found records, or at the loop's next round after
+ * one that found a batch or more (the stubs make records faster than
+ * RING_BUSY_NS would take them, and wait on a full ring).
  *
  * Sampled rings (record/sample.h): each record carries the mean its
  * call was kept at, for the sink's weights; each drain refills the
@@ -64,7 +75,7 @@
 
 #define RING_BATCH 256
 #define RING_IDLE_NS 2000000ULL
-#define RING_BUSY_NS 200000ULL
+#define RING_BUSY_NS 50000ULL
 #define RING_STUCK_NS 1000000000ULL
 #define RING_VFORKS 4		/* vfork children at once, of one process */
 #define BUDGET_PERIOD_NS 100000000ULL
@@ -79,6 +90,7 @@ struct ring_src {
 	uint64_t tail;
 	uint64_t *commits;	/* RING_BATCH each */
 	uint8_t *recs;
+	struct memio_seg *segs;	/* RING_BATCH each */
 	uint64_t stuck_tail, stuck_since;
 	uint64_t records, skipped, nested;
 	uint64_t dropped;	/* the stubs' count, as last read */
@@ -96,7 +108,7 @@ struct ring_src {
 char ring_sync_cookie;
 
 static struct ring_src *rings;
-static uint64_t next_ns;
+static uint64_t next_ns, busy_ns;	/* busy_ns: the last drain that found records */
 static int registered;
 static double overhead;		/* --overhead, 0: a fixed mean */
 static uint64_t busy_cpu;	/* CPU time of the drains that found records, ns */
@@ -152,6 +164,7 @@ struct ring_src *ring_add(struct proc *p, struct detour_set *ds)
 	r->tail = r->r.head;
 	r->commits = xcalloc(RING_BATCH, sizeof(*r->commits));
 	r->recs = xcalloc(RING_BATCH, r->r.rec_size);
+	r->segs = xcalloc(RING_BATCH, sizeof(*r->segs));
 	if (pause && *pause)
 		r->pause_until = now_ns() + strtoull(pause, NULL, 10) * 1000000ULL;
 	note_mean(detour_sample_mean(ds));
@@ -180,6 +193,7 @@ void ring_remove(struct ring_src *r)
 		}
 	free(r->commits);
 	free(r->recs);
+	free(r->segs);
 	free(r);
 }
 
@@ -213,10 +227,45 @@ static uint64_t word(const uint8_t *rec, unsigned off)
 	return v;
 }
 
-/* One record: the event, with the stack copy it carries. */
-static void emit(struct ring_src *r, const uint8_t *rec)
+/*
+ * Records tail .. tail + k - 1 into r->recs: their fixed parts first,
+ * then of each only the bytes of stack its stub copied (R_COPIED), most
+ * often a small part of the room a record has for it.  Two reads for
+ * the batch.
+ */
+static int read_records(struct ring_src *r, uint64_t k)
 {
-	static struct stack_snapshot snap;	/* a buffer the sink swaps */
+	uint64_t room = r->r.rec_size - R_STACK, n = 0;
+	int err;
+
+	for (uint64_t j = 0; j < k; j++) {
+		uint64_t at = r->r.ring + ((r->tail + j) & (r->r.nrec - 1)) * r->r.rec_size;
+
+		r->segs[j].addr = at;
+		r->segs[j].buf = r->recs + j * r->r.rec_size;
+		r->segs[j].len = R_STACK;
+	}
+	err = memio_read_many(r->r.pid, r->segs, k);
+	if (err < 0 || !sink_stacks_wanted())
+		return err;
+	for (uint64_t j = 0; j < k; j++) {
+		uint8_t *rec = r->recs + j * r->r.rec_size;
+		int64_t copied = (int64_t)word(rec, R_COPIED);
+
+		if (copied <= 8)
+			continue;
+		r->segs[n].addr = r->segs[j].addr + R_STACK;
+		r->segs[n].buf = rec + R_STACK;
+		r->segs[n].len = (uint64_t)copied < room ? (size_t)copied : (size_t)room;
+		n++;
+	}
+	return memio_read_many(r->r.pid, r->segs, n);
+}
+
+/* One record: the event at time_ns (its batch's), with the stack copy it carries. */
+static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
+{
+	static struct stack_snapshot snap;	/* borrowing the record's stack copy */
 	const struct probe *pr = detour_slot_cookie(r->ds, word(rec, R_DESC));
 	uint64_t args[6] = { word(rec, R_ARG0), word(rec, R_ARG1), word(rec, R_ARG2),
 			     word(rec, R_ARG3), word(rec, R_ARG4), 0 };
@@ -247,7 +296,7 @@ static void emit(struct ring_src *r, const uint8_t *rec)
 		ev.pid = p->pid;
 		ev.tid = tid;
 		ev.comm = p->rec->comm;
-		ev.time_ns = now_ns() - start_ns;
+		ev.time_ns = time_ns;
 		if (!probe_fill_event(pr, args, word(rec, R_RESULT), word(rec, R_WORD), &ev))
 			return;
 	}
@@ -255,13 +304,9 @@ static void emit(struct ring_src *r, const uint8_t *rec)
 	ev.leaf = detour_slot_func(r->ds, word(rec, R_DESC));
 	ev.sample_mean = word(rec, R_MEAN);
 	if (copied > 8 && sink_stacks_wanted() && sink_wants(p->rec, &ev) == SINK_RECORD) {
-		size_t len = (size_t)copied;
+		size_t len = (uint64_t)copied < r->r.rec_size - R_STACK ? (size_t)copied
+									 : (size_t)(r->r.rec_size - R_STACK);
 
-		if (snap.cap < len) {
-			free(snap.data);
-			snap.data = xmalloc(len);
-			snap.cap = len;
-		}
 		memset(&snap.regs, 0, sizeof(snap.regs));
 		snap.pid = p->pid;
 		snap.tid = ev.tid;
@@ -275,7 +320,10 @@ static void emit(struct ring_src *r, const uint8_t *rec)
 		snap.regs.r15 = word(rec, R_R15);
 		snap.start = rsp;
 		snap.len = len;
-		memcpy(snap.data, rec + R_STACK, len);
+		/* the record's own bytes: the sink is flushed before TAIL moves */
+		snap.data = (unsigned char *)(uintptr_t)(rec + R_STACK);
+		snap.cap = len;
+		snap.borrowed = 1;
 		s = &snap;
 	}
 	source_emit_proc(p, &ev, s);
@@ -301,29 +349,65 @@ void ring_vfork_end(struct ring_src *r, struct proc *child)
 		}
 }
 
-/* One batch: how many records, or -errno. */
-static long drain_batch(struct ring_src *r)
+/*
+ * Committed records from TAIL on, at most RING_BATCH: how many (0: none
+ * with *head = HEAD), or -errno.  A shared ring's commit words are read
+ * where they are, and HEAD only when none is committed.
+ */
+static long count_committed(struct ring_src *r, uint64_t *head)
 {
-	uint64_t head, n, k;
+	const uint64_t *commit = r->r.local;
+	uint64_t n = RING_BATCH, k;
 	int err;
 
-	err = memio_read_all(r->r.pid, 0, r->r.data + D_HEAD, &head, sizeof(head));
+	if (commit) {
+		for (k = 0; k < RING_BATCH; k++)
+			if (__atomic_load_n(&commit[(r->tail + k) & (r->r.nrec - 1)],
+					    __ATOMIC_ACQUIRE) != r->tail + k + 1)
+				break;
+		if (k)
+			return (long)k;
+	}
+	err = memio_read_all(r->r.pid, 0, r->r.data + D_HEAD, head, sizeof(*head));
 	if (err < 0)
 		return err;
-	n = head - r->tail;
-	if (n == 0)
+	if (commit || *head == r->tail)
 		return 0;
-	if (n > RING_BATCH)
-		n = RING_BATCH;
+	if (*head - r->tail < n)
+		n = *head - r->tail;
 	err = read_wrapped(r, r->r.commit, sizeof(uint64_t), r->tail, n, r->commits);
 	if (err < 0)
 		return err;
 	for (k = 0; k < n; k++)
 		if (r->commits[k] != r->tail + k + 1)
 			break;	/* reserved, not yet committed */
+	return (long)k;
+}
+
+/* Record j of the batch from TAIL: in the shared ring, or as read_records() copied it. */
+static const uint8_t *batch_record(const struct ring_src *r, uint64_t j)
+{
+	if (r->r.local)
+		return (const uint8_t *)r->r.local + r->r.nrec * 8 +
+		       ((r->tail + j) & (r->r.nrec - 1)) * r->r.rec_size;
+	return r->recs + j * r->r.rec_size;
+}
+
+/* One batch: how many records, or -errno. */
+static long drain_batch(struct ring_src *r)
+{
+	uint64_t head = 0, time_ns;
+	long k;
+	int err;
+
+	k = count_committed(r, &head);
+	if (k < 0)
+		return k;
 	if (k == 0) {
 		uint64_t now = now_ns();
 
+		if (head == r->tail)
+			return 0;
 		if (r->stuck_tail != r->tail + 1) {
 			r->stuck_tail = r->tail + 1;
 			r->stuck_since = now;
@@ -332,27 +416,38 @@ static long drain_batch(struct ring_src *r)
 		if (now - r->stuck_since < RING_STUCK_NS)
 			return 0;
 		r->skipped++;	/* never committed: skip it */
-		k = 0;
 		r->tail++;
 		goto write_tail;
 	}
-	err = read_wrapped(r, r->r.ring, r->r.rec_size, r->tail, k, r->recs);
+	err = r->r.local ? 0 : read_records(r, (uint64_t)k);
 	if (err < 0)
 		return err;
-	for (uint64_t j = 0; j < k; j++) {
-		const uint8_t *rec = r->recs + j * r->r.rec_size;
+	time_ns = now_ns() - start_ns;
+	for (uint64_t j = 0; j < (uint64_t)k; j++) {
+		const uint8_t *rec = batch_record(r, j);
+
+		if (r->r.local && j + 2 < (uint64_t)k) {
+			/* written by another CPU a moment ago: ask for it early */
+			const uint8_t *next = batch_record(r, j + 2);
+
+			__builtin_prefetch(next);
+			__builtin_prefetch(next + 64);
+			__builtin_prefetch(next + 128);
+		}
 
 		if (word(rec, R_SEQ) != r->tail + j) {
 			r->skipped++;
 			continue;
 		}
-		emit(r, rec);
+		emit(r, rec, time_ns);
 	}
-	r->tail += k;
-	r->records += k;
+	/* the stacks are unwound from the records themselves: before they go back */
+	sink_flush();
+	r->tail += (uint64_t)k;
+	r->records += (uint64_t)k;
 write_tail:
 	err = memio_write(r->r.pid, 0, r->r.data + D_TAIL, &r->tail, sizeof(r->tail));
-	return err < 0 ? err : (long)k + 1;
+	return err < 0 ? err : k + 1;
 }
 
 int ring_drain(struct ring_src *r)
@@ -426,7 +521,7 @@ static void budget_all(void)
 static void drain_all(void *self)
 {
 	uint64_t cpu0 = overhead > 0 ? self_cpu_ns() : 0;
-	int busy = 0;
+	int busy = 0, full = 0;
 
 	(void)self;
 	for (struct ring_src *r = rings; r; r = r->next) {
@@ -437,6 +532,8 @@ static void drain_all(void *self)
 		r->pause_until = 0;
 		if (ring_drain(r) == 0 && r->records != before)
 			busy = 1;
+		if (r->records - before >= RING_BATCH)
+			full = 1;
 	}
 	if (overhead > 0) {
 		if (busy) {
@@ -445,7 +542,15 @@ static void drain_all(void *self)
 		}
 		budget_all();
 	}
-	next_ns = now_ns() + (busy ? RING_BUSY_NS : RING_IDLE_NS);
+	/*
+	 * A full batch or more: the stubs outrun RING_BUSY_NS, come back at
+	 * once.  Busy until RING_IDLE_NS without a record: a drain that
+	 * finds none may come while the stubs sleep on a full ring.
+	 */
+	if (busy)
+		busy_ns = now_ns();
+	next_ns = now_ns() + (full ? 0 : now_ns() - busy_ns < RING_IDLE_NS ? RING_BUSY_NS
+									 : RING_IDLE_NS);
 }
 
 static uint64_t ring_next_ns(void *self)

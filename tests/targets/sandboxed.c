@@ -14,6 +14,8 @@
  *   wx         kill the process on mmap with PROT_WRITE and PROT_EXEC
  *              and on mprotect with PROT_EXEC (MemoryDenyWriteExecute=),
  *              fail personality() with EPERM: nothing memtap injects
+ *   memfd      kill the process on memfd_create (memtap's shared ring
+ *              is refused: its ring is then private)
  *   none       no filter
  *   strict     strict mode (SECCOMP_MODE_STRICT: read, write, exit and
  *              sigreturn only): after "ready PID" it echoes each byte
@@ -178,6 +180,16 @@ static void install_mode(const char *mode)
 			S(BPF_LD | BPF_W | BPF_ABS, OFF(args[2])),
 			J(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 2, 1),
 			ALLOW,
+			ALLOW,
+			KILL,
+		};
+		install(f, sizeof(f) / sizeof(f[0]));
+	} else if (!strcmp(mode, "memfd")) {
+		struct sock_filter f[] = {
+			S(BPF_LD | BPF_W | BPF_ABS, OFF(arch)),
+			J(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 2),
+			S(BPF_LD | BPF_W | BPF_ABS, OFF(nr)),
+			J(BPF_JMP | BPF_JEQ | BPF_K, SYS_memfd_create, 1, 0),
 			ALLOW,
 			KILL,
 		};

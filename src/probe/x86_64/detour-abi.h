@@ -110,6 +110,7 @@
 #define D_SHARED_LEFT	0x140	/* the countdown of threads without an entry */
 #define D_SHARED_MEAN	0x148	/* and the mean of its interval */
 #define D_POOL_IDX	0x180	/* next pool entry to take (own cache line) */
+#define D_SCRATCH	0x800	/* 16 bytes: the name of the ring's memfd, while it is made */
 
 /*
  * Byte sampling (D_SAMPLE_MEAN not 0; see record/sample.h): a sized
@@ -148,7 +149,7 @@
 #define K_PROBES	4
 #define K_HASH_MUL	0x9e3779b97f4a7c15
 
-#define DT_WAIT_NS	200000	/* a full ring: sleep this long, look again */
+#define DT_WAIT_NS	20000	/* a full ring: sleep this long, look again */
 
 /* counter page: per slot */
 #define C_CALLS		0x00
