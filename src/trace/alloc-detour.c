@@ -92,6 +92,7 @@ static int probe_kind(const struct probe *pr, struct detour_probe *dp)
 	memset(dp, 0, sizeof(*dp));
 	dp->cookie = (void *)pr;
 	dp->result = 1;
+	dp->outer = pr->role != PR_USER;
 	switch (pr->role) {
 	case PR_MALLOC: dp->size_kind = SK_ARG0; break;
 	case PR_CALLOC: dp->size_kind = SK_ARG01; break;
