@@ -5,8 +5,8 @@
  * Planning: the instructions displaced by the 5-byte `jmp rel32` are
  * decoded by bp_arch_decode() (endbr64 stays in place: the jmp goes
  * after it, where indirect branches under IBT still land on it); each
- * must be one bp_arch_relocate() can move (rip-relative operands,
- * relative jcc and jmp are fixed up; relative calls are refused).  The whole
+ * must be one bp_arch_relocate() can move (rip-relative operands and
+ * relative jcc are fixed up; relative jmp/call are refused).  The whole
  * function (st_size) is then decoded for a relative branch into bytes
  * 1.. of the patch: such a branch would land inside the jmp.
  *
@@ -73,7 +73,7 @@ int detour_plan(uint64_t func, const uint8_t *buf, size_t size, struct plan *p,
 			return -ENOTSUP;
 		}
 		err = bp_arch_decode(func + off, buf + off, size - off, in);
-		if (err < 0 || !(bp_arch_needs_slot(in) || in->kind == BPI_JMP)) {
+		if (err < 0 || !bp_arch_needs_slot(in)) {
 			*why = err == -EBUSY ? "an int3 in its entry" :
 				"an entry instruction that cannot be relocated";
 			return -ENOTSUP;
@@ -81,11 +81,6 @@ int detour_plan(uint64_t func, const uint8_t *buf, size_t size, struct plan *p,
 		p->len += in->len;
 		off += in->len;
 		p->ninsns++;
-		/* after a jmp (a tail call) the bytes are another function's */
-		if (in->kind == BPI_JMP && p->len < JMP_LEN) {
-			*why = "the function is too short";
-			return -ENOTSUP;
-		}
 	}
 	if (branch_into(func, buf, size, p->site, p->len)) {
 		*why = "a branch into its first instructions";
@@ -139,8 +134,7 @@ int detour_in_reach(const struct plan *p, uint64_t slot)
 	if (!bp_arch_in_rel32(slot, p->site) || !bp_arch_in_rel32(slot, p->site + p->len))
 		return 0;
 	for (unsigned i = 0; i < p->ninsns; i++)
-		if ((p->insns[i].riprel || p->insns[i].kind == BPI_JCC ||
-		     p->insns[i].kind == BPI_JMP) &&
+		if ((p->insns[i].riprel || p->insns[i].kind == BPI_JCC) &&
 		    !bp_arch_in_rel32(slot, p->insns[i].target))
 			return 0;
 	return 1;

@@ -438,7 +438,7 @@ int detour_nested(const struct detour_set *ds, uint64_t addr)
 	if (detour_in_stubs(ds, addr))
 		return 1;
 	for (size_t i = 0; i < ds->nslots; i++)
-		if (ds->sites[i].live && ds->sites[i].outer && addr > ds->sites[i].func &&
+		if (ds->sites[i].live && addr > ds->sites[i].func &&
 		    addr < ds->sites[i].func + ds->sites[i].size)
 			return 1;
 	return 0;
@@ -635,7 +635,6 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		return err;
 	detour_frame_note(ds->pid, slot, code);
 	st->cookie = dp->cookie;
-	st->outer = dp->outer;
 	st->live = 1;
 	if (*dt_page_used(ds, pg) < j + 1)
 		*dt_page_used(ds, pg) = j + 1;

@@ -92,7 +92,6 @@ static int probe_kind(const struct probe *pr, struct detour_probe *dp)
 	memset(dp, 0, sizeof(*dp));
 	dp->cookie = (void *)pr;
 	dp->result = 1;
-	dp->outer = pr->role != PR_USER;
 	switch (pr->role) {
 	case PR_MALLOC: dp->size_kind = SK_ARG0; break;
 	case PR_CALLOC: dp->size_kind = SK_ARG01; break;
@@ -106,15 +105,6 @@ static int probe_kind(const struct probe *pr, struct detour_probe *dp)
 		dp->size_kind = SK_NONE;
 		/* a free weighs nothing: its stack is never shown */
 		dp->flags = DF_NOSTACK;
-		break;
-	case PR_USER:
-		/* --probe: recorded at entry, every call (the sink weighs and
-		   filters it); the stub keeps rdi..r8 only */
-		if (pr->size_arg > 4)
-			return 0;
-		dp->result = 0;
-		dp->size_kind = SK_NONE;
-		dp->flags = DF_ALWAYS;
 		break;
 	case PR_MMAP: case PR_MUNMAP: case PR_MREMAP: case PR_BRK:
 	case PR_MPROTECT: case PR_MADVISE:

@@ -1,7 +1,6 @@
 /*
  * detour-inside-lib.c - mallocx and rallocx for detour-inside.c: each
- * begins with a `syscall` whose number its caller puts in rax; and
- * tail_alloc(size, flags), nothing but a jmp rel32 to mallocx's body.
+ * begins with a `syscall` whose number its caller puts in rax.
  */
 #include <stdlib.h>
 
@@ -25,11 +24,6 @@ __asm__(".text\n"
 	"	syscall\n"
 	"	jmp rallocx_body\n"
 	".size rallocx, . - rallocx\n"
-	".globl tail_alloc\n"
-	".type tail_alloc, @function\n"
-	"tail_alloc:\n"
-	"	{disp32} jmp mallocx_body\n"
-	".size tail_alloc, . - tail_alloc\n"
 	".globl call_nr\n"
 	".type call_nr, @function\n"
 	"call_nr:\n"

@@ -6,7 +6,6 @@
 
 void *mallocx(size_t size, int flags);
 void *rallocx(void *p, size_t size, int flags);
-void *tail_alloc(size_t size, int flags);	/* jmp to mallocx's body */
 /* fn(a, b, c) with rax = nr at its entry */
 void *call_nr(long nr, void *fn, long a, long b, long c);
 

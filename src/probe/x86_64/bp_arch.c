@@ -124,13 +124,6 @@ int bp_arch_relocate(const struct bp_insn *insn, uint64_t addr, uint64_t slot,
 			nd = (int64_t)disp + (int64_t)(addr - slot);
 			put_rel32(code + insn->disp_off, nd);
 		}
-	} else if (insn->kind == BPI_JMP) {
-		/* a detour's entry that jumps (a tail call): the same jmp, from here */
-		if (!bp_arch_in_rel32(slot + 5, insn->target))
-			return -ERANGE;
-		code[0] = 0xe9;
-		put_rel32(code + 1, (int64_t)(insn->target - (slot + 5)));
-		n = 5;
 	} else {
 		return -EINVAL;
 	}

@@ -60,11 +60,9 @@ static inline int bp_arch_needs_slot(const struct bp_insn *insn)
 
 /*
  * Write into code[BP_ARCH_SLOT_SIZE] what the slot at address slot runs
- * for the instruction at addr (BPI_DISPLACE, BPI_JCC; BPI_JMP too, for a
- * detour: jmp rel32 to its target); *resume_off is the offset of the jmp
- * back (a thread found there continues at addr + len).  Returns the
- * number of bytes used, or -ERANGE when slot is too far for a rel32
- * fixup.
+ * for the instruction at addr; *resume_off is the offset of the jmp back
+ * (a thread found there continues at addr + len).  Returns the number of
+ * bytes used, or -ERANGE when slot is too far for a rel32 fixup.
  */
 int bp_arch_relocate(const struct bp_insn *insn, uint64_t addr, uint64_t slot,
 		     uint8_t *code, unsigned *resume_off);
