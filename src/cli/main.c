@@ -639,6 +639,7 @@ int main(int argc, char **argv)
 		.max_size = opt.max_size,
 		.sample_mean = sample_mean,
 		.overhead = opt.overhead,
+		.leaks = opt.leaks,
 	};
 	tracer_init(&trace_config);
 	report_init_from_opt();	/* after the probes are known */

@@ -60,6 +60,8 @@ struct detour_config {
 	uint64_t wait_spins;	/* sleeps on a full ring, memtap not draining, before a drop */
 	uint64_t sample_mean;	/* byte sampling at this mean interval; 0: every call */
 	uint64_t sample_seed;	/* of the intervals' generator */
+	uint64_t leak_set;	/* sampled: entries of the set of sampled blocks, followed
+				   to their free (a power of 2, 2 .. DT_SET_N); 0: none */
 };
 
 /* How a probe's calls are recorded. */

@@ -94,18 +94,25 @@ static int probe_kind(const struct probe *pr, struct detour_probe *dp)
 	dp->result = 1;
 	dp->outer = pr->role != PR_USER;
 	switch (pr->role) {
-	case PR_MALLOC: dp->size_kind = SK_ARG0; break;
-	case PR_CALLOC: dp->size_kind = SK_ARG01; break;
-	case PR_REALLOC: dp->size_kind = SK_ARG1; dp->flags = DF_ARG0_KEEP; break;
-	case PR_REALLOCARRAY: dp->size_kind = SK_ARG12; dp->flags = DF_ARG0_KEEP; break;
-	case PR_POSIX_MEMALIGN: dp->size_kind = SK_ARG2; dp->flags = DF_WORD; break;
-	case PR_ALIGNED: dp->size_kind = SK_ARG1; break;
+	/* DF_SETADD, DF_SETDEL: only with a set of sampled blocks (--leaks) */
+	case PR_MALLOC: dp->size_kind = SK_ARG0; dp->flags = DF_SETADD; break;
+	case PR_CALLOC: dp->size_kind = SK_ARG01; dp->flags = DF_SETADD; break;
+	case PR_REALLOC:
+		dp->size_kind = SK_ARG1;
+		dp->flags = DF_ARG0_KEEP | DF_SETADD | DF_SETDEL;
+		break;
+	case PR_REALLOCARRAY:
+		dp->size_kind = SK_ARG12;
+		dp->flags = DF_ARG0_KEEP | DF_SETADD | DF_SETDEL;
+		break;
+	case PR_POSIX_MEMALIGN: dp->size_kind = SK_ARG2; dp->flags = DF_WORD | DF_SETADD; break;
+	case PR_ALIGNED: dp->size_kind = SK_ARG1; dp->flags = DF_SETADD; break;
 	case PR_XALLOCX: dp->size_kind = SK_NONE; break;
 	case PR_FREE:
 		dp->result = 0;
 		dp->size_kind = SK_NONE;
 		/* a free weighs nothing: its stack is never shown */
-		dp->flags = DF_NOSTACK;
+		dp->flags = DF_NOSTACK | DF_SETDEL;
 		break;
 	case PR_USER:
 		/* --probe: recorded at entry, every call (the sink weighs and
@@ -258,6 +265,12 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 	dc.max_size = cfg->max_size;
 	dc.wait_spins = env_u64("MEMTAP_RING_WAIT", WAIT_SPINS);
 	dc.sample_mean = cfg->sample_mean;
+	if (cfg->leaks && cfg->sample_mean) {
+		/* MEMTAP_LEAK_SET: a smaller set, for the tests of a full one */
+		dc.leak_set = env_u64("MEMTAP_LEAK_SET", DT_SET_N);
+		if (dc.leak_set < 2 || dc.leak_set > DT_SET_N || (dc.leak_set & (dc.leak_set - 1)))
+			dc.leak_set = DT_SET_N;
+	}
 	dc.sample_seed = env_u64("MEMTAP_SAMPLE_SEED", now_ns() ^ (uint64_t)pid << 32);
 	ad = xcalloc(1, sizeof(*ad));
 	ad->pid = pid;
