@@ -75,6 +75,7 @@ struct alloc_detours {
 	pid_t mm_pid;			/* a live thread's tid: its leader may be a zombie */
 	struct detour_counts *counts;	/* per probe, as last read */
 	uint64_t copy_slow;		/* D_COPY_SLOW, as last read */
+	uint64_t set_full;		/* D_SET_FULL, as last read */
 	size_t wrappers;		/* syscall wrappers detoured */
 };
 
@@ -492,6 +493,10 @@ void alloc_detours_drain(struct alloc_detours *ad)
 	ring_drain(ad->ring);
 	/* the stubs' counters too, while they can be read */
 	detour_read_data(ad->set, D_COPY_SLOW, &ad->copy_slow);
+	uint64_t full;
+
+	if (detour_read_data(ad->set, D_SET_FULL, &full) == 0 && full)
+		ad->set_full = full;
 	if (!ad->counts)
 		ad->counts = xcalloc(probes_count(), sizeof(*ad->counts));
 	for (size_t i = 0; i < probes_count(); i++) {
@@ -526,6 +531,10 @@ static void say_lost(struct alloc_detours *ad)
 	if (lost && !output_gone())
 		warn_msg("process %d: %" PRIu64 " allocator calls not recorded: the in-target "
 			 "ring was full (memtap did not keep up)", ad->pid, lost);
+	if (ad->set_full && !output_gone())
+		warn_msg("process %d: %" PRIu64 " sampled blocks not followed to their free (the "
+			 "set of sampled blocks in the target was full): the leak view is "
+			 "approximate", ad->pid, ad->set_full);
 	ring_remove(ad->ring);
 	ad->ring = NULL;
 }

@@ -140,10 +140,11 @@
  * pointer, S_PROBES entries tried, each taken by lock cmpxchg from 0;
  * no room: SET_FULL += 1.  A DF_SETDEL probe (free, realloc) whose arg0
  * is in the set takes it out (lock cmpxchg to 0; a lookup tries every
- * one of the S_PROBES entries, so no tombstones) and is kept: a free
- * with DF_NOSTACK, a realloc that the sampling did not keep with
- * DF_RELEASE | DF_NOSTACK (only its release of arg0 counts).  Frees of
- * other pointers are only counted.
+ * one of the S_PROBES entries, so no tombstones) and is recorded
+ * with DF_RELEASE | DF_NOSTACK (only its release of arg0 counts; not
+ * in C_KEPT), unless the sampling keeps the realloc: then as any
+ * sample, its result into the set.  Frees of other pointers are only
+ * counted.
  */
 
 /*

@@ -191,8 +191,9 @@ keep_record:
 	jz .Lout
 	mov rdi, qword ptr [r11 - 8]
 	call set_take
-	je .Lrecord			/* the free of a sampled block */
-	jmp .Lout
+	jne .Lout
+	or dword ptr [rsp + 16], DF_RELEASE << 24
+	jmp .Lrecord			/* the free of a sampled block */
 .Lsfiltered:
 	lock inc qword ptr [rbx + C_FILTERED]
 .Lunsampled:				/* counted: calls - kept - filtered */
