@@ -448,14 +448,16 @@ void sink_flush(void)
 		if (record && pe->has_snap)
 			stack = unwind_pending(pe);
 		if (ev_is_alloc(ev->kind) && ev->sample_mean) {
-			/* its blocks are not followed: frees are only counted */
+			/* frees are only counted */
 			acquired = allocates(ev->kind) && ev->size > 0 ? (uint64_t)ev->size : 0;
 			released = 0;
 			if (acquired)
 				calls = weigh_sampled(ev->sample_mean, &acquired);
 			if (cfg.leaks)
-				/* the stubs follow the block: held at its weight */
-				released = track_weighed(p, ev, stack, acquired);
+				/* the stubs follow the block: held at its weight;
+				   what a realloc gives back stays uncounted, as a
+				   free's (only the sampled blocks' would be seen) */
+				track_weighed(p, ev, stack, acquired);
 		} else if (ev_is_alloc(ev->kind)) {
 			acquired = allocates(ev->kind) && ev->size > 0 ? (uint64_t)ev->size : 0;
 			released = track_weighed(p, ev, stack, acquired);

@@ -2,7 +2,7 @@
  * alloc-sample.c - a gigabyte of mallocs in mixed sizes from three
  * known functions, for the sampled estimates.
  *
- *   alloc-sample [-t THREADS] [-m MIB] [-l LEAK] [-k KIB] [-w]
+ *   alloc-sample [-t THREADS] [-m MIB] [-l LEAK] [-k KIB] [-r] [-w]
  *
  * The threads together malloc MIB MiB (default 1024) in blocks of 16 B
  * to 1 MiB, log-uniform (the same sizes every run), each block written
@@ -11,6 +11,9 @@
  * 20%.  With -l, leak_site() mallocs LEAK bytes and never frees them.
  * With -k, site_a, site_b and site_c keep (never free) their blocks
  * until they hold 60%, 30% and 10% of KIB KiB (each thread its part).
+ * With -r each block is made by malloc of half its size and one byte,
+ * then realloc to its size: the blocks held come from realloc (EXPECT
+ * and SITE count the sizes the blocks end with, not the mallocs).
  * With -w it first prints "ready PID" and waits for SIGUSR1; the
  * threads are made after it.  Then it prints what a tracer must count:
  *
@@ -43,6 +46,7 @@ struct work {
 
 static const unsigned shares[3] = { 5, 3, 2 };
 static const unsigned keep_shares[3] = { 6, 3, 1 };
+static int grow;
 
 static inline void escape(void *p)
 {
@@ -52,9 +56,16 @@ static inline void escape(void *p)
 /* One block: written, freed unless kept; the frames stay (no tail call, no inlining). */
 static inline void one(size_t sz, int keep)
 {
-	char *p = malloc(sz);
+	char *p = malloc(grow ? sz / 2 + 1 : sz);
 
 	escape(p);
+	if (p && grow) {
+		char *q = realloc(p, sz);
+
+		if (q)
+			p = q;
+		escape(p);
+	}
 	if (p) {
 		p[0] = 1;
 		p[sz - 1] = 2;
@@ -154,12 +165,13 @@ int main(int argc, char **argv)
 	unsigned long long calls = 0, bytes = 0, mib = 1024, leak = 0, keep = 0;
 	int nthreads = 1, wait = 0, c;
 
-	while ((c = getopt(argc, argv, "t:m:l:k:w")) != -1) {
+	while ((c = getopt(argc, argv, "t:m:l:k:rw")) != -1) {
 		switch (c) {
 		case 't': nthreads = atoi(optarg); break;
 		case 'm': mib = strtoull(optarg, NULL, 10); break;
 		case 'l': leak = strtoull(optarg, NULL, 10); break;
 		case 'k': keep = strtoull(optarg, NULL, 10); break;
+		case 'r': grow = 1; break;
 		case 'w': wait = 1; break;
 		default: return 2;
 		}
