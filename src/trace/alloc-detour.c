@@ -46,6 +46,7 @@
 #include "probe/elfsym.h"
 #include "probe/probes.h"
 #include "probe/remote.h"
+#include "record/live.h"
 #include "record/sink.h"
 #include "trace/alloc.h"
 #include "trace/alloc-detour.h"
@@ -229,6 +230,36 @@ static void install_error(int err, const char *why, char *buf, size_t size)
 		snprintf(buf, size, "cannot map the stubs: %s", strerror(-err));
 }
 
+struct seed {
+	uint64_t *ptrs;
+	size_t n, cap;
+};
+
+static void seed_one(const struct live_block *b, void *arg)
+{
+	struct seed *s = arg;
+
+	s->ptrs = xgrowarray(s->ptrs, &s->cap, s->n + 1, sizeof(*s->ptrs));
+	s->ptrs[s->n++] = b->addr;
+}
+
+/*
+ * --leaks, sampled: the blocks the process holds already (a fork child's,
+ * its parent's sampled blocks) into its set, so that their frees are
+ * recorded too.
+ */
+static void seed_leaks(struct alloc_detours *ad, struct thread *tcp)
+{
+	struct seed s = { NULL, 0, 0 };
+	int err;
+
+	live_foreach(tcp->proc->rec, seed_one, &s);
+	if (s.n && (err = detour_leak_seed(ad->set, tcp->tid, s.ptrs, s.n)) < 0)
+		debug_msg("process %d: cannot fill the set of sampled blocks: %s", ad->pid,
+			  strerror(-err));
+	free(s.ptrs);
+}
+
 struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct procs *pt,
 					struct thread *tcp, struct elfsym_proc *ep)
 {
@@ -290,6 +321,8 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 			info_msg("process %d: allocator probes in %#" PRIx64 "-%#" PRIx64 " are int3 "
 				 "breakpoints: cannot map a code page near them: %s", pid, cl[i].lo,
 				 cl[i].hi, strerror(-err));
+	if (dc.leak_set)
+		seed_leaks(ad, tcp);
 	ad->ring = ring_add(tcp->proc, ad->set);
 	for (unsigned i = 0; i <= DT_FAR_MAX; i++) {
 		/* stacks taken while a stub's function runs go through its frame */
