@@ -51,8 +51,8 @@ static void usage(void)
 	       "                          (perf events), weighed by the pages' bytes;\n"
 	       "                          mprotect: bytes made accessible; madvise:\n"
 	       "                          resident bytes given back (DONTNEED, FREE, REMOVE)\n"
-	       "      --exact             record every allocator call (default with --leaks,\n"
-	       "                          --trace, --probes=int3)\n"
+	       "      --exact             record every allocator call (default with --trace,\n"
+	       "                          --probes=int3); --leaks: exact held bytes\n"
 	       "      --fault-period=N    -e faults: sample one fault in N (default 1);\n"
 	       "                          totals stay exact, stacks are scaled\n"
 	       "  -f, --follow-forks      -p: follow fork children (with probes of their\n"
@@ -639,6 +639,7 @@ int main(int argc, char **argv)
 		.max_size = opt.max_size,
 		.sample_mean = sample_mean,
 		.overhead = opt.overhead,
+		.leaks = opt.leaks,
 	};
 	tracer_init(&trace_config);
 	report_init_from_opt();	/* after the probes are known */

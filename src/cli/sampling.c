@@ -9,8 +9,10 @@
  * made to wait for, while the exact counters per function cost the
  * stubs nanoseconds.  Every call is kept instead when the numbers
  * asked for need each call: --exact, --trace (one line per call),
- * --leaks (each block followed to its free), --probes=int3 (a stop per
- * call anyway: nothing to save).
+ * --probes=int3 (a stop per call anyway: nothing to save).  --leaks
+ * samples too: the stubs follow each sampled block to its free (a set
+ * of sampled pointers in the target), and the held bytes per stack are
+ * estimates.
  */
 #include "config.h"
 
@@ -52,11 +54,8 @@ uint64_t sampling_mean(void)
 		if (opt.probes == PROBES_INT3)
 			usage_error("--sample and --overhead need --probes=detour: with int3 every "
 				    "call stops, and memtap keeps each");
-		if (sampled && opt.leaks)
-			usage_error("--leaks follows every block to its free: not with --sample or "
-				    "--overhead (use --exact)");
 	}
-	if (!sampled || !(opt.events & EV_ALLOC) || opt.probes == PROBES_INT3 || opt.leaks ||
+	if (!sampled || !(opt.events & EV_ALLOC) || opt.probes == PROBES_INT3 ||
 	    (opt.trace && !opt.sample_given))
 		return 0;
 	return opt.sample_given ? opt.sample : SAMPLE_MEAN_DEFAULT;

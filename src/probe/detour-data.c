@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "detour-abi.h"
@@ -13,6 +14,7 @@
 #include "probe/detour.h"
 #include "probe/detour-int.h"
 #include "record/sample.h"
+#include "util/xmalloc.h"
 
 /* ---- the thread table ---- */
 
@@ -149,6 +151,33 @@ int detour_sample_refill(struct detour_set *ds, uint64_t mean)
 	}
 	return memio_write(ds->pid, 0, ds->base + DT_POOL + (first << P_SHIFT),
 			   ds->pool + 2 * first, n << P_SHIFT);
+}
+
+int detour_leak_seed(struct detour_set *ds, pid_t tid, const uint64_t *ptrs, size_t n)
+{
+	uint64_t *set, mask = ds->cfg.leak_set - 1, full = 0;
+	int err;
+
+	if (!ds->base || !ds->mean || !ds->cfg.leak_set || !n)
+		return 0;
+	set = xcalloc(ds->cfg.leak_set, sizeof(*set));
+	for (size_t i = 0; i < n; i++) {
+		/* the stubs' set_put: from the hash on, S_PROBES entries */
+		uint64_t h = (ptrs[i] * K_HASH_MUL) >> 32;
+		unsigned k;
+
+		for (k = 0; k < S_PROBES && set[(h + k) & mask]; k++)
+			;
+		if (k < S_PROBES)
+			set[(h + k) & mask] = ptrs[i];
+		else
+			full++;
+	}
+	err = memio_write(ds->pid, tid, ds->base + DT_SET, set, ds->cfg.leak_set * sizeof(*set));
+	if (err == 0 && full)
+		err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_SET_FULL, &full, sizeof(full));
+	free(set);
+	return err;
 }
 
 uint64_t detour_sample_mean(const struct detour_set *ds)

@@ -217,6 +217,8 @@ static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
 	data[D_DROPPED / 8] = ds->dropped0;
 	data[D_TAIL / 8] = ds->head0;
 	data[D_SAMPLE_MEAN / 8] = ds->mean;
+	if (ds->mean && ds->cfg.leak_set)
+		data[D_SET_MASK / 8] = ds->cfg.leak_set - 1;
 	if (ds->mean) {
 		data[D_SHARED_LEFT / 8] = sample_interval(&ds->rng, ds->mean);
 		data[D_SHARED_MEAN / 8] = ds->mean;
@@ -236,6 +238,9 @@ static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
 		err = memio_write(ds->pid, tid, ds->base + DT_THREADS, zero, sizeof(zero));
 	if (err == 0 && ds->mean)
 		err = memio_write(ds->pid, tid, ds->base + DT_POOL, ds->pool, sizeof(ds->pool));
+	for (uint64_t off = 0; err == 0 && data[D_SET_MASK / 8] && off < DT_SET_N * 8;
+	     off += sizeof(zero))
+		err = memio_write(ds->pid, tid, ds->base + DT_SET + off, zero, sizeof(zero));
 	return err;
 }
 

@@ -60,6 +60,8 @@ struct detour_config {
 	uint64_t wait_spins;	/* sleeps on a full ring, memtap not draining, before a drop */
 	uint64_t sample_mean;	/* byte sampling at this mean interval; 0: every call */
 	uint64_t sample_seed;	/* of the intervals' generator */
+	uint64_t leak_set;	/* sampled: entries of the set of sampled blocks, followed
+				   to their free (a power of 2, 2 .. DT_SET_N); 0: none */
 };
 
 /* How a probe's calls are recorded. */
@@ -210,6 +212,13 @@ int detour_read_counts(const struct detour_set *ds, const void *cookie,
 int detour_sample_refill(struct detour_set *ds, uint64_t mean);
 /* The mean of new intervals; 0: no sampling. */
 uint64_t detour_sample_mean(const struct detour_set *ds);
+
+/*
+ * A set of sampled blocks (cfg.leak_set) filled with ptrs, as the stubs
+ * would have: a fork child's blocks inherited from its parent, whose
+ * copy of the set was wiped.  Through tid, stopped; 0 or -errno.
+ */
+int detour_leak_seed(struct detour_set *ds, pid_t tid, const uint64_t *ptrs, size_t n);
 
 /* A word of the data page (D_DROPPED, D_COPY_SLOW...): 0 or -errno. */
 int detour_read_data(const struct detour_set *ds, unsigned off, uint64_t *v);

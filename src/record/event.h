@@ -78,10 +78,16 @@ struct event {
 	/*
 	 * Allocator kinds: kept by byte sampling in the target at this mean
 	 * interval (record/sample.h): the sink weighs the call as the calls
-	 * and bytes it stands for, and keeps no block of it.  0: every call
-	 * is an event.
+	 * and bytes it stands for; with --leaks it holds the block at that
+	 * weight until its free.  0: every call is an event.
 	 */
 	uint64_t sample_mean;
+	/*
+	 * Sampled with --leaks: the free (or realloc) of a sampled block,
+	 * kept only to take old_addr out of the live table; it counts for
+	 * nothing else (the stubs counted the call).
+	 */
+	int release_only;
 	/*
 	 * mmap with MAP_FIXED, mremap with MREMAP_FIXED: the bytes of the
 	 * mappings the call replaced at its target (the kernel unmaps them

@@ -198,9 +198,10 @@ unsigned sink_events_to_trace(void)
 
 int sink_held_known(void)
 {
-	/* sampled allocator calls: their frees are only counted */
+	/* sampled allocator calls: their frees are only counted, but with
+	   --leaks, where the stubs follow each sampled block to its free */
 	if (cfg.sample_mean && (cfg.events & EV_ALLOC))
-		return 0;
+		return cfg.leaks;
 	return cfg.leaks || (events_to_trace(cfg.events, 1) & ~cfg.events) == 0;
 }
 
@@ -308,11 +309,14 @@ static void count_event(struct sink_proc *p, const struct event *ev, uint64_t ca
 }
 
 /*
- * An allocator event against the live table: the block it frees (free,
- * a moved or shrunk-to-nothing realloc) goes out, the block it hands out
- * goes in.  Returns the bytes given back.
+ * An allocator event against the live table, the block it hands out
+ * held at `size` bytes (a sampled call's weight, else its size): the
+ * block it frees
+ * (free, a moved or shrunk-to-nothing realloc) goes out, the block it
+ * hands out goes in.  Returns the bytes given back.
  */
-static uint64_t track_blocks(struct sink_proc *p, const struct event *ev, uint32_t stack)
+static uint64_t track_weighed(struct sink_proc *p, const struct event *ev, uint32_t stack,
+			      uint64_t size)
 {
 	struct live_block b;
 	uint64_t released = 0;
@@ -323,11 +327,11 @@ static uint64_t track_blocks(struct sink_proc *p, const struct event *ev, uint32
 	    ev->old_addr) {
 		if (live_remove(p, ev->old_addr, &b) == 0)
 			released = b.size;
-		else
+		else if (!ev->sample_mean && !ev->release_only)
 			p->unknown_frees++;
 	}
-	if (allocates(ev->kind) && ev->addr && ev->size > 0)
-		live_add(p, ev->addr, (uint64_t)ev->size, stack, ev->time_ns, ev->kind);
+	if (allocates(ev->kind) && ev->addr && size > 0)
+		live_add(p, ev->addr, size, stack, ev->time_ns, ev->kind);
 	return released;
 }
 
@@ -429,6 +433,11 @@ void sink_flush(void)
 		uint64_t acquired, released, calls = 1;
 
 		ev->comm = pe->comm;
+		if (ev->release_only) {
+			/* a sampled block's free: it is no longer held */
+			track_weighed(p, ev, stack, 0);
+			continue;
+		}
 		if (i + 1 < npending && pending[i + 1].has_snap && pending[i + 1].snap.borrowed)
 			/* the next stack's top, where the first frames are: the
 			 * target's CPU wrote it (an in-target ring) */
@@ -439,14 +448,19 @@ void sink_flush(void)
 		if (record && pe->has_snap)
 			stack = unwind_pending(pe);
 		if (ev_is_alloc(ev->kind) && ev->sample_mean) {
-			/* its blocks are not followed: frees are only counted */
+			/* frees are only counted */
 			acquired = allocates(ev->kind) && ev->size > 0 ? (uint64_t)ev->size : 0;
 			released = 0;
 			if (acquired)
 				calls = weigh_sampled(ev->sample_mean, &acquired);
+			if (cfg.leaks)
+				/* the stubs follow the block: held at its weight;
+				   what a realloc gives back stays uncounted, as a
+				   free's (only the sampled blocks' would be seen) */
+				track_weighed(p, ev, stack, acquired);
 		} else if (ev_is_alloc(ev->kind)) {
 			acquired = allocates(ev->kind) && ev->size > 0 ? (uint64_t)ev->size : 0;
-			released = track_blocks(p, ev, stack);
+			released = track_weighed(p, ev, stack, acquired);
 			if (ev->kind == EV_FREE)
 				ev->size = -(int64_t)released;
 		} else {

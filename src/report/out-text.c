@@ -148,7 +148,9 @@ static void print_account_rss(FILE *f, const struct prof_process *pr)
 /*
  * The reconciled account: what the traced calls add up to, next to the
  * kernel's VmSize growth over the same interval, and the remainder with
- * the reasons it can have.
+ * the reasons it can have.  sampled: 0 every allocator call recorded, 1
+ * sampled (blocks not followed), 2 sampled with each sampled block
+ * followed to its free (--leaks).
  */
 static void print_account(FILE *f, const struct prof_process *pr, int sampled)
 {
@@ -172,7 +174,8 @@ static void print_account(FILE *f, const struct prof_process *pr, int sampled)
 
 		snprintf(note, sizeof(note), "in %" PRIu64 " blocks not freed%s",
 			 pr->live_blocks - pr->inherited_blocks,
-			 sampled ? " (sampled calls are not followed)" : "");
+			 sampled == 1 ? " (sampled calls are not followed)" :
+			 sampled ? " (estimated from the sampled blocks)" : "");
 		account_row(f, "allocator, live", (int64_t)(pr->live_bytes - pr->inherited_bytes),
 			    note);
 		if (pr->inherited_blocks) {
@@ -257,8 +260,12 @@ static void print_sampled(FILE *f, const struct prof_run *r)
 		"average", r->sample_lo);
 	if (r->sample_hi != r->sample_lo)
 		fprintf(f, " (--overhead: up to %" PRIu64 ")", r->sample_hi);
-	fprintf(f, ": their calls and bytes are estimates, their frees only counted "
-		"(--exact: every call)\n");
+	if (r->held)
+		fprintf(f, ": their calls, bytes and the bytes held are estimates, each sampled "
+			"block followed to its free (--exact: every call)\n");
+	else
+		fprintf(f, ": their calls and bytes are estimates, their frees only counted "
+			"(--exact: every call)\n");
 }
 
 static void print_process(FILE *f, const struct prof_process *pr, uint64_t period,
@@ -323,7 +330,8 @@ int write_text_summary(FILE *f, const struct profile *p)
 		fprintf(f, "memtap: probe '%s' was never found\n", r->unfound[i]);
 	print_sampled(f, r);
 	for (size_t i = 0; i < p->nprocesses; i++)
-		print_process(f, &p->processes[i], r->fault_period, r->sample_lo != 0);
+		print_process(f, &p->processes[i], r->fault_period,
+			      r->sample_lo ? 1 + r->held : 0);
 	if (ferror(f)) {
 		if (!errno)
 			errno = EIO;

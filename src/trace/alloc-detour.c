@@ -46,6 +46,7 @@
 #include "probe/elfsym.h"
 #include "probe/probes.h"
 #include "probe/remote.h"
+#include "record/live.h"
 #include "record/sink.h"
 #include "trace/alloc.h"
 #include "trace/alloc-detour.h"
@@ -75,6 +76,7 @@ struct alloc_detours {
 	pid_t mm_pid;			/* a live thread's tid: its leader may be a zombie */
 	struct detour_counts *counts;	/* per probe, as last read */
 	uint64_t copy_slow;		/* D_COPY_SLOW, as last read */
+	uint64_t set_full;		/* D_SET_FULL, as last read */
 	size_t wrappers;		/* syscall wrappers detoured */
 };
 
@@ -93,18 +95,25 @@ static int probe_kind(const struct probe *pr, struct detour_probe *dp)
 	dp->cookie = (void *)pr;
 	dp->result = 1;
 	switch (pr->role) {
-	case PR_MALLOC: dp->size_kind = SK_ARG0; break;
-	case PR_CALLOC: dp->size_kind = SK_ARG01; break;
-	case PR_REALLOC: dp->size_kind = SK_ARG1; dp->flags = DF_ARG0_KEEP; break;
-	case PR_REALLOCARRAY: dp->size_kind = SK_ARG12; dp->flags = DF_ARG0_KEEP; break;
-	case PR_POSIX_MEMALIGN: dp->size_kind = SK_ARG2; dp->flags = DF_WORD; break;
-	case PR_ALIGNED: dp->size_kind = SK_ARG1; break;
+	/* DF_SETADD, DF_SETDEL: only with a set of sampled blocks (--leaks) */
+	case PR_MALLOC: dp->size_kind = SK_ARG0; dp->flags = DF_SETADD; break;
+	case PR_CALLOC: dp->size_kind = SK_ARG01; dp->flags = DF_SETADD; break;
+	case PR_REALLOC:
+		dp->size_kind = SK_ARG1;
+		dp->flags = DF_ARG0_KEEP | DF_SETADD | DF_SETDEL;
+		break;
+	case PR_REALLOCARRAY:
+		dp->size_kind = SK_ARG12;
+		dp->flags = DF_ARG0_KEEP | DF_SETADD | DF_SETDEL;
+		break;
+	case PR_POSIX_MEMALIGN: dp->size_kind = SK_ARG2; dp->flags = DF_WORD | DF_SETADD; break;
+	case PR_ALIGNED: dp->size_kind = SK_ARG1; dp->flags = DF_SETADD; break;
 	case PR_XALLOCX: dp->size_kind = SK_NONE; break;
 	case PR_FREE:
 		dp->result = 0;
 		dp->size_kind = SK_NONE;
 		/* a free weighs nothing: its stack is never shown */
-		dp->flags = DF_NOSTACK;
+		dp->flags = DF_NOSTACK | DF_SETDEL;
 		break;
 	case PR_MMAP: case PR_MUNMAP: case PR_MREMAP: case PR_BRK:
 	case PR_MPROTECT: case PR_MADVISE:
@@ -211,6 +220,36 @@ static void install_error(int err, const char *why, char *buf, size_t size)
 		snprintf(buf, size, "cannot map the stubs: %s", strerror(-err));
 }
 
+struct seed {
+	uint64_t *ptrs;
+	size_t n, cap;
+};
+
+static void seed_one(const struct live_block *b, void *arg)
+{
+	struct seed *s = arg;
+
+	s->ptrs = xgrowarray(s->ptrs, &s->cap, s->n + 1, sizeof(*s->ptrs));
+	s->ptrs[s->n++] = b->addr;
+}
+
+/*
+ * --leaks, sampled: the blocks the process holds already (a fork child's,
+ * its parent's sampled blocks) into its set, so that their frees are
+ * recorded too.
+ */
+static void seed_leaks(struct alloc_detours *ad, struct thread *tcp)
+{
+	struct seed s = { NULL, 0, 0 };
+	int err;
+
+	live_foreach(tcp->proc->rec, seed_one, &s);
+	if (s.n && (err = detour_leak_seed(ad->set, tcp->tid, s.ptrs, s.n)) < 0)
+		debug_msg("process %d: cannot fill the set of sampled blocks: %s", ad->pid,
+			  strerror(-err));
+	free(s.ptrs);
+}
+
 struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct procs *pt,
 					struct thread *tcp, struct elfsym_proc *ep)
 {
@@ -248,6 +287,12 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 	dc.max_size = cfg->max_size;
 	dc.wait_spins = env_u64("MEMTAP_RING_WAIT", WAIT_SPINS);
 	dc.sample_mean = cfg->sample_mean;
+	if (cfg->leaks && cfg->sample_mean) {
+		/* MEMTAP_LEAK_SET: a smaller set, for the tests of a full one */
+		dc.leak_set = env_u64("MEMTAP_LEAK_SET", DT_SET_N);
+		if (dc.leak_set < 2 || dc.leak_set > DT_SET_N || (dc.leak_set & (dc.leak_set - 1)))
+			dc.leak_set = DT_SET_N;
+	}
 	dc.sample_seed = env_u64("MEMTAP_SAMPLE_SEED", now_ns() ^ (uint64_t)pid << 32);
 	ad = xcalloc(1, sizeof(*ad));
 	ad->pid = pid;
@@ -266,6 +311,8 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 			info_msg("process %d: allocator probes in %#" PRIx64 "-%#" PRIx64 " are int3 "
 				 "breakpoints: cannot map a code page near them: %s", pid, cl[i].lo,
 				 cl[i].hi, strerror(-err));
+	if (dc.leak_set)
+		seed_leaks(ad, tcp);
 	ad->ring = ring_add(tcp->proc, ad->set);
 	for (unsigned i = 0; i <= DT_FAR_MAX; i++) {
 		/* stacks taken while a stub's function runs go through its frame */
@@ -469,6 +516,10 @@ void alloc_detours_drain(struct alloc_detours *ad)
 	ring_drain(ad->ring);
 	/* the stubs' counters too, while they can be read */
 	detour_read_data(ad->set, D_COPY_SLOW, &ad->copy_slow);
+	uint64_t full;
+
+	if (detour_read_data(ad->set, D_SET_FULL, &full) == 0 && full)
+		ad->set_full = full;
 	if (!ad->counts)
 		ad->counts = xcalloc(probes_count(), sizeof(*ad->counts));
 	for (size_t i = 0; i < probes_count(); i++) {
@@ -503,6 +554,10 @@ static void say_lost(struct alloc_detours *ad)
 	if (lost && !output_gone())
 		warn_msg("process %d: %" PRIu64 " allocator calls not recorded: the in-target "
 			 "ring was full (memtap did not keep up)", ad->pid, lost);
+	if (ad->set_full && !output_gone())
+		warn_msg("process %d: %" PRIu64 " sampled blocks not followed to their free (the "
+			 "set of sampled blocks in the target was full): the leak view is "
+			 "approximate", ad->pid, ad->set_full);
 	ring_remove(ad->ring);
 	ad->ring = NULL;
 }

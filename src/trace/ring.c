@@ -303,6 +303,7 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 	ev.caller = ret;
 	ev.leaf = detour_slot_func(r->ds, word(rec, R_DESC));
 	ev.sample_mean = word(rec, R_MEAN);
+	ev.release_only = (word(rec, R_DESC) & (DF_RELEASE << 24)) != 0;
 	if (copied > 8 && sink_stacks_wanted() && sink_wants(p->rec, &ev) == SINK_RECORD) {
 		size_t len = (uint64_t)copied < r->r.rec_size - R_STACK ? (size_t)copied
 									 : (size_t)(r->r.rec_size - R_STACK);

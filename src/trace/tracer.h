@@ -52,6 +52,7 @@ struct trace_config {
 	uint64_t min_size, max_size;	/* --min-size, --max-size (0: none): detours filter */
 	uint64_t sample_mean;		/* --sample: detours sample at this mean, 0: every call */
 	double overhead;		/* --overhead PERCENT: the mean adapts; 0: it stays */
+	int leaks;			/* --leaks: sampled blocks are followed to their free */
 };
 
 /*

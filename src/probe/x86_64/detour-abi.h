@@ -18,6 +18,7 @@
  *   +0x4000  thread page (rw-): the thread table (stack bounds and
  *            sampling countdown per thread)
  *   +0x5000  pool pages (rw-): the sampling intervals
+ *   +0x15000 set pages (rw-): the sampled blocks still held (--leaks)
  *
  * Far code pages: probed code out of the mapping's reach (another
  * object, terabytes away: a PIE executable and libc) gets slots in a
@@ -61,13 +62,16 @@
 
 #define DT_PAGE		0x1000
 #define DT_CODE_SIZE	0x2000
-#define DT_MAP_SIZE	0x15000
+#define DT_MAP_SIZE	0x25000
 #define DT_DATA		0x2000	/* data page offset */
 #define DT_COUNTERS	0x3000	/* counter page offset */
 #define DT_THREADS	0x4000	/* thread page offset */
 #define DT_POOL		0x5000	/* pool pages offset: DT_POOL_N entries {interval, its mean} */
 #define DT_POOL_N	4096
 #define P_SHIFT		4	/* 16 bytes a pool entry */
+#define DT_SET		0x15000	/* set pages offset: DT_SET_N pointers */
+#define DT_SET_N	8192
+#define S_PROBES	16	/* entries tried from a pointer's hash */
 #define DT_TEMPLATE_MAX	0x0800	/* the common routines fit below this */
 #define DT_SLOT_SIZE	0x80
 #define DT_ORIG		0x30	/* relocated entry, from the slot's start */
@@ -105,6 +109,8 @@
 #define D_COPY_FAIL	0x068	/* stack copies that failed */
 #define D_COPY_SLOW	0x070	/* stack copies by process_vm_readv */
 #define D_SAMPLE_MEAN	0x078	/* 0: every call; else sampling is on (the mean in force) */
+#define D_SET_MASK	0x080	/* entries of the set of sampled blocks - 1; 0: no set */
+#define D_SET_FULL	0x088	/* sampled blocks the set had no room for */
 #define D_HEAD		0x0c0	/* next sequence number (own cache line) */
 #define D_TAIL		0x100	/* consumer index, written by memtap */
 #define D_SHARED_LEFT	0x140	/* the countdown of threads without an entry */
@@ -127,6 +133,18 @@
  * unless memtap stalls.  Calls without a size
  * (free) are only counted.  DF_ALWAYS probes are neither filtered nor
  * sampled.
+ *
+ * The set of sampled blocks (D_SET_MASK not 0: --leaks with sampling):
+ * a kept call of a DF_SETADD probe puts its result (DF_WORD: the word
+ * at arg0) into the set pages, open addressing from a hash of the
+ * pointer, S_PROBES entries tried, each taken by lock cmpxchg from 0;
+ * no room: SET_FULL += 1.  A DF_SETDEL probe (free, realloc) whose arg0
+ * is in the set takes it out (lock cmpxchg to 0; a lookup tries every
+ * one of the S_PROBES entries, so no tombstones) and is recorded
+ * with DF_RELEASE | DF_NOSTACK (only its release of arg0 counts; not
+ * in C_KEPT), unless the sampling keeps the realloc: then as any
+ * sample, its result into the set.  Frees of other pointers are only
+ * counted.
  */
 
 /*
@@ -170,6 +188,9 @@
 #define DF_NOSTACK	0x02	/* no stack copy */
 #define DF_ARG0_KEEP	0x04	/* arg0 != 0: never filtered (realloc of a block) */
 #define DF_ALWAYS 0x08 /* never filtered or sampled: libc's syscall wrappers */
+#define DF_SETADD	0x10	/* sampled: its result goes into the set */
+#define DF_SETDEL	0x20	/* sampled: arg0 in the set is recorded, and taken out */
+#define DF_RELEASE	0x40	/* in a record: kept only for its release of arg0 */
 
 /* a ring record */
 #define R_SEQ		0x00

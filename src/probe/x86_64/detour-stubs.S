@@ -35,6 +35,7 @@
 	.set COUNTERS, .Lt + DT_COUNTERS
 	.set THREADS, .Lt + DT_THREADS
 	.set POOL, .Lt + DT_POOL
+	.set SET, .Lt + DT_SET
 
 #define D(off) [rip + DATA + (off)]
 
@@ -186,15 +187,32 @@ keep_record:
 	jnz .Lkeep
 	cmp qword ptr D(D_SAMPLE_MEAN), 0
 	je .Lkeep
+	test r10d, DF_SETDEL << 24
+	jz .Lout
+	mov rdi, qword ptr [r11 - 8]
+	call set_take
+	jne .Lout
+	or dword ptr [rsp + 16], DF_RELEASE << 24
+	jmp .Lrecord			/* the free of a sampled block */
+.Lsfiltered:
+	lock inc qword ptr [rbx + C_FILTERED]
 .Lunsampled:				/* counted: calls - kept - filtered */
+	test dword ptr [rsp + 16], DF_RELEASE << 24
+	jnz .Lrecord			/* realloc of a sampled block */
 	jmp .Lout
 
 	/* sampled: the filter first, then the thread's countdown */
 .Lsample:
-	cmp rax, qword ptr D(D_MIN_SIZE)
-	jb .Lfiltered
+	test r10d, DF_SETDEL << 24
+	jz 10f
+	mov rdi, qword ptr [r11 - 8]
+	call set_take
+	jne 10f
+	or dword ptr [rsp + 16], (DF_RELEASE | DF_NOSTACK) << 24
+10:	cmp rax, qword ptr D(D_MIN_SIZE)
+	jb .Lsfiltered
 	cmp rax, qword ptr D(D_MAX_SIZE)
-	ja .Lfiltered
+	ja .Lsfiltered
 	test rax, rax
 	jz .Lunsampled			/* no byte, no sample point */
 	mov rdx, rax
@@ -212,7 +230,7 @@ keep_record:
 	call next_interval
 	mov qword ptr [r8 + K_LEFT], rdx
 	mov qword ptr [r8 + K_MEAN], rdi
-	jmp .Lkeep
+	jmp .Lsampled
 .Lshared:
 	mov rdx, rax
 	neg rdx
@@ -224,8 +242,23 @@ keep_record:
 	call next_interval
 	mov qword ptr D(D_SHARED_LEFT), rdx
 	mov qword ptr D(D_SHARED_MEAN), rdi
+.Lsampled:				/* a sample: its block goes into the set */
+	test dword ptr [rsp + 16], DF_RELEASE << 24
+	jz 11f
+	and dword ptr [rsp + 16], ~((DF_RELEASE | DF_NOSTACK) << 24)
+11:	test r10d, DF_SETADD << 24
+	jz .Lkeep
+	mov rdi, qword ptr [rsp + 32]	/* the result */
+	test r10d, DF_WORD << 24
+	jz 12f
+	test edi, edi
+	jnz .Lkeep			/* failed: nothing stored */
+	mov rdi, qword ptr [r11 - 8]
+	mov rdi, qword ptr [rdi]
+12:	call set_put
 .Lkeep:
 	lock inc qword ptr [rbx + C_KEPT]
+.Lrecord:
 
 	xor r9d, r9d			/* sleeps since TAIL last moved */
 	mov r8, -1			/* TAIL as last seen */
@@ -405,6 +438,90 @@ lookup_thread:
 	ret
 2:	add r8, r9
 	ret
+
+/*
+ * set_take: rdi = a pointer; out of the set of sampled blocks if it is
+ * in, and then ZF = 1.  set_put: rdi into the set (SET_FULL += 1 when
+ * none of its entries is free).  Both keep every register but the
+ * flags; without a set (SET_MASK 0) or for a null pointer they do
+ * nothing (ZF = 0).
+ */
+	.balign 16
+set_take:
+	push rax
+	push rcx
+	push rdx
+	push rsi
+	push r8
+	push r9
+	call set_start
+	jz 3f
+1:	and rcx, rdx
+	cmp qword ptr [rsi + rcx * 8], rdi
+	jne 2f
+	mov rax, rdi
+	xor r9d, r9d
+	lock cmpxchg qword ptr [rsi + rcx * 8], r9
+	je 4f				/* taken out: ZF = 1 */
+2:	inc rcx
+	dec r8d
+	jnz 1b
+3:	test rsp, rsp			/* ZF = 0 */
+4:	pop r9
+	pop r8
+	pop rsi
+	pop rdx
+	pop rcx
+	pop rax
+	ret
+
+	.balign 16
+set_put:
+	push rax
+	push rcx
+	push rdx
+	push rsi
+	push r8
+	push r9
+	call set_start
+	jz 4f
+1:	and rcx, rdx
+	cmp qword ptr [rsi + rcx * 8], 0
+	jne 2f
+	xor eax, eax
+	lock cmpxchg qword ptr [rsi + rcx * 8], rdi
+	je 4f
+2:	inc rcx
+	dec r8d
+	jnz 1b
+	lock inc qword ptr D(D_SET_FULL)
+4:	pop r9
+	pop r8
+	pop rsi
+	pop rdx
+	pop rcx
+	pop rax
+	ret
+
+/*
+ * set_start: for rdi, rsi = the set, rdx = its mask, rcx = the entry to
+ * try first, r8 = the tries; ZF = 1 when there is nothing to do (no
+ * set, a null pointer).  Clobbers rax.
+ */
+	.balign 16
+set_start:
+	mov rdx, qword ptr D(D_SET_MASK)
+	test rdx, rdx
+	jz 1f
+	test rdi, rdi
+	jz 1f
+	lea rsi, [rip + SET]
+	movabs rcx, K_HASH_MUL
+	imul rcx, rdi
+	shr rcx, 32
+	mov r8d, S_PROBES
+	test rsp, rsp			/* ZF = 0 */
+1:	ret
 
 /*
  * next_interval: rdx = the next sampling interval from the pool, rdi
