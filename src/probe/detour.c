@@ -307,6 +307,11 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 	*why = NULL;
 	if (ds->base)
 		return 0;
+	/* the slots start at DT_TEMPLATE_MAX: routines beyond it would be overwritten */
+	if (dt_template_end - dt_template > DT_TEMPLATE_MAX) {
+		*why = "memtap's stub routines outgrew their room (DT_TEMPLATE_MAX)";
+		return -ENOSPC;
+	}
 	err = remote_find_syscall_insn_tid(ds->pid, tid, &ds->syscall_insn);
 	if (err < 0)
 		return err;

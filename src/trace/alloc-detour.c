@@ -216,6 +216,8 @@ static void install_error(int err, const char *why, char *buf, size_t size)
 		snprintf(buf, size, "its seccomp filter forbids %s, which the stubs make", why);
 	else if (err == -EPERM && remote_refusal())
 		snprintf(buf, size, "%s", remote_refusal());
+	else if (why)
+		snprintf(buf, size, "cannot map the stubs: %s", why);
 	else
 		snprintf(buf, size, "cannot map the stubs: %s", strerror(-err));
 }
