@@ -41,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/audit.h>
@@ -160,6 +161,13 @@ static int run_traced(const struct sock_filter *f, size_t len, char **argv)
 	if (command < 0)
 		return 99;
 	if (command == 0) {
+		/* a sanitized memtap: LeakSanitizer cannot run under ptrace */
+		const char *asan = getenv("ASAN_OPTIONS");
+		char opts[1024];
+
+		snprintf(opts, sizeof(opts), "%s%sdetect_leaks=0", asan ? asan : "",
+			 asan && *asan ? ":" : "");
+		setenv("ASAN_OPTIONS", opts, 1);
 		ptrace(PTRACE_TRACEME, 0, 0L, 0L);
 		raise(SIGSTOP);
 		execvp(argv[0], argv);
