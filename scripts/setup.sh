@@ -59,12 +59,13 @@ build() {
 }
 
 # check DIR [MEMTAP_STATIC [LOG]]: run the suite there; print its counts
-# to fd 3.  With LOG: the suite runs against MEMTAP_STATIC itself
+# to fd 3, which the suite does not inherit (a process it leaves behind
+# must not hold the counts' pipe open).  With LOG: the suite runs against MEMTAP_STATIC itself
 # (tests/lib.sh's MEMTAP_UNDER_TEST), its summary in DIR/LOG.
 check() {
 	log=${3:-check.log}
 	(cd "$top/$1" && env ${2:+MEMTAP_STATIC="$2"} ${3:+MEMTAP_UNDER_TEST="$2"} \
-		make -j"$jobs" check > "$log" 2>&1) || true
+		make -j"$jobs" check > "$log" 2>&1 3>&-) || true
 	grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS):' "$top/$1/$log" | sed "s|^|$1${3:+ (static)}: |"
 	# the end of each failed test's log, kept for the end of the run
 	# (the static pass overwrites the normal build's logs)

@@ -222,7 +222,7 @@ static void probe_child(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uint8_t *ro;
-	pid_t child;
+	pid_t child, parent;
 	int status, seized = 0;
 
 	ro = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -232,6 +232,7 @@ static void probe_child(void)
 	}
 	ro[0] = 0x5a;
 	mprotect(ro, page, PROT_READ);
+	parent = getpid();
 	child = fork();
 	if (child < 0) {
 		child_problem = "fork failed";
@@ -239,6 +240,10 @@ static void probe_child(void)
 		return;
 	}
 	if (child == 0) {
+		/* a memtap killed meanwhile (SIGKILL) takes its probe child along */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
 		for (;;)
 			pause();
 	}
