@@ -6,8 +6,10 @@
  * serves them in that order, resuming each, then drains the sources
  * that are ready (source.h), unwinds the stacks taken, serves the timers
  * (-d, -i) and sleeps in poll() on a SIGCHLD signalfd and the sources'
- * fds until the next stop, source or timer.  A thread is served at most
- * once per round, so a busy thread cannot keep the others waiting.
+ * fds until the next stop, source or timer; or, when nothing but a
+ * stop can be due, in waitpid() itself (may_block()).  A thread is
+ * served at most once per round, so a busy thread cannot keep the
+ * others waiting.
  *
  * What each stop means is stops.c's (life-cycle events) and the
  * sources' (syscall stops: syscalls.c; breakpoints: alloc.c); detaching
@@ -197,23 +199,26 @@ static void loop_init(void)
  * at most one pending stop, so serving the batch serves each thread
  * with a stop once before any is served twice: waitpid(-1) alone
  * returns the same early threads again and again while later ones wait.
+ * With block (may_block()), the first waitpid() sleeps until a stop
+ * comes or a signal interrupts it; one thread alone has no other to
+ * wait for after its stop.
  */
-static size_t collect_stops(void)
+static size_t collect_stops(int block)
 {
 	size_t n = 0;
 
 	for (;;) {
 		int status;
-		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
+		pid_t pid = waitpid(-1, &status, __WALL | (block && !stop_signal ? 0 : WNOHANG));
 
 		if (pid == 0)
 			break;
 		if (pid < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR && (!block || !stop_signal))
 				continue;
 			if (errno == ECHILD)
 				no_children = 1;
-			else
+			else if (errno != EINTR)
 				perror_msg_and_die("waitpid");
 			break;
 		}
@@ -221,6 +226,9 @@ static size_t collect_stops(void)
 		batch[n].pid = pid;
 		batch[n].status = status;
 		n++;
+		if (block && tr.procs.nthreads <= 1)
+			break;
+		block = 0;
 	}
 	return n;
 }
@@ -277,6 +285,26 @@ static void wait_for_stops(void)
 	/* the reader of the output pipe is gone: no need to wait for a write */
 	if (pfd[1].revents & POLLERR)
 		output_fail(tr.cfg->out, NULL, EPIPE);
+}
+
+/*
+ * May the loop sleep in a blocking waitpid() rather than in ppoll()?
+ * Then only a stop or a signal wakes it, so only when nothing else can
+ * be due: no timer, no source with an fd or a drain time, no output
+ * pipe to watch, every probe in, not detaching.  A signal interrupts
+ * the waitpid() (no SA_RESTART), and one that comes just before it
+ * makes a stop that ends it (tracer_request_stop(): the command gets
+ * the signal, or an attached thread a PTRACE_INTERRUPT).  Two syscalls
+ * a stop instead of five (ppoll, the signalfd's read, and waitpid()s
+ * that find nothing): what PTRACE_SYSCALL mode pays per stop.
+ */
+static int may_block(void)
+{
+	struct pollfd pfd[SOURCES_MAX];
+
+	return clock_ns && !stop_signal && !tr.detaching && out_fd < 0 &&
+	       (tr.launched_pid || tr.procs.any_tid) && !timers_next_ns() &&
+	       !sources_next_ns() && !sources_pollfds(pfd);
 }
 
 /* One wait status: a death, or a stop to handle. */
@@ -347,7 +375,7 @@ int tracer_run(void)
 	loop_init();
 	output_set_tracing(1);
 	while (tr.procs.nthreads > 0) {
-		size_t n = collect_stops();
+		size_t n = collect_stops(may_block());
 
 		for (size_t i = 0; i < n; i++)
 			serve_wait(batch[i].pid, batch[i].status);

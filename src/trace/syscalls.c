@@ -456,10 +456,10 @@ static void on_seccomp_stop(struct thread *tcp)
 }
 
 /*
- * What the kernel says of this syscall stop: 1 entry, 0 exit, -1 it
- * does not say (PTRACE_GET_SYSCALL_INFO, Linux >= 5.3).
+ * What the kernel says of this syscall stop: 1 entry (*nr its number),
+ * 0 exit, -1 it does not say (PTRACE_GET_SYSCALL_INFO, Linux >= 5.3).
  */
-static int kernel_says_entry(struct thread *tcp)
+static int kernel_says(struct thread *tcp, long *nr)
 {
 	struct ptrace_syscall_info info;
 	long n;
@@ -469,8 +469,10 @@ static int kernel_says_entry(struct thread *tcp)
 	n = ptrace(PTRACE_GET_SYSCALL_INFO, tcp->tid, sizeof(info), &info);
 	if (n > 0) {
 		ss.have_syscall_info = 1;
-		if (info.op == PTRACE_SYSCALL_INFO_ENTRY)
+		if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+			*nr = (long)info.entry.nr;
 			return 1;
+		}
 		if (info.op == PTRACE_SYSCALL_INFO_EXIT)
 			return 0;
 	} else if (errno == EIO || errno == EINVAL) {
@@ -480,22 +482,28 @@ static int kernel_says_entry(struct thread *tcp)
 	return -1;
 }
 
-/*
- * Is this syscall stop an entry (1) or an exit (0)?  PTRACE_GET_SYSCALL_INFO
- * says so (Linux >= 5.3); before it, the thread's own parity, and for the
- * first stop after attaching, rax == -ENOSYS.
- */
-static int syscall_stop_is_entry(struct thread *tcp, const arch_regs_t *regs)
+/* Is nr a memory syscall's number in any ABI (or execve's)? */
+static int memory_nr(long nr)
 {
-	int entry = kernel_says_entry(tcp);
+	for (size_t i = 0; i < syscall_ndefs; i++)
+		if (syscall_defs[i].nr == nr)
+			return 1;
+	return 0;
+}
 
-	if (entry >= 0)
-		return entry;
+/*
+ * Is this syscall stop an entry (1) or an exit (0)?  Without
+ * PTRACE_GET_SYSCALL_INFO (Linux >= 5.3, asked first by the caller: said
+ * is what it said), the thread's own parity, and for the first stop
+ * after attaching, rax == -ENOSYS.
+ */
+static int syscall_stop_is_entry(struct thread *tcp, const arch_regs_t *regs, int said)
+{
+	if (said >= 0)
+		return said;
 	if (tcp->flags & T_SC_KNOWN)
-		entry = !(tcp->flags & T_IN_SC);
-	else
-		entry = arch_at_syscall_entry(regs);
-	return entry;
+		return !(tcp->flags & T_IN_SC);
+	return arch_at_syscall_entry(regs);
 }
 
 /*
@@ -511,7 +519,8 @@ static int syscall_stop_is_entry(struct thread *tcp, const arch_regs_t *regs)
 static void learn_order(struct thread *tcp)
 {
 	arch_regs_t regs;
-	int entry = kernel_says_entry(tcp);
+	long nr;
+	int entry = kernel_says(tcp, &nr);
 
 	if (entry < 0) {
 		if (get_regs(tcp, &regs) < 0)
@@ -560,20 +569,32 @@ static void on_syscall_stop(struct thread *tcp)
 		return;
 	}
 
+	/*
+	 * PTRACE_SYSCALL stops at every syscall: what the kernel says of the
+	 * stop spares the registers of those that are not memtap's (a stop's
+	 * cost: waitpid, PTRACE_GET_SYSCALL_INFO, PTRACE_SYSCALL).
+	 */
+	long nr = -1;
+	int said = kernel_says(tcp, &nr);
+
+	if ((said == 1 && !memory_nr(nr)) || (said == 0 && !tcp->sc_def)) {
+		tcp->flags |= T_SC_KNOWN;
+		tcp->flags = said ? tcp->flags | T_IN_SC : tcp->flags & ~T_IN_SC;
+		tcp->sc_def = NULL;
+		alloc_on_syscall_stop(tcp);
+		return;
+	}
 	if (get_regs(tcp, &regs) < 0)
 		return;
-	if (syscall_stop_is_entry(tcp, &regs)) {
+	if (syscall_stop_is_entry(tcp, &regs, said)) {
 		tcp->flags |= T_SC_KNOWN | T_IN_SC;
 		tcp->sc_def = NULL;
-		long nr = arch_syscall_nr(&regs);
+		nr = arch_syscall_nr(&regs);
 		const struct syscall_def *def = NULL;
 
 		/* cheap test first: is nr a memory syscall in any ABI? */
-		for (size_t i = 0; i < syscall_ndefs; i++)
-			if (syscall_defs[i].nr == nr) {
-				def = syscall_lookup(syscall_abi(tcp, &regs), nr);
-				break;
-			}
+		if (memory_nr(nr))
+			def = syscall_lookup(syscall_abi(tcp, &regs), nr);
 		if (def && def->id == SC_EXECVE)
 			exec_entry(tcp);
 		else if (def && syscall_wanted(def, &regs, def->abi))
