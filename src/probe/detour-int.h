@@ -28,6 +28,7 @@ struct dt_site {
 	uint8_t orig[32];	/* the bytes at site before the patch */
 	void *cookie;
 	int live;		/* 0: forgotten (dlclose) */
+	int outer;		/* calls made inside it are part of its own (detour_nested()) */
 };
 
 

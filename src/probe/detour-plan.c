@@ -89,6 +89,28 @@ int detour_plan(uint64_t func, const uint8_t *buf, size_t size, struct plan *p,
 	return 0;
 }
 
+size_t detour_padded_size(uint64_t func, const uint8_t *buf, size_t got, size_t size)
+{
+	uint64_t end = (func + size + 15) & ~(uint64_t)15;
+	size_t off = size, room = JMP_LEN;
+	ZydisDecoder dec;
+	ZydisDecodedInstruction zi;
+
+	if (size >= 4 && buf[0] == 0xf3 && buf[1] == 0x0f && buf[2] == 0x1e && buf[3] == 0xfa)
+		room += 4;	/* endbr64 stays */
+	if (!size || size >= room || end - func < room || end - func > got)
+		return size;
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	while (func + off < end) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, buf + off,
+								(size_t)(end - func) - off, &zi)) ||
+		    zi.mnemonic != ZYDIS_MNEMONIC_NOP)
+			return size;
+		off += zi.length;
+	}
+	return off;
+}
+
 /* The relocated entry at address at, into code[DT_ORIG_ROOM]. */
 int detour_relocate(struct plan *p, uint64_t at, uint8_t *code)
 {

@@ -30,6 +30,15 @@ struct plan {
 int detour_plan(uint64_t func, const uint8_t *buf, size_t size, struct plan *p,
 		const char **why);
 
+/*
+ * A function shorter than the patch (ld.so's _dl_debug_state is one
+ * `ret`) may take the alignment padding after it: the size to plan over
+ * (buf[0..got) read at func, size its symbol's) is up to the next
+ * 16-byte boundary when every byte from size to there is in nop
+ * instructions, which no code reaches; else size.
+ */
+size_t detour_padded_size(uint64_t func, const uint8_t *buf, size_t got, size_t size);
+
 /* The relocated entry to run at address at, into code[DT_ORIG_ROOM]: 0 or -errno. */
 int detour_relocate(struct plan *p, uint64_t at, uint8_t *code);
 

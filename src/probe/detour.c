@@ -448,7 +448,7 @@ int detour_nested(const struct detour_set *ds, uint64_t addr)
 	if (detour_in_stubs(ds, addr))
 		return 1;
 	for (size_t i = 0; i < ds->nslots; i++)
-		if (ds->sites[i].live && addr > ds->sites[i].func &&
+		if (ds->sites[i].live && ds->sites[i].outer && addr > ds->sites[i].func &&
 		    addr < ds->sites[i].func + ds->sites[i].size)
 			return 1;
 	return 0;
@@ -566,8 +566,14 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		return -EEXIST;
 	if (len > MAX_FUNC_READ)
 		len = MAX_FUNC_READ;
+	if (len < 32)
+		len = 32;	/* a short function's padding: detour_padded_size() */
 	buf = xmalloc(len);
 	got = memio_read(ds->pid, tid, addr, buf, len);
+	if (got >= 0 && size && (size_t)got >= size) {
+		got = (ssize_t)detour_padded_size(addr, buf, (size_t)got, size);
+		len = (size_t)got;	/* all of it read */
+	}
 	if (got < JMP_LEN) {
 		free(buf);
 		if (got >= 0 && (size_t)got == len)
@@ -645,6 +651,7 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		return err;
 	detour_frame_note(ds->pid, slot, code);
 	st->cookie = dp->cookie;
+	st->outer = dp->outer;
 	st->live = 1;
 	if (*dt_page_used(ds, pg) < j + 1)
 		*dt_page_used(ds, pg) = j + 1;

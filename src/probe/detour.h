@@ -72,6 +72,8 @@ struct detour_probe {
 	unsigned size_kind;	/* SK_* of detour-abi.h */
 	unsigned flags;		/* DF_* of detour-abi.h */
 	void *cookie;		/* the caller's, handed back with each record */
+	int outer;		/* an allocator: the calls made inside it (realloc's
+				   malloc) are its own, not events (detour_nested()) */
 };
 
 /* Where the ring is, for its reader. */
@@ -144,8 +146,9 @@ uint64_t detour_slot_func(const struct detour_set *ds, uint64_t desc);
 int detour_in_stubs(const struct detour_set *ds, uint64_t addr);
 /*
  * Is a call whose return address is addr made by a detoured function
- * (inside its st_size) or by a stub (a tail call of one)?  Then it is
- * nested in another probed call (realloc(NULL, n) calling malloc).
+ * whose probe is outer (inside its st_size) or by a stub (a tail call of
+ * one)?  Then it is nested in another probed call (realloc(NULL, n)
+ * calling malloc).  A --probe function's calls are events of their own.
  */
 int detour_nested(const struct detour_set *ds, uint64_t addr);
 /*

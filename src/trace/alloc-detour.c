@@ -11,7 +11,9 @@
  * (alloc_wrapper_record()).  A wrapper whose event needs /proc read at
  * the call's entry stays an int3 breakpoint: mprotect and madvise (their
  * weights), munmap and mremap when the account is wanted (-e mprotect,
- * madvise, faults).  --probe functions stay int3 breakpoints too.
+ * madvise, faults).  A --probe function is recorded at its entry, every
+ * call (its size argument one of the first five: size=arg5 keeps an
+ * int3), and the calls it makes are events of their own (not outer).
  *
  * When: a detour goes in only while every thread of the process is
  * stopped (arming after attach, at the entry point after exec, in a
@@ -94,6 +96,7 @@ static int probe_kind(const struct probe *pr, struct detour_probe *dp)
 	memset(dp, 0, sizeof(*dp));
 	dp->cookie = (void *)pr;
 	dp->result = 1;
+	dp->outer = pr->role != PR_USER;
 	switch (pr->role) {
 	/* DF_SETADD, DF_SETDEL: only with a set of sampled blocks (--leaks) */
 	case PR_MALLOC: dp->size_kind = SK_ARG0; dp->flags = DF_SETADD; break;
@@ -114,6 +117,15 @@ static int probe_kind(const struct probe *pr, struct detour_probe *dp)
 		dp->size_kind = SK_NONE;
 		/* a free weighs nothing: its stack is never shown */
 		dp->flags = DF_NOSTACK | DF_SETDEL;
+		break;
+	case PR_USER:
+		/* --probe: recorded at entry, every call (the sink weighs and
+		   filters it); the stub keeps rdi..r8 only */
+		if (pr->size_arg > 4)
+			return 0;
+		dp->result = 0;
+		dp->size_kind = SK_NONE;
+		dp->flags = DF_ALWAYS;
 		break;
 	case PR_MMAP: case PR_MUNMAP: case PR_MREMAP: case PR_BRK:
 	case PR_MPROTECT: case PR_MADVISE:
@@ -424,10 +436,11 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 	size_t nth;
 	int err;
 
-	if (ad && pr->role >= PR_MMAP && !probe_kind(pr, &dp)) {
+	if (ad && (pr->role >= PR_MMAP || pr->role == PR_USER) && !probe_kind(pr, &dp)) {
 		if (!pr->reported && verbose)
-			info_msg("process %d: %s is an int3 breakpoint: its event reads /proc at "
-				 "the call's entry", ad->pid, pr->spec);
+			info_msg("process %d: %s is an int3 breakpoint: %s", ad->pid, pr->spec,
+				 pr->role == PR_USER ? "its size is the sixth argument"
+						     : "its event reads /proc at the call's entry");
 		return 0;
 	}
 	if (!ad || !probe_kind(pr, &dp) || r->ifunc)
@@ -486,6 +499,35 @@ void alloc_detours_sync_points(struct alloc_detours *ad, struct procs *pt, struc
 				 "just before it execs may be lost", ad->pid, names[i],
 				 why ? why : strerror(-err));
 	}
+}
+
+int alloc_detours_dl_point(struct alloc_detours *ad, struct procs *pt, struct thread *tcp,
+			   const struct elfsym_result *r)
+{
+	struct detour_probe dp = { .sync = 1, .size_kind = SK_NONE, .flags = DF_ALWAYS | DF_NOSTACK,
+				   .cookie = &ring_dl_cookie };
+	const char *why = NULL;
+	struct detour_thread *th;
+	size_t nth;
+	int err;
+
+	if (!ad || !ad->ring || r->ifunc || !all_stopped(pt, tcp, &th, &nth))
+		return 0;
+	err = detour_insert(ad->set, tcp->tid, r->addr, r->size, &dp, th, nth, &why);
+	free(th);
+	if (err < 0 && err != -EEXIST) {
+		if (verbose)
+			info_msg("process %d: _dl_debug_state is an int3 breakpoint: %s", ad->pid,
+				 why ? why : strerror(-err));
+		return 0;
+	}
+	return 1;
+}
+
+void alloc_detours_release(struct alloc_detours *ad)
+{
+	if (ad && ad->ring && ring_release(ad->ring))
+		ring_drain(ad->ring);
 }
 
 int alloc_detours_at(const struct alloc_detours *ad, uint64_t addr)

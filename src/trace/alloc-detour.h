@@ -55,6 +55,17 @@ void alloc_detours_thread_gone(struct alloc_detours *ad, pid_t tid);
 void alloc_detours_sync_points(struct alloc_detours *ad, struct procs *pt, struct thread *tcp,
 			       struct elfsym_proc *ep);
 
+/*
+ * Attach mode, every thread stopped: ld.so's _dl_debug_state (r) as a
+ * sync point instead of an int3, which would kill the process at its
+ * next dlopen were memtap to die.  Its record holds the ring until the
+ * thread's next stop (ring.h, alloc_dl_record()).  1: detoured; 0: not.
+ */
+int alloc_detours_dl_point(struct alloc_detours *ad, struct procs *pt, struct thread *tcp,
+			   const struct elfsym_result *r);
+/* The library list was looked at again: the ring goes on (ring_release()). */
+void alloc_detours_release(struct alloc_detours *ad);
+
 /* How many of libc's syscall wrappers are detoured (0 for NULL). */
 size_t alloc_detours_wrappers(const struct alloc_detours *ad);
 

@@ -299,9 +299,11 @@ static void arm(struct alloc_space *s, struct thread *tcp)
 			s->dt = alloc_detours_arm(cfg, procs, tcp, ep);
 		in = insert_probes(s, tcp, ep, 0);
 		alloc_detours_sync_points(s->dt, procs, tcp, ep);
+		/* attached, a sync point if it can be: an int3 outlives memtap */
 		if (!s->refused && !s->dl_state && !dl_state_needless(s) &&
 		    elfsym_lookup(ep, "_dl_debug_state", NULL, &r) == 0 &&
-		    bp_insert(s->set, tcp->tid, r.addr, 0, &dl_cookie) == 0)
+		    ((cfg->npids && alloc_detours_dl_point(s->dt, procs, tcp, &r)) ||
+		     bp_insert(s->set, tcp->tid, r.addr, 0, &dl_cookie) == 0))
 			s->dl_state = r.addr;
 		elfsym_proc_free(ep);
 	}
@@ -523,8 +525,11 @@ enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group)
 		try_arm(s, tcp, 0);
 		return ALLOC_KEEP;
 	case SP_ARMED:
-		if (s->rearm && !first)
+		if (s->rearm && !first) {
 			rearm(s, tcp);
+			/* a dlopen or dlclose waits in _dl_debug_state's stub */
+			alloc_detours_release(s->dt);
+		}
 		return ALLOC_RESUME;
 	default:
 		return ALLOC_RESUME;
@@ -543,6 +548,23 @@ void alloc_on_syscall_stop(struct thread *tcp)
 	if (s && s->state == SP_NEW && !tracer_detaching() &&
 	    ptrace(PTRACE_INTERRUPT, tcp->tid, 0L, 0L) < 0 && errno != ESRCH)
 		perror_msg("ptrace(PTRACE_INTERRUPT, %d)", tcp->tid);
+}
+
+int alloc_dl_record(struct proc *p, pid_t tid)
+{
+	struct alloc_space *s = alloc_active_space(p);
+
+	if (p->rec->modules)
+		modules_map_changed(p->rec->modules);
+	if (!s || s->state != SP_ARMED || tracer_detaching() || !procs_find(procs, tid))
+		return 0;
+	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) < 0) {
+		if (errno != ESRCH)
+			perror_msg("ptrace(PTRACE_INTERRUPT, %d)", tid);
+		return 0;
+	}
+	s->rearm = 1;
+	return 1;
 }
 
 void alloc_on_code_mapped(struct thread *tcp)
@@ -675,7 +697,15 @@ static enum alloc_action on_sigtrap(struct thread *tcp)
 			if (s->state == SP_AT_ENTRY && !tracer_detaching())
 				arm(s, tcp);
 		} else if (h.cookie == &dl_cookie) {
-			/* the library list changes (before) or changed (after) */
+			/*
+			 * The library list changes (before) or changed (after).
+			 * Before a dlclose unmaps a library, what the stubs
+			 * recorded in it is read and unwound: its code is needed.
+			 */
+			if (s->dt) {
+				alloc_detours_drain(s->dt);
+				sink_flush();
+			}
 			if (tcp->proc->rec->modules)
 				modules_map_changed(tcp->proc->rec->modules);
 			if (s->state == SP_ARMED && !tracer_detaching())

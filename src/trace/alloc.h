@@ -102,6 +102,14 @@ void alloc_warn_unfound(void);
  */
 int alloc_drain(struct thread *tcp);
 
+/*
+ * The in-target ring of process p holds a record of ld.so's
+ * _dl_debug_state by thread tid (ring.h): the module list is marked
+ * changed and, if the probes are to be looked at again, tid is asked
+ * for a stop (the ring stays held until then): 1; else 0.
+ */
+int alloc_dl_record(struct proc *p, pid_t tid);
+
 /* tcp is about to be freed (exit, detach, exec by another thread). */
 void alloc_thread_free(struct thread *tcp);
 

@@ -77,6 +77,7 @@
 #define RING_IDLE_NS 2000000ULL
 #define RING_BUSY_NS 50000ULL
 #define RING_STUCK_NS 1000000000ULL
+#define RING_HOLD_NS 100000000ULL	/* below the stubs' bounded wait (detour-abi.h) */
 #define RING_VFORKS 4		/* vfork children at once, of one process */
 #define BUDGET_PERIOD_NS 100000000ULL
 #define STUB_RECORD_NS 100.0
@@ -95,6 +96,8 @@ struct ring_src {
 	uint64_t records, skipped, nested;
 	uint64_t dropped;	/* the stubs' count, as last read */
 	uint64_t pause_until;	/* MEMTAP_RING_PAUSE */
+	enum { DL_NONE, DL_HOLD, DL_RELEASED } dl;	/* ring_dl_cookie's record */
+	uint64_t dl_seq, dl_since;	/* its sequence number; when the hold began */
 	struct {
 		pid_t tid;		/* records of this tid are */
 		struct proc *child;	/* this vfork child's */
@@ -105,7 +108,7 @@ struct ring_src {
 	struct ring_src *next;
 };
 
-char ring_sync_cookie;
+char ring_sync_cookie, ring_dl_cookie;
 
 static struct ring_src *rings;
 static uint64_t next_ns, busy_ns;	/* busy_ns: the last drain that found records */
@@ -276,7 +279,7 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 	struct proc *p = r->p;
 	pid_t tid = (pid_t)word(rec, R_TID);
 
-	if (!pr || (const void *)pr == &ring_sync_cookie)
+	if (!pr || (const void *)pr == &ring_sync_cookie || (const void *)pr == &ring_dl_cookie)
 		return;
 	for (int i = 0; i < RING_VFORKS; i++)
 		if (r->vforks[i].child && r->vforks[i].tid == tid) {
@@ -394,6 +397,35 @@ static const uint8_t *batch_record(const struct ring_src *r, uint64_t j)
 	return r->recs + j * r->r.rec_size;
 }
 
+/*
+ * Is rec (sequence number seq) _dl_debug_state's, to hold the ring at
+ * (see ring.h)?  Once released, the same record is passed over.
+ */
+static int dl_hold(struct ring_src *r, const uint8_t *rec, uint64_t seq)
+{
+	if (word(rec, R_SEQ) != seq ||
+	    detour_slot_cookie(r->ds, word(rec, R_DESC)) != (void *)&ring_dl_cookie)
+		return 0;
+	if (r->dl == DL_RELEASED && r->dl_seq == seq) {
+		r->dl = DL_NONE;
+		return 0;
+	}
+	r->dl = DL_HOLD;
+	r->dl_seq = seq;
+	r->dl_since = now_ns();
+	if (!alloc_dl_record(r->p, (pid_t)word(rec, R_TID)))
+		r->dl = DL_RELEASED;	/* no stop to wait for */
+	return 1;
+}
+
+int ring_release(struct ring_src *r)
+{
+	if (r->dl != DL_HOLD)
+		return 0;
+	r->dl = DL_RELEASED;
+	return 1;
+}
+
 /* One batch: how many records, or -errno. */
 static long drain_batch(struct ring_src *r)
 {
@@ -401,6 +433,11 @@ static long drain_batch(struct ring_src *r)
 	long k;
 	int err;
 
+	if (r->dl == DL_HOLD) {
+		if (now_ns() - r->dl_since < RING_HOLD_NS)
+			return 0;
+		r->dl = DL_RELEASED;	/* no stop came */
+	}
 	k = count_committed(r, &head);
 	if (k < 0)
 		return k;
@@ -426,6 +463,11 @@ static long drain_batch(struct ring_src *r)
 	time_ns = now_ns() - start_ns;
 	for (uint64_t j = 0; j < (uint64_t)k; j++) {
 		const uint8_t *rec = batch_record(r, j);
+
+		if (dl_hold(r, rec, r->tail + j)) {
+			k = (long)j;	/* TAIL stays below it */
+			break;
+		}
 
 		if (r->r.local && j + 2 < (uint64_t)k) {
 			/* written by another CPU a moment ago: ask for it early */

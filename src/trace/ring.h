@@ -23,6 +23,19 @@ struct ring_src;
 /* The cookie of a sync point's slot (execve): its records are no event. */
 extern char ring_sync_cookie;
 
+/*
+ * The cookie of _dl_debug_state's sync point (attach mode, see
+ * alloc-detour.h): the library list changes.  Its record holds the
+ * ring: the records before it are events (unwound while the library a
+ * dlclose takes is still mapped), TAIL stays below it, so that its
+ * thread waits in the stub, and alloc_dl_record() asks the thread for a
+ * stop, where the probes are looked at again; ring_release() lets the
+ * ring go on (1: it was held).  A hold that no stop ends goes after
+ * RING_HOLD_NS.
+ */
+extern char ring_dl_cookie;
+int ring_release(struct ring_src *r);
+
 struct ring_src *ring_add(struct proc *p, struct detour_set *ds);
 void ring_remove(struct ring_src *r);
 
