@@ -300,7 +300,8 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		   uint64_t hi, const char **why)
 {
 	struct remote_result res;
-	uint64_t hole = 0, tid_off, ring_len;
+	struct remote_gap gap = { .on = 0 };
+	uint64_t hole = 0, gap_at, tid_off, ring_len;
 	int64_t got;
 	int err, wiped;
 
@@ -322,29 +323,49 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 	}
 	if (ds->base)
 		tramp_install(ds, tid, ds->base);
-	for (int tries = 0; tries < 4 && !ds->base; tries++) {
-		if ((got = dt_hole(ds, lo, hi, DT_MAP_SIZE)) < 0)
-			return (int)got;
+	/*
+	 * No memory of memtap's in the process yet: the first mapping's
+	 * syscalls run from a trampoline in a gap of its code, put back then.
+	 */
+	if (!ds->base && !ds->tramp && elfsym_code_gap(ep, REMOTE_TRAMP_SIZE, &gap_at) == 0 &&
+	    remote_tramp_gap(ds->pid, tid, gap_at, &gap) == 0)
+		debug_msg("process %d: the first mappings through a trampoline at %#" PRIx64,
+			  ds->pid, gap_at);
+	err = 0;
+	for (int tries = 0; tries < 4 && !ds->base && !err; tries++) {
+		if ((got = dt_hole(ds, lo, hi, DT_MAP_SIZE)) < 0) {
+			err = (int)got;
+			break;
+		}
 		hole = (uint64_t)got;
-		if (!stubs_allowed(tid, hole, !tid_off, why))
-			return -EPERM;
+		if (!stubs_allowed(tid, hole, !tid_off, why)) {
+			err = -EPERM;
+			break;
+		}
 		got = dt_map_at(ds, tid, hole, DT_CODE_SIZE, PROT_READ | PROT_EXEC);
 		if (got == -EEXIST)
 			continue;
-		if (got < 0)
-			return (int)got;
+		if (got < 0) {
+			err = (int)got;
+			break;
+		}
 		tramp_install(ds, tid, hole);
 		got = dt_map_at(ds, tid, hole + DT_CODE_SIZE, DT_MAP_SIZE - DT_CODE_SIZE,
 			     PROT_READ | PROT_WRITE);
 		if (got < 0) {
 			tramp_remove(ds);	/* never run from memory being unmapped */
+			if (gap.on)
+				remote_tramp_set(ds->pid, gap.at);
 			remote_munmap(tid, ds->syscall_insn, hole, DT_CODE_SIZE, &res);
-			if (got == -EEXIST)
-				continue;
-			return (int)got;
+			if (got != -EEXIST)
+				err = (int)got;
+			continue;
 		}
 		ds->base = hole;
 	}
+	remote_tramp_gap_end(ds->pid, tid, &gap);
+	if (err < 0)
+		return err;
 	if (!ds->base)
 		return -ENOMEM;
 	ds->rec_size = R_STACK + ds->cfg.copy_len;

@@ -143,6 +143,8 @@ static int parse_image(struct elfsym_image *img, Elf *elf)
 		img->loads[img->nloads].vaddr = ph.p_vaddr;
 		img->loads[img->nloads].offset = ph.p_offset;
 		img->loads[img->nloads].filesz = ph.p_filesz;
+		img->loads[img->nloads].memsz = ph.p_memsz;
+		img->loads[img->nloads].flags = ph.p_flags;
 		img->nloads++;
 	}
 	while ((scn = elf_nextscn(elf, scn))) {

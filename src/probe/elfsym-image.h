@@ -21,7 +21,8 @@ struct sym {
 };
 
 struct load {
-	uint64_t vaddr, offset, filesz;
+	uint64_t vaddr, offset, filesz, memsz;
+	uint32_t flags;		/* p_flags */
 };
 
 struct elfsym_image {

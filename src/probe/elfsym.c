@@ -180,6 +180,27 @@ static int compute_bias(struct module *mod, const struct procfs_map *m, size_t n
 	return -1;
 }
 
+int elfsym_code_gap(const struct elfsym_proc *p, size_t len, uint64_t *at)
+{
+	for (size_t i = 0; i < p->nmods; i++) {
+		const struct module *mod = p->mods[i];
+
+		for (size_t k = 0; k < mod->img->nloads; k++) {
+			const struct load *l = &mod->img->loads[k];
+			uint64_t end = l->vaddr + l->filesz + mod->pub.bias;
+			uint64_t start = (end + 15) & ~(uint64_t)15;
+			uint64_t page_end = (end + 4095) & PAGE_MASK_;
+
+			if (!(l->flags & PF_X) || l->memsz != l->filesz || !l->filesz ||
+			    start + len > page_end || page_end > mod->pub.hi)
+				continue;
+			*at = start;
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
 static struct module *module_by_name(struct elfsym_proc *p, const char *name)
 {
 	const char *base = strrchr(name, '/');

@@ -59,6 +59,12 @@ size_t elfsym_proc_nmodules(const struct elfsym_proc *p);
 const struct elfsym_module *elfsym_proc_module(const struct elfsym_proc *p, size_t i);
 /* The module whose mappings contain addr, or NULL. */
 const struct elfsym_module *elfsym_module_at(const struct elfsym_proc *p, uint64_t addr);
+/*
+ * A place of len bytes in executable memory that no code uses: in the
+ * last page of a module's executable segment, after its bytes (from a
+ * 16-byte boundary).  0 and *at, or -ENOSPC.
+ */
+int elfsym_code_gap(const struct elfsym_proc *p, size_t len, uint64_t *at);
 /* How many mapped objects could not be read. */
 size_t elfsym_proc_skipped(const struct elfsym_proc *p);
 

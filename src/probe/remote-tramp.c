@@ -27,14 +27,18 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "arch.h"
 #include "linux/memio.h"
+#include "linux/procfs.h"
 #include "probe/remote.h"
 #include "probe/remote-tramp.h"
+#include "util/error.h"
 
 /* block: rax rbx rcx rdx rsi rdi rbp r8-r15, rflags, rip, mask */
 enum { B_RAX, B_RBX, B_RCX, B_RDX, B_RSI, B_RDI, B_RBP, B_R8, B_R9, B_R10, B_R11, B_R12,
@@ -149,6 +153,50 @@ int remote_tramp_find(pid_t tid, pid_t *pid, uint64_t *at)
 		}
 	}
 	return 0;
+}
+
+/* Is [at, at + len) in one executable mapping of pid? */
+static int executable(pid_t pid, uint64_t at, uint64_t len)
+{
+	struct procfs_map *maps;
+	size_t n;
+	int ok = 0;
+
+	if (procfs_read_maps(pid, &maps, &n) < 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (maps[i].start <= at && at + len <= maps[i].end)
+			ok = (maps[i].perms & PROT_EXEC) != 0;
+	procfs_maps_free(maps);
+	return ok;
+}
+
+int remote_tramp_gap(pid_t pid, pid_t tid, uint64_t at, struct remote_gap *g)
+{
+	uint8_t code[REMOTE_TRAMP_SIZE];
+	int err;
+
+	g->on = 0;
+	g->at = at;
+	if (!executable(pid, at, sizeof(code)) || !remote_tramp_code(at, code, sizeof(code)))
+		return -ENOSPC;
+	if ((err = memio_read_all(pid, tid, at, g->orig, sizeof(g->orig))) < 0 ||
+	    (err = memio_write(pid, tid, at, code, sizeof(code))) < 0)
+		return err;
+	remote_tramp_set(pid, at);
+	g->on = 1;
+	return 0;
+}
+
+void remote_tramp_gap_end(pid_t pid, pid_t tid, struct remote_gap *g)
+{
+	for (int i = 0; g->on && i < MAX_TRAMPS; i++)
+		if (tramps[i].pid == pid && tramps[i].at == g->at)
+			tramps[i].pid = 0;
+	if (g->on && memio_write(pid, tid, g->at, g->orig, sizeof(g->orig)) < 0)
+		debug_msg("process %d: the bytes at %#" PRIx64 " (a trampoline) not put back",
+			  pid, g->at);
+	g->on = 0;
 }
 
 int remote_tramp_block(pid_t pid, pid_t tid, uint64_t at, const arch_regs_t *r, uint64_t mask)

@@ -40,6 +40,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -415,6 +416,24 @@ static int interrupt_stop(pid_t tid, struct held_signals *held, struct remote_re
 }
 
 /*
+ * Test hook: MEMTAP_DIE_IN_SYSCALL=N, memtap SIGKILLs itself at the
+ * entry stop of the Nth syscall it drives (1: the first), so that the
+ * tests can see what a thread does that memtap leaves inside one.
+ */
+static void die_for_tests(void)
+{
+	static long left = -1;
+
+	if (left < 0) {
+		const char *env = getenv("MEMTAP_DIE_IN_SYSCALL");
+
+		left = env ? strtol(env, NULL, 10) : 0;
+	}
+	if (left > 0 && --left == 0)
+		raise(SIGKILL);
+}
+
+/*
  * remote_syscall() driven by syscall stops, from insn; from the
  * trampoline of pid when tramp (insn is its address): the registers
  * point there before the mask is changed, and come back after it is
@@ -458,6 +477,8 @@ static int driven_syscall(pid_t tid, pid_t pid, int tramp, uint64_t insn, long n
 			continue;	/* our own seccomp stop, an interrupt */
 		if (syscall_trap(tid, sig)) {
 			stops++;	/* the syscall's entry, then its exit */
+			if (stops == 1)
+				die_for_tests();
 			continue;
 		}
 		if (fault_signal(tid, sig)) {

@@ -101,6 +101,22 @@ size_t remote_tramp_code(uint64_t at, uint8_t *code, size_t room);
 void remote_tramp_set(pid_t pid, uint64_t at);
 void remote_tramp_clear(pid_t pid);
 
+/*
+ * A trampoline for the syscalls that map memtap's own memory, before
+ * there is any (the first mapping of the stubs): written over the
+ * REMOTE_TRAMP_SIZE bytes at at, executable memory that no code runs
+ * (elfsym_code_gap()), and set for pid; remote_tramp_gap_end() puts the
+ * bytes back (and clears it, unless another trampoline was set since).
+ * A memtap killed in between leaves it there, never run.  0 or -errno.
+ */
+struct remote_gap {
+	uint64_t at;
+	int on;
+	uint8_t orig[REMOTE_TRAMP_SIZE];
+};
+int remote_tramp_gap(pid_t pid, pid_t tid, uint64_t at, struct remote_gap *g);
+void remote_tramp_gap_end(pid_t pid, pid_t tid, struct remote_gap *g);
+
 /* Convenience wrappers: the mapped address, or -errno as an int64_t. */
 int64_t remote_mmap(pid_t tid, uint64_t insn, uint64_t addr, uint64_t len,
 		    int prot, int flags, struct remote_result *res);
