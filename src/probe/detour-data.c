@@ -98,9 +98,13 @@ int detour_read_counts(const struct detour_set *ds, const void *cookie,
 		c->calls += s[C_CALLS / 8];
 		c->bytes += s[C_BYTES / 8];
 		c->kept += s[C_KEPT / 8];
-		c->filtered += s[C_FILTERED / 8];
 		/* not counted in the stubs: one locked add less per call */
-		c->unsampled += s[C_CALLS / 8] - s[C_KEPT / 8] - s[C_FILTERED / 8];
+		if (ds->mean) {
+			c->filtered += s[C_FILTERED / 8];
+			c->unsampled += s[C_CALLS / 8] - s[C_KEPT / 8] - s[C_FILTERED / 8];
+		} else {
+			c->filtered += s[C_CALLS / 8] - s[C_KEPT / 8];
+		}
 	}
 	return 0;
 }

@@ -173,8 +173,10 @@
 #define C_CALLS		0x00
 #define C_BYTES		0x08	/* the size argument (calloc: the product) */
 #define C_KEPT		0x10	/* calls that made a record (or tried to) */
-#define C_FILTERED	0x18	/* calls outside [MIN_SIZE, MAX_SIZE] */
-#define C_SHIFT		5	/* 32 bytes per slot; calls not sampled: calls - kept - filtered */
+#define C_FILTERED	0x18	/* sampled: calls outside [MIN_SIZE, MAX_SIZE] */
+#define C_SHIFT		5	/* 32 bytes per slot; sampled, calls not sampled: calls - kept -
+				   filtered; not sampled, filtered: calls - kept (one locked add
+				   less per filtered call) */
 
 /* DESC: size kinds (which argument is the size, for the filter) */
 #define SK_NONE		0	/* not filtered (free) */

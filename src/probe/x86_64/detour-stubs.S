@@ -179,8 +179,7 @@ keep_record:
 	jb .Lfiltered
 	cmp rax, qword ptr D(D_MAX_SIZE)
 	jbe .Lkeep
-.Lfiltered:
-	lock inc qword ptr [rbx + C_FILTERED]
+.Lfiltered:				/* not sampled: filtered = calls - kept */
 	jmp .Lout
 .Lunsized:
 	test r10d, DF_ALWAYS << 24
