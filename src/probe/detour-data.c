@@ -81,6 +81,7 @@ void detour_get_ring(const struct detour_set *ds, struct detour_ring *r)
 int detour_read_counts(const struct detour_set *ds, const void *cookie,
 		       struct detour_counts *c)
 {
+	static uint64_t per[(K_NENT << PT_SHIFT) / 8];	/* 128 KiB */
 	uint64_t cnt[DT_ALL_SLOTS << C_SHIFT >> 3];
 	int err;
 
@@ -88,22 +89,30 @@ int detour_read_counts(const struct detour_set *ds, const void *cookie,
 	if (!ds->base)
 		return 0;
 	err = memio_read_all(ds->pid, 0, ds->base + DT_COUNTERS, cnt, sizeof(cnt));
+	if (err == 0)
+		err = memio_read_all(ds->pid, 0, ds->base + DT_PERTHREAD, per, sizeof(per));
 	if (err < 0)
 		return err;
 	for (size_t i = 0; i < ds->nslots; i++) {
 		const uint64_t *s = cnt + (i << C_SHIFT >> 3);
+		uint64_t calls = s[C_CALLS / 8], bytes = s[C_BYTES / 8];
 
 		if (cookie && ds->sites[i].cookie != cookie)
 			continue;
-		c->calls += s[C_CALLS / 8];
-		c->bytes += s[C_BYTES / 8];
+		/* the threads' own counts (detour-abi.h) */
+		for (unsigned t = 0; t < K_NENT; t++) {
+			calls += per[(((uint64_t)t << PT_SHIFT) + (i << 4)) / 8];
+			bytes += per[(((uint64_t)t << PT_SHIFT) + (i << 4) + 8) / 8];
+		}
+		c->calls += calls;
+		c->bytes += bytes;
 		c->kept += s[C_KEPT / 8];
 		/* not counted in the stubs: one locked add less per call */
 		if (ds->mean) {
 			c->filtered += s[C_FILTERED / 8];
-			c->unsampled += s[C_CALLS / 8] - s[C_KEPT / 8] - s[C_FILTERED / 8];
+			c->unsampled += calls - s[C_KEPT / 8] - s[C_FILTERED / 8];
 		} else {
-			c->filtered += s[C_CALLS / 8] - s[C_KEPT / 8];
+			c->filtered += calls - s[C_KEPT / 8];
 		}
 	}
 	return 0;

@@ -89,5 +89,8 @@ _Static_assert(DT_TEMPLATE_MAX + DT_FAR_SLOTS * DT_SLOT_SIZE <= DT_CODE_SIZE,
 _Static_assert(DT_ALL_SLOTS <= 0x10000, "DESC numbers its slots");
 _Static_assert(DT_POOL + (DT_POOL_N << P_SHIFT) <= DT_MAP_SIZE, "the pool fits the mapping");
 _Static_assert((K_NENT << K_SHIFT) <= DT_PAGE, "the thread table fits its page");
+_Static_assert((DT_ALL_SLOTS << 4) <= (1 << PT_SHIFT), "a thread's counters fit its block");
+_Static_assert(DT_SET + DT_SET_N * 8 <= DT_PERTHREAD &&
+	       DT_PERTHREAD + (K_NENT << PT_SHIFT) <= DT_MAP_SIZE, "the per-thread counters fit");
 
 #endif /* MEMTAP_DETOUR_INT_H */

@@ -236,6 +236,10 @@ static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
 		err = memio_write(ds->pid, tid, ds->base + DT_COUNTERS, zero, sizeof(zero));
 	if (err == 0)
 		err = memio_write(ds->pid, tid, ds->base + DT_THREADS, zero, sizeof(zero));
+	/* an earlier memtap's: its threads' counts too (a new mapping is zero) */
+	for (unsigned i = 0; err == 0 && ds->reused && i < (K_NENT << PT_SHIFT) / DT_PAGE; i++)
+		err = memio_write(ds->pid, tid, ds->base + DT_PERTHREAD + (uint64_t)i * DT_PAGE,
+				  zero, sizeof(zero));
 	if (err == 0 && ds->mean)
 		err = memio_write(ds->pid, tid, ds->base + DT_POOL, ds->pool, sizeof(ds->pool));
 	for (uint64_t off = 0; err == 0 && data[D_SET_MASK / 8] && off < DT_SET_N * 8;

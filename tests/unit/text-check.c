@@ -50,16 +50,19 @@ static int stub_mapping(pid_t pid, const struct procfs_map *m, const struct proc
 {
 	size_t len = (size_t)(dt_template_end - dt_template);
 	uint8_t code[DT_TEMPLATE_MAX];
-	uint64_t c1[DT_PAGE / 8], c2[DT_PAGE / 8];
+	static uint64_t c1[(DT_PAGE + (K_NENT << PT_SHIFT)) / 8], c2[sizeof(c1) / 8];
 
 	if (m->end - m->start != DT_CODE_SIZE || !next || next->start != m->end ||
 	    next->end - next->start != DT_MAP_SIZE - DT_CODE_SIZE ||
 	    memio_read_all(pid, 0, m->start, code, len) < 0 || memcmp(code, dt_template, len))
 		return 0;
-	if (memio_read_all(pid, 0, m->start + DT_COUNTERS, c1, sizeof(c1)) < 0)
+	/* the counter page and the threads' own counters */
+	if (memio_read_all(pid, 0, m->start + DT_COUNTERS, c1, DT_PAGE) < 0 ||
+	    memio_read_all(pid, 0, m->start + DT_PERTHREAD, c1 + DT_PAGE / 8, sizeof(c1) - DT_PAGE) < 0)
 		return 0;
 	usleep(100000);
-	if (memio_read_all(pid, 0, m->start + DT_COUNTERS, c2, sizeof(c2)) < 0)
+	if (memio_read_all(pid, 0, m->start + DT_COUNTERS, c2, DT_PAGE) < 0 ||
+	    memio_read_all(pid, 0, m->start + DT_PERTHREAD, c2 + DT_PAGE / 8, sizeof(c2) - DT_PAGE) < 0)
 		return 0;
 	if (memcmp(c1, c2, sizeof(c1))) {
 		printf("memtap's stubs at %" PRIx64 " are still called\n", m->start);

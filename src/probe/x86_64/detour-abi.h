@@ -62,7 +62,7 @@
 
 #define DT_PAGE		0x1000
 #define DT_CODE_SIZE	0x2000
-#define DT_MAP_SIZE	0x25000
+#define DT_MAP_SIZE	0x45000
 #define DT_DATA		0x2000	/* data page offset */
 #define DT_COUNTERS	0x3000	/* counter page offset */
 #define DT_THREADS	0x4000	/* thread page offset */
@@ -71,6 +71,8 @@
 #define P_SHIFT		4	/* 16 bytes a pool entry */
 #define DT_SET		0x15000	/* set pages offset: DT_SET_N pointers */
 #define DT_SET_N	8192
+#define DT_PERTHREAD	0x25000	/* per-thread counters: K_NENT blocks of 1 << PT_SHIFT */
+#define PT_SHIFT	11	/* DT_ALL_SLOTS pairs {calls, bytes} a thread */
 #define S_PROBES	16	/* entries tried from a pointer's hash */
 #define DT_TEMPLATE_MAX	0x0800	/* the common routines fit below this */
 #define DT_SLOT_SIZE	0x80
@@ -169,6 +171,15 @@
 
 #define DT_WAIT_NS	20000	/* a full ring: sleep this long, look again */
 
+/*
+ * Counters.  A thread with an entry in the thread table counts the calls
+ * and bytes of each slot in its own block of the per-thread pages (entry
+ * i: DT_PERTHREAD + (i << PT_SHIFT), slot j: + 16 j), with plain adds:
+ * only it writes there, and one instruction cannot be cut in two by its
+ * own signal handlers; a thread without one counts them in the counter
+ * page, locked.  memtap sums both.  C_KEPT and C_FILTERED are always
+ * the counter page's.
+ */
 /* counter page: per slot */
 #define C_CALLS		0x00
 #define C_BYTES		0x08	/* the size argument (calloc: the product) */

@@ -34,6 +34,7 @@
 	.set DATA, .Lt + DT_DATA
 	.set COUNTERS, .Lt + DT_COUNTERS
 	.set THREADS, .Lt + DT_THREADS
+	.set PERTHREAD, .Lt + DT_PERTHREAD
 	.set POOL, .Lt + DT_POOL
 	.set SET, .Lt + DT_SET
 
@@ -130,32 +131,32 @@ keep_record:
 	push r11			/* 8: entry rsp */
 	sub rsp, 8			/* 0: seq */
 
-	/* rbx = this slot's counters */
+	/* rbx = this slot's shared counters */
 	mov ebx, r10d
 	and ebx, 0xffff
 	shl rbx, C_SHIFT
 	lea rdx, [rip + COUNTERS]
 	add rbx, rdx
-	lock inc qword ptr [rbx + C_CALLS]
 
-	/* the size, by kind: rax */
+	/* the size, by kind: rax (none: 0), counted with the call */
+	xor eax, eax
 	mov edx, r10d
 	shr edx, 16
 	and edx, 0xff
 	cmp edx, SK_NONE
-	je .Lunsized
+	je .Lcount
 	cmp edx, SK_ARG0
 	jne 1f
 	mov rax, qword ptr [r11 - 8]
-	jmp .Lsized
+	jmp .Lcount
 1:	cmp edx, SK_ARG1
 	jne 2f
 	mov rax, qword ptr [r11 - 16]
-	jmp .Lsized
+	jmp .Lcount
 2:	cmp edx, SK_ARG2
 	jne 3f
 	mov rax, qword ptr [r11 - 24]
-	jmp .Lsized
+	jmp .Lcount
 3:	cmp edx, SK_ARG01
 	jne 4f
 	mov rax, qword ptr [r11 - 8]
@@ -163,10 +164,12 @@ keep_record:
 	jmp 5f
 4:	mov rax, qword ptr [r11 - 16]
 	mul qword ptr [r11 - 24]
-5:	jnc .Lsized
+5:	jnc .Lcount
 	mov rax, -1			/* overflow: the largest size */
-.Lsized:
-	lock add qword ptr [rbx + C_BYTES], rax
+.Lcount:
+	call count_call			/* r8: this thread's entry, or 0 */
+	test r10d, 0xff << 16
+	jz .Lunsized
 	test r10d, DF_ALWAYS << 24
 	jnz .Lkeep			/* a syscall wrapper: every call */
 	cmp qword ptr D(D_SAMPLE_MEAN), 0
@@ -219,8 +222,7 @@ keep_record:
 	jz 9f
 	mov eax, 1
 	shl rax, 62			/* more: as many as the countdown holds */
-9:	call lookup_thread
-	test r8, r8
+9:	test r8, r8			/* count_call's lookup_thread */
 	jz .Lshared
 	sub qword ptr [r8 + K_LEFT], rax
 	jg .Lunsampled
@@ -412,6 +414,32 @@ keep_record:
 	pop rsi
 	pop rdi
 	lea rsp, [rsp + 8]		/* the mean */
+	ret
+
+/*
+ * count_call: one call of the slot of DESC (r10) and its rax bytes,
+ * into this thread's own block when it has an entry (plain adds), else
+ * into the slot's shared counters at rbx (locked).  r8 = the thread's
+ * entry, or 0.  Clobbers rdx, rdi, r9 and the flags.
+ */
+	.balign 16
+count_call:
+	call lookup_thread
+	test r8, r8
+	jz 1f
+	lea rdx, [rip + THREADS]
+	mov rdi, r8
+	sub rdi, rdx			/* the entry's index << K_SHIFT */
+	shl rdi, PT_SHIFT - K_SHIFT
+	lea rdx, [rip + PERTHREAD]
+	add rdi, rdx
+	movzx edx, r10w			/* the slot */
+	shl edx, 4
+	inc qword ptr [rdi + rdx]
+	add qword ptr [rdi + rdx + 8], rax
+	ret
+1:	lock inc qword ptr [rbx + C_CALLS]
+	lock add qword ptr [rbx + C_BYTES], rax
 	ret
 
 /*
