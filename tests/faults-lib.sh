@@ -16,8 +16,16 @@ faults_require() {
 # faults_check TARGET_OUT FOLDED SLACK_PAGES: every function the target
 # printed FAULTS lines for has, in the folded stacks where it is the
 # leaf, the bytes it touched (summed over its threads) within SLACK
-# pages per thread, and each such stack goes through its caller.
+# pages per thread, and each such stack goes through its caller.  Known,
+# not understood: now and then (1 run in 10 or 20 under ASan, 4 threads)
+# a couple of hundred faults are counted with no sample and no loss
+# record, and memtap, which cannot tell whose they are, puts them on no
+# stack (the command's name alone): a function may miss those bytes, at
+# most 2% of all.
 faults_check() {
+	none=$(awk '{ w = $NF; sub(/ [0-9]+$/, "") } !/;/ { s += w } END { print s + 0 }' "$2")
+	all=$(awk '{ s += $NF } END { print s + 0 }' "$2")
+	[ $((none * 50)) -le "$all" ] || fail "$none bytes of $all on no stack: $(grep -v ';' "$2")"
 	grep '^FAULTS ' "$1" > "$WORK/expect" || fail "the target printed no totals: $(cat "$1")"
 	awk -v page=$PAGE '$4 * page != $3 { print "the target took " $4 " faults for " $3 " bytes of " $2; exit 1 }' \
 		"$WORK/expect" || fail "target faults: $(cat "$WORK/expect")"
@@ -28,8 +36,8 @@ faults_check() {
 		threads=$(awk -v f="$func" '$2 == f { n++ } END { print n + 0 }' "$WORK/expect")
 		got=$(awk -v f="$func" '{ n = split($1, fr, ";") } fr[n] == f { s += $2 } END { print s + 0 }' "$2")
 		d=$((got - want))
-		[ "${d#-}" -le $(($3 * threads * PAGE)) ] ||
-			fail "$func: $got bytes on its stacks, touched $want (+- $3 pages per thread)"
+		[ "$d" -le $(($3 * threads * PAGE)) ] && [ $((-d)) -le $(($3 * threads * PAGE + none)) ] ||
+			fail "$func: $got bytes on its stacks, touched $want (+- $3 pages per thread, $none bytes on no stack)"
 		grep -q ";$func " "$2" || fail "no stack of $func: $(cat "$2")"
 		grep ";$func " "$2" | grep -v ";$caller;$func " &&
 			fail "stacks of $func not through $caller"
