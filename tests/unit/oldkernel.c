@@ -4,15 +4,15 @@
  *
  *   oldkernel [-t] VERSION COMMAND [ARGS...]
  *
- * VERSION 3.10 (RHEL/CentOS 7):
- *   process_vm_readv, process_vm_writev  ENOSYS (as without
- *                                        CONFIG_CROSS_MEMORY_ATTACH)
+ * VERSION 3.10 (RHEL/CentOS 7, whose kernels have process_vm_readv):
  *   memfd_create (3.17)                  ENOSYS
  *   ptrace requests from 0x420a on       EIO, as for any request the
  *     (GETSIGMASK and SETSIGMASK 3.11,   kernel does not know
  *     SECCOMP_GET_FILTER 4.4,
  *     GET_SYSCALL_INFO 5.3, ...)
  * VERSION 3.7 also:
+ *   process_vm_readv, process_vm_writev  ENOSYS (as a kernel built
+ *                                        without CONFIG_CROSS_MEMORY_ATTACH)
  *   PTRACE_SEIZE or PTRACE_SETOPTIONS    EINVAL, as for an unknown option
  *     with PTRACE_O_EXITKILL (3.8)
  *
@@ -270,6 +270,8 @@ int main(int argc, char **argv)
 		prog.len--;
 	} else {
 		prog.len = 17;
+		/* cross memory attach: instructions 4 and 6 match no syscall */
+		f[4].k = f[6].k = (uint32_t)-1;
 	}
 	if (traced)
 		return run_traced(f, prog.len, argv + 2);
