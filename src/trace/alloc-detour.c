@@ -610,6 +610,9 @@ int alloc_detours_remove(struct alloc_detours *ad, pid_t tid)
 {
 	int err;
 
+	/* a dlopen waiting in _dl_debug_state's stub: the ring goes on */
+	if (ad->ring)
+		ring_release(ad->ring);
 	alloc_detours_drain(ad);
 	err = detour_remove_all(ad->set, tid);
 	alloc_detours_drain(ad);
