@@ -50,6 +50,7 @@ int detour_thread_add(struct detour_set *ds, pid_t tid, uint64_t key, uint64_t l
 		return err;
 	ds->keys[i] = key;
 	ds->key_tids[i] = tid;
+	ds->blocks_used |= (uint64_t)1 << i;
 	return 0;
 }
 
@@ -81,29 +82,30 @@ void detour_get_ring(const struct detour_set *ds, struct detour_ring *r)
 int detour_read_counts(const struct detour_set *ds, const void *cookie,
 		       struct detour_counts *c)
 {
-	static uint64_t per[(K_NENT << PT_SHIFT) / 8];	/* 128 KiB */
-	uint64_t cnt[DT_ALL_SLOTS << C_SHIFT >> 3];
+	uint64_t cnt[DT_ALL_SLOTS << C_SHIFT >> 3], per[DT_ALL_SLOTS * 2] = { 0 }, blk[DT_ALL_SLOTS * 2];
 	int err;
 
 	memset(c, 0, sizeof(*c));
 	if (!ds->base)
 		return 0;
 	err = memio_read_all(ds->pid, 0, ds->base + DT_COUNTERS, cnt, sizeof(cnt));
-	if (err == 0)
-		err = memio_read_all(ds->pid, 0, ds->base + DT_PERTHREAD, per, sizeof(per));
+	/* the threads' own counts (detour-abi.h): the blocks of entries given */
+	for (unsigned t = 0; err == 0 && ds->nslots && t < K_NENT; t++) {
+		if (!(ds->blocks_used & (uint64_t)1 << t))
+			continue;
+		err = memio_read_all(ds->pid, 0, ds->base + DT_PERTHREAD + ((uint64_t)t << PT_SHIFT),
+				     blk, ds->nslots * 16);
+		for (size_t i = 0; err == 0 && i < ds->nslots * 2; i++)
+			per[i] += blk[i];
+	}
 	if (err < 0)
 		return err;
 	for (size_t i = 0; i < ds->nslots; i++) {
 		const uint64_t *s = cnt + (i << C_SHIFT >> 3);
-		uint64_t calls = s[C_CALLS / 8], bytes = s[C_BYTES / 8];
+		uint64_t calls = s[C_CALLS / 8] + per[2 * i], bytes = s[C_BYTES / 8] + per[2 * i + 1];
 
 		if (cookie && ds->sites[i].cookie != cookie)
 			continue;
-		/* the threads' own counts (detour-abi.h) */
-		for (unsigned t = 0; t < K_NENT; t++) {
-			calls += per[(((uint64_t)t << PT_SHIFT) + (i << 4)) / 8];
-			bytes += per[(((uint64_t)t << PT_SHIFT) + (i << 4) + 8) / 8];
-		}
 		c->calls += calls;
 		c->bytes += bytes;
 		c->kept += s[C_KEPT / 8];

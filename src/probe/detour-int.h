@@ -57,6 +57,7 @@ struct detour_set {
 	size_t nslots;		/* 1 + the highest DESC number used */
 	uint64_t keys[K_NENT];	/* the thread table's keys, as written */
 	pid_t key_tids[K_NENT];
+	uint64_t blocks_used;	/* bit i: entry i was given, its counter block holds counts */
 	struct sample_rng rng;	/* the sampling intervals */
 	uint64_t mean;		/* the mean of new intervals, 0: no sampling */
 	uint64_t pool_idx;	/* D_POOL_IDX when the pool was last filled */
@@ -90,6 +91,7 @@ _Static_assert(DT_ALL_SLOTS <= 0x10000, "DESC numbers its slots");
 _Static_assert(DT_POOL + (DT_POOL_N << P_SHIFT) <= DT_MAP_SIZE, "the pool fits the mapping");
 _Static_assert((K_NENT << K_SHIFT) <= DT_PAGE, "the thread table fits its page");
 _Static_assert((DT_ALL_SLOTS << 4) <= (1 << PT_SHIFT), "a thread's counters fit its block");
+_Static_assert(K_NENT <= 64, "blocks_used has a bit for each entry");
 _Static_assert(DT_SET + DT_SET_N * 8 <= DT_PERTHREAD &&
 	       DT_PERTHREAD + (K_NENT << PT_SHIFT) <= DT_MAP_SIZE, "the per-thread counters fit");
 

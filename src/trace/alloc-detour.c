@@ -474,27 +474,43 @@ size_t alloc_detours_wrappers(const struct alloc_detours *ad)
 	return ad ? ad->wrappers : 0;
 }
 
+/*
+ * A sync point (its records no event, cookie says which) at r, every
+ * thread stopped: 0, or -errno with *why (-EAGAIN: a thread runs).
+ */
+static int sync_point(struct alloc_detours *ad, struct procs *pt, struct thread *tcp,
+		      const struct elfsym_result *r, void *cookie, const char **why)
+{
+	struct detour_probe dp = { .sync = 1, .size_kind = SK_NONE, .flags = DF_ALWAYS | DF_NOSTACK,
+				   .cookie = cookie };
+	struct detour_thread *th;
+	size_t nth;
+	int err;
+
+	*why = NULL;
+	if (!all_stopped(pt, tcp, &th, &nth))
+		return -EAGAIN;
+	err = detour_insert(ad->set, tcp->tid, r->addr, r->size, &dp, th, nth, why);
+	free(th);
+	return err == -EEXIST ? 0 : err;
+}
+
 void alloc_detours_sync_points(struct alloc_detours *ad, struct procs *pt, struct thread *tcp,
 			       struct elfsym_proc *ep)
 {
 	static const char *const names[] = { "execve", "execveat" };
-	struct detour_probe dp = { .sync = 1, .size_kind = SK_NONE, .flags = DF_ALWAYS | DF_NOSTACK,
-				   .cookie = &ring_sync_cookie };
 
 	for (size_t i = 0; ad && i < sizeof(names) / sizeof(names[0]); i++) {
 		struct elfsym_result r;
-		const char *why = NULL;
-		struct detour_thread *th;
-		size_t nth;
+		const char *why;
 		int err;
 
 		if (elfsym_lookup(ep, names[i], NULL, &r) < 0 || r.ifunc || detour_at(ad->set, r.addr))
 			continue;
-		if (!all_stopped(pt, tcp, &th, &nth))
+		err = sync_point(ad, pt, tcp, &r, &ring_sync_cookie, &why);
+		if (err == -EAGAIN)
 			return;
-		err = detour_insert(ad->set, tcp->tid, r.addr, r.size, &dp, th, nth, &why);
-		free(th);
-		if (err < 0 && err != -EEXIST && verbose)
+		if (err < 0 && verbose)
 			info_msg("process %d: no sync point at %s (%s): what its probes record "
 				 "just before it execs may be lost", ad->pid, names[i],
 				 why ? why : strerror(-err));
@@ -504,18 +520,15 @@ void alloc_detours_sync_points(struct alloc_detours *ad, struct procs *pt, struc
 int alloc_detours_dl_point(struct alloc_detours *ad, struct procs *pt, struct thread *tcp,
 			   const struct elfsym_result *r)
 {
-	struct detour_probe dp = { .sync = 1, .size_kind = SK_NONE, .flags = DF_ALWAYS | DF_NOSTACK,
-				   .cookie = &ring_dl_cookie };
-	const char *why = NULL;
-	struct detour_thread *th;
-	size_t nth;
+	const char *why;
 	int err;
 
-	if (!ad || !ad->ring || r->ifunc || !all_stopped(pt, tcp, &th, &nth))
+	if (!ad || !ad->ring || r->ifunc)
 		return 0;
-	err = detour_insert(ad->set, tcp->tid, r->addr, r->size, &dp, th, nth, &why);
-	free(th);
-	if (err < 0 && err != -EEXIST) {
+	err = sync_point(ad, pt, tcp, r, &ring_dl_cookie, &why);
+	if (err == -EAGAIN)
+		return 0;
+	if (err < 0) {
 		if (verbose)
 			info_msg("process %d: _dl_debug_state is an int3 breakpoint: %s", ad->pid,
 				 why ? why : strerror(-err));

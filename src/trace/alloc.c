@@ -702,10 +702,8 @@ static enum alloc_action on_sigtrap(struct thread *tcp)
 			 * Before a dlclose unmaps a library, what the stubs
 			 * recorded in it is read and unwound: its code is needed.
 			 */
-			if (s->dt) {
-				alloc_detours_drain(s->dt);
+			if (alloc_drain(tcp))
 				sink_flush();
-			}
 			if (tcp->proc->rec->modules)
 				modules_map_changed(tcp->proc->rec->modules);
 			if (s->state == SP_ARMED && !tracer_detaching())

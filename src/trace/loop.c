@@ -294,9 +294,10 @@ static void wait_for_stops(void)
  * pipe to watch, every probe in, not detaching.  A signal interrupts
  * the waitpid() (no SA_RESTART), and one that comes just before it
  * makes a stop that ends it (tracer_request_stop(): the command gets
- * the signal, or an attached thread a PTRACE_INTERRUPT).  Two syscalls
- * a stop instead of five (ppoll, the signalfd's read, and waitpid()s
- * that find nothing): what PTRACE_SYSCALL mode pays per stop.
+ * the signal, or an attached thread a PTRACE_INTERRUPT).  One waitpid()
+ * a stop (two with more threads, the second finding nothing) instead of
+ * ppoll, the signalfd's read and three waitpid()s: what PTRACE_SYSCALL
+ * mode pays per stop.
  */
 static int may_block(void)
 {
