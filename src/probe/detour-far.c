@@ -72,6 +72,7 @@ static void header(const struct detour_set *ds, unsigned k, uint64_t h[F_SIZE / 
 	h[F_ENTRY / 8] = ds->base + (uint64_t)(dt_common_entry - dt_template);
 	h[F_SYNC / 8] = ds->base + (uint64_t)(dt_common_sync - dt_template);
 	h[F_INDEX / 8] = k;
+	h[F_PREFILTER / 8] = ds->base + (uint64_t)(dt_common_prefilter - dt_template);
 }
 
 void dt_far_scan(struct detour_set *ds, pid_t tid)

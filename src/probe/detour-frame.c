@@ -265,9 +265,10 @@ int detour_stub_frame(pid_t pid, uint64_t start, uint64_t pc, struct stub_frame 
 				{ (size_t)(dt_common_result - dt_template), GLUE_PUSHED },
 				{ (size_t)(dt_common_entry - dt_template), 0 },
 				{ (size_t)(dt_common_sync - dt_template), 0 },
+				{ (size_t)(dt_common_prefilter - dt_template), 0 },
 			};
 
-			follow(dt_template, len, entries, 3, tmpl, pend);
+			follow(dt_template, len, entries, 4, tmpl, pend);
 			have_tmpl = 1;
 		}
 		if (off >= len || tmpl[off].depth < 0)
@@ -280,9 +281,10 @@ int detour_stub_frame(pid_t pid, uint64_t start, uint64_t pc, struct stub_frame 
 	if (off >= DT_SAVED || slot_code(pid, start + base, code) < 0)
 		return -1;
 	{
-		const struct entry entries[] = { { 0, 0 }, { DT_ORIG, 0 } };
+		/* a prefilter (mov r10d first, not a push) jumps back to its glue */
+		const struct entry entries[] = { { 0, 0 }, { DT_ORIG, 0 }, { DT_PF_LEN, 0 } };
 
-		follow(code, sizeof(code), entries, 2, slot, spend);
+		follow(code, sizeof(code), entries, code[0] == 0x41 ? 3 : 2, slot, spend);
 	}
 	if (slot[off].depth < 0)
 		return -1;

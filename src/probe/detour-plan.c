@@ -204,16 +204,36 @@ static void emit_common(uint8_t *code, size_t *k, uint64_t s, int call, uint64_t
 	*k += 6;
 }
 
+/* Can the filter leave a call out in a prefilter (detour-abi.h)? */
+static int prefiltered(int result, int sync, uint32_t desc)
+{
+	unsigned kind = desc >> 16 & 0xff, flags = desc >> 24;
+
+	return result && !sync && kind >= SK_ARG0 && kind <= SK_ARG2 &&
+	       !(flags & (DF_ALWAYS | DF_ARG0_KEEP));
+}
+
 void detour_glue(uint64_t base, uint64_t far, uint64_t s, int result, int sync, uint32_t desc,
 		 uint8_t *code)
 {
 	static const uint8_t pushes[] = { 0x57, 0x56, 0x52, 0x51, 0x41, 0x50 };
 	static const uint8_t pops[] = { 0x41, 0x58, 0x59, 0x5a, 0x5e, 0x5f };
 	uint64_t orig = s + DT_ORIG;
-	size_t k = sizeof(pushes);
+	size_t k = 0;
 
 	memset(code, BP_ARCH_TRAP_BYTE, DT_ORIG);
-	memcpy(code, pushes, sizeof(pushes));
+	if (prefiltered(result, sync, desc)) {
+		emit_desc(code, &k, desc);
+		code[k] = 0x4c;		/* lea r11, [rip + disp32]: the slot */
+		code[k + 1] = 0x8d;
+		code[k + 2] = 0x1d;
+		put32(code + k + 3, -(int64_t)(k + 7));
+		k += 7;
+		emit_common(code, &k, s, 0, base, dt_common_prefilter, far, F_PREFILTER);
+		k = DT_PF_LEN;
+	}
+	memcpy(code + k, pushes, sizeof(pushes));
+	k += sizeof(pushes);
 	if (result) {
 		emit_rel(code, &k, s, 0xe8, orig);
 		emit_desc(code, &k, desc);

@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,19 +49,43 @@ static void put_rel(uint8_t *at, uint8_t op, uint64_t from_off, uint64_t to_off)
 	memcpy(at + 1, &rel, 4);
 }
 
-/* A result probe's glue and a relocated `push r12; jmp back`, as detour.c writes them. */
-static void result_slot(uint64_t s)
+/*
+ * A result probe's glue at slot s + at (after a prefilter: at =
+ * DT_PF_LEN) and a relocated `push r12; jmp back`, as detour.c writes
+ * them.
+ */
+static void result_glue(uint64_t s, uint64_t at)
 {
 	static const uint8_t pushes[] = { 0x57, 0x56, 0x52, 0x51, 0x41, 0x50 };
-	uint8_t *p = map + s;
+	uint8_t *p = map + s + at;
+	uint64_t g = s + at;
 
-	memset(p, 0xcc, DT_SLOT_SIZE);
+	memset(map + s + at, 0xcc, DT_SLOT_SIZE - at);
 	memcpy(p, pushes, sizeof(pushes));
-	put_rel(p + 6, 0xe8, s + 6, s + DT_ORIG);
+	put_rel(p + 6, 0xe8, g + 6, s + DT_ORIG);
 	p[11] = 0x41, p[12] = 0xba, memset(p + 13, 0, 4);
-	put_rel(p + 17, 0xe9, s + 17, (uint64_t)(dt_common_result - dt_template));
-	p[DT_ORIG] = 0x41, p[DT_ORIG + 1] = 0x54;
-	put_rel(p + DT_ORIG + 2, 0xe9, s + DT_ORIG + 2, 0x100000);
+	put_rel(p + 17, 0xe9, g + 17, (uint64_t)(dt_common_result - dt_template));
+	map[s + DT_ORIG] = 0x41, map[s + DT_ORIG + 1] = 0x54;
+	put_rel(map + s + DT_ORIG + 2, 0xe9, s + DT_ORIG + 2, 0x100000);
+}
+
+static void result_slot(uint64_t s)
+{
+	result_glue(s, 0);
+}
+
+/* A prefiltered result probe: mov r10d, DESC; lea r11, [the slot]; jmp dt_common_prefilter. */
+static void prefilter_slot(uint64_t s)
+{
+	uint8_t *p = map + s;
+	int32_t rel = -13;
+
+	memset(p, 0xcc, DT_PF_LEN);
+	p[0] = 0x41, p[1] = 0xba, memset(p + 2, 0, 4);
+	p[6] = 0x4c, p[7] = 0x8d, p[8] = 0x1d;
+	memcpy(p + 9, &rel, 4);
+	put_rel(p + 13, 0xe9, s + 13, (uint64_t)(dt_common_prefilter - dt_template));
+	result_glue(s, DT_PF_LEN);
 }
 
 /* At p, for offset off: jmp (call) qword [rip + disp32] to the word at offset to. */
@@ -130,6 +155,36 @@ int main(void)
 	CHECK(frame_at(slot + DT_ORIG + 2, &f) == 0 && f.ra_off == 8 && f.saved[STUB_R12] == 0,
 	      "after push r12: %u %d", f.ra_off, f.saved[STUB_R12]);
 	CHECK(frame_at(slot + DT_SAVED, &f) < 0, "saved bytes have a frame");
+
+	/* a prefilter, then its glue, entered by the prefilter's jmp r11 */
+	slot = DT_TEMPLATE_MAX + 3 * DT_SLOT_SIZE;
+	prefilter_slot(slot);
+	CHECK(frame_at(slot, &f) == 0 && f.ra_off == 0, "prefilter: %u", f.ra_off);
+	CHECK(frame_at(slot + 13, &f) == 0 && f.ra_off == 0, "prefilter's jmp: %u", f.ra_off);
+	CHECK(frame_at(slot + 18, &f) < 0, "prefilter's int3 fill has a frame");
+	CHECK(frame_at(slot + DT_PF_LEN, &f) == 0 && f.ra_off == 0, "prefiltered glue: %u",
+	      f.ra_off);
+	CHECK(frame_at(slot + DT_PF_LEN + 11, &f) == 0 && f.ra_off == 40,
+	      "prefiltered glue's return address: %u", f.ra_off);
+	CHECK(frame_at(slot + DT_ORIG + 2, &f) == 0 && f.ra_off == 8, "prefiltered relocated: %u",
+	      f.ra_off);
+	slot = DT_TEMPLATE_MAX + 2 * DT_SLOT_SIZE;
+	/* dt_common_prefilter: rcx, rdx and the size pushed at most, every exit a jmp */
+	{
+		uint64_t pf = (uint64_t)(dt_common_prefilter - dt_template);
+		unsigned most = 0;
+
+		CHECK(frame_at(pf, &f) == 0 && f.ra_off == 0, "dt_common_prefilter: %u", f.ra_off);
+		CHECK(frame_at(pf + 1, &f) == 0 && f.ra_off == 8, "after push rcx: %u", f.ra_off);
+		for (uint64_t o = pf; o < (uint64_t)(dt_common_sync - dt_template); o++)
+			if (frame_at(o, &f) == 0 && f.ra_off > most)
+				most = f.ra_off;
+		CHECK(most == 24, "dt_common_prefilter: deepest %u", most);
+		for (uint64_t o = pf; o + 3 < (uint64_t)(dt_common_sync - dt_template); o++)
+			if (map[o] == 0x41 && map[o + 1] == 0xff && map[o + 2] == 0xe3)
+				CHECK(frame_at(o, &f) == 0 && f.ra_off == 0, "jmp r11 at +%#" PRIx64
+				      ": %u", o, f.ra_off);
+	}
 
 	/* the common routines: entered with the glue's pushes, or called */
 	CHECK(frame_at((uint64_t)(dt_common_result - dt_template), &f) == 0 && f.ra_off == 40,

@@ -45,6 +45,16 @@
  *     returned, with rax;
  *   entry probes (free): the same pushes, mov r10d, DESC, call
  *     dt_common_entry, pop them back, jmp the relocated entry.
+ *   a result probe whose size is an argument register and that the
+ *     filter may leave out (not realloc, not a syscall wrapper) has a
+ *     prefilter first: mov r10d, DESC, lea r11, [the slot], jmp
+ *     dt_common_prefilter, padded to DT_PF_LEN; the glue above follows.
+ *     A call outside [MIN_SIZE, MAX_SIZE] of a thread found
+ *     at its first place in the thread table is counted there and goes
+ *     on at the relocated entry, with nothing pushed and no return into
+ *     the stubs (rax, r10, r11 and the flags clobbered: none of these
+ *     functions takes variable arguments); any other call goes on at
+ *     the glue, at slot + DT_PF_LEN.
  * DESC = slot | size kind << 16 | flags << 24.
  *
  * Ring protocol: a producer reserves sequence number s by cmpxchg on
@@ -77,6 +87,7 @@
 #define DT_TEMPLATE_MAX	0x0800	/* the common routines fit below this */
 #define DT_SLOT_SIZE	0x80
 #define DT_ORIG		0x30	/* relocated entry, from the slot's start */
+#define DT_PF_LEN	0x14	/* a prefilter's length, the glue after it */
 #define DT_SAVED	0x68	/* length, then the original bytes of the entry */
 #define DT_ORIG_ROOM	(DT_SAVED - DT_ORIG)
 #define DT_NSLOTS	((DT_CODE_SIZE - DT_TEMPLATE_MAX) / DT_SLOT_SIZE)
@@ -91,7 +102,8 @@
 #define F_ENTRY		0x18	/* dt_common_entry */
 #define F_SYNC		0x20	/* dt_common_sync */
 #define F_INDEX		0x28	/* k: 1 .. DT_FAR_MAX */
-#define F_SIZE		0x30
+#define F_PREFILTER	0x30	/* dt_common_prefilter */
+#define F_SIZE		0x38
 #define DT_FAR_MAGIC	0x6567617072616674	/* "tfarpage" */
 
 /* data page */
@@ -233,7 +245,7 @@
 
 /* detour-stubs.S: the common routines copied into the stub mapping */
 extern const uint8_t dt_template[], dt_template_end[], dt_common_result[], dt_common_entry[],
-	dt_common_sync[];
+	dt_common_sync[], dt_common_prefilter[];
 #endif
 
 #endif /* MEMTAP_DETOUR_ABI_H */

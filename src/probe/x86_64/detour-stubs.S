@@ -23,6 +23,11 @@
  *                     flags preserved.
  *   dt_common_sync    the same for a sync point's glue (execve), then
  *                     waits (bounded) until memtap read the ring so far.
+ *   dt_common_prefilter  jumped to by a prefilter (detour-abi.h): r10d =
+ *                     DESC, r11 = the slot, [rsp] = the caller's return
+ *                     address.  Counts a call the filter leaves out and
+ *                     goes on at slot + DT_ORIG, or goes on at the glue,
+ *                     slot + DT_PF_LEN, having counted nothing.
  */
 #include "detour-abi.h"
 
@@ -30,6 +35,7 @@
 	.section .rodata.memtap_detour, "a", @progbits
 	.balign 64
 	.globl dt_template, dt_template_end, dt_common_result, dt_common_entry, dt_common_sync
+	.globl dt_common_prefilter
 
 	.set DATA, .Lt + DT_DATA
 	.set COUNTERS, .Lt + DT_COUNTERS
@@ -39,6 +45,15 @@
 	.set SET, .Lt + DT_SET
 
 #define D(off) [rip + DATA + (off)]
+
+/* key = the TCB's self pointer, idx = the offset of its first place in the thread table */
+	.macro thread_hash key, idx
+	mov \key, qword ptr fs:0
+	movabs \idx, K_HASH_MUL
+	imul \idx, \key
+	shr \idx, K_HASH_SHIFT
+	shl \idx, K_SHIFT
+	.endm
 
 dt_template:
 .Lt:
@@ -53,6 +68,62 @@ dt_common_entry:
 	lea r11, [rsp + 48]
 	call keep_record
 	ret
+
+/*
+ * dt_common_prefilter: the size from its argument register by DESC's
+ * kind (SK_ARG0..SK_ARG2, the only kinds given a prefilter), then the
+ * filter and the thread's first place in the table, as keep_record and
+ * lookup_thread would find them; counted as count_call does, and
+ * sampled, as filtered too.  rcx and rdx are saved, rax is free.
+ */
+	.balign 16
+dt_common_prefilter:
+	push rcx
+	mov ecx, r10d
+	shr ecx, 16
+	and ecx, 0xff
+	mov rax, rdi
+	cmp ecx, SK_ARG0
+	je 1f
+	mov rax, rsi
+	cmp ecx, SK_ARG1
+	je 1f
+	mov rax, rdx
+1:	cmp rax, qword ptr D(D_MIN_SIZE)
+	jb 2f
+	cmp rax, qword ptr D(D_MAX_SIZE)
+	jbe .Lpf_kept
+2:	push rdx
+	push rax			/* the size */
+	thread_hash rax, rcx
+	lea rdx, [rip + THREADS]
+	cmp qword ptr [rdx + rcx + K_KEY], rax
+	jne .Lpf_miss
+	shl rcx, PT_SHIFT - K_SHIFT	/* the entry's block */
+	lea rdx, [rip + PERTHREAD]
+	add rcx, rdx
+	movzx edx, r10w			/* the slot */
+	shl edx, 4
+	pop rax
+	inc qword ptr [rcx + rdx]
+	add qword ptr [rcx + rdx + 8], rax
+	cmp qword ptr D(D_SAMPLE_MEAN), 0
+	je 3f
+	shl edx, C_SHIFT - 4		/* sampled: filtered apart from unsampled */
+	lea rcx, [rip + COUNTERS]
+	lock inc qword ptr [rcx + rdx + C_FILTERED]
+3:	pop rdx
+	pop rcx
+	add r11, DT_ORIG
+	jmp r11
+.Lpf_miss:
+	pop rax
+	pop rdx
+.Lpf_kept:
+	pop rcx
+.Lpf_glue:
+	add r11, DT_PF_LEN
+	jmp r11
 
 /*
  * dt_common_sync: dt_common_entry for a sync point (execve), then a wait
@@ -448,11 +519,7 @@ count_call:
  */
 	.balign 16
 lookup_thread:
-	mov rdx, qword ptr fs:0		/* the TCB's self pointer */
-	movabs r9, K_HASH_MUL
-	imul r9, rdx
-	shr r9, K_HASH_SHIFT
-	shl r9, K_SHIFT
+	thread_hash rdx, r9
 	lea r8, [rip + THREADS]
 	mov edi, K_PROBES
 1:	cmp qword ptr [r8 + r9 + K_KEY], rdx
