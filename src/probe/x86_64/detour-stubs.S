@@ -121,7 +121,6 @@ dt_common_prefilter:
 	pop rdx
 .Lpf_kept:
 	pop rcx
-.Lpf_glue:
 	add r11, DT_PF_LEN
 	jmp r11
 
