@@ -82,7 +82,8 @@ void detour_get_ring(const struct detour_set *ds, struct detour_ring *r)
 int detour_read_counts(const struct detour_set *ds, const void *cookie,
 		       struct detour_counts *c)
 {
-	uint64_t cnt[DT_ALL_SLOTS << C_SHIFT >> 3], per[DT_ALL_SLOTS * 2] = { 0 }, blk[DT_ALL_SLOTS * 2];
+	enum { W = 1 << PT_SLOT_SHIFT >> 3 };	/* words a slot, a thread's */
+	uint64_t cnt[DT_ALL_SLOTS << C_SHIFT >> 3], per[DT_ALL_SLOTS * W] = { 0 }, blk[DT_ALL_SLOTS * W];
 	int err;
 
 	memset(c, 0, sizeof(*c));
@@ -94,15 +95,17 @@ int detour_read_counts(const struct detour_set *ds, const void *cookie,
 		if (!(ds->blocks_used & (uint64_t)1 << t))
 			continue;
 		err = memio_read_all(ds->pid, 0, ds->base + DT_PERTHREAD + ((uint64_t)t << PT_SHIFT),
-				     blk, ds->nslots * 16);
-		for (size_t i = 0; err == 0 && i < ds->nslots * 2; i++)
+				     blk, ds->nslots << PT_SLOT_SHIFT);
+		for (size_t i = 0; err == 0 && i < ds->nslots * W; i++)
 			per[i] += blk[i];
 	}
 	if (err < 0)
 		return err;
 	for (size_t i = 0; i < ds->nslots; i++) {
 		const uint64_t *s = cnt + (i << C_SHIFT >> 3);
-		uint64_t calls = s[C_CALLS / 8] + per[2 * i], bytes = s[C_BYTES / 8] + per[2 * i + 1];
+		const uint64_t *p = per + i * W;
+		uint64_t calls = s[C_CALLS / 8] + p[PT_CALLS / 8], bytes = s[C_BYTES / 8] + p[PT_BYTES / 8];
+		uint64_t filtered = s[C_FILTERED / 8] + p[PT_FILTERED / 8];
 
 		if (cookie && ds->sites[i].cookie != cookie)
 			continue;
@@ -111,8 +114,8 @@ int detour_read_counts(const struct detour_set *ds, const void *cookie,
 		c->kept += s[C_KEPT / 8];
 		/* not counted in the stubs: one locked add less per call */
 		if (ds->mean) {
-			c->filtered += s[C_FILTERED / 8];
-			c->unsampled += calls - s[C_KEPT / 8] - s[C_FILTERED / 8];
+			c->filtered += filtered;
+			c->unsampled += calls - s[C_KEPT / 8] - filtered;
 		} else {
 			c->filtered += calls - s[C_KEPT / 8];
 		}

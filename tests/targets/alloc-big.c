@@ -14,7 +14,8 @@
  *   EXPECT <pid> malloc <calls> <bytes> 0     the large ones only
  *   BIG big_one <calls>, BIG big_two <calls>
  *
- * then "OK" (exit 0), or "CORRUPT" (exit 1).
+ * then "OK" (exit 0), or "CORRUPT" (exit 1).  The threads (up to 128)
+ * start together: all of them are alive at once.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -31,6 +32,7 @@ extern char __start_alloc_text[], __stop_alloc_text[];
 static unsigned long nsmall = 20000, nbig = 4;
 static int nthreads = 1;
 static volatile sig_atomic_t go;
+static pthread_barrier_t start;
 
 static void on_usr1(int sig)
 {
@@ -83,6 +85,7 @@ static void *run(void *arg)
 	struct counts *c = arg;
 	unsigned long every = nbig ? nsmall / nbig + 1 : 0, done = 0;
 
+	pthread_barrier_wait(&start);
 	for (unsigned long i = 0; i < nsmall; i++) {
 		c->bad |= small_one(16 + (i * 37) % 4081);
 		if (every && i % every == every / 2 && done < nbig) {
@@ -115,7 +118,7 @@ int main(int argc, char **argv)
 		default: return 2;
 		}
 	}
-	if (nthreads < 1 || nthreads > 64 || nbig > nsmall)
+	if (nthreads < 1 || nthreads > 128 || nbig > nsmall)
 		return 2;
 	if (wait) {
 		sigset_t usr1, old;
@@ -132,6 +135,7 @@ int main(int argc, char **argv)
 	}
 	c = calloc((size_t)nthreads, sizeof(*c));
 	th = calloc((size_t)nthreads, sizeof(*th));
+	pthread_barrier_init(&start, NULL, (unsigned)nthreads);
 	for (int i = 0; i < nthreads; i++)
 		if (pthread_create(&th[i], NULL, run, &c[i]))
 			return 2;

@@ -19,6 +19,8 @@
  *            sampling countdown per thread)
  *   +0x5000  pool pages (rw-): the sampling intervals
  *   +0x15000 set pages (rw-): the sampled blocks still held (--leaks)
+ *   +0x25000 per-thread pages (rw-): counters of the threads with an
+ *            entry in the thread table, a block each
  *
  * Far code pages: probed code out of the mapping's reach (another
  * object, terabytes away: a PIE executable and libc) gets slots in a
@@ -72,7 +74,7 @@
 
 #define DT_PAGE		0x1000
 #define DT_CODE_SIZE	0x2000
-#define DT_MAP_SIZE	0x45000
+#define DT_MAP_SIZE	0x65000
 #define DT_DATA		0x2000	/* data page offset */
 #define DT_COUNTERS	0x3000	/* counter page offset */
 #define DT_THREADS	0x4000	/* thread page offset */
@@ -82,7 +84,11 @@
 #define DT_SET		0x15000	/* set pages offset: DT_SET_N pointers */
 #define DT_SET_N	8192
 #define DT_PERTHREAD	0x25000	/* per-thread counters: K_NENT blocks of 1 << PT_SHIFT */
-#define PT_SHIFT	11	/* DT_ALL_SLOTS pairs {calls, bytes} a thread */
+#define PT_SHIFT	12	/* DT_ALL_SLOTS slots {calls, bytes, filtered} a thread */
+#define PT_CALLS	0x00
+#define PT_BYTES	0x08
+#define PT_FILTERED	0x10	/* sampled: calls outside [MIN_SIZE, MAX_SIZE] */
+#define PT_SLOT_SHIFT	5	/* 32 bytes a slot */
 #define S_PROBES	16	/* entries tried from a pointer's hash */
 #define DT_TEMPLATE_MAX	0x0800	/* the common routines fit below this */
 #define DT_SLOT_SIZE	0x80
@@ -184,19 +190,19 @@
 #define DT_WAIT_NS	20000	/* a full ring: sleep this long, look again */
 
 /*
- * Counters.  A thread with an entry in the thread table counts the calls
- * and bytes of each slot in its own block of the per-thread pages (entry
- * i: DT_PERTHREAD + (i << PT_SHIFT), slot j: + 16 j), with plain adds:
- * only it writes there, and one instruction cannot be cut in two by its
- * own signal handlers; a thread without one counts them in the counter
- * page, locked.  memtap sums both.  C_KEPT and C_FILTERED are always
- * the counter page's.
+ * Counters.  A thread with an entry in the thread table counts the calls,
+ * bytes and (sampled) filtered calls of each slot in its own block of
+ * the per-thread pages (entry i: DT_PERTHREAD + (i << PT_SHIFT), slot j:
+ * + (j << PT_SLOT_SHIFT), PT_*), with plain adds: only it writes there,
+ * and one instruction cannot be cut in two by its own signal handlers; a
+ * thread without one counts them in the counter page, locked.  memtap
+ * sums both.  C_KEPT is always the counter page's.
  */
 /* counter page: per slot */
 #define C_CALLS		0x00
 #define C_BYTES		0x08	/* the size argument (calloc: the product) */
 #define C_KEPT		0x10	/* calls that made a record (or tried to) */
-#define C_FILTERED	0x18	/* sampled: calls outside [MIN_SIZE, MAX_SIZE] */
+#define C_FILTERED	0x18	/* sampled: calls outside [MIN_SIZE, MAX_SIZE]; and PT_FILTERED */
 #define C_SHIFT		5	/* 32 bytes per slot; sampled, calls not sampled: calls - kept -
 				   filtered; not sampled, filtered: calls - kept (one locked add
 				   less per filtered call) */

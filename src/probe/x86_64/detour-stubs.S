@@ -103,15 +103,14 @@ dt_common_prefilter:
 	lea rdx, [rip + PERTHREAD]
 	add rcx, rdx
 	movzx edx, r10w			/* the slot */
-	shl edx, 4
+	shl edx, PT_SLOT_SHIFT
+	add rcx, rdx
 	pop rax
-	inc qword ptr [rcx + rdx]
-	add qword ptr [rcx + rdx + 8], rax
+	inc qword ptr [rcx + PT_CALLS]
+	add qword ptr [rcx + PT_BYTES], rax
 	cmp qword ptr D(D_SAMPLE_MEAN), 0
 	je 3f
-	shl edx, C_SHIFT - 4		/* sampled: filtered apart from unsampled */
-	lea rcx, [rip + COUNTERS]
-	lock inc qword ptr [rcx + rdx + C_FILTERED]
+	inc qword ptr [rcx + PT_FILTERED]	/* sampled: filtered apart from unsampled */
 3:	pop rdx
 	pop rcx
 	add r11, DT_ORIG
@@ -237,7 +236,7 @@ keep_record:
 5:	jnc .Lcount
 	mov rax, -1			/* overflow: the largest size */
 .Lcount:
-	call count_call			/* r8: this thread's entry, or 0 */
+	call count_call			/* r8: this thread's entry, or 0; r9 */
 	test r10d, 0xff << 16
 	jz .Lunsized
 	test r10d, DF_ALWAYS << 24
@@ -267,7 +266,11 @@ keep_record:
 	or dword ptr [rsp + 16], DF_RELEASE << 24
 	jmp .Lrecord			/* the free of a sampled block */
 .Lsfiltered:
-	lock inc qword ptr [rbx + C_FILTERED]
+	test r8, r8
+	jz 11f
+	inc qword ptr [r9 + PT_FILTERED]	/* count_call's r9: the thread's own */
+	jmp .Lunsampled
+11:	lock inc qword ptr [rbx + C_FILTERED]
 .Lunsampled:				/* counted: calls - kept - filtered */
 	test dword ptr [rsp + 16], DF_RELEASE << 24
 	jnz .Lrecord			/* realloc of a sampled block */
@@ -490,7 +493,8 @@ keep_record:
  * count_call: one call of the slot of DESC (r10) and its rax bytes,
  * into this thread's own block when it has an entry (plain adds), else
  * into the slot's shared counters at rbx (locked).  r8 = the thread's
- * entry, or 0.  Clobbers rdx, rdi, r9 and the flags.
+ * entry, or 0; when not 0, r9 = the slot's counters in its block.
+ * Clobbers rdx, rdi, r9 and the flags.
  */
 	.balign 16
 count_call:
@@ -503,10 +507,11 @@ count_call:
 	shl rdi, PT_SHIFT - K_SHIFT
 	lea rdx, [rip + PERTHREAD]
 	add rdi, rdx
-	movzx edx, r10w			/* the slot */
-	shl edx, 4
-	inc qword ptr [rdi + rdx]
-	add qword ptr [rdi + rdx + 8], rax
+	movzx r9d, r10w			/* the slot */
+	shl r9d, PT_SLOT_SHIFT
+	add r9, rdi
+	inc qword ptr [r9 + PT_CALLS]
+	add qword ptr [r9 + PT_BYTES], rax
 	ret
 1:	lock inc qword ptr [rbx + C_CALLS]
 	lock add qword ptr [rbx + C_BYTES], rax
