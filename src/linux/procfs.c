@@ -225,23 +225,41 @@ int procfs_stat_state(pid_t pid, char *state, unsigned long *flags)
 	return 0;
 }
 
-int procfs_cpu_ns(pid_t pid, uint64_t *ns)
+/*
+ * Fields first .. first + n - 1 of /proc/PID/stat, numbers (numbered
+ * from 1 as in proc(5); first >= 3, after comm, which may hold spaces
+ * and parentheses: the fields follow the last ')').
+ */
+int procfs_stat_fields(pid_t pid, int first, int n, uint64_t *v)
 {
 	char path[64], buf[1024];
-	unsigned long long ut, st;
-	long hz = sysconf(_SC_CLK_TCK);
-	const char *p;
+	char *p, *end;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (hz <= 0 || read_small(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+	if (first < 3 || read_small(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
 		return -1;
-	/* after comm: state, then 10 fields, then utime and stime */
-	for (int i = 0; i < 12 && p; i++)
-		if ((p = strchr(p + 1, ' ')))
-			p++;
-	if (!p || sscanf(p, "%llu %llu", &ut, &st) != 2)
+	p++;			/* the space before field 3 */
+	for (int i = 3; i < first && p; i++)
+		p = strchr(p + 1, ' ');
+	for (int i = 0; i < n; i++) {
+		if (!p || *p != ' ')
+			return -1;
+		v[i] = strtoull(p + 1, &end, 10);
+		if (end == p + 1)
+			return -1;
+		p = end;
+	}
+	return 0;
+}
+
+int procfs_cpu_ns(pid_t pid, uint64_t *ns)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t t[2];		/* utime, stime */
+
+	if (hz <= 0 || procfs_stat_fields(pid, 14, 2, t) < 0)
 		return -1;
-	*ns = (uint64_t)(ut + st) * (1000000000ULL / (unsigned long long)hz);
+	*ns = (t[0] + t[1]) * (1000000000ULL / (uint64_t)hz);
 	return 0;
 }
 
@@ -344,7 +362,6 @@ void procfs_maps_free(struct procfs_map *maps)
  */
 uint64_t procfs_heap_end(pid_t pid)
 {
-	char path[64];
 	uint64_t result = 0;
 	struct procfs_map *maps;
 	size_t n;
@@ -355,20 +372,8 @@ uint64_t procfs_heap_end(pid_t pid)
 		if (maps[i].path && strstr(maps[i].path, "[heap]"))
 			result = maps[i].end;
 	procfs_maps_free(maps);
-	if (!result) {
-		char buf[1024];
-		const char *p;
-
-		snprintf(path, sizeof(path), "/proc/%d/stat", procfs_live_task(pid));
-		if (read_small(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
-			return 0;
-		/* field N follows the (N - 2)th space from ")"; start_brk is field 47 */
-		for (int i = 2; i < 47 && p; i++) {
-			p = strchr(p + 1, ' ');
-		}
-		if (p)
-			result = strtoull(p + 1, NULL, 10);
-	}
+	if (!result && procfs_stat_fields(procfs_live_task(pid), 47, 1, &result) < 0)
+		result = 0;	/* start_brk */
 	return result;
 }
 

@@ -349,7 +349,7 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 
 		while ((t = procs_next_thread(pt, &it)))
 			if (t->proc == tcp->proc && (t == tcp || (t->flags & T_STOPPED)))
-				alloc_detours_thread(ad, t);
+				alloc_detours_thread(ad, t, 0);
 	}
 	return ad;
 }
@@ -361,12 +361,23 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
  * mapping may be merged with the next one and lose it later, so its end
  * is no bound.  A thread whose TCB is not above rsp in the mapping (its
  * own stack elsewhere) stays out of the table: process_vm_readv.
+ *
+ * The stubs copy the stack up to that end, so the end is put where the
+ * outermost frame ends: the main thread's at the process's first stack
+ * pointer (startstack, where argc is: the arguments, environment and
+ * auxiliary vector above it are no frame; often several KiB), a new
+ * thread's (fresh: its first stop, before any instruction of its own)
+ * at its rsp then, with room for what a clone wrapper leaves above it
+ * (the static TLS between it and the TCB is no frame either).
  */
-void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp)
+#define STACK_TOP_ROOM 256
+
+void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp, int fresh)
 {
 	struct procfs_map *maps;
 	arch_regs_t regs;
 	struct rlimit rl;
+	uint64_t top;
 	size_t n;
 
 	if (!ad || ptrace(PTRACE_GETREGS, tcp->tid, 0L, &regs) < 0 || !regs.fs_base ||
@@ -383,9 +394,22 @@ void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp)
 			if (prlimit(ad->pid, RLIMIT_STACK, NULL, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 				room = rl.rlim_cur;
 			lo = maps[i].end > room ? maps[i].end - room : 0;
-			detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, maps[i].end);
+			top = maps[i].end;
+			if (procfs_stat_fields(ad->mm_pid, 28, 1, &top) < 0 || top < regs.rsp ||
+			    top + STACK_TOP_ROOM > maps[i].end)
+				top = maps[i].end;	/* not shown, or not in this stack */
+			else
+				top += STACK_TOP_ROOM;
+			detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, top);
+			debug_msg("thread %d: stack copied up to %#" PRIx64 ", %" PRIu64 " bytes above rsp",
+				  tcp->tid, top, top - (uint64_t)regs.rsp);
 		} else if (regs.fs_base > regs.rsp && regs.fs_base < maps[i].end) {
-			detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, regs.fs_base);
+			top = regs.fs_base;
+			if (fresh && regs.rsp + STACK_TOP_ROOM < top)
+				top = regs.rsp + STACK_TOP_ROOM;
+			detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, top);
+			debug_msg("thread %d: stack copied up to %#" PRIx64 ", %" PRIu64 " bytes above rsp",
+				  tcp->tid, top, top - (uint64_t)regs.rsp);
 		}
 		break;
 	}
@@ -590,14 +614,16 @@ void alloc_detours_drain(struct alloc_detours *ad)
 /* Once, while the counters can still be read: what was lost. */
 static void say_lost(struct alloc_detours *ad)
 {
-	uint64_t lost;
+	uint64_t lost, records, copied;
 
 	if (!ad->ring)
 		return;
 	lost = ring_lost(ad->ring);
+	records = ring_records(ad->ring, &copied);
 	debug_msg("process %d: %" PRIu64 " records from the in-target ring, %" PRIu64
-		  " stacks copied by process_vm_readv", ad->pid, ring_records(ad->ring),
-		  ad->copy_slow);
+		  " bytes of stack a record on average, %" PRIu64
+		  " stacks copied by process_vm_readv", ad->pid, records,
+		  records ? copied / records : 0, ad->copy_slow);
 	for (size_t i = 0; verbose && ad->counts && i < probes_count(); i++) {
 		const struct detour_counts *c = &ad->counts[i];
 

@@ -43,7 +43,7 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
  * thread, then at each new thread's first stop.  Its stack's bounds go
  * into the stub mapping's table (rep movsb copies).  _gone: it exits.
  */
-void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp);
+void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp, int fresh);
 void alloc_detours_thread_gone(struct alloc_detours *ad, pid_t tid);
 
 /*

@@ -479,7 +479,7 @@ enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group)
 	if (first && p->fork_src)
 		clean_fork_child(tcp);
 	if (first && p->alloc && p->alloc->dt && !p->vfork_child)
-		alloc_detours_thread(p->alloc->dt, tcp);	/* a new thread */
+		alloc_detours_thread(p->alloc->dt, tcp, !!(tcp->flags & T_NEW));
 	if (first && p->unfollowed && !(p->vfork_child && alloc_active_space(p)) &&
 	    tcp->tid == p->pid)
 		return ALLOC_DETACH;

@@ -94,6 +94,7 @@ struct ring_src {
 	struct memio_seg *segs;	/* RING_BATCH each */
 	uint64_t stuck_tail, stuck_since;
 	uint64_t records, skipped, nested;
+	uint64_t copied;	/* bytes of stack the records carried */
 	uint64_t dropped;	/* the stubs' count, as last read */
 	uint64_t pause_until;	/* MEMTAP_RING_PAUSE */
 	enum { DL_NONE, DL_HOLD, DL_RELEASED } dl;	/* ring_dl_cookie's record */
@@ -205,8 +206,10 @@ uint64_t ring_lost(const struct ring_src *r)
 	return r->dropped + r->skipped;
 }
 
-uint64_t ring_records(const struct ring_src *r)
+uint64_t ring_records(const struct ring_src *r, uint64_t *copied)
 {
+	if (copied)
+		*copied = r->copied;
 	return r->records;
 }
 
@@ -482,6 +485,8 @@ static long drain_batch(struct ring_src *r)
 			r->skipped++;
 			continue;
 		}
+		if ((int64_t)word(rec, R_COPIED) > 0)
+			r->copied += word(rec, R_COPIED);
 		emit(r, rec, time_ns);
 	}
 	/* the stacks are unwound from the records themselves: before they go back */

@@ -104,9 +104,11 @@ static void on_new_task(struct thread *tcp, int event)
 	child = procs_find(&tr.procs, child_tid);
 	if (child && (child->flags & T_HELD)) {
 		memcpy(child->comm, tcp->comm, sizeof(child->comm));
+		child->flags |= T_NEW;
 		release_held(child, p);
 	} else if (!child) {
 		child = procs_new_thread(&tr.procs, child_tid, p);
+		child->flags |= T_NEW;
 		memcpy(child->comm, tcp->comm, sizeof(child->comm));
 		if (tr.detaching)
 			child->flags |= T_DETACHING;
