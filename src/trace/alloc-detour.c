@@ -59,7 +59,7 @@
 #include "util/xmalloc.h"
 
 #define COPY_MAX 8192		/* bytes of stack per record at most */
-#define RING_RECORDS 512
+#define RING_RECORDS 1024	/* 8.3 MiB with 8 KiB copies: resident, the pages written to */
 #define WAIT_SPINS 10000	/* sleeps of DT_WAIT_NS on a full ring: about 1 s with the
 				   timer slack (50 us a sleep) */
 #define SET_SPAN (UINT64_C(3) << 29)	/* 1.5 GiB of code per stub mapping or far page */

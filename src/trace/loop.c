@@ -29,6 +29,7 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/prctl.h>
 #include <linux/ptrace.h>
 
 #include "trace/alloc.h"
@@ -372,6 +373,12 @@ static int probes_armed(void)
 
 int tracer_run(void)
 {
+	/*
+	 * memtap's own sleeps to the microsecond, not the default 50 us
+	 * late: a busy ring is drained when due (the command, forked
+	 * already, keeps its own slack).
+	 */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	timers_start(tr.cfg);
 	loop_init();
 	output_set_tracing(1);
