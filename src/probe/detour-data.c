@@ -176,7 +176,7 @@ int detour_leak_seed(struct detour_set *ds, pid_t tid, const uint64_t *ptrs, siz
 	uint64_t *set, mask = ds->cfg.leak_set - 1, full = 0;
 	int err;
 
-	if (!ds->base || !ds->mean || !ds->cfg.leak_set || !n)
+	if (!ds->base || !ds->cfg.leak_set || !n)
 		return 0;
 	set = xcalloc(ds->cfg.leak_set, sizeof(*set));
 	for (size_t i = 0; i < n; i++) {

@@ -217,7 +217,7 @@ static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
 	data[D_DROPPED / 8] = ds->dropped0;
 	data[D_TAIL / 8] = ds->head0;
 	data[D_SAMPLE_MEAN / 8] = ds->mean;
-	if (ds->mean && ds->cfg.leak_set)
+	if (ds->cfg.leak_set)
 		data[D_SET_MASK / 8] = ds->cfg.leak_set - 1;
 	if (ds->mean) {
 		data[D_SHARED_LEFT / 8] = sample_interval(&ds->rng, ds->mean);

@@ -43,6 +43,7 @@ struct pending {
 	struct sink_proc *proc;
 	int selected;		/* -e chose its kind */
 	int record;		/* selected and within --min/--max-size */
+	int decide;		/* a free, selected: record set at the flush */
 	struct stack_snapshot snap;
 	unsigned char *own;	/* snap borrowed: the buffer it replaced */
 	size_t own_cap;
@@ -227,6 +228,12 @@ static int size_selected(uint64_t weight)
 	return weight >= cfg.min_size && !(cfg.max_size && weight > cfg.max_size);
 }
 
+/* --min-size or --max-size: a block they leave out is not followed */
+static int size_filtered(void)
+{
+	return cfg.min_size || cfg.max_size;
+}
+
 int sink_wants(const struct sink_proc *sp, const struct event *ev)
 {
 	int selected = (cfg.events & EV_BIT(ev->kind)) != 0;
@@ -258,8 +265,14 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 	pe->proc = p;
 	pe->selected = (cfg.events & EV_BIT(ev->kind)) != 0;
 	pe->record = w == SINK_RECORD;
+	/*
+	 * A free weighs the block it frees, which an event still pending
+	 * may have handed out (a ring's batch): weighed again at the flush,
+	 * against the live table as the events before it leave it.
+	 */
+	pe->decide = pe->selected && ev->kind == EV_FREE;
 	pe->has_snap = 0;
-	if (!pe->record || !snap)
+	if (!(pe->record || pe->decide) || !snap)
 		return;		/* only its effect on held memory counts */
 	struct proc_modules *pm = proc_modules(p);
 	unsigned char *data = pe->snap.borrowed ? pe->own : pe->snap.data;
@@ -327,8 +340,8 @@ static uint64_t track_weighed(struct sink_proc *p, const struct event *ev, uint3
 	    ev->old_addr) {
 		if (live_remove(p, ev->old_addr, &b) == 0)
 			released = b.size;
-		else if (!ev->sample_mean && !ev->release_only)
-			p->unknown_frees++;
+		else if (!ev->sample_mean && !ev->release_only && !size_filtered())
+			p->unknown_frees++;	/* else a block left out by its size, likely */
 	}
 	if (allocates(ev->kind) && ev->addr && size > 0)
 		live_add(p, ev->addr, size, stack, ev->time_ns, ev->kind);
@@ -443,6 +456,8 @@ void sink_flush(void)
 			 * target's CPU wrote it (an in-target ring) */
 			for (size_t o = 0; o < pending[i + 1].snap.len && o < 512; o += 64)
 				__builtin_prefetch(pending[i + 1].snap.data + o);
+		if (pe->decide)
+			record = size_selected(event_weight(p, ev));
 		if (pe->selected && !record)
 			p->filtered++;
 		if (record && pe->has_snap)
@@ -460,7 +475,13 @@ void sink_flush(void)
 				track_weighed(p, ev, stack, acquired);
 		} else if (ev_is_alloc(ev->kind)) {
 			acquired = allocates(ev->kind) && ev->size > 0 ? (uint64_t)ev->size : 0;
-			released = track_weighed(p, ev, stack, acquired);
+			/*
+			 * Only the blocks that the size filter keeps are
+			 * followed, whatever -e chose: the stubs record the
+			 * frees of those only (detour-abi.h's set of kept
+			 * blocks).
+			 */
+			released = track_weighed(p, ev, stack, size_selected(acquired) ? acquired : 0);
 			if (ev->kind == EV_FREE)
 				ev->size = -(int64_t)released;
 		} else {

@@ -79,6 +79,7 @@ struct alloc_detours {
 	struct detour_counts *counts;	/* per probe, as last read */
 	uint64_t copy_slow;		/* D_COPY_SLOW, as last read */
 	uint64_t set_full;		/* D_SET_FULL, as last read */
+	int sampled;			/* a set full makes the leak view approximate */
 	size_t wrappers;		/* syscall wrappers detoured */
 };
 
@@ -98,7 +99,7 @@ static int probe_kind(const struct probe *pr, struct detour_probe *dp)
 	dp->result = 1;
 	dp->outer = pr->role != PR_USER;
 	switch (pr->role) {
-	/* DF_SETADD, DF_SETDEL: only with a set of sampled blocks (--leaks) */
+	/* DF_SETADD, DF_SETDEL: only with a set of kept blocks (detour-abi.h) */
 	case PR_MALLOC: dp->size_kind = SK_ARG0; dp->flags = DF_SETADD; break;
 	case PR_CALLOC: dp->size_kind = SK_ARG01; dp->flags = DF_SETADD; break;
 	case PR_REALLOC:
@@ -248,9 +249,9 @@ static void seed_one(const struct live_block *b, void *arg)
 }
 
 /*
- * --leaks, sampled: the blocks the process holds already (a fork child's,
- * its parent's sampled blocks) into its set, so that their frees are
- * recorded too.
+ * A set of kept blocks: those the process holds already (a fork child's,
+ * its parent's kept blocks) into it, so that their frees are recorded
+ * too.
  */
 static void seed_leaks(struct alloc_detours *ad, struct thread *tcp)
 {
@@ -301,7 +302,14 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 	dc.max_size = cfg->max_size;
 	dc.wait_spins = env_u64("MEMTAP_RING_WAIT", WAIT_SPINS);
 	dc.sample_mean = cfg->sample_mean;
-	if (cfg->leaks && cfg->sample_mean) {
+	/*
+	 * The set of kept blocks: sampled, for --leaks (the frees of sampled
+	 * blocks are recorded); not sampled, with a size filter (only the
+	 * frees of blocks kept by their size are recorded; all of them once
+	 * the set had no room for one).
+	 */
+	if ((cfg->leaks && cfg->sample_mean) ||
+	    (!cfg->sample_mean && (cfg->min_size || cfg->max_size))) {
 		/* MEMTAP_LEAK_SET: a smaller set, for the tests of a full one */
 		dc.leak_set = env_u64("MEMTAP_LEAK_SET", DT_SET_N);
 		if (dc.leak_set < 2 || dc.leak_set > DT_SET_N || (dc.leak_set & (dc.leak_set - 1)))
@@ -311,6 +319,7 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 	ad = xcalloc(1, sizeof(*ad));
 	ad->pid = pid;
 	ad->mm_pid = procfs_live_task(pid);
+	ad->sampled = cfg->sample_mean != 0;
 	ad->set = detour_set_new(ad->mm_pid, &dc);
 	err = detour_install(ad->set, tcp->tid, ep, cl[0].lo, cl[0].hi, &why);
 	if (err < 0) {
@@ -637,7 +646,7 @@ static void say_lost(struct alloc_detours *ad)
 	if (lost && !output_gone())
 		warn_msg("process %d: %" PRIu64 " allocator calls not recorded: the in-target "
 			 "ring was full (memtap did not keep up)", ad->pid, lost);
-	if (ad->set_full && !output_gone())
+	if (ad->set_full && ad->sampled && !output_gone())
 		warn_msg("process %d: %" PRIu64 " sampled blocks not followed to their free (the "
 			 "set of sampled blocks in the target was full): the leak view is "
 			 "approximate", ad->pid, ad->set_full);

@@ -1,11 +1,12 @@
 /*
  * alloc-loop.c - known malloc/calloc/realloc/free calls from T threads.
  *
- *   alloc-loop [-t THREADS] [-n ITERS] [-s SECONDS] [-l LEAK] [-e]
+ *   alloc-loop [-t THREADS] [-n ITERS] [-s SECONDS] [-l LEAK [-k BLOCKS]] [-e]
  *
  * Each thread runs ITERS iterations (or as many as fit in SECONDS) of
  * malloc, calloc, realloc, free, free, checking the memory's contents,
- * and the main thread leaks LEAK bytes.  At the end it prints what a
+ * and the main thread leaks LEAK bytes (BLOCKS blocks of LEAK bytes)
+ * first.  At the end it prints what a
  * tracer must have seen from the calls of this executable:
  *
  *   EXPECT <function> <calls> <bytes>
@@ -107,20 +108,21 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	int threads = 1, opt, empty = 0;
-	unsigned long leak = 0;
+	unsigned long leak = 0, nleak = 1;
 	struct counts *c, total = { 0 };
 	pthread_t *tids;
 	void *leaked = NULL;
 
-	while ((opt = getopt(argc, argv, "t:n:s:l:e")) != -1) {
+	while ((opt = getopt(argc, argv, "t:n:s:l:k:e")) != -1) {
 		switch (opt) {
 		case 't': threads = atoi(optarg); break;
 		case 'n': iters = strtoul(optarg, NULL, 0); break;
 		case 's': seconds = atof(optarg); break;
 		case 'l': leak = strtoul(optarg, NULL, 0); break;
+		case 'k': nleak = strtoul(optarg, NULL, 0); break;
 		case 'e': empty = 1; break;
 		default:
-			fprintf(stderr, "usage: alloc-loop [-t N] [-n ITERS] [-s SECS] [-l LEAK] [-e]\n");
+			fprintf(stderr, "usage: alloc-loop [-t N] [-n ITERS] [-s SECS] [-l LEAK [-k N]] [-e]\n");
 			return 2;
 		}
 	}
@@ -131,11 +133,13 @@ int main(int argc, char **argv)
 		printf("EXPECT empty_fn %lu 0\nOK\n", iters);
 		return 0;
 	}
-	if (leak) {
+	for (unsigned long i = 0; leak && i < nleak; i++) {
 		leaked = malloc(leak);
 		escape(leaked);
 		memset(leaked, 0x5a, leak);
 	}
+	if (!leak)
+		nleak = 0;
 	c = calloc(threads, sizeof(*c));
 	tids = calloc(threads, sizeof(*tids));
 	if (!c || !tids)
@@ -152,14 +156,14 @@ int main(int argc, char **argv)
 		total.bad |= c[i].bad;
 	}
 	/* the two bookkeeping callocs above are this executable's too */
-	printf("EXPECT malloc %lu %lu\n", total.n + (leak ? 1 : 0), total.mbytes + leak);
+	printf("EXPECT malloc %lu %lu\n", total.n + nleak, total.mbytes + nleak * leak);
 	printf("EXPECT calloc %lu %lu\n", total.n + 2,
 	       total.cbytes + threads * (unsigned long)(sizeof(*c) + sizeof(*tids)));
 	printf("EXPECT realloc %lu %lu\n", total.n, total.rbytes);
 	free(c);
 	free(tids);
 	printf("EXPECT free %lu 0\n", 2 * total.n + 2);
-	printf("EXPECT live %lu\n", leak);
+	printf("EXPECT live %lu\n", nleak * leak);
 	if (total.bad) {
 		printf("CORRUPT\n");
 		return 1;

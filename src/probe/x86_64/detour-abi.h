@@ -154,7 +154,7 @@
  * (free) are only counted.  DF_ALWAYS probes are neither filtered nor
  * sampled.
  *
- * The set of sampled blocks (D_SET_MASK not 0: --leaks with sampling):
+ * The set of kept blocks (D_SET_MASK not 0), sampled (--leaks):
  * a kept call of a DF_SETADD probe puts its result (DF_WORD: the word
  * at arg0) into the set pages, open addressing from a hash of the
  * pointer, S_PROBES entries tried, each taken by lock cmpxchg from 0;
@@ -164,6 +164,14 @@
  * with DF_RELEASE | DF_NOSTACK (only its release of arg0 counts; not
  * in C_KEPT), unless the sampling keeps the realloc: then as any
  * sample, its result into the set.  Frees of other pointers are only
+ * counted.
+ *
+ * Not sampled, a set is made when --min-size or --max-size filters:
+ * a call kept by its size puts its block into the set as above; a
+ * DF_SETDEL realloc of a block (always recorded) takes arg0 out unless
+ * it failed; a free is recorded only when it takes its arg0 out of the
+ * set, or once SET_FULL is not 0 (a block the set had no room for may
+ * be freed: every free is recorded from then on); other frees are only
  * counted.
  */
 

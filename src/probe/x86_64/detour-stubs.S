@@ -246,25 +246,54 @@ keep_record:
 	test r10d, DF_ARG0_KEEP << 24
 	jz 6f
 	cmp qword ptr [r11 - 8], 0
-	jne .Lkeep			/* realloc of a block: its release counts */
+	jne .Lxrealloc			/* realloc of a block: its release counts */
 6:	cmp rax, qword ptr D(D_MIN_SIZE)
 	jb .Lfiltered
 	cmp rax, qword ptr D(D_MAX_SIZE)
-	jbe .Lkeep
+	jbe .Lsampled			/* kept: into the set, if any */
 .Lfiltered:				/* not sampled: filtered = calls - kept */
 	jmp .Lout
+	/* not sampled, with a set (the size filter): arg0 out if it is freed */
+.Lxrealloc:
+	mov rdi, qword ptr [r11 - 8]
+	cmp qword ptr [rsp + 32], 0
+	jne 7f
+	test rax, rax
+	jnz .Lkeep			/* failed: the block stays */
+7:	call set_take			/* moved, resized or freed (size 0) */
+	cmp qword ptr [rsp + 32], 0
+	je .Lkeep
+	cmp rax, qword ptr D(D_MIN_SIZE)
+	jb .Lkeep
+	cmp rax, qword ptr D(D_MAX_SIZE)
+	jbe .Lsampled			/* the new block is kept by its size */
+	jmp .Lkeep
+	/*
+	 * Unsized (free): sampled, only the frees of sampled blocks; not
+	 * sampled, with a set, only the frees of kept blocks, unless the
+	 * set ever had no room for one; else every call.
+	 */
 .Lunsized:
 	test r10d, DF_ALWAYS << 24
 	jnz .Lkeep
 	cmp qword ptr D(D_SAMPLE_MEAN), 0
+	jne 13f
+	cmp qword ptr D(D_SET_MASK), 0
 	je .Lkeep
-	test r10d, DF_SETDEL << 24
-	jz .Lout
+	cmp qword ptr D(D_SET_FULL), 0
+	jne .Lkeep
+13:	test r10d, DF_SETDEL << 24
+	jz 14f
 	mov rdi, qword ptr [r11 - 8]
 	call set_take
-	jne .Lout
+	jne .Lout			/* only counted */
+	cmp qword ptr D(D_SAMPLE_MEAN), 0
+	je .Lkeep			/* the free of a kept block */
 	or dword ptr [rsp + 16], DF_RELEASE << 24
 	jmp .Lrecord			/* the free of a sampled block */
+14:	cmp qword ptr D(D_SAMPLE_MEAN), 0
+	je .Lkeep
+	jmp .Lout
 .Lsfiltered:
 	test r8, r8
 	jz 11f
@@ -316,7 +345,7 @@ keep_record:
 	call next_interval
 	mov qword ptr D(D_SHARED_LEFT), rdx
 	mov qword ptr D(D_SHARED_MEAN), rdi
-.Lsampled:				/* a sample: its block goes into the set */
+.Lsampled:				/* a sample or a kept call: its block into the set */
 	test dword ptr [rsp + 16], DF_RELEASE << 24
 	jz 11f
 	and dword ptr [rsp + 16], ~((DF_RELEASE | DF_NOSTACK) << 24)
