@@ -334,13 +334,13 @@ static void handle_record(struct perf_thread *pt, const struct perf_event_header
 uint64_t perf_thread_drain(struct perf_thread *pt, uint64_t max, perf_sample_fn *fn, void *arg)
 {
 	struct perf_event_mmap_page *pg = pt->ring;
-	uint64_t before = pt->samples, head, tail, mask = pt->data_size - 1;
+	uint64_t before = pt->samples, head, tail, start, mask = pt->data_size - 1;
 
 	if (!pg)
 		return 0;
 	/* pairs with the kernel's store of data_head after the records */
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	tail = pg->data_tail;
+	tail = start = pg->data_tail;
 	pt->fill = head - tail;
 	while (tail < head && !(max && pt->samples - before >= max)) {
 		uint64_t off = tail & mask;
@@ -368,6 +368,15 @@ uint64_t perf_thread_drain(struct perf_thread *pt, uint64_t max, perf_sample_fn 
 		handle_record(pt, h, fn, arg);
 		tail += size;
 	}
+	/*
+	 * The kernel went on writing while the records were read, into
+	 * the room before the old tail only: the ring may have filled
+	 * then, and the samples it lost be told by no record (none comes
+	 * if the thread faults no more).
+	 */
+	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	if (head - start > pt->fill)
+		pt->fill = head - start;
 	/* the records are read before the kernel may overwrite them */
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
 	pt->left = head - tail;

@@ -152,7 +152,7 @@ struct perf_thread {
 	uint64_t lost_records;	/* PERF_RECORD_LOST records */
 	uint64_t throttles, unthrottles;
 	uint64_t bad;		/* records not understood (skipped) */
-	uint64_t fill;		/* bytes in the ring when the last drain began */
+	uint64_t fill;		/* the most bytes in the ring during the last drain */
 	uint64_t left;		/* and when it ended (its max reached) */
 };
 
