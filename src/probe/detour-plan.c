@@ -209,8 +209,11 @@ static int prefiltered(int result, int sync, uint32_t desc)
 {
 	unsigned kind = desc >> 16 & 0xff, flags = desc >> 24;
 
-	return result && !sync && kind >= SK_ARG0 && kind <= SK_ARG2 &&
-	       !(flags & (DF_ALWAYS | DF_ARG0_KEEP));
+	if (sync || (flags & DF_ALWAYS))
+		return 0;
+	if (!result)
+		return kind == SK_NONE && (flags & DF_SETDEL);	/* free */
+	return kind >= SK_ARG0 && kind <= SK_ARG2 && !(flags & DF_ARG0_KEEP);
 }
 
 void detour_glue(uint64_t base, uint64_t far, uint64_t s, int result, int sync, uint32_t desc,
@@ -245,7 +248,12 @@ void detour_glue(uint64_t base, uint64_t far, uint64_t s, int result, int sync, 
 		    sync ? F_SYNC : F_ENTRY);
 	memcpy(code + k, pops, sizeof(pops));
 	k += sizeof(pops);
-	emit_rel(code, &k, s, 0xe9, orig);
+	if (k + JMP_LEN <= DT_ORIG) {
+		emit_rel(code, &k, s, 0xe9, orig);
+		return;
+	}
+	/* a prefilter and a far call leave no room for the jmp: into it */
+	memset(code + k, 0x90, DT_ORIG - k);
 }
 
 void detour_jmp(uint8_t *jmp, uint64_t site, uint64_t to)

@@ -98,6 +98,32 @@ static void put_ind(uint8_t *p, int call, uint64_t off, uint64_t to)
 	memcpy(p + 2, &rel, 4);
 }
 
+/*
+ * A prefiltered entry probe (free) calling through a far page's header:
+ * its glue leaves no room for the jmp back, and nops lead into the
+ * relocated entry.
+ */
+static void prefilter_far_entry(uint64_t s)
+{
+	static const uint8_t pushes[] = { 0x57, 0x56, 0x52, 0x51, 0x41, 0x50 };
+	static const uint8_t pops[] = { 0x41, 0x58, 0x59, 0x5a, 0x5e, 0x5f };
+	uint8_t *p = map + s, *q = map + s + DT_PF_LEN;
+	int32_t rel = -13;
+
+	memset(p, 0xcc, DT_SLOT_SIZE);
+	p[0] = 0x41, p[1] = 0xba, memset(p + 2, 0, 4);
+	p[6] = 0x4c, p[7] = 0x8d, p[8] = 0x1d;
+	memcpy(p + 9, &rel, 4);
+	put_ind(p + 13, 0, s + 13, F_PREFILTER);
+	memcpy(q, pushes, sizeof(pushes));
+	q[6] = 0x41, q[7] = 0xba, memset(q + 8, 0, 4);
+	put_ind(q + 12, 1, s + DT_PF_LEN + 12, F_ENTRY);
+	memcpy(q + 18, pops, sizeof(pops));
+	memset(q + 24, 0x90, DT_ORIG - DT_PF_LEN - 24);
+	p[DT_ORIG] = 0x41, p[DT_ORIG + 1] = 0x54;
+	put_rel(p + DT_ORIG + 2, 0xe9, s + DT_ORIG + 2, 0x100000);
+}
+
 /* A far page's slots at s: a result probe's glue and, at s2, an entry probe's. */
 static void far_slots(uint64_t s, uint64_t s2)
 {
@@ -168,8 +194,20 @@ int main(void)
 	      "prefiltered glue's return address: %u", f.ra_off);
 	CHECK(frame_at(slot + DT_ORIG + 2, &f) == 0 && f.ra_off == 8, "prefiltered relocated: %u",
 	      f.ra_off);
+	/* a prefiltered far entry probe: nops from its pops into the relocated entry */
+	slot = DT_TEMPLATE_MAX + 4 * DT_SLOT_SIZE;
+	prefilter_far_entry(slot);
+	CHECK(frame_at(slot + DT_PF_LEN + 18, &f) == 0 && f.ra_off == 40,
+	      "prefiltered entry glue's return address: %u", f.ra_off);
+	CHECK(frame_at(slot + DT_PF_LEN + 24, &f) == 0 && f.ra_off == 0,
+	      "prefiltered entry glue's nops: %u", f.ra_off);
+	CHECK(frame_at(slot + DT_ORIG - 1, &f) == 0 && f.ra_off == 0,
+	      "prefiltered entry glue's last nop: %u", f.ra_off);
+	CHECK(frame_at(slot + DT_ORIG + 2, &f) == 0 && f.ra_off == 8,
+	      "prefiltered entry's relocated code: %u", f.ra_off);
 	slot = DT_TEMPLATE_MAX + 2 * DT_SLOT_SIZE;
-	/* dt_common_prefilter: rcx, rdx and the size pushed at most, every exit a jmp */
+	/* dt_common_prefilter: rcx, rdx, the size and what to count pushed at most (more in
+	   set_find, which it calls), every exit a jmp */
 	{
 		uint64_t pf = (uint64_t)(dt_common_prefilter - dt_template);
 		unsigned most = 0;
@@ -179,7 +217,7 @@ int main(void)
 		for (uint64_t o = pf; o < (uint64_t)(dt_common_sync - dt_template); o++)
 			if (frame_at(o, &f) == 0 && f.ra_off > most)
 				most = f.ra_off;
-		CHECK(most == 24, "dt_common_prefilter: deepest %u", most);
+		CHECK(most == 32, "dt_common_prefilter: deepest %u", most);
 		for (uint64_t o = pf; o + 3 < (uint64_t)(dt_common_sync - dt_template); o++)
 			if (map[o] == 0x41 && map[o + 1] == 0xff && map[o + 2] == 0xe3)
 				CHECK(frame_at(o, &f) == 0 && f.ra_off == 0, "jmp r11 at +%#" PRIx64

@@ -46,12 +46,14 @@
  *     jmp dt_common_result: the record is made after the function
  *     returned, with rax;
  *   entry probes (free): the same pushes, mov r10d, DESC, call
- *     dt_common_entry, pop them back, jmp the relocated entry.
+ *     dt_common_entry, pop them back, jmp the relocated entry (or,
+ *     with no room left for the jmp, nops into it).
  *   a result probe whose size is an argument register and that the
- *     filter may leave out (not realloc, not a syscall wrapper) has a
- *     prefilter first: mov r10d, DESC, lea r11, [the slot], jmp
- *     dt_common_prefilter, padded to DT_PF_LEN; the glue above follows.
- *     A call outside [MIN_SIZE, MAX_SIZE] of a thread found
+ *     filter may leave out (not realloc, not a syscall wrapper), and
+ *     free, have a prefilter first: mov r10d, DESC, lea r11, [the
+ *     slot], jmp dt_common_prefilter, padded to DT_PF_LEN; the glue
+ *     above follows.  A call outside [MIN_SIZE, MAX_SIZE] (a free
+ *     that keep_record would only count) of a thread found
  *     at its first place in the thread table is counted there and goes
  *     on at the relocated entry, with nothing pushed and no return into
  *     the stubs (rax, r10, r11 and the flags clobbered: none of these
@@ -90,7 +92,7 @@
 #define PT_FILTERED	0x10	/* sampled: calls outside [MIN_SIZE, MAX_SIZE] */
 #define PT_SLOT_SHIFT	5	/* 32 bytes a slot */
 #define S_PROBES	16	/* entries tried from a pointer's hash */
-#define DT_TEMPLATE_MAX	0x0800	/* the common routines fit below this */
+#define DT_TEMPLATE_MAX	0x0900	/* the common routines fit below this */
 #define DT_SLOT_SIZE	0x80
 #define DT_ORIG		0x30	/* relocated entry, from the slot's start */
 #define DT_PF_LEN	0x14	/* a prefilter's length, the glue after it */

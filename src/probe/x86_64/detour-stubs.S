@@ -71,17 +71,22 @@ dt_common_entry:
 
 /*
  * dt_common_prefilter: the size from its argument register by DESC's
- * kind (SK_ARG0..SK_ARG2, the only kinds given a prefilter), then the
- * filter and the thread's first place in the table, as keep_record and
- * lookup_thread would find them; counted as count_call does, and
- * sampled, as filtered too.  rcx and rdx are saved, rax is free.
+ * kind (SK_ARG0..SK_ARG2), then the filter, the thread's first place in
+ * the table as lookup_thread would find it, and sampled, the thread's
+ * countdown: a call that keep_record would only count (left out by the
+ * size; sampled, no sample point; a free with no set and sampled, or
+ * with a set, never full, without its pointer) is counted as
+ * count_call does (sampled, left out by the size: as filtered too) and
+ * goes on into the function.  rcx and rdx are saved, rax is free.
  */
 	.balign 16
 dt_common_prefilter:
 	push rcx
+	push rdx
 	mov ecx, r10d
 	shr ecx, 16
 	and ecx, 0xff
+	jz .Lpf_free			/* SK_NONE */
 	mov rax, rdi
 	cmp ecx, SK_ARG0
 	je 1f
@@ -89,36 +94,67 @@ dt_common_prefilter:
 	cmp ecx, SK_ARG1
 	je 1f
 	mov rax, rdx
-1:	cmp rax, qword ptr D(D_MIN_SIZE)
-	jb 2f
+1:	push rax			/* [rsp + 8]: the size */
+	push 0				/* [rsp]: 0 left out by the size, 1 only
+					   counted, 2 the thread's countdown */
+	cmp rax, qword ptr D(D_MIN_SIZE)
+	jb .Lpf_thread
 	cmp rax, qword ptr D(D_MAX_SIZE)
-	jbe .Lpf_kept
-2:	push rdx
-	push rax			/* the size */
+	ja .Lpf_thread
+	cmp qword ptr D(D_SAMPLE_MEAN), 0
+	je .Lpf_glue			/* not sampled: recorded */
+	shr rax, 62
+	jnz .Lpf_glue			/* more than a countdown holds */
+	mov qword ptr [rsp], 2
+	jmp .Lpf_thread
+	/* a free is only counted where keep_record would: see .Lunsized */
+.Lpf_free:
+	push 0				/* no byte */
+	push 1
+	cmp qword ptr D(D_SET_MASK), 0
+	jne 2f
+	cmp qword ptr D(D_SAMPLE_MEAN), 0
+	jne .Lpf_thread
+	jmp .Lpf_glue			/* not sampled, no set: every free */
+2:	cmp qword ptr D(D_SET_FULL), 0
+	jne .Lpf_glue
+	call set_find
+	je .Lpf_glue			/* a kept or sampled block: recorded */
+.Lpf_thread:
 	thread_hash rax, rcx
 	lea rdx, [rip + THREADS]
-	cmp qword ptr [rdx + rcx + K_KEY], rax
-	jne .Lpf_miss
-	shl rcx, PT_SHIFT - K_SHIFT	/* the entry's block */
+	add rdx, rcx
+	cmp qword ptr [rdx + K_KEY], rax
+	jne .Lpf_glue
+	cmp qword ptr [rsp], 2
+	jne 3f
+	mov rax, qword ptr [rsp + 8]
+	sub qword ptr [rdx + K_LEFT], rax
+	jg 3f				/* no sample point: only counted */
+	add qword ptr [rdx + K_LEFT], rax	/* a sample: keep_record's */
+	jmp .Lpf_glue
+3:	shl rcx, PT_SHIFT - K_SHIFT	/* the entry's block */
 	lea rdx, [rip + PERTHREAD]
 	add rcx, rdx
 	movzx edx, r10w			/* the slot */
 	shl edx, PT_SLOT_SHIFT
 	add rcx, rdx
-	pop rax
+	mov rax, qword ptr [rsp + 8]
 	inc qword ptr [rcx + PT_CALLS]
 	add qword ptr [rcx + PT_BYTES], rax
+	cmp qword ptr [rsp], 0
+	jne 4f
 	cmp qword ptr D(D_SAMPLE_MEAN), 0
-	je 3f
+	je 4f
 	inc qword ptr [rcx + PT_FILTERED]	/* sampled: filtered apart from unsampled */
-3:	pop rdx
+4:	lea rsp, [rsp + 16]
+	pop rdx
 	pop rcx
 	add r11, DT_ORIG
 	jmp r11
-.Lpf_miss:
-	pop rax
+.Lpf_glue:
+	lea rsp, [rsp + 16]
 	pop rdx
-.Lpf_kept:
 	pop rcx
 	add r11, DT_PF_LEN
 	jmp r11
@@ -567,15 +603,19 @@ lookup_thread:
 	ret
 
 /*
- * set_take: rdi = a pointer; out of the set of sampled blocks if it is
- * in, and then ZF = 1.  set_put: rdi into the set (SET_FULL += 1 when
+ * set_take: rdi = a pointer; out of the set of kept blocks if it is
+ * in, and then ZF = 1.  set_find: ZF = 1 if it is in (left in).  set_put: rdi into the set (SET_FULL += 1 when
  * none of its entries is free).  Both keep every register but the
  * flags; without a set (SET_MASK 0) or for a null pointer they do
  * nothing (ZF = 0).
  */
 	.balign 16
+set_find:
+	push 0				/* [rsp + 48] below: find, leave it in */
+	jmp 5f
 set_take:
-	push rax
+	push 1				/* take it out */
+5:	push rax
 	push rcx
 	push rdx
 	push rsi
@@ -586,6 +626,8 @@ set_take:
 1:	and rcx, rdx
 	cmp qword ptr [rsi + rcx * 8], rdi
 	jne 2f
+	cmp qword ptr [rsp + 48], 0
+	je 4f				/* found: ZF = 1 */
 	mov rax, rdi
 	xor r9d, r9d
 	lock cmpxchg qword ptr [rsi + rcx * 8], r9
@@ -600,6 +642,7 @@ set_take:
 	pop rdx
 	pop rcx
 	pop rax
+	lea rsp, [rsp + 8]		/* the mode; the flags stay */
 	ret
 
 	.balign 16
