@@ -17,8 +17,10 @@
  *
  * When: a detour goes in only while every thread of the process is
  * stopped (arming after attach, at the entry point after exec, in a
- * followed fork child); a function found later while other threads run
- * (dlopen) gets an int3.  Refusals are said with -v, once per probe.
+ * followed fork child, and after a dlopen, when alloc.c stops them all
+ * for it); a function found while other threads run (a dlopen with a
+ * thread in a group-stop) gets an int3.  Refusals are said with -v,
+ * once per probe.
  *
  * Where: the probed functions (and execve, a sync point) are grouped
  * into clusters of at most SET_SPAN bytes.  The stub mapping goes near

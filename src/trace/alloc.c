@@ -67,6 +67,7 @@ enum space_state {
 	SP_AT_ENTRY,		/* entry breakpoint in, not hit yet */
 	SP_WAIT_ARM,		/* attached: waiting for every thread to stop */
 	SP_ARMED,		/* probes in */
+	SP_WAIT_REARM,		/* armed, new code mapped: waiting for every thread to stop */
 };
 
 struct site {
@@ -343,16 +344,18 @@ static void rearm(struct alloc_space *s, struct thread *tcp)
 	elfsym_proc_free(ep);
 }
 
-/* ---- attach: arm once every thread has stopped ---- */
+/* ---- attach, and new code mapped: arm once every thread has stopped ---- */
 
-static void try_arm(struct alloc_space *s, struct thread *cur, int cur_listening)
+/* gone: a thread that exits, still in the list */
+static void try_arm(struct alloc_space *s, struct thread *cur, int cur_listening,
+		    const struct thread *gone)
 {
 	struct thread *t, *use = NULL;
 	size_t it = 0;
 	int n = 0;
 
 	while ((t = procs_next_thread(procs, &it))) {
-		if (!t->proc || t->proc->alloc != s)
+		if (!t->proc || t->proc->alloc != s || t == gone)
 			continue;
 		n++;
 		if (t->flags & T_PARKED) {
@@ -370,16 +373,65 @@ static void try_arm(struct alloc_space *s, struct thread *cur, int cur_listening
 			 "go in when it continues", cur->proc->pid, cur->proc->rec->comm, n, n == 1 ? "" : "s");
 		return;
 	}
-	arm(s, use);
-	info_msg("attached to process %d (%s), %d thread%s", use->proc->pid, use->proc->rec->comm, n,
-		 n == 1 ? "" : "s");
-	debug_msg("process %d: %zu probes in", s->pid, s->nsites);
+	if (s->state == SP_WAIT_REARM) {
+		s->state = SP_ARMED;
+		rearm(s, use);
+		/* a dlopen or dlclose waits in _dl_debug_state's stub */
+		alloc_detours_release(s->dt);
+		debug_msg("process %d: %d threads stopped for the probes of new code", s->pid, n);
+	} else {
+		arm(s, use);
+		info_msg("attached to process %d (%s), %d thread%s", use->proc->pid,
+			 use->proc->rec->comm, n, n == 1 ? "" : "s");
+		debug_msg("process %d: %zu probes in", s->pid, s->nsites);
+	}
 	it = 0;
 	while ((t = procs_next_thread(procs, &it)))
 		if (t->proc && t->proc->alloc == s && (t->flags & T_PARKED)) {
 			t->flags &= ~T_PARKED;
 			tracer_resume(t, 0);
 		}
+}
+
+/*
+ * New code is mapped (a dlopen): its probes become detours only while
+ * every thread is stopped.  With others running (none group-stopped,
+ * whose stop memtap would have to take and give back), they are
+ * interrupted and tcp waits parked with them: try_arm() puts the
+ * probes in once all are.  Returns 1 then, 0 when tcp may go on (the
+ * probes are in).
+ */
+static int rearm_stopped(struct alloc_space *s, struct thread *tcp)
+{
+	struct thread *t;
+	size_t it = 0;
+	int running = 0;
+
+	while (s->dt && (t = procs_next_thread(procs, &it))) {
+		if (!t->proc || t->proc->alloc != s || t == tcp)
+			continue;
+		if (t->flags & (T_LISTENING | T_HELD | T_VFORK_WAIT)) {
+			running = 0;	/* a detour waits for nothing: int3 for now */
+			break;
+		}
+		if (!(t->flags & T_STOPPED))
+			running = 1;
+	}
+	if (!running) {
+		rearm(s, tcp);
+		return 0;
+	}
+	/* the stopped ones too: a stop of this round, resumed later, stops again */
+	it = 0;
+	while ((t = procs_next_thread(procs, &it)))
+		if (t->proc && t->proc->alloc == s && t != tcp && !(t->flags & T_PARKED) &&
+		    ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L) < 0 && errno != ESRCH)
+			perror_msg("ptrace(PTRACE_INTERRUPT, %d)", t->tid);
+	s->state = SP_WAIT_REARM;
+	s->rearm = 0;
+	tcp->flags |= T_PARKED;
+	try_arm(s, tcp, 0, NULL);
+	return 1;
 }
 
 /*
@@ -498,8 +550,8 @@ enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group)
 	if (!s || !s->set)
 		return ALLOC_RESUME;
 	if (group) {
-		if (s->state == SP_WAIT_ARM)
-			try_arm(s, tcp, 1);
+		if (s->state == SP_WAIT_ARM || s->state == SP_WAIT_REARM)
+			try_arm(s, tcp, 1, NULL);
 		return ALLOC_RESUME;
 	}
 	switch (s->state) {
@@ -521,12 +573,14 @@ enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group)
 		return ALLOC_RESUME;
 	}
 	case SP_WAIT_ARM:
+	case SP_WAIT_REARM:
 		tcp->flags |= T_PARKED;
-		try_arm(s, tcp, 0);
-		return ALLOC_KEEP;
+		try_arm(s, tcp, 0, NULL);
+		return ALLOC_KEEP;	/* parked, or resumed by try_arm() */
 	case SP_ARMED:
 		if (s->rearm && !first) {
-			rearm(s, tcp);
+			if (rearm_stopped(s, tcp))
+				return ALLOC_KEEP;
 			/* a dlopen or dlclose waits in _dl_debug_state's stub */
 			alloc_detours_release(s->dt);
 		}
@@ -556,7 +610,9 @@ int alloc_dl_record(struct proc *p, pid_t tid)
 
 	if (p->rec->modules)
 		modules_map_changed(p->rec->modules);
-	if (!s || s->state != SP_ARMED || tracer_detaching() || !procs_find(procs, tid))
+	/* while the threads stop for another one: parked too, then released */
+	if (!s || (s->state != SP_ARMED && s->state != SP_WAIT_REARM) || tracer_detaching() ||
+	    !procs_find(procs, tid))
 		return 0;
 	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) < 0) {
 		if (errno != ESRCH)
@@ -658,6 +714,9 @@ void alloc_thread_free(struct thread *tcp)
 		bp_thread_gone(p->alloc->set, tcp->tid);
 	if (p->alloc)
 		alloc_detours_thread_gone(p->alloc->dt, tcp->tid);
+	/* the others wait for it to stop: it will not */
+	if (p->alloc && p->alloc->state == SP_WAIT_REARM && p->nthreads > 1 && !tracer_detaching())
+		try_arm(p->alloc, tcp, 0, tcp);
 	if (p->nthreads <= 1) {
 		/* the last thread: the process leaves its space */
 		if (p->vfork_child && p->alloc)
