@@ -78,7 +78,7 @@ struct thread {
 #define T_GOOD_STOP	0x100	/* parked at a signal or PTRACE_EVENT_STOP */
 #define T_VFORK_WAIT	0x200	/* resumed from a vfork event: in vfork */
 #define T_SC_GUESS	0x400	/* sc set before the order of stops was known */
-#define T_NEW		0x800	/* made by a clone or fork seen: its first stop is its start */
+#define T_NEW		0x800	/* a thread made by a clone seen: its first stop is its start */
 
 /* A memory syscall memtap knows, in one ABI (syscall_table.c). */
 enum sc_id {

@@ -82,7 +82,10 @@ static void on_new_task(struct thread *tcp, int event)
 		if (procfs_status_long(child_tid, "Tgid", &tgid) < 0)
 			tgid = p->pid;	/* gone already; its exit will tell */
 	}
-	if (event != PTRACE_EVENT_CLONE || tgid != p->pid) {
+	/* a thread starts on a stack of its own; a fork child goes on on its parent's */
+	int thread = event == PTRACE_EVENT_CLONE && tgid == p->pid;
+
+	if (!thread) {
 		struct proc *np = procs_new_proc(&tr.procs, child_tid, p->pid);
 
 		np->unfollowed = !tr.launched_pid && !tr.cfg->follow_forks;
@@ -104,11 +107,13 @@ static void on_new_task(struct thread *tcp, int event)
 	child = procs_find(&tr.procs, child_tid);
 	if (child && (child->flags & T_HELD)) {
 		memcpy(child->comm, tcp->comm, sizeof(child->comm));
-		child->flags |= T_NEW;
+		if (thread)
+			child->flags |= T_NEW;
 		release_held(child, p);
 	} else if (!child) {
 		child = procs_new_thread(&tr.procs, child_tid, p);
-		child->flags |= T_NEW;
+		if (thread)
+			child->flags |= T_NEW;
 		memcpy(child->comm, tcp->comm, sizeof(child->comm));
 		if (tr.detaching)
 			child->flags |= T_DETACHING;

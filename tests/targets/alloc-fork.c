@@ -5,11 +5,13 @@
  * tracer must clean the breakpoints out of the fork child's copy of the
  * memory (do_fork's return address too, when its return is captured).
  *
- *   alloc-fork [N]
+ *   alloc-fork [N [thread]]
  *
  * Prints the parent's EXPECT lines, then "child ok <checksum>" from the
- * child and "OK" from the parent.
+ * child and "OK" from the parent.  With "thread", all of it runs in a
+ * second thread: the child is forked from it, on a copy of its stack.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,9 +55,8 @@ static unsigned long work(unsigned long n, unsigned long *bytes)
 	return sum;
 }
 
-int main(int argc, char **argv)
+static int body(unsigned long n)
 {
-	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 1000;
 	unsigned long bytes = 0, child_bytes = 0, sum;
 	int status;
 	pid_t pid;
@@ -92,4 +93,23 @@ int main(int argc, char **argv)
 	printf("EXPECT live 0\n");
 	printf("parent sum %lu\nOK\n", sum);
 	return 0;
+}
+
+static void *body_thread(void *arg)
+{
+	return (void *)(long)body(*(unsigned long *)arg);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 1000;
+	pthread_t th;
+	void *rc;
+
+	if (argc > 2 && !strcmp(argv[2], "thread")) {
+		if (pthread_create(&th, NULL, body_thread, &n) || pthread_join(th, &rc))
+			return 99;
+		return (int)(long)rc;
+	}
+	return body(n);
 }
