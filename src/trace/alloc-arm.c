@@ -1,0 +1,288 @@
+/*
+ * alloc-arm.c - putting the probes in (alloc.c says when): resolving
+ * them in the process's objects, inserting each (a detour, else an int3
+ * breakpoint), the sync points, and the waits for every thread to stop
+ * that detours need.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <linux/ptrace.h>
+
+#include "trace/alloc.h"
+#include "trace/alloc-int.h"
+#include "trace/alloc-detour.h"
+#include "trace/attach.h"
+#include "probe/breakpoint.h"
+#include "probe/elfsym.h"
+#include "probe/remote.h"
+#include "util/error.h"
+#include "util/xmalloc.h"
+#include "stack/modules.h"
+
+/* ---- inserting ---- */
+
+/*
+ * bp_insert() said -EPERM and remote_refusal() why: the process's
+ * seccomp filters forbid the syscalls of a scratch page (remote.h).  No
+ * probe goes in.
+ */
+void alloc_refuse(struct alloc_space *s, struct proc *p)
+{
+	if (!s->refused)
+		attach_refuse_probes(alloc_cfg, alloc_procs, p, remote_refusal(), 0);
+	s->refused = 1;
+	s->state = SP_ARMED;
+}
+
+static void site_add(struct alloc_space *s, uint64_t addr, const struct probe *pr)
+{
+	s->sites = xrealloc(s->sites, (s->nsites + 1) * sizeof(*s->sites));
+	s->sites[s->nsites].addr = addr;
+	s->sites[s->nsites].probe = pr;
+	s->nsites++;
+}
+
+/*
+ * Look up and insert every probe not in yet, through tcp.  silent: no
+ * message for missing symbols (a re-resolution after dlopen).  Returns
+ * how many probes are in (aliases included).
+ */
+static size_t insert_probes(struct alloc_space *s, struct thread *tcp,
+			    struct elfsym_proc *ep, int silent)
+{
+	size_t in = 0;
+
+	s->pending = 0;
+	for (size_t i = 0; i < probes_count(); i++) {
+		struct probe *pr = probes_get(i);
+		struct elfsym_result r;
+		int err;
+
+		if (elfsym_lookup(ep, pr->spec, NULL, &r) < 0) {
+			if (!pr->optional)
+				s->pending++;
+			if (!silent && !pr->optional && !pr->reported) {
+				warn_msg("cannot probe '%s' in process %d (%s): no such function "
+					 "in the executable or its libraries (libraries it loads "
+					 "later are searched too)", pr->spec, s->pid, tcp->proc->rec->comm);
+				pr->reported = 1;
+			}
+			continue;
+		}
+		pr->found = 1;
+		if (bp_at(s->set, r.addr) || alloc_detours_at(s->dt, r.addr)) {
+			in++;	/* in already, or an alias of one that is */
+			continue;
+		}
+		if (r.ifunc) {
+			if (!pr->reported)
+				warn_msg("cannot probe '%s' in process %d: %s is an IFUNC resolver",
+					 pr->spec, s->pid, r.name);
+			pr->reported = 1;
+			continue;
+		}
+		if (alloc_detours_insert(s->dt, alloc_procs, tcp, pr, &r)) {
+			site_add(s, r.addr, pr);
+			in++;
+			continue;
+		}
+		err = bp_insert(s->set, tcp->tid, r.addr, pr->want_return, pr);
+		if (err == -EEXIST) {
+			in++;
+			continue;
+		}
+		if (err == -EPERM && remote_refusal()) {
+			alloc_refuse(s, tcp->proc);
+			break;
+		}
+		if (err < 0) {
+			if (!pr->reported)
+				warn_msg("cannot probe '%s' at %#" PRIx64 " in %s (process %d): %s",
+					 pr->spec, r.addr, r.module->path, s->pid, strerror(-err));
+			pr->reported = 1;
+			continue;
+		}
+		debug_msg("process %d: probe %s at %#" PRIx64 " (%s in %s)", s->pid, pr->spec,
+			  r.addr, r.name, r.module->path);
+		site_add(s, r.addr, pr);
+		in++;
+	}
+	return in;
+}
+
+/*
+ * Attach mode, every probe an allocator function or a syscall wrapper
+ * found and detoured:
+ * a library loaded later cannot bind these names anew, and an int3 on
+ * _dl_debug_state would kill the process at its next dlopen if memtap
+ * died (the detours do not): leave it out.  Attach mode learns of new
+ * libraries when a pc is in none it knows.
+ */
+static int dl_state_needless(const struct alloc_space *s)
+{
+	if (!alloc_cfg->npids || !s->dt || s->pending)
+		return 0;
+	for (size_t i = 0; i < s->nsites; i++)
+		if (!alloc_detours_at(s->dt, s->sites[i].addr))
+			return 0;
+	for (size_t i = 0; i < probes_count(); i++)
+		if (probes_get(i)->role == PR_USER)
+			return 0;
+	return 1;
+}
+
+/* Put the probes in through tcp (at a stop where syscalls can be injected). */
+void alloc_arm(struct alloc_space *s, struct thread *tcp)
+{
+	struct elfsym_proc *ep = elfsym_proc_load(s->pid);
+	struct elfsym_result r;
+	size_t in = 0;
+
+	s->state = SP_ARMED;
+	if (!ep) {
+		error_msg("cannot read the objects of process %d: %s", s->pid, strerror(errno));
+	} else {
+		if (!s->dt && !s->refused)
+			s->dt = alloc_detours_arm(alloc_cfg, alloc_procs, tcp, ep);
+		in = insert_probes(s, tcp, ep, 0);
+		alloc_detours_sync_points(s->dt, alloc_procs, tcp, ep);
+		/* attached, a sync point if it can be: an int3 outlives memtap */
+		if (!s->refused && !s->dl_state && !dl_state_needless(s) &&
+		    elfsym_lookup(ep, "_dl_debug_state", NULL, &r) == 0 &&
+		    ((alloc_cfg->npids && alloc_detours_dl_point(s->dt, alloc_procs, tcp, &r)) ||
+		     bp_insert(s->set, tcp->tid, r.addr, 0, &alloc_dl_cookie) == 0))
+			s->dl_state = r.addr;
+		elfsym_proc_free(ep);
+	}
+	if (tcp->proc->rec->modules)
+		modules_map_changed(tcp->proc->rec->modules);
+	if (!alloc_armed_once) {
+		alloc_armed_once = 1;
+		/* a --probe may be in a library loaded later: run, and tell at the end */
+		if (!in && !s->refused && !probes_user_pending())
+			error_msg_and_die("nothing to probe in process %d (%s): none of the "
+					  "functions asked for was found", s->pid, tcp->proc->rec->comm);
+	}
+}
+
+/* After _dl_debug_state: new libraries, or libraries gone. */
+void alloc_rearm(struct alloc_space *s, struct thread *tcp)
+{
+	struct elfsym_proc *ep = elfsym_proc_load(s->pid);
+	size_t kept = 0;
+
+	s->rearm = 0;
+	if (!ep)
+		return;
+	/* dlclose: forget breakpoints whose code is gone */
+	for (size_t i = 0; i < s->nsites; i++) {
+		if (elfsym_module_at(ep, s->sites[i].addr)) {
+			s->sites[kept++] = s->sites[i];
+			continue;
+		}
+		debug_msg("process %d: %s at %#" PRIx64 " unmapped", s->pid,
+			  s->sites[i].probe->spec, s->sites[i].addr);
+		bp_forget(s->set, s->sites[i].addr);
+		alloc_detours_forget(s->dt, s->sites[i].addr);
+	}
+	s->nsites = kept;
+	insert_probes(s, tcp, ep, 1);
+	elfsym_proc_free(ep);
+}
+
+/* ---- attach, and new code mapped: arm once every thread has stopped ---- */
+
+/* gone: a thread that exits, still in the list */
+void alloc_try_arm(struct alloc_space *s, struct thread *cur, int cur_listening,
+		    const struct thread *gone)
+{
+	struct thread *t, *use = NULL;
+	size_t it = 0;
+	int n = 0;
+
+	while ((t = procs_next_thread(alloc_procs, &it))) {
+		if (!t->proc || t->proc->alloc != s || t == gone)
+			continue;
+		n++;
+		if (t->flags & T_PARKED) {
+			if (!use || t->tid == s->pid)
+				use = t;
+			continue;
+		}
+		if ((t->flags & T_LISTENING) || (t == cur && cur_listening))
+			continue;
+		return;		/* not stopped yet */
+	}
+	if (!use) {
+		/* all in a group-stop: the probes go in when it continues */
+		info_msg("attached to process %d (%s), %d thread%s; it is stopped: probes "
+			 "go in when it continues", cur->proc->pid, cur->proc->rec->comm, n, n == 1 ? "" : "s");
+		return;
+	}
+	if (s->state == SP_WAIT_REARM) {
+		s->state = SP_ARMED;
+		alloc_rearm(s, use);
+		/* a dlopen or dlclose waits in _dl_debug_state's stub */
+		alloc_detours_release(s->dt);
+		debug_msg("process %d: %d threads stopped for the probes of new code", s->pid, n);
+	} else {
+		alloc_arm(s, use);
+		info_msg("attached to process %d (%s), %d thread%s", use->proc->pid,
+			 use->proc->rec->comm, n, n == 1 ? "" : "s");
+		debug_msg("process %d: %zu probes in", s->pid, s->nsites);
+	}
+	it = 0;
+	while ((t = procs_next_thread(alloc_procs, &it)))
+		if (t->proc && t->proc->alloc == s && (t->flags & T_PARKED)) {
+			t->flags &= ~T_PARKED;
+			tracer_resume(t, 0);
+		}
+}
+
+/*
+ * New code is mapped (a dlopen): its probes become detours only while
+ * every thread is stopped.  With others running (none group-stopped,
+ * whose stop memtap would have to take and give back), they are
+ * interrupted and tcp waits parked with them: alloc_try_arm() puts the
+ * probes in once all are.  Returns 1 then, 0 when tcp may go on (the
+ * probes are in).
+ */
+int alloc_rearm_stopped(struct alloc_space *s, struct thread *tcp)
+{
+	struct thread *t;
+	size_t it = 0;
+	int running = 0;
+
+	while (s->dt && (t = procs_next_thread(alloc_procs, &it))) {
+		if (!t->proc || t->proc->alloc != s || t == tcp)
+			continue;
+		if (t->flags & (T_LISTENING | T_HELD | T_VFORK_WAIT)) {
+			running = 0;	/* a detour waits for nothing: int3 for now */
+			break;
+		}
+		if (!(t->flags & T_STOPPED))
+			running = 1;
+	}
+	if (!running) {
+		alloc_rearm(s, tcp);
+		return 0;
+	}
+	/* the stopped ones too: a stop of this round, resumed later, stops again */
+	it = 0;
+	while ((t = procs_next_thread(alloc_procs, &it)))
+		if (t->proc && t->proc->alloc == s && t != tcp && !(t->flags & T_PARKED) &&
+		    ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L) < 0 && errno != ESRCH)
+			perror_msg("ptrace(PTRACE_INTERRUPT, %d)", t->tid);
+	s->state = SP_WAIT_REARM;
+	s->rearm = 0;
+	tcp->flags |= T_PARKED;
+	alloc_try_arm(s, tcp, 0, NULL);
+	return 1;
+}
+
