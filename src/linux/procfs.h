@@ -26,8 +26,9 @@ int procfs_status_hex(pid_t pid, const char *name, uint64_t *value);
 int procfs_status_ids(pid_t pid, const char *name, long ids[4]);
 /* State letter and flags from /proc/PID/stat; -1 when gone. */
 int procfs_stat_state(pid_t pid, char *state, unsigned long *flags);
-/* CPU time of process pid's threads (utime + stime of /proc/PID/stat), ns; -1 when gone. */
+/* Numeric fields first .. first + n - 1 (proc(5)'s numbers, from 3) of /proc/PID/stat; -1 when gone. */
 int procfs_stat_fields(pid_t pid, int first, int n, uint64_t *v);
+/* CPU time of process pid's threads (utime + stime of /proc/PID/stat), ns; -1 when gone. */
 int procfs_cpu_ns(pid_t pid, uint64_t *ns);
 uint64_t procfs_heap_end(pid_t pid);
 /*

@@ -171,15 +171,20 @@ void alloc_arm(struct alloc_space *s, struct thread *tcp)
 	}
 }
 
-/* After _dl_debug_state: new libraries, or libraries gone. */
+/*
+ * After _dl_debug_state: new libraries, or libraries gone.  Then a
+ * dlopen or dlclose waiting in _dl_debug_state's stub goes on.
+ */
 void alloc_rearm(struct alloc_space *s, struct thread *tcp)
 {
 	struct elfsym_proc *ep = elfsym_proc_load(s->pid);
 	size_t kept = 0;
 
 	s->rearm = 0;
-	if (!ep)
+	if (!ep) {
+		alloc_detours_release(s->dt);
 		return;
+	}
 	/* dlclose: forget breakpoints whose code is gone */
 	for (size_t i = 0; i < s->nsites; i++) {
 		if (elfsym_module_at(ep, s->sites[i].addr)) {
@@ -194,6 +199,7 @@ void alloc_rearm(struct alloc_space *s, struct thread *tcp)
 	s->nsites = kept;
 	insert_probes(s, tcp, ep, 1);
 	elfsym_proc_free(ep);
+	alloc_detours_release(s->dt);
 }
 
 /* ---- attach, and new code mapped: arm once every thread has stopped ---- */
@@ -228,8 +234,6 @@ void alloc_try_arm(struct alloc_space *s, struct thread *cur, int cur_listening,
 	if (s->state == SP_WAIT_REARM) {
 		s->state = SP_ARMED;
 		alloc_rearm(s, use);
-		/* a dlopen or dlclose waits in _dl_debug_state's stub */
-		alloc_detours_release(s->dt);
 		debug_msg("process %d: %d threads stopped for the probes of new code", s->pid, n);
 	} else {
 		alloc_arm(s, use);

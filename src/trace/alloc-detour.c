@@ -405,23 +405,21 @@ void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp, int fres
 			if (prlimit(ad->pid, RLIMIT_STACK, NULL, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 				room = rl.rlim_cur;
 			lo = maps[i].end > room ? maps[i].end - room : 0;
-			top = maps[i].end;
 			if (procfs_stat_fields(ad->mm_pid, 28, 1, &top) < 0 || top < regs.rsp ||
 			    top + STACK_TOP_ROOM > maps[i].end)
 				top = maps[i].end;	/* not shown, or not in this stack */
 			else
 				top += STACK_TOP_ROOM;
-			detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, top);
-			debug_msg("thread %d: stack copied up to %#" PRIx64 ", %" PRIu64 " bytes above rsp",
-				  tcp->tid, top, top - (uint64_t)regs.rsp);
 		} else if (regs.fs_base > regs.rsp && regs.fs_base < maps[i].end) {
 			top = regs.fs_base;
 			if (fresh && regs.rsp + STACK_TOP_ROOM < top)
 				top = regs.rsp + STACK_TOP_ROOM;
-			detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, top);
-			debug_msg("thread %d: stack copied up to %#" PRIx64 ", %" PRIu64 " bytes above rsp",
-				  tcp->tid, top, top - (uint64_t)regs.rsp);
+		} else {
+			break;
 		}
+		detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, top);
+		debug_msg("thread %d: stack copied up to %#" PRIx64 ", %" PRIu64 " bytes above rsp",
+			  tcp->tid, top, top - (uint64_t)regs.rsp);
 		break;
 	}
 	procfs_maps_free(maps);

@@ -288,12 +288,8 @@ enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group)
 		alloc_try_arm(s, tcp, 0, NULL);
 		return ALLOC_KEEP;	/* parked, or resumed by alloc_try_arm() */
 	case SP_ARMED:
-		if (s->rearm && !first) {
-			if (alloc_rearm_stopped(s, tcp))
-				return ALLOC_KEEP;
-			/* a dlopen or dlclose waits in _dl_debug_state's stub */
-			alloc_detours_release(s->dt);
-		}
+		if (s->rearm && !first && alloc_rearm_stopped(s, tcp))
+			return ALLOC_KEEP;
 		return ALLOC_RESUME;
 	default:
 		return ALLOC_RESUME;

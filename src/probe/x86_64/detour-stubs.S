@@ -604,8 +604,9 @@ lookup_thread:
 
 /*
  * set_take: rdi = a pointer; out of the set of kept blocks if it is
- * in, and then ZF = 1.  set_find: ZF = 1 if it is in (left in).  set_put: rdi into the set (SET_FULL += 1 when
- * none of its entries is free).  Both keep every register but the
+ * in, and then ZF = 1.  set_find: ZF = 1 if it is in (left in).
+ * set_put: rdi into the set (SET_FULL += 1 when
+ * none of its entries is free).  All keep every register but the
  * flags; without a set (SET_MASK 0) or for a null pointer they do
  * nothing (ZF = 0).
  */
