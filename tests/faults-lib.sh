@@ -13,16 +13,27 @@ faults_require() {
 	fi
 }
 
-# faults_check TARGET_OUT FOLDED SLACK_PAGES: every function the target
-# printed FAULTS lines for has, in the folded stacks where it is the
-# leaf, the bytes it touched (summed over its threads) within SLACK
-# pages per thread, and each such stack goes through its caller.  Known,
+# faults_check TARGET_OUT FOLDED SLACK_PAGES [MEMTAP_ERR]: every function
+# the target printed FAULTS lines for has, in the folded stacks where it
+# is the leaf, the bytes it touched (summed over its threads) within
+# SLACK pages per thread, and each such stack goes through its caller.
+# With MEMTAP_ERR (memtap's sampling lines), the faults memtap counted
+# without a sample (the kernel lost them: memtap did not read a ring
+# before it filled, on a loaded machine) widen the margin by as many
+# pages, as they go on the stack sampled next to them; the log says so.  Known,
 # not understood: now and then (1 run in 10 or 20 under ASan, 4 threads)
 # a couple of hundred faults are counted with no sample and no loss
 # record, and memtap, which cannot tell whose they are, puts them on no
 # stack (the command's name alone): a function may miss those bytes, at
 # most 2% of all.
 faults_check() {
+	unsampled=0
+	if [ -n "${4:-}" ]; then
+		unsampled=$(awk '$1 ~ /faults:$/ && $5 == "sampled" && $8 == "1)," {
+			s += $2 - $4 } END { print s + 0 }' "$4")
+		[ "$unsampled" = 0 ] ||
+			echo "$unsampled faults without a sample (lost): a margin of as many pages"
+	fi
 	none=$(awk '{ w = $NF; sub(/ [0-9]+$/, "") } !/;/ { s += w } END { print s + 0 }' "$2")
 	all=$(awk '{ s += $NF } END { print s + 0 }' "$2")
 	[ $((none * 50)) -le "$all" ] || fail "$none bytes of $all on no stack: $(grep -v ';' "$2")"
@@ -36,8 +47,9 @@ faults_check() {
 		threads=$(awk -v f="$func" '$2 == f { n++ } END { print n + 0 }' "$WORK/expect")
 		got=$(awk -v f="$func" '{ n = split($1, fr, ";") } fr[n] == f { s += $2 } END { print s + 0 }' "$2")
 		d=$((got - want))
-		[ "$d" -le $(($3 * threads * PAGE)) ] && [ $((-d)) -le $(($3 * threads * PAGE + none)) ] ||
-			fail "$func: $got bytes on its stacks, touched $want (+- $3 pages per thread, $none bytes on no stack)"
+		m=$((($3 * threads + unsampled) * PAGE))
+		[ "$d" -le $m ] && [ $((-d)) -le $((m + none)) ] ||
+			fail "$func: $got bytes on its stacks, touched $want (+- $3 pages per thread, $unsampled faults without a sample, $none bytes on no stack)"
 		grep -q ";$func " "$2" || fail "no stack of $func: $(cat "$2")"
 		grep ";$func " "$2" | grep -v ";$caller;$func " &&
 			fail "stacks of $func not through $caller"

@@ -331,6 +331,13 @@ static void handle_record(struct perf_thread *pt, const struct perf_event_header
 	}
 }
 
+uint64_t perf_thread_unread(const struct perf_thread *pt)
+{
+	const struct perf_event_mmap_page *pg = pt->ring;
+
+	return pg ? __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE) - pg->data_tail : 0;
+}
+
 uint64_t perf_thread_drain(struct perf_thread *pt, uint64_t max, perf_sample_fn *fn, void *arg)
 {
 	struct perf_event_mmap_page *pg = pt->ring;

@@ -181,6 +181,9 @@ typedef void perf_sample_fn(const struct perf_sample *s, void *arg);
  */
 uint64_t perf_thread_drain(struct perf_thread *pt, uint64_t max, perf_sample_fn *fn, void *arg);
 
+/* The bytes written to the ring and not read yet (no record is read). */
+uint64_t perf_thread_unread(const struct perf_thread *pt);
+
 /* The exact number of faults since the open: 0, or -1 (errno). */
 int perf_thread_count(const struct perf_thread *pt, uint64_t *count);
 

@@ -78,6 +78,8 @@
 /* The stack copied per sample without --stack-size: perf record's. */
 #define FAULT_STACK_DEFAULT 8192
 #define PACE_SAMPLES 32
+/* A sample's bytes besides its stack copy (about: header, regs, sizes) */
+#define SAMPLE_HEAD 256
 #define DRAIN_MAX 512
 #define NKINDS PERF_FAULTS_NKINDS
 #define PENDING_NS (200 * 1000000ull)
@@ -413,10 +415,25 @@ static void thread_settle(struct fault_thread *ft, int final)
 	}
 }
 
-static int pace_ok(const struct thread *tcp)
+/* Pacing: stop ft at its next PTRACE_EVENT_STOP (faults_hold()). */
+static void interrupt(struct fault_thread *ft)
 {
-	return fs.pace && !tracer_detaching() &&
-	       !(tcp->flags & (T_STOPPED | T_LISTENING | T_DETACHING | T_HELD));
+	const struct thread *tcp = ft->tcp;
+
+	if (fs.pace && !tracer_detaching() &&
+	    !(tcp->flags & (T_STOPPED | T_LISTENING | T_DETACHING | T_HELD)) &&
+	    ptrace(PTRACE_INTERRUPT, tcp->tid, 0L, 0L) == 0)
+		ft->interrupted = 1;
+}
+
+/* The bytes in ft's rings not read yet. */
+static uint64_t thread_unread(const struct fault_thread *ft)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < ft->nkinds; i++)
+		n += perf_thread_unread(&ft->k[i].pt);
+	return n;
 }
 
 /*
@@ -431,6 +448,10 @@ static void faults_drain(void *self)
 	int left = 0;
 
 	(void)self;
+	/* first the threads that fault fast: they run on while memtap reads */
+	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
+		if (thread_unread(ft) > PACE_SAMPLES * (fs.pc.stack_bytes + SAMPLE_HEAD))
+			interrupt(ft);
 	thp_new_round();
 	take_stacked();
 	pending_check(NULL, 0, 0);
@@ -438,9 +459,8 @@ static void faults_drain(void *self)
 		int ft_left = 0;
 		uint64_t n = thread_drain(ft, DRAIN_MAX, &ft_left);
 
-		if ((n > PACE_SAMPLES || ft_left) && pace_ok(ft->tcp) &&
-		    ptrace(PTRACE_INTERRUPT, ft->tcp->tid, 0L, 0L) == 0)
-			ft->interrupted = 1;
+		if (n > PACE_SAMPLES || ft_left)
+			interrupt(ft);
 		left |= ft_left;
 	}
 	fs.next_ns = !fs.head ? 0 : left ? now_ns() : now_ns() + DRAIN_NS;
