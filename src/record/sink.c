@@ -28,6 +28,7 @@
 #include "record/sink.h"
 #include "stack/modules.h"
 #include "stack/stacks.h"
+#include "stack/symbolize.h"
 #include "stack/unwind.h"
 #include "util/error.h"
 #include "util/outfile.h"
@@ -553,7 +554,8 @@ void sink_print_costs(uint64_t code_stops)
 		}
 	}
 	info_msg("modules: %" PRIu64 " maps reads (%" PRIu64 " for a pc in no known module), %"
-		 PRIu64 " stops at code mappings that are no event", reads, miss_reads, code_stops);
+		 PRIu64 " stops at code mappings that are no event; %" PRIu64 " modules' symbols "
+		 "read ahead", reads, miss_reads, code_stops, symbolize_read_ahead());
 	info_msg("stacks: %u distinct, %zu bytes in the stack table, %" PRIu64
 		 " events without a stack (table full); unwinds: %" PRIu64 " (%" PRIu64
 		 " frames, %" PRIu64 " failed), with %s", stacks ? stack_table_count(stacks) : 0,
@@ -594,6 +596,7 @@ void sink_release(void)
 	if (stacks)
 		stack_table_free(stacks);
 	stacks = NULL;
+	symbolize_release_all();
 	modules_release_all();
 	maptrack_release_all();
 	live_release_all();

@@ -18,6 +18,7 @@
 
 #include "stack/modules.h"
 #include "stack/stacks.h"
+#include "stack/symbolize.h"
 #include "util/xmalloc.h"
 
 /* Frame blocks grow from 64 KiB to 1 MiB. */
@@ -229,6 +230,9 @@ uint32_t stack_table_intern(struct stack_table *t, const struct stack_frame *fra
 		copy[i].module = frames[i].module;
 		copy[i].reserved = 0;
 	}
+	for (int i = 0; i < depth; i++)
+		if (copy[i].module != MODULE_NONE && (i == 0 || copy[i].module != copy[i - 1].module))
+			symbolize_prefetch(copy[i].module);
 	t->stacks[t->nstacks].frames = copy;
 	t->stacks[t->nstacks].depth = (uint32_t)depth;
 	t->stacks[t->nstacks].hash = hash;

@@ -35,6 +35,7 @@
 
 #include "stack/modules.h"
 #include "stack/symbolize.h"
+#include "stack/symbolize-int.h"
 #include "util/xmalloc.h"
 
 struct sym_entry {
@@ -42,40 +43,10 @@ struct sym_entry {
 	struct sym_frame *frames;
 };
 
-/* The preferred name of each function address (aliases resolved). */
-struct sym_alias {
-	uint64_t addr;
-	const char *name;	/* in the Dwfl's symbol table */
-	int rank;		/* lower is better */
-};
-
-/* An address range of a compilation unit's code (module addresses). */
-struct sym_cu_range {
-	uint64_t start, end;
-	Dwarf_Die cu;
-};
-
-struct sym_module {
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	int tried;
-	struct sym_alias *aliases;	/* sorted by addr, one per addr */
-	size_t naliases;
-	int aliases_read;
-	uint64_t (*code)[2];		/* executable PT_LOAD ranges */
-	size_t ncode;
-	Dwarf_Addr dwbias;		/* DWARF address + dwbias = module address */
-	struct sym_cu_range *cus;	/* sorted by start */
-	size_t ncus;
-	int cus_read;
-};
-
 struct symbolizer {
 	unsigned flags;
 	struct sym_entry **tab;		/* open addressing on (module, addr) */
 	size_t tab_size, count;
-	struct sym_module *mods;	/* by module id */
-	size_t nmods;
 	char **strs;			/* interned strings, open addressing */
 	size_t strs_size, nstrs;
 	uint64_t lookups;
@@ -164,14 +135,6 @@ void symbolizer_free(struct symbolizer *sz)
 			free(sz->tab[i]);
 		}
 	free(sz->tab);
-	for (size_t i = 0; i < sz->nmods; i++) {
-		if (sz->mods[i].dwfl)
-			dwfl_end(sz->mods[i].dwfl);
-		free(sz->mods[i].aliases);
-		free(sz->mods[i].code);
-		free(sz->mods[i].cus);
-	}
-	free(sz->mods);
 	for (size_t i = 0; i < sz->strs_size; i++)
 		free(sz->strs[i]);
 	free(sz->strs);
@@ -281,25 +244,10 @@ static const char *best_alias(struct sym_module *sm, uint64_t addr, const char *
 	return name;
 }
 
-/* The Dwfl_Module of a module, NULL when its file cannot be read. */
-static Dwfl_Module *sym_module(struct symbolizer *sz, const struct module *m)
+Dwfl_Module *sym_module_open(struct sym_module *sm, const char *name, const char *path,
+			     int fd)
 {
-	struct sym_module *sm;
-	int fd;
-
-	if (m->id >= sz->nmods) {
-		size_t n = sz->nmods;
-
-		sz->mods = xgrowarray(sz->mods, &n, m->id + 1, sizeof(*sz->mods));
-		sz->nmods = n;
-	}
-	sm = &sz->mods[m->id];
-	if (sm->tried)
-		return sm->mod;
 	sm->tried = 1;
-	if (m->path[0] != '/')
-		return NULL;
-	fd = module_open(m);
 	if (fd < 0)
 		return NULL;
 	sm->dwfl = dwfl_begin(&sym_callbacks);
@@ -309,11 +257,25 @@ static Dwfl_Module *sym_module(struct symbolizer *sz, const struct module *m)
 	}
 	dwfl_report_begin(sm->dwfl);
 	/* base 0 relative to p_vaddr: bias 0, addresses as in the file */
-	sm->mod = dwfl_report_elf(sm->dwfl, m->name, m->path, fd, 0, true);
+	sm->mod = dwfl_report_elf(sm->dwfl, name, path, fd, 0, true);
 	if (!sm->mod)
 		close(fd);
 	dwfl_report_end(sm->dwfl, NULL, NULL);
 	return sm->mod;
+}
+
+void sym_module_clear(struct sym_module *sm)
+{
+	if (sm->dwfl)
+		dwfl_end(sm->dwfl);
+	free(sm->aliases);
+	free(sm->code);
+	free(sm->cus);
+	sm->dwfl = NULL;
+	sm->mod = NULL;
+	sm->aliases = NULL;
+	sm->code = NULL;
+	sm->cus = NULL;
 }
 
 /*
@@ -476,6 +438,16 @@ static void read_cus(struct sym_module *sm)
 		qsort(sm->cus, sm->ncus, sizeof(*sm->cus), cu_range_cmp);
 }
 
+void sym_module_read(struct sym_module *sm)
+{
+	if (!sm->mod)
+		return;
+	if (!sm->aliases_read)
+		read_aliases(sm);
+	if (!sm->cus_read)
+		read_cus(sm);
+}
+
 static uint64_t cu_key(const void *arg, size_t i)
 {
 	return ((const struct sym_module *)arg)->cus[i].start;
@@ -615,7 +587,8 @@ static int is_assembler(Dwarf_Die *cu)
 static void resolve(struct symbolizer *sz, struct sym_entry *e)
 {
 	const struct module *m = module_get(e->info.module);
-	Dwfl_Module *mod = m ? sym_module(sz, m) : NULL;
+	struct sym_module *sm = m ? sym_store_get(m) : NULL;
+	Dwfl_Module *mod = sm ? sm->mod : NULL;
 	uint64_t addr = e->info.addr;
 	const char *name = NULL, *file = NULL;
 	GElf_Off offset = 0;
@@ -631,8 +604,6 @@ static void resolve(struct symbolizer *sz, struct sym_entry *e)
 		add_frame(sz, e, &cap, NULL, 0, NULL, 0, 0);
 		return;
 	}
-	struct sym_module *sm = &sz->mods[m->id];
-
 	name = dwfl_module_addrinfo(mod, addr, &offset, &sym, NULL, NULL, NULL);
 	if (name)
 		name = best_alias(sm, addr - offset, name);

@@ -23,7 +23,9 @@
  * Lifecycle: symbolizer_new(), lookups, symbolizer_free().  The
  * symbolizer owns every struct sym_info and every string it returns;
  * they stay valid until symbolizer_free().  It borrows the global
- * module table (modules.h), which must outlive it.
+ * module table (modules.h), which must outlive it, and the modules'
+ * debug information, kept until symbolize_release_all() for every
+ * symbolizer (a second report reads no file again).
  */
 #ifndef MEMTAP_SYMBOLIZE_H
 #define MEMTAP_SYMBOLIZE_H
@@ -70,6 +72,17 @@ void symbolizer_free(struct symbolizer *sz);
  */
 const struct sym_info *symbolizer_lookup(struct symbolizer *sz, uint32_t module,
 					 uint64_t addr);
+
+/*
+ * Have module's symbols and DWARF read ahead, on a thread of memtap's
+ * (symbolize-store.c), once: a later lookup finds them read.  For the
+ * modules of the frames of a new stack.  MEMTAP_PREFETCH=0: no thread.
+ */
+void symbolize_prefetch(uint32_t module);
+/* Modules read ahead so far. */
+uint64_t symbolize_read_ahead(void);
+/* Stop the thread and free every module's debug information. */
+void symbolize_release_all(void);
 
 /*
  * Format frame i of si for a text report into buf (always terminated,

@@ -1,0 +1,70 @@
+/*
+ * symbolize-int.h - what symbolize.c and symbolize-store.c share: a
+ * module's symbols and DWARF as the symbolizer reads them.
+ *
+ * The modules' debug information is kept in one store for the whole run
+ * (symbolize-store.c), shared by every symbolizer: a report after the
+ * first reads no file again, and symbolize_prefetch() has a module read
+ * ahead, on a thread of the store's own, while the target runs.  A
+ * module the thread works on is the thread's alone (SM_BUSY); every
+ * other is the caller's, on memtap's main thread only.
+ */
+#ifndef MEMTAP_SYMBOLIZE_INT_H
+#define MEMTAP_SYMBOLIZE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+
+struct module;
+
+/* The preferred name of each function address (aliases resolved). */
+struct sym_alias {
+	uint64_t addr;
+	const char *name;	/* in the Dwfl's symbol table */
+	int rank;		/* lower is better */
+};
+
+/* An address range of a compilation unit's code (module addresses). */
+struct sym_cu_range {
+	uint64_t start, end;
+	Dwarf_Die cu;
+};
+
+enum sym_state {
+	SM_IDLE,		/* the caller's: read on demand */
+	SM_QUEUED,		/* to be read ahead: name, path, fd set */
+	SM_BUSY,		/* the store's thread reads it */
+};
+
+struct sym_module {
+	enum sym_state state;
+	char *name, *path;	/* SM_QUEUED: copies of the module's */
+	int fd;			/* SM_QUEUED: its file, or -1 */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	int tried;
+	struct sym_alias *aliases;	/* sorted by addr, one per addr */
+	size_t naliases;
+	int aliases_read;
+	uint64_t (*code)[2];		/* executable PT_LOAD ranges */
+	size_t ncode;
+	Dwarf_Addr dwbias;		/* DWARF address + dwbias = module address */
+	struct sym_cu_range *cus;	/* sorted by start */
+	size_t ncus;
+	int cus_read;
+};
+
+/* symbolize.c: open sm's file (fd, taken) once: sm->mod, or NULL. */
+Dwfl_Module *sym_module_open(struct sym_module *sm, const char *name, const char *path,
+			     int fd);
+/* symbolize.c: read what lookups need: the aliases, the CUs' code ranges. */
+void sym_module_read(struct sym_module *sm);
+/* symbolize.c: free what sm holds (not sm). */
+void sym_module_clear(struct sym_module *sm);
+
+/* symbolize-store.c: m's entry, for the main thread: never SM_BUSY. */
+struct sym_module *sym_store_get(const struct module *m);
+
+#endif /* MEMTAP_SYMBOLIZE_INT_H */
