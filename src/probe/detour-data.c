@@ -112,6 +112,7 @@ int detour_read_counts(const struct detour_set *ds, const void *cookie,
 		c->calls += calls;
 		c->bytes += bytes;
 		c->kept += s[C_KEPT / 8];
+		c->fast += p[PT_FAST / 8];
 		/* not counted in the stubs: one locked add less per call */
 		if (ds->mean) {
 			c->filtered += filtered;

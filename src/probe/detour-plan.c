@@ -213,7 +213,7 @@ static int prefiltered(int result, int sync, uint32_t desc)
 		return 0;
 	if (!result)
 		return kind == SK_NONE && (flags & DF_SETDEL);	/* free */
-	return kind >= SK_ARG0 && kind <= SK_ARG2 && !(flags & DF_ARG0_KEEP);
+	return kind >= SK_ARG0 && kind <= SK_ARG12;
 }
 
 void detour_glue(uint64_t base, uint64_t far, uint64_t s, int result, int sync, uint32_t desc,

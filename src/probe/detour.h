@@ -90,6 +90,7 @@ struct detour_ring {
 /* Per probe totals from the counter page. */
 struct detour_counts {
 	uint64_t calls, bytes, kept, filtered, unsampled;
+	uint64_t fast;		/* of the calls, those the prefilter sent on */
 };
 
 struct detour_set *detour_set_new(pid_t pid, const struct detour_config *cfg);

@@ -639,8 +639,9 @@ static void say_lost(struct alloc_detours *ad)
 		if (c->calls)
 			info_msg("process %d: %s: %" PRIu64 " calls (%" PRIu64 " bytes asked) in its "
 				 "stub, %" PRIu64 " recorded, %" PRIu64 " only counted (size), %" PRIu64
-				 " only counted (not sampled)", ad->pid, probes_get(i)->name, c->calls,
-				 c->bytes, c->kept, c->filtered, c->unsampled);
+				 " only counted (not sampled); %" PRIu64 " decided in the prefilter", ad->pid,
+				 probes_get(i)->name, c->calls, c->bytes, c->kept, c->filtered,
+				 c->unsampled, c->fast);
 	}
 	/* no report is made once the output is gone: nothing to warn of */
 	if (lost && !output_gone())

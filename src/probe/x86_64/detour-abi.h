@@ -48,13 +48,14 @@
  *   entry probes (free): the same pushes, mov r10d, DESC, call
  *     dt_common_entry, pop them back, jmp the relocated entry (or,
  *     with no room left for the jmp, nops into it).
- *   a result probe whose size is an argument register and that the
- *     filter may leave out (not realloc, not a syscall wrapper), and
+ *   a result probe whose size is in argument registers and that the
+ *     filter may leave out (not a syscall wrapper; realloc when sampled,
+ *     its block not in the set: the prefilter asks), and
  *     free, have a prefilter first: mov r10d, DESC, lea r11, [the
  *     slot], jmp dt_common_prefilter, padded to DT_PF_LEN; the glue
  *     above follows.  A call outside [MIN_SIZE, MAX_SIZE] (a free
- *     that keep_record would only count) of a thread found
- *     at its first place in the thread table is counted there and goes
+ *     that keep_record would only count) of a thread that has an
+ *     entry in the thread table is counted there and goes
  *     on at the relocated entry, with nothing pushed and no return into
  *     the stubs (rax, r10, r11 and the flags clobbered: none of these
  *     functions takes variable arguments); any other call goes on at
@@ -86,10 +87,11 @@
 #define DT_SET		0x15000	/* set pages offset: DT_SET_N pointers */
 #define DT_SET_N	8192
 #define DT_PERTHREAD	0x25000	/* per-thread counters: K_NENT blocks of 1 << PT_SHIFT */
-#define PT_SHIFT	12	/* DT_ALL_SLOTS slots {calls, bytes, filtered} a thread */
+#define PT_SHIFT	12	/* DT_ALL_SLOTS slots {calls, bytes, filtered, fast} a thread */
 #define PT_CALLS	0x00
 #define PT_BYTES	0x08
 #define PT_FILTERED	0x10	/* sampled: calls outside [MIN_SIZE, MAX_SIZE] */
+#define PT_FAST		0x18	/* calls the prefilter sent on into the function */
 #define PT_SLOT_SHIFT	5	/* 32 bytes a slot */
 #define S_PROBES	16	/* entries tried from a pointer's hash */
 #define DT_TEMPLATE_MAX	0x0900	/* the common routines fit below this */

@@ -70,9 +70,11 @@ dt_common_entry:
 	ret
 
 /*
- * dt_common_prefilter: the size from its argument register by DESC's
- * kind (SK_ARG0..SK_ARG2), then the filter, the thread's first place in
- * the table as lookup_thread would find it, and sampled, the thread's
+ * dt_common_prefilter: the size from its argument registers by DESC's
+ * kind (SK_ARG0..SK_ARG12; a realloc only when sampled, of a block that
+ * is not in the set: keep_record takes it out), then the filter, the
+ * thread's entry in the table as lookup_thread finds it (its first
+ * place, else the K_PROBES - 1 after it), and sampled, the thread's
  * countdown: a call that keep_record would only count (left out by the
  * size; sampled, no sample point; a free with no set and sampled, or
  * with a set, never full, without its pointer) is counted as
@@ -82,18 +84,39 @@ dt_common_entry:
 	.balign 16
 dt_common_prefilter:
 	push rcx
-	push rdx
+	push rdx			/* [rsp] */
 	mov ecx, r10d
 	shr ecx, 16
 	and ecx, 0xff
 	jz .Lpf_free			/* SK_NONE */
-	mov rax, rdi
+	test r10d, DF_ARG0_KEEP << 24
+	jz 5f
+	/* realloc: sampled, of no block in the set (else keep_record's) */
+	cmp qword ptr D(D_SAMPLE_MEAN), 0
+	je .Lpf_glue2
+	cmp qword ptr D(D_SET_MASK), 0
+	je 5f
+	call set_find
+	je .Lpf_glue2
+5:	mov rax, rdi
 	cmp ecx, SK_ARG0
 	je 1f
 	mov rax, rsi
 	cmp ecx, SK_ARG1
 	je 1f
 	mov rax, rdx
+	cmp ecx, SK_ARG2
+	je 1f
+	/* a product: arg0 * arg1 (calloc), arg1 * arg2 (reallocarray) */
+	cmp ecx, SK_ARG01
+	jne 6f
+	mov rax, rdi
+	mul rsi				/* rdx is back at the end */
+	jmp 7f
+6:	mov rax, rsi
+	mul qword ptr [rsp]		/* arg2 */
+7:	jnc 1f
+	mov rax, -1			/* overflow: the largest size */
 1:	push rax			/* [rsp + 8]: the size */
 	push 0				/* [rsp]: 0 left out by the size, 1 only
 					   counted, 2 the thread's countdown */
@@ -125,7 +148,8 @@ dt_common_prefilter:
 	lea rdx, [rip + THREADS]
 	add rdx, rcx
 	cmp qword ptr [rdx + K_KEY], rax
-	jne .Lpf_glue
+	jne .Lpf_probe
+.Lpf_found:
 	cmp qword ptr [rsp], 2
 	jne 3f
 	mov rax, qword ptr [rsp + 8]
@@ -142,6 +166,7 @@ dt_common_prefilter:
 	mov rax, qword ptr [rsp + 8]
 	inc qword ptr [rcx + PT_CALLS]
 	add qword ptr [rcx + PT_BYTES], rax
+	inc qword ptr [rcx + PT_FAST]
 	cmp qword ptr [rsp], 0
 	jne 4f
 	cmp qword ptr D(D_SAMPLE_MEAN), 0
@@ -152,8 +177,24 @@ dt_common_prefilter:
 	pop rcx
 	add r11, DT_ORIG
 	jmp r11
+	/* not at its first place: the next ones, as lookup_thread tries them */
+.Lpf_probe:
+	push K_PROBES - 1
+8:	add ecx, 1 << K_SHIFT
+	and ecx, (K_NENT - 1) << K_SHIFT
+	lea rdx, [rip + THREADS]
+	add rdx, rcx
+	cmp qword ptr [rdx + K_KEY], rax
+	je 9f
+	dec qword ptr [rsp]
+	jnz 8b
+	pop rax
+	jmp .Lpf_glue			/* no entry: keep_record counts it */
+9:	pop rax
+	jmp .Lpf_found
 .Lpf_glue:
 	lea rsp, [rsp + 16]
+.Lpf_glue2:
 	pop rdx
 	pop rcx
 	add r11, DT_PF_LEN
