@@ -85,8 +85,8 @@ int64_t detour_ring_share(pid_t pid, pid_t tid, uint64_t insn, uint64_t scratch,
 	}
 	got = call(tid, insn, SYS_ftruncate, (uint64_t)fd, len, 0, 0, 0);
 	if (got == 0)
-		addr = call(tid, insn, SYS_mmap, 0, len, PROT_READ | PROT_WRITE,
-			    MAP_SHARED | MAP_POPULATE, (uint64_t)fd);
+		addr = call(tid, insn, SYS_mmap, 0, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			    (uint64_t)fd);
 	if (got == 0 && (addr < 0 && addr > -4096))
 		got = addr;
 	if (got == 0)
@@ -128,7 +128,7 @@ int64_t detour_ring_map(pid_t pid, pid_t tid, uint64_t insn, uint64_t scratch, u
 			  "copy of the ring", pid);
 	if (got < 0 && got > -4096)
 		got = remote_mmap(tid, insn, 0, len, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, &res);
+				  MAP_PRIVATE | MAP_ANONYMOUS, &res);
 	return got;
 }
 
