@@ -437,18 +437,24 @@ void *detour_at(const struct detour_set *ds, uint64_t addr)
 	return NULL;
 }
 
+/*
+ * Forgotten slots too: a slot is never given to another function, and a
+ * record may be read after its slot was forgotten (a dlclose while the
+ * record waited in the ring behind one that a thread stopped for the
+ * probes had reserved and not committed yet).
+ */
 void *detour_slot_cookie(const struct detour_set *ds, uint64_t desc)
 {
 	size_t i = desc & 0xffff;
 
-	return i < ds->nslots && ds->sites[i].live ? ds->sites[i].cookie : NULL;
+	return i < ds->nslots ? ds->sites[i].cookie : NULL;
 }
 
 uint64_t detour_slot_func(const struct detour_set *ds, uint64_t desc)
 {
 	size_t i = desc & 0xffff;
 
-	return i < ds->nslots && ds->sites[i].live ? ds->sites[i].func : 0;
+	return i < ds->nslots ? ds->sites[i].func : 0;
 }
 
 int detour_in_stubs(const struct detour_set *ds, uint64_t addr)

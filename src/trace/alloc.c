@@ -210,6 +210,21 @@ enum alloc_action alloc_on_exec(struct thread *tcp)
 }
 
 /*
+ * The library list changed under tcp, at _dl_debug_state's breakpoint:
+ * the probes of new code go in.  With other threads, they go in as
+ * detours once every thread is stopped: at tcp's interrupt stop, asked
+ * for here, as alloc_dl_record() does (alloc_rearm_stopped()); put in
+ * at once with the others running, they would be int3.
+ */
+static void dl_rearm(struct alloc_space *s, struct thread *tcp)
+{
+	if (s->dt && tcp->proc->nthreads > 1 && ptrace(PTRACE_INTERRUPT, tcp->tid, 0L, 0L) == 0)
+		s->rearm = 1;
+	else
+		alloc_rearm(s, tcp);
+}
+
+/*
  * A fork child at its first stop, before it ran: the original bytes
  * back at its copies of the detoured entries (its stub mapping stays,
  * unused), its copies of the scratch pages unmapped.
@@ -472,7 +487,7 @@ static enum alloc_action on_sigtrap(struct thread *tcp)
 			if (tcp->proc->rec->modules)
 				modules_map_changed(tcp->proc->rec->modules);
 			if (s->state == SP_ARMED && !tracer_detaching())
-				alloc_rearm(s, tcp);
+				dl_rearm(s, tcp);
 		} else if (h.cookie) {
 			alloc_hit_entry(tcp, h.cookie, &regs, &h);
 		}
