@@ -12,6 +12,9 @@ MEMTAP="${MEMTAP_UNDER_TEST:-$top_builddir/memtap}"
 TARGETS="$top_builddir/tests/targets"
 ME=$(basename "$0" .test)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/memtap-$ME.XXXXXX") || exit 99
+# the uncompressed copies of compressed debug files: the suite's own
+: "${MEMTAP_DEBUG_CACHE:=$top_builddir/tests/debug-cache}"
+export MEMTAP_DEBUG_CACHE
 BGPIDS=""
 
 cleanup() {

@@ -26,6 +26,7 @@
 #include "record/report.h"
 #include "record/sample.h"
 #include "record/sink.h"
+#include "stack/debug-cache.h"
 #include "stack/modules.h"
 #include "stack/stacks.h"
 #include "stack/symbolize.h"
@@ -541,6 +542,7 @@ void sink_add_samples(struct sink_proc *p, enum event_kind kind, uint64_t sample
 void sink_print_costs(uint64_t code_stops)
 {
 	uint64_t walks = 0, frames = 0, failures = 0, reads = 0, miss_reads = 0;
+	unsigned written, used;
 
 	for (struct sink_proc *p = procs; p; p = p->next) {
 		if (p->unwinder) {
@@ -553,9 +555,11 @@ void sink_print_costs(uint64_t code_stops)
 			miss_reads += p->modules->miss_reads;
 		}
 	}
+	debug_cache_counts(&written, &used);
 	info_msg("modules: %" PRIu64 " maps reads (%" PRIu64 " for a pc in no known module), %"
 		 PRIu64 " stops at code mappings that are no event; %" PRIu64 " modules' symbols "
-		 "read ahead", reads, miss_reads, code_stops, symbolize_read_ahead());
+		 "read ahead; %u compressed debug files uncompressed into the cache, %u read "
+		 "from it", reads, miss_reads, code_stops, symbolize_read_ahead(), written, used);
 	info_msg("stacks: %u distinct, %zu bytes in the stack table, %" PRIu64
 		 " events without a stack (table full); unwinds: %" PRIu64 " (%" PRIu64
 		 " frames, %" PRIu64 " failed), with %s", stacks ? stack_table_count(stacks) : 0,

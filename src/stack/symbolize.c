@@ -6,7 +6,8 @@
  * ELF reported at bias 0: libdwfl addresses are then the module's own
  * (relative) addresses.  The ELF comes from the module table (an open
  * descriptor, so a file of an exited container process or a deleted
- * library still resolves); debug files from dwfl_standard_find_debuginfo.
+ * library still resolves); debug files from dwfl_standard_find_debuginfo,
+ * or their uncompressed copies (debug-cache.h).
  *
  * Inlined frames: dwarf_getscopes() lists the DIEs containing the
  * address, innermost first.  Each DW_TAG_inlined_subroutine is one
@@ -33,6 +34,7 @@
 # include <libiberty/demangle.h>
 #endif
 
+#include "stack/debug-cache.h"
 #include "stack/modules.h"
 #include "stack/symbolize.h"
 #include "stack/symbolize-int.h"
@@ -56,7 +58,7 @@ static char *sym_debuginfo_path;
 
 static const Dwfl_Callbacks sym_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = debug_cache_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &sym_debuginfo_path,
 };
