@@ -178,66 +178,79 @@ static int write_copy(int fd, const char *path)
 	return ok ? 0 : -1;
 }
 
-/*
- * fd (a debug file): its copy's fd and path when it is compressed (the
- * copy written if missing), else -1.
- */
-static int cached(int fd, char **path)
+/* The copy's path for build-id id. */
+static char *copy_path(const unsigned char *id, size_t len)
+{
+	char hex[2 * ID_MAX + 1];
+
+	for (size_t i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	return xasprintf("%s/%s.debug", cache_dir, hex);
+}
+
+/* The copy of build-id id, opened if it is one: its fd, or -1. */
+static int open_copy(const char *path, const unsigned char *id, size_t len)
+{
+	int cfd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (cfd >= 0 && !same_id(cfd, id, len)) {
+		close(cfd);
+		cfd = -1;
+	}
+	return cfd;
+}
+
+/* fd (a debug file) compressed: its copy written, for the runs after. */
+static void write_for_later(int fd)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	unsigned char id[ID_MAX];
-	char hex[2 * ID_MAX + 1];
 	size_t len = elf && compressed(elf) ? build_id(elf, id) : 0;
-	int cfd, made = 0;
+	char *path;
 
 	if (elf)
 		elf_end(elf);
 	if (!len)
-		return -1;
-	for (size_t i = 0; i < len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
-	*path = xasprintf("%s/%s.debug", cache_dir, hex);
-	cfd = open(*path, O_RDONLY | O_CLOEXEC);
-	if (cfd >= 0 && !same_id(cfd, id, len)) {
-		/* not a copy of it (cut short, say): written again */
-		close(cfd);
-		cfd = -1;
-		errno = ENOENT;
-	}
-	if (cfd < 0 && errno == ENOENT && write_copy(fd, *path) == 0) {
-		cfd = open(*path, O_RDONLY | O_CLOEXEC);
-		made = 1;
-		if (cfd >= 0 && !same_id(cfd, id, len)) {
-			close(cfd);
-			cfd = -1;
-		}
-	}
-	if (cfd < 0) {
-		free(*path);
-		*path = NULL;
-		return -1;
-	}
-	__atomic_add_fetch(made ? &n_written : &n_used, 1, __ATOMIC_RELAXED);
-	return cfd;
+		return;
+	path = copy_path(id, len);
+	/* a copy there already that is not one (cut short, say): written again */
+	if (write_copy(fd, path) == 0)
+		__atomic_add_fetch(&n_written, 1, __ATOMIC_RELAXED);
+	free(path);
 }
 
+/*
+ * The copy is looked up by the module's build-id before the standard
+ * search: dwfl_standard_find_debuginfo() may keep the file it found for
+ * the module (by build-id), and libdwfl would then read that one.
+ */
 int debug_cache_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			       Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			       GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
-	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-					      debuglink_file, debuglink_crc, debuginfo_file_name);
-	char *path = NULL;
-	int cfd;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int len, fd;
 
 	pthread_once(&dir_once, find_dir);
-	if (fd < 0 || !cache_dir || (cfd = cached(fd, &path)) < 0)
-		return fd;
-	debug_msg("%s: debug information from %s", modname, path);
-	close(fd);
-	free(*debuginfo_file_name);
-	*debuginfo_file_name = path;
-	return cfd;
+	len = cache_dir ? dwfl_module_build_id(mod, &bits, &vaddr) : 0;
+	if (len > 0 && len <= ID_MAX) {
+		char *path = copy_path(bits, (size_t)len);
+		int cfd = open_copy(path, bits, (size_t)len);
+
+		if (cfd >= 0) {
+			debug_msg("%s: debug information from %s", modname, path);
+			__atomic_add_fetch(&n_used, 1, __ATOMIC_RELAXED);
+			*debuginfo_file_name = path;
+			return cfd;
+		}
+		free(path);
+	}
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					  debuglink_file, debuglink_crc, debuginfo_file_name);
+	if (fd >= 0 && len > 0)
+		write_for_later(fd);
+	return fd;
 }
 
 void debug_cache_counts(unsigned *written, unsigned *used)
