@@ -15,8 +15,10 @@
 #include <unistd.h>
 #include <gelf.h>
 #include <sys/stat.h>
+#include <elfutils/libdwelf.h>
 
 #include "stack/debug-cache.h"
+#include "stack/modules.h"
 #include "util/error.h"
 #include "util/xmalloc.h"
 
@@ -90,37 +92,13 @@ static int compressed(Elf *elf)
 	return any;
 }
 
-/* elf's GNU build-id into id (ID_MAX): its length, or 0. */
-static size_t build_id(Elf *elf, unsigned char *id)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		GElf_Nhdr nh;
-		Elf_Data *d;
-		size_t off = 0, name, desc;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
-		    !(d = elf_getdata(scn, NULL)))
-			continue;
-		while ((off = gelf_getnote(d, off, &nh, &name, &desc)) > 0)
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    memcmp((const char *)d->d_buf + name, "GNU", 4) == 0 &&
-			    nh.n_descsz && nh.n_descsz <= ID_MAX) {
-				memcpy(id, (const char *)d->d_buf + desc, nh.n_descsz);
-				return nh.n_descsz;
-			}
-	}
-	return 0;
-}
-
 /* Is the file at fd an ELF with build-id id? */
 static int same_id(int fd, const unsigned char *id, size_t len)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	unsigned char got[ID_MAX];
-	int same = elf && build_id(elf, got) == len && memcmp(got, id, len) == 0;
+	const void *got;
+	int same = elf && dwelf_elf_gnu_build_id(elf, &got) == (ssize_t)len &&
+		   memcmp(got, id, len) == 0;
 
 	if (elf)
 		elf_end(elf);
@@ -183,9 +161,7 @@ static char *copy_path(const unsigned char *id, size_t len)
 {
 	char hex[2 * ID_MAX + 1];
 
-	for (size_t i = 0; i < len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
-	return xasprintf("%s/%s.debug", cache_dir, hex);
+	return xasprintf("%s/%s.debug", cache_dir, build_id_hex(id, len, hex, sizeof(hex)));
 }
 
 /* The copy of build-id id, opened if it is one: its fd, or -1. */
@@ -204,15 +180,14 @@ static int open_copy(const char *path, const unsigned char *id, size_t len)
 static void write_for_later(int fd)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	unsigned char id[ID_MAX];
-	size_t len = elf && compressed(elf) ? build_id(elf, id) : 0;
-	char *path;
+	const void *id = NULL;
+	ssize_t len = elf && compressed(elf) ? dwelf_elf_gnu_build_id(elf, &id) : 0;
+	char *path = len > 0 && len <= ID_MAX ? copy_path(id, (size_t)len) : NULL;
 
 	if (elf)
 		elf_end(elf);
-	if (!len)
+	if (!path)
 		return;
-	path = copy_path(id, len);
 	/* a copy there already that is not one (cut short, say): written again */
 	if (write_copy(fd, path) == 0)
 		__atomic_add_fetch(&n_written, 1, __ATOMIC_RELAXED);

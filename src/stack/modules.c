@@ -223,16 +223,21 @@ out:
 	return id;
 }
 
-char *module_build_id_hex(const struct module *m, char *buf, size_t size)
+char *build_id_hex(const unsigned char *id, size_t len, char *buf, size_t size)
 {
 	size_t i;
 
 	if (!size)
 		return buf;
-	for (i = 0; i < m->build_id_len && 2 * i + 2 < size; i++)
-		snprintf(buf + 2 * i, 3, "%02x", m->build_id[i]);
+	for (i = 0; i < len && 2 * i + 2 < size; i++)
+		snprintf(buf + 2 * i, 3, "%02x", id[i]);
 	buf[2 * i] = '\0';
 	return buf;
+}
+
+char *module_build_id_hex(const struct module *m, char *buf, size_t size)
+{
+	return build_id_hex(m->build_id, m->build_id_len, buf, size);
 }
 
 int module_open(const struct module *m)

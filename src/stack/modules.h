@@ -216,6 +216,8 @@ uint32_t module_intern_file(const char *path);
 
 /* A module's build-id as lowercase hex into buf (>= 2*len+1); "" if none. */
 char *module_build_id_hex(const struct module *m, char *buf, size_t size);
+/* The same for the len bytes of build-id id. */
+char *build_id_hex(const unsigned char *id, size_t len, char *buf, size_t size);
 
 /*
  * Open the module's file for reading: a dup of the kept descriptor, or
