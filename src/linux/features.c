@@ -53,6 +53,9 @@
 #include <sys/wait.h>
 #include <linux/ptrace.h>
 #include <linux/seccomp.h>
+#if defined(__x86_64__) || defined(__i386__)
+# include <cpuid.h>
+#endif
 
 #include "linux/features.h"
 #include "util/error.h"
@@ -85,6 +88,7 @@ static const char *const names[F_NFEATURES] = {
 	[F_SECCOMP_GET_FILTER] = "seccomp_get_filter",
 	[F_SECCOMP_FILTERS] = "seccomp_filters",
 	[F_SHARED_RING] = "shared_ring",
+	[F_PREFETCHW] = "prefetchw",
 };
 
 static enum state state[F_NFEATURES];
@@ -136,6 +140,18 @@ static void probe_seccomp(void)
 	errno = 0;
 	prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0);
 	set(F_SECCOMP_FILTER, errno != EINVAL);
+}
+
+/* Other CPUs of the family may lack it: before Broadwell, Intel's did. */
+static void probe_prefetchw(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+
+	set(F_PREFETCHW, __get_cpuid(0x80000001, &a, &b, &c, &d) && (c & (1u << 8)));
+#else
+	set(F_PREFETCHW, 0);
+#endif
 }
 
 static void probe_noreplace(void)
@@ -298,6 +314,7 @@ void features_probe(void)
 	read_disable();
 	probe_seccomp();
 	probe_noreplace();
+	probe_prefetchw();
 	probe_child();
 	if (state[F_SECCOMP_ENTRY] == UNKNOWN)
 		state[F_SECCOMP_ENTRY] = ASSUMED;	/* until the first stops */
@@ -346,11 +363,13 @@ void features_print(FILE *f)
 	if (!probed)
 		features_probe();
 	for (int i = 0; i < F_NFEATURES; i++) {
+		const char *whose = i == F_PREFETCHW ? "CPU" : "kernel";
+
 		if (state[i] == LOST)
-			fprintf(f, "%s: kernel feature %s: %s (%s)\n", program_name, names[i],
+			fprintf(f, "%s: %s feature %s: %s (%s)\n", program_name, whose, names[i],
 				what[state[i]], strerror(lost_err[i]));
 		else
-			fprintf(f, "%s: kernel feature %s: %s\n", program_name, names[i],
+			fprintf(f, "%s: %s feature %s: %s\n", program_name, whose, names[i],
 				what[state[i]]);
 	}
 }

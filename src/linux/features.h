@@ -44,6 +44,8 @@ enum feature {
 	F_SECCOMP_FILTERS,	/* Seccomp_filters: in /proc/PID/status (5.9) */
 	F_SHARED_RING,		/* the in-target ring as a memfd memtap maps too
 				   (memfd_create, 3.17); tried at use (probe/detour-ring.h) */
+	F_PREFETCHW,		/* the CPU's PREFETCHW (CPUID 0x80000001 ECX bit 8), which
+				   the stubs run: the processor's, not the kernel's */
 	F_NFEATURES
 };
 

@@ -19,6 +19,7 @@
 
 #include "bp_arch.h"
 #include "detour-abi.h"
+#include "linux/features.h"
 #include "linux/memio.h"
 #include "linux/procfs.h"
 #include "probe/breakpoint.h"
@@ -217,6 +218,7 @@ static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
 	data[D_DROPPED / 8] = ds->dropped0;
 	data[D_TAIL / 8] = ds->head0;
 	data[D_SAMPLE_MEAN / 8] = ds->mean;
+	data[D_PREFETCH / 8] = feature_has(F_PREFETCHW);
 	if (ds->cfg.leak_set)
 		data[D_SET_MASK / 8] = ds->cfg.leak_set - 1;
 	if (ds->mean) {
@@ -411,8 +413,9 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 	}
 	dt_far_scan(ds, tid);
 	debug_msg("process %d: stub mapping at %#" PRIx64 ", %s ring at %#" PRIx64 " (%" PRIu64
-		  " records of %" PRIu64 " bytes), tid %s", ds->pid, ds->base,
+		  " records of %" PRIu64 " bytes, %s), tid %s", ds->pid, ds->base,
 		  ds->local ? "shared" : "private", ds->ring, ds->cfg.nrec, ds->rec_size,
+		  feature_has(F_PREFETCHW) ? "prefetched" : "not prefetched",
 		  tid_off ? "from the TCB" : "by gettid");
 	return 0;
 fail:

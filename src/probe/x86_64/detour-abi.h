@@ -71,6 +71,12 @@
  * drops the record (DROPPED += 1) and remembers TAIL in STALL_TAIL:
  * while TAIL stays there, later producers drop at once (a dead memtap
  * costs one bounded wait, not one per call).
+ *
+ * After its commit, a producer asks for the lines of the next record
+ * (as many as its own record filled) with PREFETCHW, where the CPU has
+ * it (PREFETCH): memtap read them on another CPU a lap ago, and the
+ * next call's stores would otherwise wait for each line in turn (the
+ * ring is written at the speed of those misses, not of the stores).
  */
 #ifndef MEMTAP_DETOUR_ABI_H
 #define MEMTAP_DETOUR_ABI_H
@@ -94,7 +100,7 @@
 #define PT_FAST		0x18	/* calls the prefilter sent on into the function */
 #define PT_SLOT_SHIFT	5	/* 32 bytes a slot */
 #define S_PROBES	16	/* entries tried from a pointer's hash */
-#define DT_TEMPLATE_MAX	0x0900	/* the common routines fit below this */
+#define DT_TEMPLATE_MAX	0x0980	/* the common routines fit below this */
 #define DT_SLOT_SIZE	0x80
 #define DT_ORIG		0x30	/* relocated entry, from the slot's start */
 #define DT_PF_LEN	0x14	/* a prefilter's length, the glue after it */
@@ -135,6 +141,7 @@
 #define D_SAMPLE_MEAN	0x078	/* 0: every call; else sampling is on (the mean in force) */
 #define D_SET_MASK	0x080	/* entries of the set of sampled blocks - 1; 0: no set */
 #define D_SET_FULL	0x088	/* sampled blocks the set had no room for */
+#define D_PREFETCH	0x090	/* 1: PREFETCHW the next record after a commit */
 #define D_HEAD		0x0c0	/* next sequence number (own cache line) */
 #define D_TAIL		0x100	/* consumer index, written by memtap */
 #define D_SHARED_LEFT	0x140	/* the countdown of threads without an entry */

@@ -580,6 +580,20 @@ keep_record:
 	mov rcx, qword ptr D(D_COMMIT)
 	inc rax
 	mov qword ptr [rcx + rdx * 8], rax	/* commit: the last store */
+	cmp qword ptr D(D_PREFETCH), 0
+	je .Lout
+	and rax, qword ptr D(D_MASK)
+	imul rax, qword ptr D(D_REC_SIZE)
+	add rax, qword ptr D(D_RING)	/* the next record */
+	mov rcx, qword ptr [rbx + R_COPIED]
+	test rcx, rcx
+	jns 1f
+	xor ecx, ecx
+1:	lea rcx, [rax + rcx + R_STACK]
+2:	prefetchw [rax]
+	add rax, 64
+	cmp rax, rcx
+	jb 2b
 .Lout:
 	add rsp, 8
 	pop r11
