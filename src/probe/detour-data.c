@@ -72,6 +72,7 @@ void detour_get_ring(const struct detour_set *ds, struct detour_ring *r)
 	r->data = ds->base + DT_DATA;
 	r->commit = ds->commit;
 	r->ring = ds->ring;
+	r->tail = ds->tail;
 	r->nrec = ds->cfg.nrec;
 	r->rec_size = ds->rec_size;
 	r->head = ds->head0;

@@ -47,6 +47,7 @@ struct detour_set {
 	struct dt_far far[DT_FAR_MAX];	/* far page k is far[k - 1] */
 	uint64_t old_far[DT_FAR_MAX];	/* far pages an earlier memtap left, by index */
 	uint64_t commit, ring, rec_size, ring_len;
+	uint64_t tail;		/* TAIL's address, after the records */
 	void *local;		/* memtap's mapping of a shared ring (detour-ring.h) */
 	uint64_t head0, dropped0;	/* a reused mapping's HEAD and DROPPED */
 	int reused;

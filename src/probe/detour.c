@@ -194,6 +194,18 @@ int64_t dt_map_at(struct detour_set *ds, pid_t tid, uint64_t a, uint64_t len, in
 	return got;
 }
 
+/* TAIL's address in a ring of nrec records of rec_size bytes at commit: its own line. */
+static uint64_t ring_tail(uint64_t commit, uint64_t nrec, uint64_t rec_size)
+{
+	return (commit + nrec * (8 + rec_size) + 63) & ~(uint64_t)63;
+}
+
+/* The ring's mapping: commit words, records, TAIL, in whole pages. */
+static uint64_t ring_bytes(uint64_t nrec, uint64_t rec_size)
+{
+	return (ring_tail(0, nrec, rec_size) + 8 + DT_PAGE - 1) & ~(uint64_t)(DT_PAGE - 1);
+}
+
 /*
  * The data page, HEAD kept (commit words hold sequence numbers: they
  * must never go back), TAIL = HEAD; the counters zeroed.
@@ -216,7 +228,7 @@ static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
 	data[D_MIN_SIZE / 8] = ds->cfg.min_size;
 	data[D_MAX_SIZE / 8] = ds->cfg.max_size ? ds->cfg.max_size : ~(uint64_t)0;
 	data[D_DROPPED / 8] = ds->dropped0;
-	data[D_TAIL / 8] = ds->head0;
+	data[D_TAILP / 8] = ds->tail;
 	data[D_SAMPLE_MEAN / 8] = ds->mean;
 	data[D_PREFETCH / 8] = feature_has(F_PREFETCHW);
 	if (ds->cfg.leak_set)
@@ -230,10 +242,12 @@ static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
 		}
 	}
 	ds->pool_idx = 0;
-	err = memio_write(ds->pid, tid, ds->base + DT_DATA, data, D_HEAD);
+	err = memio_write(ds->pid, tid, ds->tail, &ds->head0, sizeof(ds->head0));
 	if (err == 0)
-		err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_TAIL, data + D_TAIL / 8,
-				  sizeof(data) - D_TAIL);
+		err = memio_write(ds->pid, tid, ds->base + DT_DATA, data, D_HEAD);
+	if (err == 0)
+		err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_TAILP, data + D_TAILP / 8,
+				  sizeof(data) - D_TAILP);
 	if (err == 0)
 		err = memio_write(ds->pid, tid, ds->base + DT_COUNTERS, zero, sizeof(zero));
 	if (err == 0)
@@ -287,12 +301,14 @@ static int reuse_old(struct detour_set *ds, pid_t tid, uint64_t lo, uint64_t hi)
 		ds->reused = 1;
 		ds->head0 = data[D_HEAD / 8];
 		ds->dropped0 = data[D_DROPPED / 8];
-		ds->ring_len = (ds->cfg.nrec * (rec_size + 8) + DT_PAGE - 1) & ~(uint64_t)(DT_PAGE - 1);
+		ds->ring_len = ring_bytes(ds->cfg.nrec, rec_size);
 		if (data[D_NREC / 8] == ds->cfg.nrec && data[D_REC_SIZE / 8] == rec_size &&
 		    data[D_RING / 8] == data[D_COMMIT / 8] + ds->cfg.nrec * 8 &&
+		    data[D_TAILP / 8] == ring_tail(data[D_COMMIT / 8], ds->cfg.nrec, rec_size) &&
 		    mapped(r, n, data[D_COMMIT / 8], ds->ring_len)) {
 			ds->commit = data[D_COMMIT / 8];
 			ds->ring = data[D_RING / 8];
+			ds->tail = data[D_TAILP / 8];
 		}
 	}
 	procfs_maps_free(r);
@@ -375,7 +391,7 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 	if (!ds->base)
 		return -ENOMEM;
 	ds->rec_size = R_STACK + ds->cfg.copy_len;
-	ring_len = (ds->cfg.nrec * (ds->rec_size + 8) + DT_PAGE - 1) & ~(uint64_t)(DT_PAGE - 1);
+	ring_len = ring_bytes(ds->cfg.nrec, ds->rec_size);
 	/* a fork child's stubs find NREC 0: they count and drop */
 	wiped = inject(ds, tid, SYS_madvise, ds->base + DT_DATA, DT_MAP_SIZE - DT_DATA,
 		       MADV_WIPEONFORK) == 0;
@@ -388,6 +404,7 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		}
 		ds->commit = (uint64_t)got;
 		ds->ring = ds->commit + ds->cfg.nrec * 8;
+		ds->tail = ring_tail(ds->commit, ds->cfg.nrec, ds->rec_size);
 		ds->head0 = 0;	/* a new ring: its commit words start at 0 */
 		ds->made += ring_len;
 		ds->made_data += ds->local ? 0 : ring_len;	/* VmData: private only */

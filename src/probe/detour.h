@@ -79,12 +79,13 @@ struct detour_probe {
 /* Where the ring is, for its reader. */
 struct detour_ring {
 	pid_t pid;
-	uint64_t data;		/* the data page: HEAD, TAIL, DROPPED */
+	uint64_t data;		/* the data page: HEAD, DROPPED */
 	uint64_t commit, ring;	/* commit words and records */
+	uint64_t tail;		/* TAIL, after the records */
 	uint64_t nrec, rec_size;
 	uint64_t head;		/* HEAD at install: the first record to read */
 	uint64_t dropped;	/* DROPPED at install (a reused mapping's) */
-	void *local;		/* commit words and records mapped in memtap too, or NULL */
+	void *local;		/* commit words, records and TAIL mapped in memtap too, or NULL */
 };
 
 /* Per probe totals from the counter page. */

@@ -65,7 +65,11 @@
  * Ring protocol: a producer reserves sequence number s by cmpxchg on
  * HEAD while HEAD - TAIL < NREC, fills record s & MASK, then stores
  * s + 1 into commit[s & MASK].  memtap reads the commit words from TAIL
- * on, then (a separate copy) the committed records, then writes TAIL.  A
+ * on, then (a separate copy) the committed records, then writes TAIL.
+ * TAIL is in the ring's mapping, on a cache line of its own after the
+ * records (the data page has its address, TAILP; 0 in a fork child's
+ * wiped page: no ring): memtap stores it where it maps the ring too,
+ * with no syscall per batch.  A
  * full ring makes the producer sleep DT_WAIT_NS at a time while memtap
  * drains (TAIL moves); after WAIT_SPINS sleeps with TAIL unmoved it
  * drops the record (DROPPED += 1) and remembers TAIL in STALL_TAIL:
@@ -143,7 +147,7 @@
 #define D_SET_FULL	0x088	/* sampled blocks the set had no room for */
 #define D_PREFETCH	0x090	/* 1: PREFETCHW the next record after a commit */
 #define D_HEAD		0x0c0	/* next sequence number (own cache line) */
-#define D_TAIL		0x100	/* consumer index, written by memtap */
+#define D_TAILP		0x100	/* the address of TAIL, the consumer index memtap writes */
 #define D_SHARED_LEFT	0x140	/* the countdown of threads without an entry */
 #define D_SHARED_MEAN	0x148	/* and the mean of its interval */
 #define D_POOL_IDX	0x180	/* next pool entry to take (own cache line) */

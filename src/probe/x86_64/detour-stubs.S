@@ -206,7 +206,7 @@ dt_common_prefilter:
  * call may replace the address space, ring included.  Bounded as a full
  * ring's wait: after WAIT_SPINS sleeps with TAIL unmoved, TAIL goes into
  * STALL_TAIL and no later call waits while it stays there.  A fork
- * child's wiped data page (HEAD = TAIL = 0) waits for nothing.
+ * child's wiped data page (no TAILP: no ring) waits for nothing.
  */
 	.balign 16
 dt_common_sync:
@@ -224,7 +224,10 @@ dt_common_sync:
 	mov r9, -1			/* TAIL as last seen */
 	xor ebx, ebx			/* sleeps since TAIL last moved */
 .Lsync:
-	mov rax, qword ptr D(D_TAIL)
+	mov rax, qword ptr D(D_TAILP)
+	test rax, rax
+	jz .Lsynced			/* no ring */
+	mov rax, qword ptr [rax]
 	cmp rax, r8
 	jae .Lsynced
 	cmp rax, qword ptr D(D_STALL_TAIL)
@@ -445,8 +448,11 @@ keep_record:
 .Lreserve:
 	mov rax, qword ptr D(D_HEAD)
 .Lretry:
+	mov rcx, qword ptr D(D_TAILP)
+	test rcx, rcx
+	jz .Ldrop			/* no ring: a fork child's wiped page */
 	mov rdx, rax
-	sub rdx, qword ptr D(D_TAIL)
+	sub rdx, qword ptr [rcx]
 	cmp rdx, qword ptr D(D_NREC)
 	jae .Lfull
 	lea rdx, [rax + 1]
@@ -454,7 +460,7 @@ keep_record:
 	jne .Lretry			/* rax = the new head */
 	jmp .Lreserved
 .Lfull:
-	mov rdx, qword ptr D(D_TAIL)
+	mov rdx, qword ptr [rcx]		/* TAIL */
 	cmp rdx, qword ptr D(D_STALL_TAIL)
 	je .Ldrop			/* memtap has not moved since */
 	cmp rdx, r8
