@@ -96,20 +96,13 @@ int detour_installed(const struct detour_set *ds)
 static uint64_t tcb_tid_offset(pid_t pid, struct elfsym_proc *ep)
 {
 	struct elfsym_result self;
-	struct elfsym_image *img;
-	char path[4200];
 	uint64_t value;
 	uint32_t desc[3];
-	int err;
 
-	if (!ep || elfsym_lookup(ep, "pthread_self", NULL, &self) < 0)
+	if (!ep || elfsym_lookup(ep, "pthread_self", NULL, &self) < 0 ||
+	    elfsym_module_lookup(self.module, "_thread_db_pthread_tid", &value) < 0)
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, self.module->path);
-	if (!(img = elfsym_image_open(path)))
-		return 0;
-	err = elfsym_image_lookup(img, "_thread_db_pthread_tid", &value);
-	elfsym_image_free(img);
-	if (err < 0 || memio_read_all(pid, 0, value + self.module->bias, desc, sizeof(desc)) < 0 ||
+	if (memio_read_all(pid, 0, value + self.module->bias, desc, sizeof(desc)) < 0 ||
 	    desc[0] != 32 || desc[2] == 0 || desc[2] > 65536)
 		return 0;
 	return desc[2];

@@ -31,16 +31,27 @@ static size_t pool_add(struct elfsym_image *img, const char *s, size_t len)
 	return off;
 }
 
+/*
+ * The symbols of a symbol table section.  Its string table goes into
+ * the pool whole, in one copy (a NUL after it ends the last name): a
+ * symbol's name is an offset into that copy.
+ */
 static void read_symbols(struct elfsym_image *img, Elf *elf, Elf_Scn *scn,
 			 const GElf_Shdr *sh, int dynamic)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
+	Elf_Data *data = elf_getdata(scn, NULL), *str;
+	Elf_Scn *strscn = elf_getscn(elf, sh->sh_link);
 	size_t ent = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
-	size_t n;
+	size_t n, base;
 
-	if (!data || !ent || !data->d_buf)
+	if (!data || !ent || !data->d_buf || !strscn)
 		return;
+	str = elf_getdata(strscn, NULL);
+	if (!str || !str->d_buf || !str->d_size)
+		return;
+	base = pool_add(img, str->d_buf, str->d_size);
 	n = data->d_size / ent;
+	img->syms = xgrowarray(img->syms, &img->syms_cap, img->nsyms + n, sizeof(*img->syms));
 	for (size_t i = 1; i < n; i++) {
 		GElf_Sym s;
 		const char *name;
@@ -49,19 +60,20 @@ static void read_symbols(struct elfsym_image *img, Elf *elf, Elf_Scn *scn,
 		if (!gelf_getsym(data, (int)i, &s))
 			break;
 		type = GELF_ST_TYPE(s.st_info);
-		if (s.st_shndx == SHN_UNDEF || s.st_name == 0)
+		if (s.st_shndx == SHN_UNDEF || s.st_name == 0 || s.st_name >= str->d_size)
 			continue;
 		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT &&
 		    type != STT_NOTYPE)
 			continue;
-		name = elf_strptr(elf, sh->sh_link, s.st_name);
-		if (!name || !*name)
+		name = img->pool + base + s.st_name;
+		if (!*name)
 			continue;
-		img->syms = xgrowarray(img->syms, &img->syms_cap, img->nsyms + 1,
-				       sizeof(*img->syms));
+		if (name[0] == '_' && (name[1] == 'R' || (name[1] == 'Z' && name[2] == 'N')))
+			img->rust_candidates++;
+
 		struct sym *y = &img->syms[img->nsyms++];
 
-		y->name = pool_add(img, name, strlen(name));
+		y->name = base + s.st_name;
 		y->value = s.st_value;
 		y->size = s.st_size;
 		y->bind = GELF_ST_BIND(s.st_info);

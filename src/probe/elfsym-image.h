@@ -40,6 +40,7 @@ struct elfsym_image {
 	uint8_t build_id[64];
 	size_t build_id_len;
 	int has_symtab;
+	size_t rust_candidates;	/* names that may be Rust's: "_R...", "_ZN..." */
 };
 
 

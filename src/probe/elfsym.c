@@ -460,7 +460,7 @@ static const struct sym *find_in(const struct elfsym_image *img, const char *nam
 {
 	const struct sym *weak = NULL;
 
-	if (!img)
+	if (!img || (pass == PASS_RUST && !img->rust_candidates))
 		return NULL;
 	for (size_t i = 0; i < img->nsyms; i++) {
 		const struct sym *s = &img->syms[i];
@@ -528,6 +528,15 @@ int elfsym_lookup(struct elfsym_proc *p, const char *spec, const char *prefix,
 	}
 	free(name);
 	return ret;
+}
+
+int elfsym_module_lookup(const struct elfsym_module *m, const char *name, uint64_t *value)
+{
+	const struct module *mod = (const struct module *)m;
+
+	if (mod->img && elfsym_image_lookup(mod->img, name, value) == 0)
+		return 0;
+	return mod->dbg ? elfsym_image_lookup(mod->dbg, name, value) : -ENOENT;
 }
 
 /* Rank of a name for an address: lower is preferred. */

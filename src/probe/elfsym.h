@@ -86,6 +86,12 @@ int elfsym_lookup(struct elfsym_proc *p, const char *spec, const char *prefix,
  * share one address: "malloc" rather than "__libc_malloc"), or NULL.
  */
 const char *elfsym_name_at(struct elfsym_proc *p, uint64_t addr);
+/*
+ * st_value of the first defined function or object named name in the
+ * module's file (then its debug file), as elfsym_image_lookup: 0 or
+ * -ENOENT.  Objects too (elfsym_lookup is for functions).
+ */
+int elfsym_module_lookup(const struct elfsym_module *m, const char *name, uint64_t *value);
 
 /* ---- one ELF file, for tests and tools ---- */
 
