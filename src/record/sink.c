@@ -541,7 +541,7 @@ void sink_add_samples(struct sink_proc *p, enum event_kind kind, uint64_t sample
 
 void sink_print_costs(uint64_t code_stops)
 {
-	uint64_t walks = 0, frames = 0, failures = 0, reads = 0, miss_reads = 0;
+	uint64_t walks = 0, frames = 0, failures = 0, reads = 0, miss_reads = 0, indexed, searched;
 	unsigned written, used;
 
 	for (struct sink_proc *p = procs; p; p = p->next) {
@@ -556,10 +556,13 @@ void sink_print_costs(uint64_t code_stops)
 		}
 	}
 	debug_cache_counts(&written, &used);
+	symbolize_index_counts(&indexed, &searched);
 	info_msg("modules: %" PRIu64 " maps reads (%" PRIu64 " for a pc in no known module), %"
 		 PRIu64 " stops at code mappings that are no event; %" PRIu64 " modules' symbols "
 		 "read ahead; %u compressed debug files uncompressed into the cache, %u read "
 		 "from it", reads, miss_reads, code_stops, symbolize_read_ahead(), written, used);
+	info_msg("symbols: %" PRIu64 " addresses named from the symbol index, %" PRIu64
+		 " by a search of the symbols", indexed, searched);
 	info_msg("stacks: %u distinct, %zu bytes in the stack table, %" PRIu64
 		 " events without a stack (table full); unwinds: %" PRIu64 " (%" PRIu64
 		 " frames, %" PRIu64 " failed), with %s", stacks ? stack_table_count(stacks) : 0,

@@ -26,6 +26,19 @@ struct sym_alias {
 	int rank;		/* lower is better */
 };
 
+/* Sized symbols by start (symbolize-index.c): one entry per start. */
+struct sym_cover {
+	uint64_t start, end;	/* end: of the longest symbol there */
+	uint64_t max_end;	/* the highest end of this entry and those before */
+};
+
+struct sym_cover_table {
+	struct sym_cover *c;
+	size_t n;
+	uint64_t *sizeless;	/* starts of the sizeless symbols, sorted */
+	size_t nsizeless;
+};
+
 /* An address range of a compilation unit's code (module addresses). */
 struct sym_cu_range {
 	uint64_t start, end;
@@ -48,6 +61,9 @@ struct sym_module {
 	struct sym_alias *aliases;	/* sorted by addr, one per addr */
 	size_t naliases;
 	int aliases_read;
+	/* symbolize-index.c, read with the aliases */
+	int index_on;
+	struct sym_cover_table globals, locals;	/* global and weak; local */
 	uint64_t (*code)[2];		/* executable PT_LOAD ranges */
 	size_t ncode;
 	Dwarf_Addr dwbias;		/* DWARF address + dwbias = module address */
@@ -63,6 +79,24 @@ Dwfl_Module *sym_module_open(struct sym_module *sm, const char *name, const char
 void sym_module_read(struct sym_module *sm);
 /* symbolize.c: free what sm holds (not sm). */
 void sym_module_clear(struct sym_module *sm);
+
+/*
+ * symbolize.c: of n elements sorted by key (key_of(arg, i) for element
+ * i), the number whose key is at most key: the index after the last.
+ */
+size_t sym_count_up_to(size_t n, uint64_t key, uint64_t (*key_of)(const void *, size_t),
+		       const void *arg);
+
+/* symbolize-index.c: sm's index, from its n symbols (dwfl_module_getsymtab). */
+void sym_index_build(struct sym_module *sm, int n);
+void sym_index_free(struct sym_module *sm);
+/*
+ * The start of the symbol dwfl_module_addrinfo() would find for module
+ * address a: SYM_INDEX_FOUND and *start; SYM_INDEX_NONE: it would find
+ * none; SYM_INDEX_ASK: ask it.
+ */
+enum { SYM_INDEX_ASK, SYM_INDEX_FOUND, SYM_INDEX_NONE };
+int sym_index_find(const struct sym_module *sm, uint64_t a, uint64_t *start);
 
 /* symbolize-store.c: m's entry, for the main thread: never SM_BUSY. */
 struct sym_module *sym_store_get(const struct module *m);

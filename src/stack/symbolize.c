@@ -184,6 +184,8 @@ static void read_aliases(struct sym_module *sm)
 	size_t cap = 0, out = 0;
 
 	sm->aliases_read = 1;
+	if (dwfl_module_getsymtab_first_global(sm->mod) > 0)
+		sym_index_build(sm, n);	/* else one pass over all: no index */
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
@@ -208,12 +210,8 @@ static void read_aliases(struct sym_module *sm)
 	sm->naliases = out;
 }
 
-/*
- * Of n elements sorted by key (key_of(arg, i) for element i), the number
- * whose key is at most key: the index after the last of them.
- */
-static size_t count_up_to(size_t n, uint64_t key, uint64_t (*key_of)(const void *, size_t),
-			  const void *arg)
+size_t sym_count_up_to(size_t n, uint64_t key, uint64_t (*key_of)(const void *, size_t),
+		       const void *arg)
 {
 	size_t lo = 0, hi = n;
 
@@ -240,10 +238,48 @@ static const char *best_alias(struct sym_module *sm, uint64_t addr, const char *
 
 	if (!sm->aliases_read)
 		read_aliases(sm);
-	i = count_up_to(sm->naliases, addr, alias_key, sm);
+	i = sym_count_up_to(sm->naliases, addr, alias_key, sm);
 	if (i && sm->aliases[i - 1].addr == addr)
 		return sm->aliases[i - 1].name;
 	return name;
+}
+
+/*
+ * dwfl_module_addrinfo()'s name for addr as best_alias() prefers it, and
+ * the offset: from the index when it knows the start and a function
+ * starts there, else from libdwfl.
+ */
+static uint64_t indexed, searched;
+
+void symbolize_index_counts(uint64_t *i, uint64_t *s)
+{
+	*i = indexed;
+	*s = searched;
+}
+
+static const char *function_at(struct sym_module *sm, uint64_t addr, GElf_Off *offset)
+{
+	const char *name;
+	uint64_t start;
+	GElf_Sym sym;
+	int r;
+
+	if (!sm->aliases_read)
+		read_aliases(sm);
+	r = sym_index_find(sm, addr, &start);
+	if (r == SYM_INDEX_NONE) {
+		*offset = 0;
+		indexed++;
+		return NULL;
+	}
+	if (r == SYM_INDEX_FOUND && (name = best_alias(sm, start, NULL))) {
+		*offset = addr - start;
+		indexed++;
+		return name;
+	}
+	searched++;
+	name = dwfl_module_addrinfo(sm->mod, addr, offset, &sym, NULL, NULL, NULL);
+	return name ? best_alias(sm, addr - *offset, name) : NULL;
 }
 
 Dwfl_Module *sym_module_open(struct sym_module *sm, const char *name, const char *path,
@@ -271,6 +307,7 @@ void sym_module_clear(struct sym_module *sm)
 	if (sm->dwfl)
 		dwfl_end(sm->dwfl);
 	free(sm->aliases);
+	sym_index_free(sm);
 	free(sm->code);
 	free(sm->cus);
 	sm->dwfl = NULL;
@@ -463,7 +500,7 @@ static Dwarf_Die *cu_of(struct sym_module *sm, uint64_t a)
 	if (!sm->cus_read)
 		read_cus(sm);
 	/* the last range starting at or below a; ranges may nest (rare) */
-	lo = count_up_to(sm->ncus, a, cu_key, sm);
+	lo = sym_count_up_to(sm->ncus, a, cu_key, sm);
 	while (lo-- > 0)
 		if (a < sm->cus[lo].end)
 			return &sm->cus[lo].cu;
@@ -566,7 +603,7 @@ static int line_of(Dwarf_Die *cu, Dwarf_Addr pc, const char **file, int *line)
 	if (dwarf_getsrclines(cu, &lines, &n) != 0 || !n)
 		return -1;
 	/* rows are sorted by address: the last one at or below pc */
-	lo = count_up_to(n, pc, row_key, lines);
+	lo = sym_count_up_to(n, pc, row_key, lines);
 	/* an end of sequence is the first address after its rows */
 	if (!lo || lo == n || !(row = dwarf_onesrcline(lines, lo - 1)) ||
 	    dwarf_lineendsequence(row, &end) != 0 || end)
@@ -594,7 +631,6 @@ static void resolve(struct symbolizer *sz, struct sym_entry *e)
 	uint64_t addr = e->info.addr;
 	const char *name = NULL, *file = NULL;
 	GElf_Off offset = 0;
-	GElf_Sym sym;
 	int line = 0;
 	size_t cap = 0;
 
@@ -606,9 +642,7 @@ static void resolve(struct symbolizer *sz, struct sym_entry *e)
 		add_frame(sz, e, &cap, NULL, 0, NULL, 0, 0);
 		return;
 	}
-	name = dwfl_module_addrinfo(mod, addr, &offset, &sym, NULL, NULL, NULL);
-	if (name)
-		name = best_alias(sm, addr - offset, name);
+	name = function_at(sm, addr, &offset);
 
 	Dwarf_Die *cu = cu_of(sm, addr);
 	Dwarf_Addr pc = addr - sm->dwbias;

@@ -81,6 +81,8 @@ const struct sym_info *symbolizer_lookup(struct symbolizer *sz, uint32_t module,
 void symbolize_prefetch(uint32_t module);
 /* Modules read ahead so far. */
 uint64_t symbolize_read_ahead(void);
+/* Addresses named so far: by the symbol index, and by libdwfl's search. */
+void symbolize_index_counts(uint64_t *indexed, uint64_t *searched);
 /* Stop the thread and free every module's debug information. */
 void symbolize_release_all(void);
 

@@ -7,6 +7,10 @@
  *   stack-symbolize stripped BINARY < SYM-lines  "[unknown] (BINARY+0x..)"
  *   stack-symbolize garbage FILE...             malformed ELF: no crash
  *   stack-symbolize demangle                    C++, Rust legacy and v0
+ *   stack-symbolize names BINARY START END STEP  "ADDR FUNCTION+OFFSET" for
+ *                                               each STEPth module address
+ *                                               in [START, END) (hex), and
+ *                                               the index's counts on stderr
  *
  * SYM lines come from stack-symtest (see there).  Exit 0 on success,
  * 1 on a mismatch, 77 when demangling is not compiled in, 99 on misuse.
@@ -192,6 +196,29 @@ static int demangle(void)
 	return 0;
 }
 
+static void names(const char *binary, const char *start, const char *end, const char *step)
+{
+	struct symbolizer *sz = symbolizer_new(SYMBOLIZE_NO_LINES | SYMBOLIZE_NO_INLINE);
+	uint32_t id = module_intern_file(binary);
+	uint64_t lo = strtoull(start, NULL, 16), hi = strtoull(end, NULL, 16);
+	uint64_t by = strtoull(step, NULL, 10), indexed, searched;
+
+	if (id == MODULE_NONE || !by) {
+		fprintf(stderr, "%s: cannot be read, or step 0\n", binary);
+		exit(99);
+	}
+	for (uint64_t a = lo; a < hi; a += by) {
+		const struct sym_info *si = symbolizer_lookup(sz, id, a);
+		const struct sym_frame *f = si->nframes ? &si->frames[si->nframes - 1] : NULL;
+
+		printf("%#" PRIx64 " %s+%#" PRIx64 "\n", a, f && f->function ? f->function : "?",
+		       f ? f->offset : 0);
+	}
+	symbolize_index_counts(&indexed, &searched);
+	fprintf(stderr, "indexed %" PRIu64 " searched %" PRIu64 "\n", indexed, searched);
+	symbolizer_free(sz);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -200,6 +227,8 @@ int main(int argc, char **argv)
 		check(argv[2], 0);
 	else if (strcmp(argv[1], "stripped") == 0 && argc == 3)
 		check(argv[2], 1);
+	else if (strcmp(argv[1], "names") == 0 && argc == 6)
+		names(argv[2], argv[3], argv[4], argv[5]);
 	else if (strcmp(argv[1], "garbage") == 0 && argc >= 3)
 		garbage(argv + 2, argc - 2);
 	else if (strcmp(argv[1], "demangle") == 0) {

@@ -7,13 +7,19 @@
  * rel-addr is relative to this executable's ELF (runtime address minus
  * the load bias); the frames are innermost first (an inlined call, then
  * the function it was inlined into).  Addresses are call sites: a
- * return address minus one, as in a stack.
+ * return address minus one, as in a stack.  And
+ *
+ *   LABELS <rel-start> <rel-end>
+ *
+ * the code of stack-symtest-labels.S, for stack-symbolize names.
  */
 #include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 
 static uintptr_t load_bias;
+
+extern "C" char symtest_outer[], symtest_labels_end[];
 
 static int first_object(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -99,5 +105,7 @@ int main()
 	printf("SYM %#lx memtap_test::Widget::grow(int)|stack-symtest.cc|%d\n", rel(b), line_grow);
 	printf("SYM %#lx inl_helper|stack-symtest.cc|%d sym_outer|stack-symtest.cc|%d\n",
 	       rel(c), line_inl, line_outer);
+	/* rel() takes a return address: one byte more */
+	printf("LABELS %lx %lx\n", rel(symtest_outer + 1), rel(symtest_labels_end + 2));
 	return 0;
 }
