@@ -103,8 +103,12 @@ attach_memtap() {
 	shift 2
 	# no stale "attached" line from an earlier run may answer wait_for
 	rm -f "$_err"
-	# -k: a signal the test sends is forwarded, and starts the clock too
-	timeout -k 60 120 "$MEMTAP" "$@" > "$_out" 2> "$_err" &
+	# -k: a signal the test sends is forwarded, and starts the clock too.
+	# --foreground: without it timeout sends SIGCONT after the signal,
+	# which may come once memtap is exiting and discard the SIGSTOP of
+	# LeakSanitizer's PTRACE_ATTACH to memtap's threads: a sanitized
+	# memtap then hangs in its leak check (no SIGCONT, no hang).
+	timeout --foreground -k 60 120 "$MEMTAP" "$@" > "$_out" 2> "$_err" &
 	MPID=$!
 	BGPIDS="$BGPIDS $MPID"
 	wait_for "$_err" 'attached to process'
