@@ -106,11 +106,20 @@ static int read_status(pid_t pid, char *buf, size_t size)
 
 int procfs_status_long(pid_t pid, const char *name, long *value)
 {
+	return procfs_status_longs(pid, &name, value, 1) == 1 ? 0 : -1;
+}
+
+int procfs_status_longs(pid_t pid, const char *const *names, long *values, size_t n)
+{
 	char buf[4096];
+	int found = 0;
 
 	if (read_status(pid, buf, sizeof(buf)) < 0)
 		return -1;
-	return status_field(buf, name, value);
+	for (size_t i = 0; i < n; i++)
+		if (status_field(buf, names[i], &values[i]) == 0)
+			found |= 1 << i;
+	return found;
 }
 
 int procfs_status_hex(pid_t pid, const char *name, uint64_t *value)

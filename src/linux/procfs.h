@@ -20,6 +20,12 @@ int procfs_read_vmstat(pid_t pid, struct vmstat *vs);
 int procfs_read_comm(pid_t tid, char *buf, size_t size);
 /* Field "Name:" of /proc/PID/status as a long; -1 when absent. */
 int procfs_status_long(pid_t pid, const char *name, long *value);
+/*
+ * Fields names[0 .. n) of one read of /proc/PID/status as longs (n <=
+ * 16): bit i set in the result when names[i] was there; -1 when the
+ * task is gone.
+ */
+int procfs_status_longs(pid_t pid, const char *const *names, long *values, size_t n);
 /* Field "Name:" of /proc/PID/status in hex (CapEff, CapPrm...); -1 when absent. */
 int procfs_status_hex(pid_t pid, const char *name, uint64_t *value);
 /* The real, effective, saved and filesystem ids of "Uid" or "Gid"; -1 when absent. */

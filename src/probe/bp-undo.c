@@ -126,7 +126,7 @@ static int restore_ret_slots(struct bp_set *set, pid_t pid, pid_t tid)
 	return first;
 }
 
-int bp_remove_all(struct bp_set *set, pid_t stopped_tid)
+int bp_restore_all(struct bp_set *set, pid_t stopped_tid)
 {
 	int first = 0, err;
 
@@ -142,10 +142,15 @@ int bp_remove_all(struct bp_set *set, pid_t stopped_tid)
 	}
 	bp_free_bps(set);
 	bp_free_threads(set);
-	err = bp_unmap_scratch(set, stopped_tid);
-	if (err < 0 && !first)
-		first = err;
 	return first;
+}
+
+int bp_remove_all(struct bp_set *set, pid_t stopped_tid)
+{
+	int first = bp_restore_all(set, stopped_tid), err;
+
+	err = bp_unmap_scratch(set, stopped_tid);
+	return first < 0 ? first : err;
 }
 
 /*

@@ -166,9 +166,11 @@ int bp_thread_fixup_for_detach(struct bp_set *set, pid_t tid);
  * signal-delivery-stop or PTRACE_EVENT_STOP).  The set is empty
  * afterwards (free it with bp_set_free()).  Returns 0 or the first
  * -errno; on -EBUSY from the unmapping, only the pages are left: call
- * bp_unmap_scratch() with another thread.
+ * bp_unmap_scratch() with another thread.  bp_restore_all(): all of
+ * that but the unmapping, the pages left to bp_unmap_scratch().
  */
 int bp_remove_all(struct bp_set *set, pid_t stopped_tid);
+int bp_restore_all(struct bp_set *set, pid_t stopped_tid);
 int bp_unmap_scratch(struct bp_set *set, pid_t stopped_tid);
 
 /*

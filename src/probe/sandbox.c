@@ -2,9 +2,9 @@
  * sandbox.c - a thread's seccomp state, and whether it lets memtap
  * inject a given syscall (see sandbox.h for the rules).
  *
- * The filters are fetched anew at every sandbox_load(): a process may
- * install a filter at any time, and injections are rare (a scratch page
- * per library region, one munmap per page at detach).  Index 0 of
+ * The filters are fetched at sandbox_load(), or found unchanged since
+ * the last fetch from the same thread (a process may install a filter
+ * at any time; a dozen injections in a row arm the probes).  Index 0 of
  * PTRACE_SECCOMP_GET_FILTER is the most recently installed filter, the
  * order bpf_seccomp_combine() wants.
  */
@@ -112,47 +112,117 @@ static void drop_progs(struct sandbox *sb)
 }
 
 /*
- * The number of tid's filters, from Seccomp_filters: in its status
- * (Linux 5.9), or -1.  memtap's own status has the line unless the
- * kernel lacks it.
+ * The number of filters a status said (found: procfs_status_longs's
+ * bits for Seccomp, Seccomp_filters): its Seccomp_filters (Linux 5.9),
+ * or -1.  memtap's own status has the line unless the kernel lacks it.
  */
-static long filters_of(pid_t tid)
+static long filters_said(int found, long n)
 {
-	long n;
+	long mine;
 
 	if (!feature_has(F_SECCOMP_FILTERS))
 		return -1;
-	if (procfs_status_long(tid, "Seccomp_filters", &n) == 0)
+	if (found & 2)
 		return n;
-	if (procfs_status_long(getpid(), "Seccomp_filters", &n) < 0)
+	if (procfs_status_long(getpid(), "Seccomp_filters", &mine) < 0)
 		feature_lost(F_SECCOMP_FILTERS, ENOENT);
 	return -1;
+}
+
+/* tid's Seccomp: mode (-1 unknown) and, in *count, filters_said: one read of its status. */
+static long status_of(pid_t tid, long *count)
+{
+	static const char *const names[] = { "Seccomp", "Seccomp_filters" };
+	long v[2] = { -1, -1 };
+	int found = procfs_status_longs(tid, names, v, 2);
+
+	*count = found < 0 ? -1 : filters_said(found, v[1]);
+	return found > 0 && (found & 1) ? v[0] : -1;
 }
 
 /* memtap's own number of filters: 0 when its Seccomp: says none. */
 static long own_filters(void)
 {
-	long n = filters_of(getpid()), mode;
+	long n, mode = status_of(getpid(), &n);
 
-	if (n < 0 && procfs_status_long(getpid(), "Seccomp", &mode) == 0 && mode == 0)
-		n = 0;
-	return n;
+	return n < 0 && mode == 0 ? 0 : n;
+}
+
+/*
+ * The filters last read with PTRACE_SECCOMP_GET_FILTER, and whose.  A
+ * filter is never taken off a thread, and its mode stays 2: the
+ * thread's filters are the same while each still has its length and
+ * there is none past the oldest, n + 1 PTRACE_SECCOMP_GET_FILTERs where
+ * reading them anew takes a read of its status and 2n + 1 (memtap
+ * injects a dozen syscalls or more in a row through one thread when it
+ * arms its probes).  A filter added since, by the thread or by
+ * another's SECCOMP_FILTER_FLAG_TSYNC, is at index 0: a length moves.
+ */
+static struct sandbox kept;
+static pid_t kept_tid;
+
+static int still_kept(pid_t tid)
+{
+	if (!kept_tid || tid != kept_tid)
+		return 0;
+	for (size_t i = 0; i <= kept.nprogs; i++) {
+		long n;
+
+		errno = 0;
+		n = ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)i, NULL);
+		if (i == kept.nprogs)
+			return n < 0 && errno == ENOENT;
+		if (n < 0 || (size_t)n != kept.progs[i].len)
+			return 0;
+	}
+	return 0;
+}
+
+/* A copy of from's filters into to (whose own are dropped). */
+static void copy_progs(struct sandbox *to, const struct sandbox *from)
+{
+	drop_progs(to);
+	to->mode = from->mode;
+	to->err = from->err;
+	to->progs = xcalloc(from->nprogs, sizeof(*to->progs));
+	for (size_t i = 0; i < from->nprogs; i++) {
+		struct prog *p = &to->progs[i];
+
+		p->len = from->progs[i].len;
+		p->insns = xmalloc(p->len * sizeof(*p->insns));
+		memcpy(p->insns, from->progs[i].insns, p->len * sizeof(*p->insns));
+		p->own = is_own(p->insns, p->len);
+	}
+	to->nprogs = from->nprogs;
+}
+
+void sandbox_forget(pid_t tid)
+{
+	if (kept_tid && (tid == 0 || tid == kept_tid)) {
+		drop_progs(&kept);
+		kept_tid = 0;
+	}
 }
 
 struct sandbox *sandbox_load(pid_t tid)
 {
 	struct sandbox *sb = xcalloc(1, sizeof(*sb));
-	long mode = -1, count;
+	long count;
 
-	if (procfs_status_long(tid, "Seccomp", &mode) < 0)
-		mode = -1;
-	sb->mode = (int)mode;
-	if (mode != 2)
+	if (still_kept(tid)) {
+		copy_progs(sb, &kept);
 		return sb;
-	count = filters_of(tid);
+	}
+	sandbox_forget(kept_tid);
+	sb->mode = (int)status_of(tid, &count);
+	if (sb->mode != 2)
+		return sb;
 	sb->err = fetch_filters(sb, tid, count);
-	if (sb->err == 0)
+	if (sb->err == 0) {
+		copy_progs(&kept, sb);
+		kept_tid = tid;
 		return sb;
+	}
 	drop_progs(sb);
 	/*
 	 * Unreadable (no CAP_SYS_ADMIN, or Linux < 4.4): if memtap has no

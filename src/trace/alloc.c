@@ -529,19 +529,26 @@ int alloc_fixup_for_detach(struct thread *tcp)
 int alloc_space_remove(struct alloc_space *s, struct thread *good,
 		       struct thread *const *others, size_t nothers)
 {
-	int err = s->dt ? alloc_detours_remove(s->dt, good->tid) : 0;
+	int err = s->dt ? alloc_detours_remove(s->dt, good->tid) : 0, unmapped;
 
 	if (err < 0)
 		error_msg("process %d: restoring the detoured entries: %s", s->pid, strerror(-err));
 	alloc_detours_free(s->dt);
 	s->dt = NULL;
-	err = bp_remove_all(s->set, good->tid);
-
-	for (size_t i = 0; err == -EBUSY && i < nothers; i++)
-		if (others[i] != good)
-			err = bp_unmap_scratch(s->set, others[i]->tid);
+	err = bp_restore_all(s->set, good->tid);
 	if (err < 0)
 		error_msg("process %d: undoing the breakpoints: %s", s->pid, strerror(-err));
+	unmapped = bp_unmap_scratch(s->set, good->tid);
+	for (size_t i = 0; unmapped == -EBUSY && i < nothers; i++)
+		if (others[i] != good)
+			unmapped = bp_unmap_scratch(s->set, others[i]->tid);
+	if (unmapped == -EPERM && remote_refusal())
+		warn_msg("process %d: memtap's scratch pages stay mapped in it, harmless (nothing "
+			 "runs them): %s", s->pid, remote_refusal());
+	else if (unmapped < 0)
+		error_msg("process %d: unmapping memtap's scratch pages: %s", s->pid,
+			  strerror(-unmapped));
+	err = err < 0 ? err : unmapped;
 	bp_set_free(s->set);
 	s->set = NULL;
 	s->nsites = 0;

@@ -32,6 +32,7 @@
 #include <sys/prctl.h>
 #include <linux/ptrace.h>
 
+#include "probe/sandbox.h"
 #include "trace/alloc.h"
 #include "trace/attach.h"
 #include "trace/faults.h"
@@ -118,6 +119,7 @@ void thread_free(struct thread *tcp)
 {
 	alloc_thread_free(tcp);
 	sources_thread_gone(tcp);
+	sandbox_forget(tcp->tid);
 	procs_free_thread(&tr.procs, tcp);
 }
 

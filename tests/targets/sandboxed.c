@@ -17,6 +17,8 @@
  *   memfd      kill the process on memfd_create (memtap's shared ring
  *              is refused: its ring is then private)
  *   none       no filter
+ *   MODE+LATER MODE's filter at start, LATER's at the start of the first
+ *              round: a filter that comes while memtap is attached
  *   strict     strict mode (SECCOMP_MODE_STRICT: read, write, exit and
  *              sigreturn only): after "ready PID" it echoes each byte
  *              read on stdin as "got C", and exits 0 at end of file
@@ -272,6 +274,7 @@ static void one_round(int n, const char *lib)
 int main(int argc, char **argv)
 {
 	const char *lib = NULL;
+	char *later;
 	sigset_t block, old;
 	int n = 0;
 
@@ -291,6 +294,9 @@ int main(int argc, char **argv)
 	sigaddset(&block, SIGUSR1);
 	sigaddset(&block, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &block, &old);
+	later = strchr(argv[1], '+');
+	if (later)
+		*later++ = '\0';
 	install_mode(argv[1]);
 	if (argc >= 4 && !strcmp(argv[2], "-x")) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -309,6 +315,8 @@ int main(int argc, char **argv)
 			sigsuspend(&old);
 		if (rounds_wanted) {
 			rounds_wanted--;
+			if (n == 0 && later)
+				install_mode(later);
 			one_round(++n, lib);
 			continue;
 		}
