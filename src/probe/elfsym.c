@@ -45,7 +45,9 @@
 struct module {
 	struct elfsym_module pub;	/* first: pub pointers convert back */
 	struct elfsym_image *img;
-	struct elfsym_image *dbg;	/* separate debug file or NULL */
+	struct elfsym_image *dbg;	/* separate debug file or NULL, read at first need */
+	pid_t pid;		/* whose root the debug file is looked up in */
+	int dbg_sought;
 	uint64_t ino;
 	uint64_t first_start, first_end, first_off;
 	int has_off0;
@@ -155,6 +157,22 @@ static struct elfsym_image *find_debug(pid_t pid, const struct module *mod)
 			return d;
 	}
 	return NULL;
+}
+
+/*
+ * mod's separate debug file, when mod has no .symtab: found and read at
+ * the first lookup that gets past the file's own symbols (the probed
+ * functions of the C library are in .dynsym: a run that probes only
+ * them reads no debug file).
+ */
+static const struct elfsym_image *module_dbg(const struct module *m)
+{
+	struct module *mod = (struct module *)m;
+
+	if (!mod->dbg_sought && !mod->img->has_symtab)
+		mod->dbg = find_debug(mod->pid, mod);
+	mod->dbg_sought = 1;
+	return mod->dbg;
 }
 
 /*
@@ -391,9 +409,7 @@ struct elfsym_proc *elfsym_proc_load(pid_t pid)
 		}
 		mod->pub.etype = mod->img->etype;
 		mod->pub.soname = mod->img->soname >= 0 ? mod->img->pool + mod->img->soname : NULL;
-		if (!mod->img->has_symtab)
-			mod->dbg = find_debug(pid, mod);
-		mod->pub.has_symtab = mod->img->has_symtab || mod->dbg;
+		mod->pid = pid;
 		p->mods[keep++] = mod;
 	}
 	p->nmods = keep;
@@ -491,7 +507,7 @@ static const struct sym *find_in(const struct elfsym_image *img, const char *nam
 	return weak;
 }
 
-int elfsym_lookup(struct elfsym_proc *p, const char *spec, const char *prefix,
+static int lookup(struct elfsym_proc *p, const char *spec, const char *prefix, int api,
 		  struct elfsym_result *out)
 {
 	char *name, *obj;
@@ -512,7 +528,9 @@ int elfsym_lookup(struct elfsym_proc *p, const char *spec, const char *prefix,
 				continue;
 			s = find_in(img, name, pass);
 			if (!s && pass != PASS_EXPORTED) {
-				img = mod->dbg;
+				/* an API: a library's debug file only when read already */
+				img = !api || !mod->pub.scope || mod->dbg_sought ? module_dbg(mod) :
+				      NULL;
 				s = find_in(img, name, pass);
 			}
 			if (!s)
@@ -530,13 +548,25 @@ int elfsym_lookup(struct elfsym_proc *p, const char *spec, const char *prefix,
 	return ret;
 }
 
+int elfsym_lookup(struct elfsym_proc *p, const char *spec, const char *prefix,
+		  struct elfsym_result *out)
+{
+	return lookup(p, spec, prefix, 0, out);
+}
+
+int elfsym_lookup_api(struct elfsym_proc *p, const char *spec, const char *prefix,
+		      struct elfsym_result *out)
+{
+	return lookup(p, spec, prefix, 1, out);
+}
+
 int elfsym_module_lookup(const struct elfsym_module *m, const char *name, uint64_t *value)
 {
 	const struct module *mod = (const struct module *)m;
 
 	if (mod->img && elfsym_image_lookup(mod->img, name, value) == 0)
 		return 0;
-	return mod->dbg ? elfsym_image_lookup(mod->dbg, name, value) : -ENOENT;
+	return module_dbg(mod) ? elfsym_image_lookup(mod->dbg, name, value) : -ENOENT;
 }
 
 /* Rank of a name for an address: lower is preferred. */
@@ -563,7 +593,7 @@ const char *elfsym_name_at(struct elfsym_proc *p, uint64_t addr)
 	if (!mod)
 		return NULL;
 	for (int k = 0; k < 2; k++) {
-		const struct elfsym_image *img = k ? mod->dbg : mod->img;
+		const struct elfsym_image *img = k ? module_dbg(mod) : mod->img;
 
 		for (size_t i = 0; img && i < img->nsyms; i++) {
 			const struct sym *s = &img->syms[i];

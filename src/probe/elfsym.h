@@ -35,7 +35,6 @@ struct elfsym_module {
 	uint64_t bias;		/* runtime address = st_value + bias */
 	int etype;		/* ET_EXEC or ET_DYN */
 	int scope;		/* position in the lookup scope, 0 = executable */
-	int has_symtab;		/* .symtab found (in the file or a debug file) */
 };
 
 struct elfsym_result {
@@ -80,6 +79,14 @@ size_t elfsym_proc_skipped(const struct elfsym_proc *p);
  */
 int elfsym_lookup(struct elfsym_proc *p, const char *spec, const char *prefix,
 		  struct elfsym_result *out);
+/*
+ * elfsym_lookup() for a function of an allocator's API that may be
+ * absent (jemalloc's mallocx...): a library's separate debug file is
+ * searched only when an earlier lookup read it (the executable's
+ * always), not read for a name that a library's API would export.
+ */
+int elfsym_lookup_api(struct elfsym_proc *p, const char *spec, const char *prefix,
+		      struct elfsym_result *out);
 
 /*
  * The preferred name of the function at runtime address addr (aliases

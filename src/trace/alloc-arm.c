@@ -64,7 +64,7 @@ static size_t insert_probes(struct alloc_space *s, struct thread *tcp,
 		struct elfsym_result r;
 		int err;
 
-		if (elfsym_lookup(ep, pr->spec, NULL, &r) < 0) {
+		if ((pr->optional ? elfsym_lookup_api : elfsym_lookup)(ep, pr->spec, NULL, &r) < 0) {
 			if (!pr->optional)
 				s->pending++;
 			if (!silent && !pr->optional && !pr->reported) {

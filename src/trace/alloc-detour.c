@@ -167,13 +167,14 @@ static size_t probed_code(struct elfsym_proc *ep, struct span **out)
 	struct span *c = NULL;
 
 	for (size_t i = 0; i < np + 2; i++) {
+		const struct probe *pr = i < np ? probes_get(i) : NULL;
 		struct detour_probe dp;
 		struct elfsym_result r;
 
-		if (i < np && !probe_kind(probes_get(i), &dp))
+		if (pr && !probe_kind(pr, &dp))
 			continue;
-		if (elfsym_lookup(ep, i < np ? probes_get(i)->spec : sync_names[i - np], NULL, &r) < 0 ||
-		    r.ifunc)
+		if ((pr && pr->optional ? elfsym_lookup_api : elfsym_lookup)(
+			    ep, pr ? pr->spec : sync_names[i - np], NULL, &r) < 0 || r.ifunc)
 			continue;
 		c = xgrowarray(c, &cap, n + 1, sizeof(*c));
 		c[n].lo = r.addr;
