@@ -55,6 +55,11 @@ struct detour_set {
 	uint64_t made, made_data;	/* bytes of the mappings this memtap made */
 	uint64_t syscall_insn;
 	struct dt_site sites[DT_ALL_SLOTS];	/* by DESC number */
+	/* detour_nested_refresh(): the code a nested call returns into */
+	struct {
+		uint64_t lo, hi;
+	} nest[DT_FAR_MAX + 1 + DT_ALL_SLOTS];
+	size_t nnest;
 	size_t nslots;		/* 1 + the highest DESC number used */
 	uint64_t keys[K_NENT];	/* the thread table's keys, as written */
 	pid_t key_tids[K_NENT];

@@ -487,13 +487,30 @@ uint64_t detour_stubs(const struct detour_set *ds, unsigned i, uint64_t *len)
 	return ds && i <= DT_FAR_MAX ? dt_page_base(ds, i) : 0;
 }
 
+void detour_nested_refresh(struct detour_set *ds)
+{
+	size_t n = 0;
+
+	for (unsigned pg = 0; pg <= DT_FAR_MAX; pg++) {
+		uint64_t b = dt_page_base(ds, pg);
+
+		if (b) {
+			ds->nest[n].lo = b;
+			ds->nest[n++].hi = b + DT_CODE_SIZE;
+		}
+	}
+	for (size_t i = 0; i < ds->nslots; i++)
+		if (ds->sites[i].live && ds->sites[i].outer && ds->sites[i].size > 1) {
+			ds->nest[n].lo = ds->sites[i].func + 1;
+			ds->nest[n++].hi = ds->sites[i].func + ds->sites[i].size;
+		}
+	ds->nnest = n;
+}
+
 int detour_nested(const struct detour_set *ds, uint64_t addr)
 {
-	if (detour_in_stubs(ds, addr))
-		return 1;
-	for (size_t i = 0; i < ds->nslots; i++)
-		if (ds->sites[i].live && ds->sites[i].outer && addr > ds->sites[i].func &&
-		    addr < ds->sites[i].func + ds->sites[i].size)
+	for (size_t i = 0; i < ds->nnest; i++)
+		if (addr >= ds->nest[i].lo && addr < ds->nest[i].hi)
 			return 1;
 	return 0;
 }

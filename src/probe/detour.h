@@ -151,8 +151,11 @@ int detour_in_stubs(const struct detour_set *ds, uint64_t addr);
  * whose probe is outer (inside its st_size) or by a stub (a tail call of
  * one)?  Then it is nested in another probed call (realloc(NULL, n)
  * calling malloc).  A --probe function's calls are events of their own.
+ * It answers from a table that detour_nested_refresh() makes: call that
+ * after the set changed (before each batch of records).
  */
 int detour_nested(const struct detour_set *ds, uint64_t addr);
+void detour_nested_refresh(struct detour_set *ds);
 /*
  * The stubs' code, for the unwinders: the stub mapping's (i = 0), then
  * far page i's: its start (0 if none) and *len; detour_stub_frame() is
