@@ -475,9 +475,11 @@ static long drain_batch(struct ring_src *r)
 			break;
 		}
 
-		if (r->r.local && j + 2 < (uint64_t)k) {
-			/* written by another CPU a moment ago: ask for it early */
-			const uint8_t *next = batch_record(r, j + 2);
+		if (r->r.local && j + 4 < (uint64_t)k) {
+			/* written by another CPU a moment ago: ask for it early (4
+			   ahead, not 2: memtap's CPU time 347 against 362 ms, medians
+			   of 25 runs of --exact on the loop with 4 threads) */
+			const uint8_t *next = batch_record(r, j + 4);
 
 			__builtin_prefetch(next);
 			__builtin_prefetch(next + 64);
