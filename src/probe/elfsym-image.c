@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <elf.h>
+#include <sys/stat.h>
 
 #include "probe/elfsym-image.h"
 #include "util/xmalloc.h"
@@ -199,7 +200,7 @@ static int parse_image(struct elfsym_image *img, Elf *elf)
 	return 0;
 }
 
-struct elfsym_image *elfsym_image_from_fd(int fd)
+static struct elfsym_image *parse_fd(int fd)
 {
 	struct elfsym_image *img;
 	Elf *elf;
@@ -214,6 +215,7 @@ struct elfsym_image *elfsym_image_from_fd(int fd)
 	img = xcalloc(1, sizeof(*img));
 	img->soname = -1;
 	img->debuglink = -1;
+	img->refs = 1;
 	if (parse_image(img, elf) < 0) {
 		elf_end(elf);
 		elfsym_image_free(img);
@@ -221,6 +223,54 @@ struct elfsym_image *elfsym_image_from_fd(int fd)
 		return NULL;
 	}
 	elf_end(elf);
+	return img;
+}
+
+/*
+ * The images of the files parsed last, newest first, each holding one
+ * reference: a command that runs a shell script parses libc and the
+ * shell once, not at each fork and exec.
+ */
+#define IMAGE_CACHE 32
+static struct elfsym_image *cache[IMAGE_CACHE];
+
+static int same_file(const struct elfsym_image *img, const struct stat *st)
+{
+	return img->dev == st->st_dev && img->ino == st->st_ino && img->size == st->st_size &&
+	       img->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       img->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       img->ctime.tv_sec == st->st_ctim.tv_sec && img->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+struct elfsym_image *elfsym_image_from_fd(int fd)
+{
+	struct elfsym_image *img;
+	struct stat st;
+	size_t i;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return parse_fd(fd);
+	for (i = 0; i < IMAGE_CACHE && cache[i]; i++)
+		if (same_file(cache[i], &st))
+			break;
+	if (i < IMAGE_CACHE && cache[i]) {
+		img = cache[i];
+		img->refs++;	/* the caller's */
+	} else {
+		if (!(img = parse_fd(fd)))
+			return NULL;
+		img->dev = st.st_dev;
+		img->ino = st.st_ino;
+		img->size = st.st_size;
+		img->mtime = st.st_mtim;
+		img->ctime = st.st_ctim;
+		i = IMAGE_CACHE - 1;
+		elfsym_image_free(cache[i]);	/* the oldest goes */
+		img->refs++;	/* the cache's */
+	}
+	/* to the front */
+	memmove(&cache[1], &cache[0], i * sizeof(cache[0]));
+	cache[0] = img;
 	return img;
 }
 
@@ -238,7 +288,7 @@ struct elfsym_image *elfsym_image_open(const char *path)
 
 void elfsym_image_free(struct elfsym_image *img)
 {
-	if (!img)
+	if (!img || --img->refs > 0)
 		return;
 	free(img->loads);
 	free(img->syms);

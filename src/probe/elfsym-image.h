@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "probe/elfsym.h"
 
@@ -41,10 +42,22 @@ struct elfsym_image {
 	size_t build_id_len;
 	int has_symtab;
 	size_t rust_candidates;	/* names that may be Rust's: "_R...", "_ZN..." */
+	/* the image cache (elfsym_image_from_fd()): the file's identity */
+	unsigned refs;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
 };
 
 
-/* Parse the ELF file open on fd (not closed here); NULL, errno ENOEXEC. */
+/*
+ * Parse the ELF file open on fd (not closed here); NULL, errno ENOEXEC.
+ * The same file (device, inode, size, mtime and ctime) gives the same
+ * image, parsed once for every process and every arming of the run:
+ * the last IMAGE_CACHE files parsed are kept.  Images are read only;
+ * each comes with a reference that elfsym_image_free() gives back.
+ */
 struct elfsym_image *elfsym_image_from_fd(int fd);
 
 #endif /* MEMTAP_ELFSYM_IMAGE_H */
