@@ -470,17 +470,6 @@ uint64_t detour_slot_func(const struct detour_set *ds, uint64_t desc)
 	return i < ds->nslots ? ds->sites[i].func : 0;
 }
 
-int detour_in_stubs(const struct detour_set *ds, uint64_t addr)
-{
-	for (unsigned pg = 0; ds && pg <= DT_FAR_MAX; pg++) {
-		uint64_t b = dt_page_base(ds, pg);
-
-		if (b && addr >= b && addr < b + DT_CODE_SIZE)
-			return 1;
-	}
-	return 0;
-}
-
 uint64_t detour_stubs(const struct detour_set *ds, unsigned i, uint64_t *len)
 {
 	*len = DT_CODE_SIZE;

@@ -144,8 +144,6 @@ void *detour_at(const struct detour_set *ds, uint64_t addr);
 void *detour_slot_cookie(const struct detour_set *ds, uint64_t desc);
 /* The function of the slot in a record's DESC, or 0. */
 uint64_t detour_slot_func(const struct detour_set *ds, uint64_t desc);
-/* Is addr inside the stub mapping's code? */
-int detour_in_stubs(const struct detour_set *ds, uint64_t addr);
 /*
  * Is a call whose return address is addr made by a detoured function
  * whose probe is outer (inside its st_size) or by a stub (a tail call of

@@ -198,7 +198,7 @@ static void copy_progs(struct sandbox *to, const struct sandbox *from)
 
 void sandbox_forget(pid_t tid)
 {
-	if (kept_tid && (tid == 0 || tid == kept_tid)) {
+	if (kept_tid && tid == kept_tid) {
 		drop_progs(&kept);
 		kept_tid = 0;
 	}

@@ -48,7 +48,7 @@ struct sandbox;
  * and allows nothing.  Free with sandbox_free().
  */
 struct sandbox *sandbox_load(pid_t tid);
-/* tid is gone (0: any thread): what sandbox_load() keeps of it goes too. */
+/* tid is gone: what sandbox_load() keeps of it goes too. */
 void sandbox_forget(pid_t tid);
 void sandbox_free(struct sandbox *sb);
 /* 1 when sb has no seccomp at all (mode 0). */
