@@ -141,3 +141,12 @@ waiter_round() {
 	kill -USR1 "$1"
 	wait_for "$WOUT" "^round $2 done"
 }
+
+# run_once: a slow test (a language runtime's start-up: Node.js, the
+# JVM, Go's compiler) runs in the normal build's pass only, skipped
+# in the sanitized build's and in memtap-static's (scripts/setup.sh).
+run_once() {
+	[ -z "${MEMTAP_UNDER_TEST:-}" ] || skip "slow: runs in the normal build's pass only"
+	! grep -q -- '--enable-sanitizers' "$top_builddir/config.status" 2>/dev/null ||
+		skip "slow: runs in the normal build's pass only"
+}
