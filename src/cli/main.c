@@ -624,6 +624,7 @@ int main(int argc, char **argv)
 	trace_config = (struct trace_config){
 		.events = opt.events,
 		.syscalls = mode,
+		.syscalls_given = opt.syscalls != SYSCALLS_AUTO,
 		.follow_forks = opt.follow_forks,
 		.npids = opt.npids,
 		.symbol_prefix = opt.symbol_prefix,

@@ -18,6 +18,7 @@
 #include <elfutils/libdwfl.h>
 
 struct module;
+struct gopcln;
 
 /* The preferred name of each function address (aliases resolved). */
 struct sym_alias {
@@ -70,6 +71,8 @@ struct sym_module {
 	struct sym_cu_range *cus;	/* sorted by start */
 	size_t ncus;
 	int cus_read;
+	struct gopcln *go;		/* symbolize-go.c: Go's function table */
+	int go_read;
 };
 
 /* symbolize.c: open sm's file (fd, taken) once: sm->mod, or NULL. */
@@ -97,6 +100,15 @@ void sym_index_free(struct sym_module *sm);
  */
 enum { SYM_INDEX_ASK, SYM_INDEX_FOUND, SYM_INDEX_NONE };
 int sym_index_find(const struct sym_module *sm, uint64_t a, uint64_t *start);
+
+/*
+ * symbolize-go.c: the name of module address addr from sm's Go function
+ * table, where nothing else names it, and *offset from its start; with
+ * lines, *file and *line where *file is still NULL.  NULL: none.
+ */
+const char *sym_go_name(struct sym_module *sm, uint64_t addr, int lines, uint64_t *offset,
+			const char **file, int *line);
+void sym_go_free(struct sym_module *sm);
 
 /* symbolize-store.c: m's entry, for the main thread: never SM_BUSY. */
 struct sym_module *sym_store_get(const struct module *m);

@@ -310,6 +310,7 @@ void sym_module_clear(struct sym_module *sm)
 	sym_index_free(sm);
 	free(sm->code);
 	free(sm->cus);
+	sym_go_free(sm);
 	sm->dwfl = NULL;
 	sm->mod = NULL;
 	sm->aliases = NULL;
@@ -664,6 +665,12 @@ static void resolve(struct symbolizer *sz, struct sym_entry *e)
 		name = die_name(&scopes[0]);
 		if (dwarf_lowpc(&scopes[0], &low) == 0 && pc >= low)
 			offset = pc - low;
+	}
+	if (!name && !nscopes) {
+		uint64_t off = 0;
+
+		name = sym_go_name(sm, addr, !(sz->flags & SYMBOLIZE_NO_LINES), &off, &file, &line);
+		offset = off;
 	}
 	/* the inlined subroutines, innermost first */
 	for (int i = nscopes - 1; i > 0 && !(sz->flags & SYMBOLIZE_NO_INLINE); i--) {

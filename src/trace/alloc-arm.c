@@ -18,6 +18,7 @@
 #include "trace/alloc-int.h"
 #include "trace/alloc-detour.h"
 #include "trace/attach.h"
+#include "trace/sc-mech.h"
 #include "probe/breakpoint.h"
 #include "probe/elfsym.h"
 #include "probe/remote.h"
@@ -64,6 +65,8 @@ static size_t insert_probes(struct alloc_space *s, struct thread *tcp,
 		struct elfsym_result r;
 		int err;
 
+		if (pr->role >= PR_MMAP && !sc_mech_wrappers(tcp->proc))
+			continue;	/* its syscalls are caught otherwise */
 		if ((pr->optional ? elfsym_lookup_api : elfsym_lookup)(ep, pr->spec, NULL, &r) < 0) {
 			if (!pr->optional)
 				s->pending++;
@@ -148,6 +151,7 @@ void alloc_arm(struct alloc_space *s, struct thread *tcp)
 	if (!ep) {
 		error_msg("cannot read the objects of process %d: %s", s->pid, strerror(errno));
 	} else {
+		sc_mech_choose(alloc_cfg, alloc_procs, tcp->proc, ep);
 		if (!s->dt && !s->refused)
 			s->dt = alloc_detours_arm(alloc_cfg, alloc_procs, tcp, ep);
 		in = insert_probes(s, tcp, ep, 0);
@@ -165,7 +169,7 @@ void alloc_arm(struct alloc_space *s, struct thread *tcp)
 	if (!alloc_armed_once) {
 		alloc_armed_once = 1;
 		/* a --probe may be in a library loaded later: run, and tell at the end */
-		if (!in && !s->refused && !probes_user_pending())
+		if (!in && !s->refused && !probes_user_pending() && !tcp->proc->ptrace_syscalls)
 			error_msg_and_die("nothing to probe in process %d (%s): none of the "
 					  "functions asked for was found", s->pid, tcp->proc->rec->comm);
 	}

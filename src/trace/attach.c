@@ -24,6 +24,7 @@
 
 #include "trace/alloc.h"
 #include "trace/attach.h"
+#include "trace/sc-mech.h"
 #include "probe/breakpoint.h"
 #include "util/error.h"
 #include "trace/memtap.h"
@@ -319,7 +320,7 @@ void attach_refuse_probes(const struct trace_config *cfg, const struct procs *pt
 			  struct proc *p, const char *why, int at_attach)
 {
 	static size_t refused;	/* attached processes of which nothing is recorded */
-	int wrappers = !strcmp(syscall_source, "breakpoints") && (cfg->events & EV_SYSCALL_STOPS);
+	int wrappers = cfg->syscalls == SYSCALLS_BREAKPOINTS && (cfg->events & EV_SYSCALL_STOPS);
 	int allocs = (events_to_trace() & EV_BREAKPOINT) != 0;
 
 	if (allocs && at_attach && !(cfg->events & EV_SYSCALL_STOPS)) {
@@ -339,10 +340,7 @@ void attach_refuse_probes(const struct trace_config *cfg, const struct procs *pt
 		warn_msg("process %d (%s): %s: catching its syscalls with PTRACE_SYSCALL "
 			 "(--syscalls=ptrace), which stops at every syscall", p->pid, p->rec->comm,
 			 why);
-		p->ptrace_syscalls = 1;
-		/* one attached process, or more, or a command (npids 0) */
-		syscall_source = cfg->npids != 1 || pt->head->next ?
-			"breakpoints, or ptrace under seccomp" : "ptrace";
+		sc_mech_ptrace(cfg, pt, p, PTRACE_SC_SANDBOX);
 	}
 }
 

@@ -31,8 +31,11 @@ struct proc {
 	struct alloc_space *fork_src;	/* fork child: the parent's, until cleaned */
 	int vfork_child;		/* shares its parent's space until exec */
 	int unfollowed;		/* -p without -f: detach once it is clean */
-	int ptrace_syscalls;	/* PTRACE_SYSCALL for it: its seccomp filters
-				   forbid the probes' scratch page (attach.c) */
+	int ptrace_syscalls;	/* PTRACE_SYSCALL for it, why (sc-mech.h): its
+				   seccomp filters forbid the probes' scratch
+				   page (attach.c), or it has no wrappers */
+	int sc_missed;		/* --syscalls=breakpoints, no wrappers: its
+				   syscalls are not recorded (sc-mech.c) */
 	int own_filter_only;	/* memtap's launch filter is its one filter:
 				   none added since (syscalls.c) */
 	struct proc *next;	/* in creation order */

@@ -91,6 +91,7 @@ static void on_new_task(struct thread *tcp, int event)
 		np->unfollowed = !tr.launched_pid && !tr.cfg->follow_forks;
 		np->rec->unfollowed = np->unfollowed;
 		np->ptrace_syscalls = p->ptrace_syscalls;	/* and its filters */
+		np->sc_missed = p->sc_missed;
 		np->own_filter_only = p->own_filter_only;
 		/* the blocks (and the break) the in-target probes recorded are the child's too */
 		if (event == PTRACE_EVENT_FORK && alloc_drain(tcp))

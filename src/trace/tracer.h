@@ -37,6 +37,7 @@ enum probes_mode {
 struct trace_config {
 	unsigned events;		/* -e: EV_BIT() set */
 	enum syscalls_mode syscalls;	/* how syscalls are caught, never SYSCALLS_AUTO */
+	int syscalls_given;		/* --syscalls= given: kept for every process */
 	int follow_forks;		/* -f: -p follows fork children */
 	size_t npids;			/* -p: how many processes, 0 = a command */
 	const char *symbol_prefix;	/* --symbol-prefix, or NULL */

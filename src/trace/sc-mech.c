@@ -1,0 +1,128 @@
+/*
+ * sc-mech.c - libc's syscall wrappers, or PTRACE_SYSCALL, for each
+ * process (sc-mech.h).
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <libelf.h>
+
+#include "trace/sc-mech.h"
+#include "probe/elfsym.h"
+#include "probe/probes.h"
+#include "stack/gopclntab.h"
+#include "util/error.h"
+
+static unsigned reasons;	/* PTRACE_SC_* bits of the processes seen, MISSED */
+#define MISSED 4
+static int wrapped;		/* a process kept its wrappers */
+
+/* "syscalls via ..." of the report, from what the processes needed. */
+static void name_mechanism(const struct trace_config *cfg, const struct procs *pt)
+{
+	static char buf[160];
+	int alone = cfg->npids == 1 && !pt->head->next && !wrapped;
+
+	if (alone && !(reasons & MISSED)) {
+		syscall_source = "ptrace";
+		return;
+	}
+	snprintf(buf, sizeof(buf), "breakpoints%s%s%s%s%s",
+		 reasons & (PTRACE_SC_SANDBOX | PTRACE_SC_NO_WRAPPERS) ? ", or ptrace" : "",
+		 reasons & PTRACE_SC_SANDBOX ? " under seccomp" : "",
+		 (reasons & 3) == 3 ? " or" : "",
+		 reasons & PTRACE_SC_NO_WRAPPERS ? " without C library wrappers" : "",
+		 reasons & MISSED ? "; none without C library wrappers" : "");
+	syscall_source = buf;
+}
+
+void sc_mech_ptrace(const struct trace_config *cfg, const struct procs *pt, struct proc *p,
+		    int reason)
+{
+	p->ptrace_syscalls = reason;
+	reasons |= (unsigned)reason;
+	name_mechanism(cfg, pt);
+}
+
+int sc_mech_wrappers(const struct proc *p)
+{
+	return !p->ptrace_syscalls && !p->sc_missed;
+}
+
+int sc_mech_missed(const struct proc *p)
+{
+	return p->sc_missed;
+}
+
+/* Is p's executable a Go program? */
+static int is_go(pid_t pid)
+{
+	char path[64];
+	Elf *elf;
+	int fd, go;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	go = gopcln_elf_is_go(elf);
+	elf_end(elf);
+	close(fd);
+	return go;
+}
+
+/* Is a wrapper of the probe list in ep? */
+static int has_wrappers(struct elfsym_proc *ep)
+{
+	for (size_t i = 0; i < probes_count(); i++) {
+		const struct probe *pr = probes_get(i);
+		struct elfsym_result r;
+
+		if (pr->role >= PR_MMAP && elfsym_lookup(ep, pr->spec, NULL, &r) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+void sc_mech_choose(const struct trace_config *cfg, const struct procs *pt, struct proc *p,
+		    struct elfsym_proc *ep)
+{
+	const char *why;
+
+	if (cfg->syscalls != SYSCALLS_BREAKPOINTS || !(cfg->events & EV_SYSCALL_STOPS) ||
+	    p->ptrace_syscalls == PTRACE_SC_SANDBOX)
+		return;
+	why = is_go(p->pid) ? "a Go program, whose runtime makes its syscalls without the "
+			      "C library" :
+	      !has_wrappers(ep) ? "no C library syscall wrappers" : NULL;
+	if (!why) {
+		wrapped = 1;
+		if (p->ptrace_syscalls || p->sc_missed) {
+			/* an exec left the program that had none */
+			info_msg("process %d (%s): C library syscall wrappers: syscalls via "
+				 "breakpoints", p->pid, p->rec->comm);
+			p->ptrace_syscalls = 0;
+			p->sc_missed = 0;
+			name_mechanism(cfg, pt);
+		}
+		return;
+	}
+	if (p->ptrace_syscalls || p->sc_missed)
+		return;		/* said of its parent, or of the program before */
+	if (cfg->syscalls_given) {
+		warn_msg("process %d (%s): %s: --syscalls=breakpoints records none of its "
+			 "syscalls (--syscalls=ptrace would)", p->pid, p->rec->comm, why);
+		p->sc_missed = 1;
+		reasons |= MISSED;
+		name_mechanism(cfg, pt);
+		return;
+	}
+	info_msg("process %d (%s): %s: syscalls via PTRACE_SYSCALL, which stops at every "
+		 "syscall", p->pid, p->rec->comm, why);
+	sc_mech_ptrace(cfg, pt, p, PTRACE_SC_NO_WRAPPERS);
+}
