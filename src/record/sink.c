@@ -27,6 +27,7 @@
 #include "record/sample.h"
 #include "record/sink.h"
 #include "stack/debug-cache.h"
+#include "stack/jitnames.h"
 #include "stack/modules.h"
 #include "stack/stacks.h"
 #include "stack/symbolize.h"
@@ -604,6 +605,7 @@ void sink_release(void)
 		stack_table_free(stacks);
 	stacks = NULL;
 	symbolize_release_all();
+	jit_names_release_all();
 	modules_release_all();
 	maptrack_release_all();
 	live_release_all();
