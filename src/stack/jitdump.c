@@ -165,7 +165,7 @@ static void unwinding_info(struct jit_table *t, struct jitdump_state *s, const u
 	uint64_t size = u64(s, b), hdr = u64(s, b + 8);
 	struct jit_uw *w;
 
-	if (size > n - 24 || hdr > size || t->uw_len + size > JIT_UNWIND_MAX ||
+	if (!size || size > n - 24 || hdr > size || t->uw_len + size > JIT_UNWIND_MAX ||
 	    t->nuw >= JIT_NONE - 1)
 		return;
 	if (t->uw_len + size > t->uw_cap_bytes) {
