@@ -14,6 +14,12 @@
  *   copied to a second one that an earlier load named otherwise, and a
  *   CODE_MOVE says so; calls go through the second page.  A DEBUG_INFO
  *   gives the code the line jit-gen.js:42.
+ * MODE evil-map: the map with a line of a 1 MiB name, then lines for
+ *   ranges overlapping the code's, before and after its own line.
+ * MODE evil-dump: the dump with a load of a 1 MiB name, an overlapping
+ *   load, then a record that claims 4 GiB (cut short: one warning).
+ * MODE evil-header: a dump whose header says it is 8 bytes long (one
+ *   warning, nothing named).
  * -w: print "ready PID" and wait for SIGUSR1 (for memtap -p) before the
  *   calls.
  *
@@ -72,18 +78,39 @@ static unsigned char *make_code(void)
 
 static char path[256];
 
-static void write_map(const unsigned char *at)
+static char *big_name(void)
 {
+	char *name = malloc((1 << 20) + 1);
+
+	if (!name)
+		exit(99);
+	memset(name, 'x', 1 << 20);
+	name[1 << 20] = '\0';
+	return name;
+}
+
+static void write_map(const unsigned char *at, int evil)
+{
+	unsigned long a = (unsigned long)(uintptr_t)at;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", getpid());
 	f = fopen(path, "w");
 	if (!f)
 		exit(99);
+	if (evil) {
+		char *name = big_name();
+
+		fprintf(f, "%lx 1000 %s\n", a - 0x2000, name);
+		fprintf(f, "%lx 20000 stale_overlap\n", a - 0x10000);
+		free(name);
+	}
 	fprintf(f, "%lx 40 stale_wide_name\n", (unsigned long)(uintptr_t)at - 16);
 	fprintf(f, "%lx %zx stale_name\n", (unsigned long)(uintptr_t)at, sizeof(code));
 	fprintf(f, "garbage line\n");
 	fprintf(f, "%lx %zx jit_alloc_fn\n", (unsigned long)(uintptr_t)at, sizeof(code));
+	if (evil)	/* over the start of the code, not its call */
+		fprintf(f, "%lx 4 inner_overlap\n", a + 2);
 	fclose(f);
 }
 
@@ -111,10 +138,12 @@ static void prefix(int fd, uint32_t id, uint32_t size)
 	put(fd, &ts, 8);
 }
 
-static void code_load(int fd, const unsigned char *at, const char *name, uint64_t index)
+/* A load of size bytes at at (the bytes written are the template's). */
+static void code_load(int fd, const unsigned char *at, uint64_t size, const char *name,
+		      uint64_t index)
 {
 	uint32_t pid = (uint32_t)getpid();
-	uint64_t addr = (uint64_t)(uintptr_t)at, size = sizeof(code);
+	uint64_t addr = (uint64_t)(uintptr_t)at;
 
 	prefix(fd, 0, (uint32_t)(16 + 40 + strlen(name) + 1 + sizeof(code)));
 	put(fd, &pid, 4);
@@ -124,10 +153,10 @@ static void code_load(int fd, const unsigned char *at, const char *name, uint64_
 	put(fd, &size, 8);
 	put(fd, &index, 8);
 	put(fd, name, strlen(name) + 1);
-	put(fd, at, sizeof(code));
+	put(fd, code, sizeof(code));
 }
 
-static void write_dump(unsigned char *first, unsigned char *second)
+static void write_dump(unsigned char *first, unsigned char *second, int evil)
 {
 	struct {
 		uint32_t magic, version, total_size, elf_mach, pad1, pid;
@@ -142,11 +171,13 @@ static void write_dump(unsigned char *first, unsigned char *second)
 	fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
 	if (fd < 0)
 		exit(99);
+	if (evil == 2)
+		h.total_size = 8;
 	put(fd, &h, sizeof(h));
 	/* perf finds the file by this mapping */
 	if (mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED)
 		exit(99);
-	code_load(fd, second, "stale_name", 1);
+	code_load(fd, second, sizeof(code), "stale_name", 1);
 	/* DEBUG_INFO for the next load: code_addr, nr_entry, one entry */
 	prefix(fd, 2, 16 + 16 + 16 + sizeof("jit-gen.js"));
 	v[0] = (uint64_t)(uintptr_t)first;
@@ -157,7 +188,7 @@ static void write_dump(unsigned char *first, unsigned char *second)
 	v[0] = 42;		/* lineno 42, discrim 0 */
 	put(fd, v, 8);
 	put(fd, "jit-gen.js", sizeof("jit-gen.js"));
-	code_load(fd, first, "jit_alloc_fn", 2);
+	code_load(fd, first, sizeof(code), "jit_alloc_fn", 2);
 	/* the code moves from first to second (make_code wrote both) */
 	prefix(fd, 1, 16 + 48);
 	put(fd, &pid, 4);
@@ -168,6 +199,16 @@ static void write_dump(unsigned char *first, unsigned char *second)
 	v[3] = sizeof(code);
 	v[4] = 2;
 	put(fd, v, 40);
+	if (evil == 1) {
+		char *name = big_name();
+
+		code_load(fd, (const unsigned char *)0x10000, 64, name, 3);	/* no code there */
+		code_load(fd, second + 2, 4, "inner_overlap", 4);	/* not the call */
+		free(name);
+		/* a CODE_LOAD that claims 4 GiB, cut short */
+		prefix(fd, 0, 0xffffffffu);
+		put(fd, v, 40);
+	}
 	close(fd);
 }
 
@@ -182,12 +223,16 @@ int main(int argc, char **argv)
 	if (n < 0 || n > MAXN)
 		return 2;
 	usr1_block();
-	if (strcmp(mode, "map") == 0) {
-		write_map(second);
+	if (strcmp(mode, "map") == 0 || strcmp(mode, "evil-map") == 0) {
+		write_map(second, mode[0] == 'e');
 	} else if (strcmp(mode, "dump") == 0) {
-		write_dump(first, second);
+		write_dump(first, second, 0);
+	} else if (strcmp(mode, "evil-dump") == 0) {
+		write_dump(first, second, 1);
+	} else if (strcmp(mode, "evil-header") == 0) {
+		write_dump(first, second, 2);
 	} else {
-		fprintf(stderr, "usage: jit-names map|dump N [-w]\n");
+		fprintf(stderr, "usage: jit-names map|dump|evil-map|evil-dump|evil-header N [-w]\n");
 		return 2;
 	}
 	if (wait) {
