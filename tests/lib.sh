@@ -147,6 +147,6 @@ waiter_round() {
 # in the sanitized build's and in memtap-static's (scripts/setup.sh).
 run_once() {
 	[ -z "${MEMTAP_UNDER_TEST:-}" ] || skip "slow: runs in the normal build's pass only"
-	! grep -q -- '--enable-sanitizers' "$top_builddir/config.status" 2>/dev/null ||
+	! grep -q '^SANITIZER_CFLAGS = .*-fsanitize' "$top_builddir/Makefile" 2>/dev/null ||
 		skip "slow: runs in the normal build's pass only"
 }

@@ -27,6 +27,7 @@
 #include "record/sample.h"
 #include "record/sink.h"
 #include "stack/debug-cache.h"
+#include "stack/jitnames.h"
 #include "stack/modules.h"
 #include "stack/stacks.h"
 #include "stack/symbolize.h"
@@ -542,6 +543,7 @@ void sink_add_samples(struct sink_proc *p, enum event_kind kind, uint64_t sample
 void sink_print_costs(uint64_t code_stops)
 {
 	uint64_t walks = 0, frames = 0, failures = 0, reads = 0, miss_reads = 0, indexed, searched;
+	uint64_t jit_procs, jit_ranges, jit_files;
 	unsigned written, used;
 
 	for (struct sink_proc *p = procs; p; p = p->next) {
@@ -563,6 +565,10 @@ void sink_print_costs(uint64_t code_stops)
 		 "from it", reads, miss_reads, code_stops, symbolize_read_ahead(), written, used);
 	info_msg("symbols: %" PRIu64 " addresses named from the symbol index, %" PRIu64
 		 " by a search of the symbols", indexed, searched);
+	jit_names_counts(&jit_procs, &jit_ranges, &jit_files);
+	if (jit_procs)
+		info_msg("run-time code: in %" PRIu64 " processes, %" PRIu64 " ranges named by "
+			 "%" PRIu64 " perf maps and jitdumps", jit_procs, jit_ranges, jit_files);
 	info_msg("stacks: %u distinct, %zu bytes in the stack table, %" PRIu64
 		 " events without a stack (table full); unwinds: %" PRIu64 " (%" PRIu64
 		 " frames, %" PRIu64 " failed), with %s", stacks ? stack_table_count(stacks) : 0,
@@ -604,6 +610,7 @@ void sink_release(void)
 		stack_table_free(stacks);
 	stacks = NULL;
 	symbolize_release_all();
+	jit_names_release_all();
 	modules_release_all();
 	maptrack_release_all();
 	live_release_all();

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stack/jitnames.h"
 #include "stack/modules.h"
 #include "stack/stacks.h"
 #include "stack/symbolize.h"
@@ -231,7 +232,8 @@ uint32_t stack_table_intern(struct stack_table *t, const struct stack_frame *fra
 		copy[i].reserved = 0;
 	}
 	for (int i = 0; i < depth; i++)
-		if (copy[i].module != MODULE_NONE && (i == 0 || copy[i].module != copy[i - 1].module))
+		if (copy[i].module != MODULE_NONE && !jit_is_module(copy[i].module) &&
+		    (i == 0 || copy[i].module != copy[i - 1].module))
 			symbolize_prefetch(copy[i].module);
 	t->stacks[t->nstacks].frames = copy;
 	t->stacks[t->nstacks].depth = (uint32_t)depth;
@@ -299,8 +301,11 @@ uint32_t stack_table_intern_pcs(struct stack_table *t, struct proc_modules *pm,
 			f[i].module = MODULE_NONE;
 			f[i].addr = STACK_FRAME_CUT_ADDR;
 		} else if (!pm || modules_resolve(pm, pc, &f[i].module, &f[i].addr) < 0) {
-			f[i].module = MODULE_NONE;
+			/* run-time code: named by the process's perf map or jitdump */
+			f[i].module = pm ? jit_names_module(pm->pid) : MODULE_NONE;
 			f[i].addr = pc;
+			if (f[i].module != MODULE_NONE)
+				jit_names_note(f[i].module, pc);
 			resolved = 0;	/* a later re-read may place it */
 		}
 	}

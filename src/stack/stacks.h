@@ -4,7 +4,9 @@
  *
  * A stack is an array of frames, leaf first.  A frame is a module id
  * and an address relative to that module's ELF (modules.h), or, when
- * the pc is in no file mapping, MODULE_NONE and the raw pc.  Stored
+ * the pc is in no file mapping, the process's run-time code id
+ * (jit_names_module(), jitnames.h; MODULE_NONE without a process) and
+ * the raw pc.  Stored
  * addresses are the ones to symbolize: the stop's pc for frame 0, the
  * return address minus one (the call instruction) for the others;
  * stack_table_intern_pcs() makes that adjustment.
@@ -28,7 +30,7 @@ struct proc_modules;
 
 struct stack_frame {
 	uint64_t addr;		/* relative to the module, or the raw pc */
-	uint32_t module;	/* module id, MODULE_NONE for a raw pc */
+	uint32_t module;	/* module id; a raw pc: MODULE_NONE or a JIT id */
 	uint32_t reserved;	/* 0 */
 };
 

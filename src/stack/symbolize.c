@@ -35,6 +35,7 @@
 #endif
 
 #include "stack/debug-cache.h"
+#include "stack/jitnames.h"
 #include "stack/modules.h"
 #include "stack/symbolize.h"
 #include "stack/symbolize-int.h"
@@ -624,6 +625,23 @@ static int is_assembler(Dwarf_Die *cu)
 	       lang == DW_LANG_Mips_Assembler;
 }
 
+/* A pc of run-time code: its name from the perf map or jitdump. */
+static void resolve_jit(struct symbolizer *sz, struct sym_entry *e)
+{
+	uint64_t start = 0;
+	const char *file, *name;
+	int line;
+	size_t cap = 0;
+
+	name = jit_names_lookup(e->info.module, e->info.addr, &start, &file, &line);
+	add_frame(sz, e, &cap, NULL, 0, name ? file : NULL, line, 0);
+	if (name) {
+		/* as the runtime wrote it: no symbol version to cut */
+		e->frames[0].function = e->frames[0].system_name = intern(sz, name);
+		e->frames[0].offset = e->info.addr - start;
+	}
+}
+
 static void resolve(struct symbolizer *sz, struct sym_entry *e)
 {
 	const struct module *m = module_get(e->info.module);
@@ -635,6 +653,10 @@ static void resolve(struct symbolizer *sz, struct sym_entry *e)
 	int line = 0;
 	size_t cap = 0;
 
+	if (jit_is_module(e->info.module)) {
+		resolve_jit(sz, e);
+		return;
+	}
 	if (m) {
 		e->info.module_path = m->path;
 		e->info.module_name = m->name;

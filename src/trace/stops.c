@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <linux/ptrace.h>
 
+#include "stack/jitnames.h"
 #include "trace/alloc.h"
 #include "trace/loop.h"
 #include "trace/source.h"
@@ -178,8 +179,11 @@ static void on_exit_event(struct thread *tcp)
 	 * The address space is still there: the figures of the thread that
 	 * exits last are the process's last.
 	 */
-	if (p)
+	if (p) {
 		procfs_read_vmstat(tcp->tid, &p->rec->vm_end);
+		/* what a runtime wrote of its code as it exits (a JVM's perf map) */
+		jit_names_exiting(p->pid);
+	}
 	alloc_drain(tcp);
 	sources_thread_exit(tcp);
 	if (tr.detaching)

@@ -7,7 +7,8 @@
  *   parse-fuzz [-q] [-s SEED] [-t SECONDS] [-n COUNT] [-i INDEX [-o FILE]]
  *              [-f FILE]... [PARSER...]
  *
- * Runs the named parsers (default: all) on inputs 0, 1, 2, ... for
+ * Runs the named parsers (default: all: folded, diff, recording,
+ * perfmap, jitdump) on inputs 0, 1, 2, ... for
  * SECONDS (default 3, and at least 200 inputs) or COUNT inputs.
  * -f adds FILE (a recording) to the valid inputs of the parsers that
  * read recordings.  Input i of a seed and files is always the same:
@@ -47,6 +48,8 @@
 
 #include "report/output.h"
 #include "report/profile.h"
+#include "stack/jitnames.h"
+#include "stack/jitnames-int.h"
 #include "util/xmalloc.h"
 
 /* ---- the parsers ---- */
@@ -201,6 +204,198 @@ static int parse_recording(const uint8_t *data, size_t len)
 	return ret;
 }
 
+/* ---- run-time code names: perf maps and jitdumps (stack/jitnames-int.h) ---- */
+
+struct mem {
+	const uint8_t *data;
+	size_t len;
+};
+
+static ssize_t mem_pread(void *arg, void *buf, size_t n, uint64_t off)
+{
+	const struct mem *m = arg;
+
+	if (off >= m->len)
+		return 0;
+	if (n > m->len - off)
+		n = (size_t)(m->len - off);
+	memcpy(buf, m->data + off, n);
+	return (ssize_t)n;
+}
+
+/* Every entry's name a string in the pool, every start named. */
+static int check_table(const char *parser, struct jit_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct jit_entry *e = &t->e[i], *f;
+
+		if (e->start >= e->end || e->name >= t->pool_len ||
+		    strnlen(t->pool + e->name, t->pool_len - e->name) > JIT_NAME_MAX) {
+			printf("%s: entry %zu: a bad range or name\n", parser, i);
+			return -1;
+		}
+		f = jit_table_find(t, e->start);
+		if (!f || f->start > e->start || f->end <= e->start) {
+			printf("%s: entry %zu: its start is not named\n", parser, i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Read data whole, then again in two parts (as a file that grows): the
+ * same ranges.  kind 0: a perf map, 1: a jitdump.
+ */
+static int read_jit(const char *parser, int kind, const uint8_t *data, size_t len, size_t *n)
+{
+	struct mem m = { data, len };
+	struct jit_table t[2] = { { .what = "'" NAME "'" }, { .what = "'" NAME "'" } };
+	size_t cut = len ? (size_t)(data[0] * 7919u + len / 3) % (len + 1) : 0;
+	int ret = 0;
+
+	for (int i = 0; i < 2; i++) {
+		struct perfmap_state ms = { 0 };
+		struct jitdump_state ds = { 0 };
+
+		if (i) {
+			if (kind)
+				jitdump_read(&t[i], &ds, mem_pread, &m, cut, 0);
+			else
+				perfmap_read(&t[i], &ms, mem_pread, &m, cut, 0);
+			t[i].warned = 0;
+		}
+		if (kind)
+			jitdump_read(&t[i], &ds, mem_pread, &m, len, 1);
+		else
+			perfmap_read(&t[i], &ms, mem_pread, &m, len, 1);
+		if (!ret)
+			ret = check_table(parser, &t[i]);
+	}
+	if (!ret && t[0].n != t[1].n && t[0].n < JIT_MAX_ENTRIES) {
+		printf("%s: %zu ranges read whole, %zu in two parts\n", parser, t[0].n, t[1].n);
+		ret = -1;
+	}
+	*n += t[0].n;
+	jit_table_free(&t[0]);
+	jit_table_free(&t[1]);
+	return ret;
+}
+
+static int parse_perfmap(const uint8_t *data, size_t len)
+{
+	size_t n = 0;
+
+	return read_jit("perfmap", 0, data, len, &n) < 0 ? BROKEN : READ;
+}
+
+/* The valid header of a jitdump. */
+static const uint8_t jitdump_header[40] = { 0x44, 0x54, 0x69, 0x4a, 1, 0, 0, 0, 40 };
+
+/*
+ * The input as a jitdump; after a valid header; and, when it is hex
+ * text (as the seeds are), the bytes it spells.
+ */
+static int parse_jitdump(const uint8_t *data, size_t len)
+{
+	uint8_t *buf = xmalloc(len / 2 + sizeof(jitdump_header) + 1);
+	size_t n = 0, k = 0;
+	int ret = read_jit("jitdump", 1, data, len, &n);
+
+	for (size_t i = 0; i + 1 < len; i++) {
+		int hi = data[i] >= 'a' && data[i] <= 'f' ? data[i] - 'a' + 10 :
+			 data[i] >= '0' && data[i] <= '9' ? data[i] - '0' : -1;
+		int lo = data[i + 1] >= 'a' && data[i + 1] <= 'f' ? data[i + 1] - 'a' + 10 :
+			 data[i + 1] >= '0' && data[i + 1] <= '9' ? data[i + 1] - '0' : -1;
+
+		if (hi >= 0 && lo >= 0) {
+			buf[k++] = (uint8_t)(hi << 4 | lo);
+			i++;
+		}
+	}
+	if (!ret && k)
+		ret = read_jit("jitdump", 1, buf, k, &n);
+	if (!ret) {
+		memcpy(buf, jitdump_header, sizeof(jitdump_header));
+		memcpy(buf + sizeof(jitdump_header), data, len / 2);
+		ret = read_jit("jitdump", 1, buf, sizeof(jitdump_header) + len / 2, &n);
+	}
+	free(buf);
+	return ret < 0 ? BROKEN : READ;
+}
+
+static const char *const perfmap_seeds[] = {
+	"7f0000001000 40 LazyCompile:*alloc /tmp/x.js:3\n"
+	"7f0000001000 20 JS:~alloc /tmp/x.js:3:15\n"
+	"0x7f0000000ff0 1000 py::alloc:/tmp/x.py\r\n"
+	"7f0000002000 0 empty\n"
+	"ffffffffffffffff 10 wraps\n"
+	"garbage\n\n7f0000003000 8 void Alloc.run(int)",
+	"1000 1000 a\n1800 1000 b\n1400 100 c\n1000 10000 d\n1000 1000 e\n",
+	NULL
+};
+
+/* hex of jitdumps, made by make_jitdump_seeds() */
+static char *jitdump_seed_text[4];
+static const char *jitdump_seeds[5];
+
+static void hex(char **s, const void *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		*s += sprintf(*s, "%02x", ((const uint8_t *)p)[i]);
+}
+
+static void rec(char **s, uint32_t id, const void *body, size_t n, uint32_t total)
+{
+	uint64_t ts = 1;
+	uint32_t head[2] = { id, total ? total : (uint32_t)(16 + n) };
+
+	hex(s, head, 8);
+	hex(s, &ts, 8);
+	hex(s, body, n);
+}
+
+static void make_jitdump_seeds(void)
+{
+	struct {
+		uint32_t pid, tid;
+		uint64_t vma, addr, size, index;
+		char name[16];
+	} load = { 1, 1, 0x1000, 0x1000, 0x40, 1, "jit_fn" };
+	struct {
+		uint32_t pid, tid;
+		uint64_t vma, old, new_, size, index;
+	} move = { 1, 1, 0x2000, 0x1000, 0x2000, 0x40, 1 };
+	struct {
+		uint64_t addr, nr, e_addr;
+		uint32_t line, discrim;
+		char file[8];
+	} dbg = { 0x1000, 1, 0x1000, 42, 0, "a.js" };
+	struct {
+		uint64_t size, hdr, mapped;
+		uint8_t data[24];
+	} uw = { 24, 8, 0, { 0 } };
+
+	for (int i = 0; i < 4; i++) {
+		char *s = jitdump_seed_text[i] = xmalloc(4096);
+
+		hex(&s, jitdump_header, sizeof(jitdump_header));
+		rec(&s, 2, &dbg, sizeof(dbg), 0);
+		rec(&s, 4, &uw, sizeof(uw), 0);
+		rec(&s, 0, &load, sizeof(load), 0);
+		rec(&s, 1, &move, sizeof(move), 0);
+		if (i == 1)
+			rec(&s, 0, &load, sizeof(load), 0xffffffffu);	/* claims 4 GiB */
+		if (i == 2)
+			rec(&s, 0, &load, sizeof(load), 8);	/* below its own fields */
+		if (i == 3)
+			rec(&s, 3, NULL, 0, 0);	/* CODE_CLOSE */
+		load.addr += 0x30;	/* overlapping */
+		rec(&s, 0, &load, sizeof(load), 0);
+		jitdump_seeds[i] = jitdump_seed_text[i];
+	}
+}
+
 static const char *const folded_seeds[] = {
 	"[malloc];server;main;handle_request;malloc 8242\n"
 	"[malloc];server;main;back\\slash?tab/'apos';gr\xc3\xb6\xc3\x9f" "e;malloc 200\n"
@@ -243,10 +438,15 @@ struct parser {
 static const char *const *const folded_only[] = { folded_seeds, NULL };
 static const char *const *const json_only[] = { json_seeds, NULL };
 
+static const char *const *const perfmap_only[] = { perfmap_seeds, NULL };
+static const char *const *const jitdump_only[] = { jitdump_seeds, NULL };
+
 static const struct parser parsers[] = {
 	{ "folded", parse_folded, folded_only, 0, 0 },
 	{ "diff", parse_diff_input, diff_seeds, 1, 1 },
 	{ "recording", parse_recording, json_only, 1, 1 },
+	{ "perfmap", parse_perfmap, perfmap_only, 0, 1 },
+	{ "jitdump", parse_jitdump, jitdump_only, 0, 1 },
 };
 
 /* The contents of the -f files, NULL-terminated. */
@@ -612,6 +812,7 @@ int main(int argc, char **argv)
 	struct timespec t0, t;
 	FILE *capture;
 
+	make_jitdump_seeds();
 	while ((c = getopt(argc, argv, "s:t:n:i:o:f:q")) != -1) {
 		switch (c) {
 		case 'q':

@@ -1,0 +1,651 @@
+/*
+ * jitnames.c - names of run-time code from perf maps and jitdumps
+ * (jitnames.h): the table of ranges, the perf map reader, and the name
+ * source of each process.  The jitdump reader is jitdump.c.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "linux/procfs.h"
+#include "stack/jitnames.h"
+#include "stack/jitnames-int.h"
+#include "util/clock.h"
+#include "util/error.h"
+#include "util/xmalloc.h"
+
+#define MAX_SOURCES 65536
+#define RETRY_NS 200000000ull	/* a file not found is looked for again after */
+
+/* ---- the table ---- */
+
+void jit_warn(struct jit_table *t, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	if (t->warned)
+		return;
+	t->warned = 1;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	warn_msg("%s: %s", t->what ? t->what : "?", buf);
+}
+
+uint32_t jit_pool_add(struct jit_table *t, const char *s, size_t len)
+{
+	uint32_t off;
+
+	if (len > JIT_NAME_MAX)
+		len = JIT_NAME_MAX;
+	if (t->pool_len + len + 1 > JIT_POOL_MAX) {
+		jit_warn(t, "more than %u MiB of names: the rest is not read", JIT_POOL_MAX >> 20);
+		return JIT_NONE;
+	}
+	if (t->pool_len + len + 1 > t->pool_cap) {
+		t->pool_cap = t->pool_cap ? t->pool_cap : 4096;
+		while (t->pool_cap < t->pool_len + len + 1)
+			t->pool_cap *= 2;
+		t->pool = xrealloc(t->pool, t->pool_cap);
+	}
+	off = (uint32_t)t->pool_len;
+	memcpy(t->pool + off, s, len);
+	t->pool[off + len] = '\0';	/* the writers quote the rest */
+	t->pool_len += len + 1;
+	return off;
+}
+
+static size_t start_slot(uint64_t start, size_t size)
+{
+	return (size_t)((start * 0x9e3779b97f4a7c15ULL) >> 24) & (size - 1);
+}
+
+static void by_start_put(struct jit_table *t, uint32_t i)
+{
+	size_t j, mask;
+
+	if ((t->by_start_count + 1) * 2 > t->by_start_size) {
+		uint32_t *old = t->by_start;
+		size_t old_size = t->by_start_size;
+
+		t->by_start_size = old_size ? 2 * old_size : 1024;
+		t->by_start = xmalloc(t->by_start_size * sizeof(*t->by_start));
+		memset(t->by_start, 0xff, t->by_start_size * sizeof(*t->by_start));
+		t->by_start_count = 0;
+		for (size_t k = 0; k < old_size; k++)
+			if (old[k] != JIT_NONE)
+				by_start_put(t, old[k]);
+		free(old);
+	}
+	mask = t->by_start_size - 1;
+	for (j = start_slot(t->e[i].start, t->by_start_size); t->by_start[j] != JIT_NONE;
+	     j = (j + 1) & mask)
+		if (t->e[t->by_start[j]].start == t->e[i].start) {
+			t->by_start[j] = i;
+			return;
+		}
+	t->by_start[j] = i;
+	t->by_start_count++;
+}
+
+const struct jit_entry *jit_table_at(const struct jit_table *t, uint64_t start)
+{
+	size_t mask = t->by_start_size - 1;
+
+	if (!t->by_start_size)
+		return NULL;
+	for (size_t j = start_slot(start, t->by_start_size); t->by_start[j] != JIT_NONE;
+	     j = (j + 1) & mask)
+		if (t->e[t->by_start[j]].start == start)
+			return &t->e[t->by_start[j]];
+	return NULL;
+}
+
+int jit_table_add(struct jit_table *t, uint64_t start, uint64_t size, uint32_t name,
+		  uint32_t dbg, uint32_t unwind)
+{
+	struct jit_entry *e;
+
+	if (!size || start + size < start || name == JIT_NONE)
+		return -1;
+	if (t->n >= JIT_MAX_ENTRIES) {
+		jit_warn(t, "more than %u ranges: the rest is not read", JIT_MAX_ENTRIES);
+		return -1;
+	}
+	t->e = xgrowarray(t->e, &t->cap, t->n + 1, sizeof(*t->e));
+	e = &t->e[t->n++];
+	e->start = start;
+	e->end = start + size;
+	e->name = name;
+	e->dbg = dbg;
+	e->unwind = unwind;
+	e->pad = 0;
+	t->dirty = 1;
+	by_start_put(t, (uint32_t)(t->n - 1));
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static const struct jit_entry *sort_base;
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct jit_entry *x = &sort_base[*(const uint32_t *)a];
+	const struct jit_entry *y = &sort_base[*(const uint32_t *)b];
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* Max-heap of entry numbers: the later entry on top. */
+static void heap_push(uint32_t *h, size_t *n, uint32_t v)
+{
+	size_t i = (*n)++;
+
+	while (i && h[(i - 1) / 2] < v) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static void heap_pop(uint32_t *h, size_t *n)
+{
+	uint32_t v = h[--*n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1] > h[c])
+			c++;
+		if (h[c] <= v)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = v;
+}
+
+/*
+ * The index, by a sweep over the ranges' bounds: each piece between two
+ * bounds belongs to the last entry that covers it.
+ */
+static void build_index(struct jit_table *t)
+{
+	size_t n = t->n, np = 0, nh = 0, next = 0, cap = 0;
+	uint64_t *pts = xmalloc((2 * n + 1) * sizeof(*pts));
+	uint32_t *order = xmalloc((n + 1) * sizeof(*order));
+	uint32_t *heap = xmalloc((n + 1) * sizeof(*heap));
+
+	free(t->seg);
+	t->seg = NULL;
+	t->nseg = 0;
+	for (size_t i = 0; i < n; i++) {
+		pts[np++] = t->e[i].start;
+		pts[np++] = t->e[i].end;
+		order[i] = (uint32_t)i;
+	}
+	qsort(pts, np, sizeof(*pts), cmp_u64);
+	sort_base = t->e;
+	qsort(order, n, sizeof(*order), cmp_start);
+	for (size_t i = 0; i + 1 < np; i++) {
+		uint64_t p = pts[i], q = pts[i + 1];
+
+		if (p == q)
+			continue;
+		while (next < n && t->e[order[next]].start <= p)
+			heap_push(heap, &nh, order[next++]);
+		while (nh && t->e[heap[0]].end <= p)
+			heap_pop(heap, &nh);
+		if (!nh)
+			continue;
+		if (t->nseg && t->seg[t->nseg - 1].entry == heap[0] &&
+		    t->seg[t->nseg - 1].end == p) {
+			t->seg[t->nseg - 1].end = q;
+			continue;
+		}
+		t->seg = xgrowarray(t->seg, &cap, t->nseg + 1, sizeof(*t->seg));
+		t->seg[t->nseg].start = p;
+		t->seg[t->nseg].end = q;
+		t->seg[t->nseg].entry = heap[0];
+		t->nseg++;
+	}
+	free(pts);
+	free(order);
+	free(heap);
+	t->dirty = 0;
+}
+
+const struct jit_entry *jit_table_find(struct jit_table *t, uint64_t pc)
+{
+	size_t lo = 0, hi;
+
+	if (t->dirty)
+		build_index(t);
+	hi = t->nseg;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->seg[mid].end <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->nseg && t->seg[lo].start <= pc)
+		return &t->e[t->seg[lo].entry];
+	return NULL;
+}
+
+void jit_table_free(struct jit_table *t)
+{
+	free(t->e);
+	free(t->pool);
+	free(t->seg);
+	free(t->by_start);
+	free(t->dbg);
+	free(t->lines);
+	free(t->uw);
+	free(t->uw_data);
+	memset(t, 0, sizeof(*t));
+}
+
+ssize_t jit_pread_fd(void *arg, void *buf, size_t n, uint64_t off)
+{
+	ssize_t r;
+
+	do
+		r = pread(*(int *)arg, buf, n, (off_t)off);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+/* ---- the perf map: lines of "START SIZE NAME", hex, hex, text ---- */
+
+static int hex_field(const char **p, const char *end, uint64_t *v)
+{
+	const char *s = *p;
+	int digits = 0;
+
+	*v = 0;
+	if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	for (; s < end; s++, digits++) {
+		int d = *s >= '0' && *s <= '9' ? *s - '0' :
+			*s >= 'a' && *s <= 'f' ? *s - 'a' + 10 :
+			*s >= 'A' && *s <= 'F' ? *s - 'A' + 10 : -1;
+
+		if (d < 0)
+			break;
+		if (digits >= 16)
+			return -1;
+		*v = *v << 4 | (uint64_t)d;
+	}
+	if (!digits || s == end || *s != ' ')
+		return -1;
+	*p = s + 1;
+	return 0;
+}
+
+/* One line without its newline: 1 when it added a range. */
+static int map_line(struct jit_table *t, struct perfmap_state *s, const char *p, const char *end)
+{
+	uint64_t start, size;
+	uint32_t name;
+
+	if (end > p && end[-1] == '\r')
+		end--;
+	if (end == p)
+		return 0;
+	if (hex_field(&p, end, &start) < 0 || hex_field(&p, end, &size) < 0 || p == end) {
+		s->bad++;
+		return 0;
+	}
+	name = jit_pool_add(t, p, (size_t)(end - p));
+	return jit_table_add(t, start, size, name, JIT_NONE, JIT_NONE) == 0;
+}
+
+size_t perfmap_read(struct jit_table *t, struct perfmap_state *s, jit_pread_fn rd, void *arg,
+		    uint64_t size, int final)
+{
+	enum { BUF = 65536 };
+	char *buf = xmalloc(BUF);
+	size_t added = 0;
+
+	if (size > JIT_MAX_BYTES) {
+		jit_warn(t, "%" PRIu64 " bytes: only the first %llu MiB are read", size,
+			 JIT_MAX_BYTES >> 20);
+		size = JIT_MAX_BYTES;
+	}
+	while (s->off < size) {
+		size_t want = size - s->off < BUF ? (size_t)(size - s->off) : BUF;
+		ssize_t got = rd(arg, buf, want, s->off);
+		const char *p = buf, *end, *nl;
+
+		if (got <= 0)
+			break;
+		end = buf + got;
+		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+			if (s->skipping)
+				s->skipping = 0;
+			else
+				added += (size_t)map_line(t, s, p, nl);
+			p = nl + 1;
+		}
+		if (p == buf && (size_t)got == BUF) {
+			/* a line longer than the buffer: its start, then skip it */
+			if (!s->skipping)
+				added += (size_t)map_line(t, s, p, end);
+			s->skipping = 1;
+			p = end;
+		} else if (p == buf && final && s->off + (uint64_t)got == size) {
+			if (!s->skipping)
+				added += (size_t)map_line(t, s, p, end);
+			p = end;
+		}
+		if (p == buf)
+			break;	/* a line not whole yet */
+		s->off += (uint64_t)(p - buf);
+	}
+	if (s->bad)
+		jit_warn(t, "%" PRIu64 " line%s not START SIZE NAME, skipped", s->bad,
+			 s->bad == 1 ? "" : "s");
+	free(buf);
+	return added;
+}
+
+/* ---- each process's source ---- */
+
+struct jit_file {
+	struct jit_table t;
+	char *path;		/* for messages */
+	int fd;
+	uint64_t size;		/* what the last read saw */
+	uint64_t next_try;	/* clock: look for the file again from */
+};
+
+struct jit_source {
+	pid_t pid;
+	int exited;
+	struct jit_file map, dump;
+	struct perfmap_state ms;
+	struct jitdump_state ds;
+};
+
+static struct jit_source **sources;
+static size_t nsources, sources_cap, last_hit;
+static uint64_t files_found;
+
+static struct jit_source *source_of(uint32_t module)
+{
+	if (!jit_is_module(module) || module - JIT_MODULE_BASE >= nsources)
+		return NULL;
+	return sources[module - JIT_MODULE_BASE];
+}
+
+uint32_t jit_names_module(pid_t pid)
+{
+	struct jit_source *s;
+
+	if (last_hit < nsources && sources[last_hit]->pid == pid)
+		return JIT_MODULE_BASE + (uint32_t)last_hit;
+	for (size_t i = nsources; i-- > 0;)
+		if (sources[i]->pid == pid) {
+			last_hit = i;
+			return JIT_MODULE_BASE + (uint32_t)i;
+		}
+	if (nsources >= MAX_SOURCES)
+		return UINT32_MAX;
+	s = xcalloc(1, sizeof(*s));
+	s->pid = pid;
+	s->map.fd = s->dump.fd = -1;
+	sources = xgrowarray(sources, &sources_cap, nsources + 1, sizeof(*sources));
+	sources[nsources] = s;
+	last_hit = nsources;
+	return JIT_MODULE_BASE + (uint32_t)nsources++;
+}
+
+/* The pid the process knows itself by (its own pid namespace's). */
+static long own_pid(pid_t pid)
+{
+	long ids[4] = { 0, 0, 0, 0 }, own = pid;
+
+	if (procfs_status_ids(pid, "NSpid", ids) == 0)
+		for (int i = 0; i < 4 && ids[i] > 0; i++)
+			own = ids[i];
+	return own;
+}
+
+static void file_opened(struct jit_file *f, int fd, char *path)
+{
+	f->fd = fd;
+	f->path = path;
+	f->t.what = path;
+	files_found++;
+}
+
+static void open_map(struct jit_source *s)
+{
+	char path[96];
+	long own = own_pid(s->pid);
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%ld.map", s->pid, own);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		file_opened(&s->map, fd, xasprintf("/tmp/perf-%ld.map", own));
+}
+
+/* The jitdump the runtime mapped, by its mapping. */
+static void open_dump(struct jit_source *s)
+{
+	struct procfs_map *maps;
+	size_t n;
+	char want[48], path[96];
+	long own = own_pid(s->pid);
+
+	if (procfs_read_maps(s->pid, &maps, &n) < 0)
+		return;
+	snprintf(want, sizeof(want), "jit-%ld.dump", own);
+	for (size_t i = 0; i < n; i++) {
+		const char *base = maps[i].path ? strrchr(maps[i].path, '/') : NULL;
+		int fd;
+
+		if (!base || strcmp(base + 1, want) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, s->pid,
+			 maps[i].start, maps[i].end);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			char *root = xasprintf("/proc/%d/root%s", s->pid, maps[i].path);
+
+			fd = open(root, O_RDONLY | O_CLOEXEC);
+			free(root);
+		}
+		if (fd >= 0) {
+			file_opened(&s->dump, fd, xstrdup(maps[i].path));
+			break;
+		}
+	}
+	procfs_maps_free(maps);
+}
+
+/* Read what f gained since the last read: 1 when it grew. */
+static int file_grew(struct jit_file *f)
+{
+	struct stat st;
+
+	if (fstat(f->fd, &st) < 0 || (uint64_t)st.st_size == f->size)
+		return 0;
+	f->size = (uint64_t)st.st_size;
+	return 1;
+}
+
+/* Read more of s's files; force: look for missing ones now. */
+static void refresh(struct jit_source *s, int force)
+{
+	uint64_t now = 0;
+
+	if (s->map.fd < 0 || s->dump.fd < 0) {
+		now = now_ns();
+		if (s->map.fd < 0 && (force || now >= s->map.next_try)) {
+			open_map(s);
+			s->map.next_try = now + RETRY_NS;
+		}
+		if (s->dump.fd < 0 && (force || now >= s->dump.next_try)) {
+			open_dump(s);
+			s->dump.next_try = now + RETRY_NS;
+		}
+	}
+	if (s->map.fd >= 0 && (file_grew(&s->map) || s->exited))
+		perfmap_read(&s->map.t, &s->ms, jit_pread_fd, &s->map.fd, s->map.size, s->exited);
+	if (s->dump.fd >= 0 && (file_grew(&s->dump) || s->exited))
+		jitdump_read(&s->dump.t, &s->ds, jit_pread_fd, &s->dump.fd, s->dump.size,
+			     s->exited);
+}
+
+static const struct jit_entry *find(struct jit_source *s, uint64_t pc, struct jit_table **in)
+{
+	const struct jit_entry *e;
+
+	/* the jitdump first: it may give lines */
+	if (s->dump.t.n && (e = jit_table_find(&s->dump.t, pc))) {
+		*in = &s->dump.t;
+		return e;
+	}
+	if (s->map.t.n && (e = jit_table_find(&s->map.t, pc))) {
+		*in = &s->map.t;
+		return e;
+	}
+	return NULL;
+}
+
+void jit_names_note(uint32_t module, uint64_t pc)
+{
+	struct jit_source *s = source_of(module);
+	struct jit_table *t;
+
+	if (s && !find(s, pc, &t))
+		refresh(s, 0);
+}
+
+void jit_names_exiting(pid_t pid)
+{
+	for (size_t i = nsources; i-- > 0;)
+		if (sources[i]->pid == pid) {
+			sources[i]->exited = 1;
+			refresh(sources[i], 1);
+			return;
+		}
+}
+
+/* The line of pc in e's DEBUG_INFO: the last entry at or below it. */
+static void line_of(struct jit_table *t, const struct jit_entry *e, uint64_t pc,
+		    const char **file, int *line)
+{
+	const struct jit_dbg *d = &t->dbg[e->dbg];
+	uint64_t a = pc - e->start + d->code_addr, best = 0;
+	int found = 0;
+
+	for (uint32_t i = d->first; i < d->first + d->n; i++) {
+		const struct jit_line *l = &t->lines[i];
+
+		if (l->addr <= a && (!found || l->addr >= best)) {
+			best = l->addr;
+			*file = t->pool + l->file;
+			*line = l->line;
+			found = 1;
+		}
+	}
+}
+
+const char *jit_names_lookup(uint32_t module, uint64_t pc, uint64_t *start,
+			     const char **file, int *line)
+{
+	struct jit_source *s = source_of(module);
+	const struct jit_entry *e;
+	struct jit_table *t = NULL;
+
+	*file = NULL;
+	*line = 0;
+	if (!s)
+		return NULL;
+	if (!(e = find(s, pc, &t))) {
+		refresh(s, 1);
+		if (!(e = find(s, pc, &t)))
+			return NULL;
+	}
+	*start = e->start;
+	if (e->dbg != JIT_NONE && e->dbg < t->ndbg)
+		line_of(t, e, pc, file, line);
+	return t->pool + e->name;
+}
+
+int jit_names_unwind(uint32_t module, uint64_t pc, struct jit_unwind *u)
+{
+	struct jit_source *s = source_of(module);
+	const struct jit_entry *e;
+	const struct jit_uw *w;
+
+	if (!s || !s->dump.t.n || !(e = jit_table_find(&s->dump.t, pc)) ||
+	    e->unwind == JIT_NONE || e->unwind >= s->dump.t.nuw)
+		return -1;
+	w = &s->dump.t.uw[e->unwind];
+	u->code_start = e->start;
+	u->code_end = e->end;
+	u->eh_frame = s->dump.t.uw_data + w->data;
+	u->eh_frame_size = (size_t)w->eh_frame_size;
+	u->eh_frame_hdr = u->eh_frame + w->eh_frame_size;
+	u->eh_frame_hdr_size = (size_t)w->hdr_size;
+	u->mapped_size = w->mapped_size;
+	return 0;
+}
+
+void jit_names_counts(uint64_t *nsrc, uint64_t *ranges, uint64_t *files)
+{
+	*nsrc = nsources;
+	*ranges = 0;
+	for (size_t i = 0; i < nsources; i++)
+		*ranges += sources[i]->map.t.n + sources[i]->dump.t.n;
+	*files = files_found;
+}
+
+static void file_free(struct jit_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	jit_table_free(&f->t);
+	free(f->path);
+}
+
+void jit_names_release_all(void)
+{
+	for (size_t i = 0; i < nsources; i++) {
+		file_free(&sources[i]->map);
+		file_free(&sources[i]->dump);
+		free(sources[i]);
+	}
+	free(sources);
+	sources = NULL;
+	nsources = sources_cap = last_hit = 0;
+	files_found = 0;
+}

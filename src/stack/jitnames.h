@@ -1,0 +1,96 @@
+/*
+ * jitnames.h - names of the code that a JIT or an interpreter made at
+ * run time, in anonymous memory, from the files the runtime writes for
+ * perf: /tmp/perf-PID.map and jit-PID.dump (jitdump).
+ *
+ * A frame at a pc in no file mapping of process PID is stored with the
+ * module id jit_names_module(PID) (a name source of that process,
+ * JIT_MODULE_BASE and up, never a real module's id: module_get() gives
+ * NULL for it) and the raw pc.  The symbolizer names it with
+ * jit_names_lookup(); a pc no file names stays "[unknown] (0x...)".
+ *
+ * The perf map is opened through /proc/PID/root/tmp/perf-PID.map (the
+ * process's own /tmp, containers included); the jitdump through the
+ * runtime's own mapping of it (a /proc/PID/maps line naming
+ * jit-PID.dump, PROT_EXEC as perf asks).  Both are appended to as code
+ * is made: each is read from where the last read stopped, when a pc of
+ * an event is not covered by what was read (jit_names_note()), when the
+ * process exits (jit_names_exiting(): a JVM with -XX:+DumpPerfMapAtExit
+ * writes its map then) and before the names are looked up.  The files
+ * stay open: what was read, and what is appended later, can be read
+ * after the process is gone.  Of ranges that overlap, the one read
+ * last names the code (a map's later line, a jitdump's CODE_MOVE).
+ *
+ * Bounds: JIT_NAME_MAX bytes a name (longer ones cut), JIT_MAX_ENTRIES
+ * ranges and JIT_MAX_BYTES read a file; a malformed file gives one
+ * warning line and what was read before the fault.
+ *
+ * Not thread-safe: memtap's main thread only.  Everything lives until
+ * jit_names_release_all().
+ */
+#ifndef MEMTAP_JITNAMES_H
+#define MEMTAP_JITNAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define JIT_MODULE_BASE 0xf0000000u	/* .. MODULE_NONE - 1 */
+#define JIT_NAME_MAX 1024
+#define JIT_MAX_ENTRIES (1u << 21)
+#define JIT_MAX_BYTES (1ull << 30)
+
+static inline int jit_is_module(uint32_t module)
+{
+	return module >= JIT_MODULE_BASE && module != UINT32_MAX;
+}
+
+/*
+ * The module id of pid's run-time code, its name source made on first
+ * use (no file read yet).  UINT32_MAX (MODULE_NONE) when the table of
+ * sources is full.
+ */
+uint32_t jit_names_module(pid_t pid);
+
+/* An event's frame at pc of module (jit_names_module()): read more of
+ * the files when no range read so far covers pc and they grew. */
+void jit_names_note(uint32_t module, uint64_t pc);
+
+/* pid exits (its address space still there): read its files once more. */
+void jit_names_exiting(pid_t pid);
+
+/*
+ * The name of pc in module, NULL if none; *start: the code's start.
+ * With lines, *file and *line from the jitdump's DEBUG_INFO, when it
+ * has them (else NULL and 0).  The strings stay valid until
+ * jit_names_release_all().
+ */
+const char *jit_names_lookup(uint32_t module, uint64_t pc, uint64_t *start,
+			     const char **file, int *line);
+
+/*
+ * The unwinding information a jitdump gave for the code at pc
+ * (JIT_CODE_UNWINDING_INFO, which precedes the CODE_LOAD it is for):
+ * an .eh_frame and its .eh_frame_hdr as the runtime wrote them, for
+ * code loaded at [code_start, code_end), the pointers of the
+ * eh_frame_hdr relative to itself as perf's jitdump documents them;
+ * mapped_size: bytes of it the runtime also placed in memory after the
+ * code (0: none).  0, or -1 when none.  Not used by the unwinders yet.
+ * Borrowed until jit_names_release_all().
+ */
+struct jit_unwind {
+	uint64_t code_start, code_end;
+	const unsigned char *eh_frame;
+	size_t eh_frame_size;
+	const unsigned char *eh_frame_hdr;
+	size_t eh_frame_hdr_size;
+	uint64_t mapped_size;
+};
+int jit_names_unwind(uint32_t module, uint64_t pc, struct jit_unwind *u);
+
+/* Counts for -v: sources, ranges read, files found. */
+void jit_names_counts(uint64_t *sources, uint64_t *ranges, uint64_t *files);
+
+void jit_names_release_all(void);
+
+#endif /* MEMTAP_JITNAMES_H */

@@ -1,0 +1,254 @@
+/*
+ * jit-names.c - code made at run time and named as JITs name it for
+ * perf: a function written into anonymous memory (RW, then RX) that
+ * keeps a frame pointer and calls work(), which maps SIZE bytes and
+ * mallocs MSIZE bytes, N times.
+ *
+ *   jit-names MODE N [-w]
+ *
+ * MODE map: the code is named in /tmp/perf-PID.map, by a line that
+ *   follows lines of other names for the same and a wider range (the
+ *   last line wins).
+ * MODE dump: in $JIT_DIR/jit-PID.dump (default /tmp), mapped PROT_EXEC
+ *   as perf asks: the code is loaded at one page under the name, then
+ *   copied to a second one that an earlier load named otherwise, and a
+ *   CODE_MOVE says so; calls go through the second page.  A DEBUG_INFO
+ *   gives the code the line jit-gen.js:42.
+ * MODE evil-map: the map with a line of a 1 MiB name, then lines for
+ *   ranges overlapping the code's, before and after its own line.
+ * MODE evil-dump: the dump with a load of a 1 MiB name, an overlapping
+ *   load, then a record that claims 4 GiB (cut short: one warning).
+ * MODE evil-header: a dump whose header says it is 8 bytes long (one
+ *   warning, nothing named).
+ * -w: print "ready PID" and wait for SIGUSR1 (for memtap -p) before the
+ *   calls.
+ *
+ * The name is "jit_alloc_fn".  Prints "EXPECT mmap BYTES" and "EXPECT
+ * malloc BYTES" (what the calls through that code asked for), then
+ * "FILE PATH" (the file it wrote, left for memtap to read at the exit:
+ * the caller removes it) and "OK".
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "usr1.h"
+
+#define SIZE (256 << 10)
+#define MSIZE 100000
+#define MAXN 1000
+
+static void *maps[MAXN], *blocks[MAXN];
+static int calls;
+
+__attribute__((noinline)) void work(void)
+{
+	maps[calls] = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	blocks[calls] = malloc(MSIZE);
+	if (maps[calls] == MAP_FAILED || !blocks[calls])
+		exit(99);
+	calls++;
+}
+
+/* push %rbp; mov %rsp,%rbp; movabs $work,%rax; call *%rax; pop %rbp; ret */
+static const unsigned char code[] = {
+	0x55, 0x48, 0x89, 0xe5, 0x48, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0,
+	0xff, 0xd0, 0x5d, 0xc3,
+};
+
+static unsigned char *make_code(void)
+{
+	unsigned char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t fn = (uint64_t)(uintptr_t)work;
+
+	if (page == MAP_FAILED)
+		exit(99);
+	memcpy(page, code, sizeof(code));
+	memcpy(page + 6, &fn, sizeof(fn));
+	if (mprotect(page, 4096, PROT_READ | PROT_EXEC) != 0)
+		exit(99);
+	return page;
+}
+
+static char path[256];
+
+static char *big_name(void)
+{
+	char *name = malloc((1 << 20) + 1);
+
+	if (!name)
+		exit(99);
+	memset(name, 'x', 1 << 20);
+	name[1 << 20] = '\0';
+	return name;
+}
+
+static void write_map(const unsigned char *at, int evil)
+{
+	unsigned long a = (unsigned long)(uintptr_t)at;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", getpid());
+	f = fopen(path, "w");
+	if (!f)
+		exit(99);
+	if (evil) {
+		char *name = big_name();
+
+		fprintf(f, "%lx 1000 %s\n", a - 0x2000, name);
+		fprintf(f, "%lx 20000 stale_overlap\n", a - 0x10000);
+		free(name);
+	}
+	fprintf(f, "%lx 40 stale_wide_name\n", (unsigned long)(uintptr_t)at - 16);
+	fprintf(f, "%lx %zx stale_name\n", (unsigned long)(uintptr_t)at, sizeof(code));
+	fprintf(f, "garbage line\n");
+	fprintf(f, "%lx %zx jit_alloc_fn\n", (unsigned long)(uintptr_t)at, sizeof(code));
+	if (evil)	/* over the start of the code, not its call */
+		fprintf(f, "%lx 4 inner_overlap\n", a + 2);
+	fclose(f);
+}
+
+static uint64_t stamp(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void put(int fd, const void *p, size_t n)
+{
+	if (write(fd, p, n) != (ssize_t)n)
+		exit(99);
+}
+
+/* A record's prefix: id, total_size, timestamp. */
+static void prefix(int fd, uint32_t id, uint32_t size)
+{
+	uint64_t ts = stamp();
+
+	put(fd, &id, 4);
+	put(fd, &size, 4);
+	put(fd, &ts, 8);
+}
+
+/* A load of size bytes at at (the bytes written are the template's). */
+static void code_load(int fd, const unsigned char *at, uint64_t size, const char *name,
+		      uint64_t index)
+{
+	uint32_t pid = (uint32_t)getpid();
+	uint64_t addr = (uint64_t)(uintptr_t)at;
+
+	prefix(fd, 0, (uint32_t)(16 + 40 + strlen(name) + 1 + sizeof(code)));
+	put(fd, &pid, 4);
+	put(fd, &pid, 4);
+	put(fd, &addr, 8);
+	put(fd, &addr, 8);
+	put(fd, &size, 8);
+	put(fd, &index, 8);
+	put(fd, name, strlen(name) + 1);
+	put(fd, code, sizeof(code));
+}
+
+static void write_dump(unsigned char *first, unsigned char *second, int evil)
+{
+	struct {
+		uint32_t magic, version, total_size, elf_mach, pad1, pid;
+		uint64_t timestamp, flags;
+	} h = { 0x4A695444, 1, sizeof(h), 62, 0, (uint32_t)getpid(), stamp(), 0 };
+	const char *dir = getenv("JIT_DIR");
+	uint32_t pid = h.pid;
+	uint64_t v[5];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir ? dir : "/tmp", getpid());
+	fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
+	if (fd < 0)
+		exit(99);
+	if (evil == 2)
+		h.total_size = 8;
+	put(fd, &h, sizeof(h));
+	/* perf finds the file by this mapping */
+	if (mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+		exit(99);
+	code_load(fd, second, sizeof(code), "stale_name", 1);
+	/* DEBUG_INFO for the next load: code_addr, nr_entry, one entry */
+	prefix(fd, 2, 16 + 16 + 16 + sizeof("jit-gen.js"));
+	v[0] = (uint64_t)(uintptr_t)first;
+	v[1] = 1;
+	put(fd, v, 16);
+	v[0] = (uint64_t)(uintptr_t)first;
+	put(fd, v, 8);
+	v[0] = 42;		/* lineno 42, discrim 0 */
+	put(fd, v, 8);
+	put(fd, "jit-gen.js", sizeof("jit-gen.js"));
+	code_load(fd, first, sizeof(code), "jit_alloc_fn", 2);
+	/* the code moves from first to second (make_code wrote both) */
+	prefix(fd, 1, 16 + 48);
+	put(fd, &pid, 4);
+	put(fd, &pid, 4);
+	v[0] = (uint64_t)(uintptr_t)second;
+	v[1] = (uint64_t)(uintptr_t)first;
+	v[2] = (uint64_t)(uintptr_t)second;
+	v[3] = sizeof(code);
+	v[4] = 2;
+	put(fd, v, 40);
+	if (evil == 1) {
+		char *name = big_name();
+
+		code_load(fd, (const unsigned char *)0x10000, 64, name, 3);	/* no code there */
+		code_load(fd, second + 2, 4, "inner_overlap", 4);	/* not the call */
+		free(name);
+		/* a CODE_LOAD that claims 4 GiB, cut short */
+		prefix(fd, 0, 0xffffffffu);
+		put(fd, v, 40);
+	}
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "map";
+	int n = argc > 2 ? atoi(argv[2]) : 10;
+	int wait = argc > 3 && strcmp(argv[3], "-w") == 0;
+	unsigned char *first = make_code(), *second = make_code();
+	void (*call)(void);
+
+	if (n < 0 || n > MAXN)
+		return 2;
+	usr1_block();
+	if (strcmp(mode, "map") == 0 || strcmp(mode, "evil-map") == 0) {
+		write_map(second, mode[0] == 'e');
+	} else if (strcmp(mode, "dump") == 0) {
+		write_dump(first, second, 0);
+	} else if (strcmp(mode, "evil-dump") == 0) {
+		write_dump(first, second, 1);
+	} else if (strcmp(mode, "evil-header") == 0) {
+		write_dump(first, second, 2);
+	} else {
+		fprintf(stderr, "usage: jit-names map|dump|evil-map|evil-dump|evil-header N [-w]\n");
+		return 2;
+	}
+	if (wait) {
+		printf("ready %d\n", getpid());
+		fflush(stdout);
+		usr1_wait();
+	}
+	*(void **)&call = second;
+	for (int i = 0; i < n; i++)
+		call();
+	printf("EXPECT mmap %llu\n", (unsigned long long)n * SIZE);
+	printf("EXPECT malloc %llu\n", (unsigned long long)n * MSIZE);
+	for (int i = 0; i < n; i++) {
+		munmap(maps[i], SIZE);
+		free(blocks[i]);
+	}
+	printf("FILE %s\nOK\n", path);
+	return 0;
+}
