@@ -141,6 +141,9 @@ struct unwinder {
 	int dirty;			/* maps_changed pending */
 	void *priv;			/* the back end's state */
 	uint64_t walks, frames, failures;
+	/* frames stepped by CFI, by instruction analysis (code without
+	 * CFI, stack/unwind-insn.h), by the frame pointer (the rest) */
+	uint64_t by_cfi, by_insn, by_fp;
 };
 
 /*
