@@ -247,7 +247,7 @@ static int dw_code_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	struct dw_state *st = arg;
 
-	return st->snap ? unwind_memcache_read(&st->cache, st->snap, addr, buf, len) : -1;
+	return st->snap ? unwind_memcache_read_code(&st->cache, st->snap, addr, buf, len) : -1;
 }
 
 static const char *const src_names[] = { "CFI", "instructions", "frame pointer" };

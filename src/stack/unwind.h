@@ -234,4 +234,11 @@ static inline void unwind_memcache_reset(struct unwind_memcache *c)
 int unwind_memcache_read(struct unwind_memcache *c, const struct stack_snapshot *s,
 			 uint64_t addr, void *buf, size_t len);
 
+/*
+ * The same for a read of code (stack/unwind-insn.h): one that fails
+ * says nothing of the stack's end, and leaves the cut mark alone.
+ */
+int unwind_memcache_read_code(struct unwind_memcache *c, const struct stack_snapshot *s,
+			      uint64_t addr, void *buf, size_t len);
+
 #endif /* MEMTAP_UNWIND_H */
