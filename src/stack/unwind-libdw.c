@@ -29,8 +29,15 @@
  * have such rules runs from the table with three registers and one or
  * two memory reads per frame.  The first frame with any other rule
  * (CFA expressions as in PLT entries, signal frames, a CFA in another
- * register, no CFI) sends the whole walk to dwfl_getthread_frames().
+ * register) sends the whole walk to dwfl_getthread_frames().
  * The table is emptied when the process's mappings change.
+ *
+ * No CFI (code of no module, or no FDE for the pc: musl's libc, hand-
+ * written assembly, JIT code): the rule comes from the instructions
+ * (stack/unwind-insn.h), else it is the frame pointer's (CFA = %rbp +
+ * 16), cached like the others.  libdwfl's walk ends at such a frame
+ * (its own frame-pointer guess is not taken) and goes on from its
+ * caller with that rule, as after a stub.
  *
  * Stubs (the in-target probes' code, stack/modules.h) have no CFI: both
  * walks stop at a frame there, unwind_stub_step() gives the registers

@@ -12,7 +12,8 @@
  *   dwarf   libunwind-ptrace with accessors that read the snapshot
  *           (unwind-libunwind.c)
  *   libdw   elfutils libdwfl with thread callbacks over the snapshot
- *           (unwind-libdw.c)
+ *           (unwind-libdw.c); frames without CFI by their instructions
+ *           (unwind-insn.h), else by the frame pointer
  *   none    the stop's pc alone
  *
  * Frame convention of unwinder_walk(): pcs[0] is the exact pc of the
