@@ -289,7 +289,8 @@ static void rule_nocfi(struct dw_state *st, uint64_t key, int exact, struct dw_r
 }
 
 /* The rule at key: an exact pc, or (!exact) a return address less 1. */
-static void rule_compute(struct dw_state *st, uint64_t key, int exact, struct dw_rule *r)
+static __attribute__((noinline)) void rule_compute(struct dw_state *st, uint64_t key, int exact,
+						  struct dw_rule *r)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(st->dwfl, key);
 
@@ -323,30 +324,37 @@ static void rules_clear(struct dw_state *st)
 	st->nrules = 0;
 }
 
-static const struct dw_rule *rule_get(struct dw_state *st, uint64_t pc, int exact)
+/* The table has no room for one more rule: grow it, or empty it at its bound. */
+static __attribute__((noinline)) void rules_grow(struct dw_state *st)
+{
+	struct dw_rule *old = st->rules;
+	size_t old_size = st->rules_size, j, mask;
+
+	if (old_size >= RULES_MAX) {
+		rules_clear(st);	/* bounded: start over */
+		return;
+	}
+	st->rules_size = old_size ? old_size * 2 : RULES_MIN;
+	st->rules = xcalloc(st->rules_size, sizeof(*st->rules));
+	mask = st->rules_size - 1;
+	for (size_t i = 0; i < old_size; i++)
+		if (old[i].pc) {
+			for (j = rule_slot(old[i].pc, st->rules_size); st->rules[j].pc;
+			     j = (j + 1) & mask)
+				;
+			st->rules[j] = old[i];
+		}
+	free(old);
+}
+
+/* The rule at pc, from the table or computed into it (exact: see rule_compute). */
+static inline __attribute__((always_inline)) const struct dw_rule *
+rule_get(struct dw_state *st, uint64_t pc, int exact)
 {
 	size_t j, mask;
 
-	if ((st->nrules + 1) * 2 > st->rules_size) {
-		struct dw_rule *old = st->rules;
-		size_t old_size = st->rules_size;
-
-		if (old_size >= RULES_MAX) {
-			rules_clear(st);	/* bounded: start over */
-		} else {
-			st->rules_size = old_size ? old_size * 2 : RULES_MIN;
-			st->rules = xcalloc(st->rules_size, sizeof(*st->rules));
-			mask = st->rules_size - 1;
-			for (size_t i = 0; i < old_size; i++)
-				if (old[i].pc) {
-					for (j = rule_slot(old[i].pc, st->rules_size); st->rules[j].pc;
-					     j = (j + 1) & mask)
-						;
-					st->rules[j] = old[i];
-				}
-			free(old);
-		}
-	}
+	if ((st->nrules + 1) * 2 > st->rules_size)
+		rules_grow(st);
 	mask = st->rules_size - 1;
 	for (j = rule_slot(pc, st->rules_size); st->rules[j].pc; j = (j + 1) & mask)
 		if (st->rules[j].pc == pc)
@@ -363,10 +371,10 @@ static const struct dw_rule *rule_get(struct dw_state *st, uint64_t pc, int exac
  * not from CFI is checked more: its CFA above the stack pointer, and a
  * frame pointer's return address into code.
  */
-static int rule_step(struct dw_state *st, const struct dw_rule *r, uint64_t *sp, uint64_t *fp,
-		     uint64_t *ra)
+static inline __attribute__((always_inline)) int
+rule_step(struct dw_state *st, const struct dw_rule *r, uint64_t *sp, uint64_t *fp, uint64_t *ra)
 {
-	uint64_t cfa, nfp = *fp;
+	uint64_t cfa, nfp, w;
 
 	if (r->kind == RULE_END)
 		return 0;
@@ -375,29 +383,34 @@ static int rule_step(struct dw_state *st, const struct dw_rule *r, uint64_t *sp,
 	cfa = (r->cfa_reg == DW_REG_RSP ? *sp : *fp) + (uint64_t)(int64_t)r->cfa_off;
 	if (cfa <= *sp)
 		return r->src == SRC_CFI ? -1 : 0;
-	if (r->src == SRC_FP && cfa - *sp > FP_MAX_FRAME)
+	if (__builtin_expect(r->src == SRC_FP, 0) && cfa - *sp > FP_MAX_FRAME)
 		return 0;
 	if (unwind_memcache_read(&st->cache, st->snap, cfa + (uint64_t)(int64_t)r->ra_off,
-				 ra, sizeof(*ra)) < 0)
+				 &w, sizeof(w)) < 0)
 		return 0;
-	if (r->rbp_off &&
-	    unwind_memcache_read(&st->cache, st->snap, cfa + (uint64_t)(int64_t)r->rbp_off,
-				 &nfp, sizeof(nfp)) < 0)
+	if (r->rbp_off) {
+		if (unwind_memcache_read(&st->cache, st->snap, cfa + (uint64_t)(int64_t)r->rbp_off,
+					 &nfp, sizeof(nfp)) < 0)
+			return 0;
+		*fp = nfp;
+	}
+	if (w == 0)
 		return 0;
-	if (*ra == 0 || (r->src != SRC_CFI && *ra < 4096))
-		return 0;
-	if (r->src == SRC_FP && !modules_find_range(st->pm, *ra) && !modules_find_stubs(st->pm, *ra))
+	if (__builtin_expect(r->src != SRC_CFI, 0) &&
+	    (w < 4096 || (r->src == SRC_FP && !modules_find_range(st->pm, w) &&
+			  !modules_find_stubs(st->pm, w))))
 		return 0;
 	*sp = cfa;
-	*fp = nfp;
+	*ra = w;
 	return 1;
 }
 
-static void count_src(struct unwinder *uw, const uint64_t by[3])
+/* steps frames stepped, insn and fp of them by those rules */
+static void count_src(struct unwinder *uw, uint64_t steps, uint64_t insn, uint64_t fp)
 {
-	uw->by_cfi += by[SRC_CFI];
-	uw->by_insn += by[SRC_INSN];
-	uw->by_fp += by[SRC_FP];
+	uw->by_cfi += steps - insn - fp;
+	uw->by_insn += insn;
+	uw->by_fp += fp;
 }
 
 /*
@@ -410,8 +423,8 @@ static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 			uint64_t *pcs, int max_depth, int bump)
 {
 	struct dw_state *st = uw->priv;
-	uint64_t pc = s->regs.rip, sp = s->regs.rsp, fp = s->regs.rbp, by[3] = { 0 };
-	int n = 0;
+	uint64_t pc = s->regs.rip, sp = s->regs.rsp, fp = s->regs.rbp, insn = 0, fps = 0;
+	int n = 0, stub0 = 0;
 
 	for (;;) {
 		const struct dw_rule *r;
@@ -428,6 +441,8 @@ static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 				break;
 			if (n > 1)
 				n--;	/* the stub's caller in its place */
+			else
+				stub0 = 1;	/* a frame more, no rule's */
 			pc = at.rip;
 			sp = at.rsp;
 			fp = at.rbp;
@@ -442,9 +457,12 @@ static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 			return -1;
 		if (k == 0)
 			break;
-		by[r->src]++;
+		if (__builtin_expect(r->src != SRC_CFI, 0)) {
+			insn += r->src == SRC_INSN;
+			fps += r->src == SRC_FP;
+		}
 	}
-	count_src(uw, by);
+	count_src(uw, (uint64_t)(n - 1 - stub0), insn, fps);
 	return n;
 }
 
@@ -636,13 +654,12 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 	if (st->nocfi) {
 		/* the frame without CFI stays; on from its caller */
 		const struct dw_rule *r = rule_get(st, st->nocfi_key, st->nocfi_exact);
-		uint64_t ra, sp = next.regs.rsp, fp = next.regs.rbp, by[3] = { 0 };
+		uint64_t ra, sp = next.regs.rsp, fp = next.regs.rbp;
 
 		if ((r->cfa_reg == DW_REG_RBP && !st->stub_rbp) || n >= max_depth ||
 		    rule_step(st, r, &sp, &fp, &ra) <= 0)
 			return n;
-		by[r->src]++;
-		count_src(uw, by);
+		count_src(uw, 1, r->src == SRC_INSN, r->src == SRC_FP);
 		next.regs.rsp = sp;
 		next.regs.rbp = fp;
 		next.regs.rip = ra - 1;

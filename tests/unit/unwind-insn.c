@@ -305,7 +305,7 @@ static int check_file(const char *file, struct counts *all)
 	struct counts c = { 0 };
 	struct image im = { 0 };
 	struct stat st;
-	Dwarf_CFI *cfi;
+	Dwarf_CFI *cfi = NULL;
 	uint64_t *starts = NULL;
 	size_t nph;
 	long n;
@@ -353,6 +353,8 @@ static int check_file(const char *file, struct counts *all)
 	ret = 0;
 out:
 	free(starts);
+	if (cfi)
+		dwarf_cfi_end(cfi);
 	if (im.elf)
 		elf_end(im.elf);
 	munmap((void *)im.map, im.size);
