@@ -222,6 +222,32 @@ static int enterable(struct scan *sc, uint64_t target)
 	return target >= 4096 && !modules_find_stubs(sc->code->pm, target) && visit(sc, target);
 }
 
+/*
+ * Is target the entry of a function that memtap probes: an int3 (a
+ * breakpoint), or a jump into the stubs (a detour)?  The code there is
+ * not the function's, but the function starts there: its return
+ * address at %rsp.
+ */
+static int entry_probed(struct scan *sc, uint64_t target)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction zi;
+	uint64_t to;
+	size_t avail;
+	const uint8_t *c;
+
+	if (modules_find_stubs(sc->code->pm, target))
+		return 1;
+	c = code_at(sc, target, &avail);
+	if (!c || !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&sc->dec, c, avail, &zi, ops)))
+		return 0;
+	if (zi.mnemonic == ZYDIS_MNEMONIC_INT3)
+		return 1;
+	return sc->code->pm && zi.mnemonic == ZYDIS_MNEMONIC_JMP &&
+	       ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, &ops[0], target, &to)) &&
+	       modules_find_stubs(sc->code->pm, to);
+}
+
 /* The path reached a ret: its rule, 0; or -1 when its state says nothing. */
 static int at_ret(const struct path *p, struct insn_rule *rule)
 {
@@ -373,6 +399,9 @@ static int step(struct scan *sc, struct path *p, const ZydisDecodedInstruction *
 		} else {
 			return DEAD;
 		}
+		if (entry_probed(sc, target))
+			/* a tail call of a probed function: it returns as a ret would */
+			return at_ret(p, rule) == 0 ? FOUND : DEAD;
 		if (!enterable(sc, target))
 			return DEAD;
 		p->ip = target;

@@ -16,8 +16,10 @@
  * a jmp is followed, also into another function (a tail call keeps the
  * count right); at a conditional branch the code falls through first,
  * and the other arm is tried when a path ends without a ret (a loop, an
- * indirect jump, an unknown write to %rsp, undecodable bytes, the code
- * of the in-target probes).  Bounded in instructions and branches.
+ * indirect jump, an unknown write to %rsp, undecodable bytes).  A jmp
+ * to a function memtap probes (an int3 or a jump into the in-target
+ * probes' stubs at its entry, never followed) ends the path as a ret
+ * would.  Bounded in instructions and branches.
  */
 #ifndef MEMTAP_UNWIND_INSN_H
 #define MEMTAP_UNWIND_INSN_H
