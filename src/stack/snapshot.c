@@ -138,3 +138,12 @@ int unwind_memcache_read(struct unwind_memcache *c, const struct stack_snapshot 
 	memcpy(buf, c->buf + (addr - c->page), len);
 	return 0;
 }
+
+int unwind_memcache_read_code(struct unwind_memcache *c, const struct stack_snapshot *s,
+			      uint64_t addr, void *buf, size_t len)
+{
+	int cut = s->cut, k = unwind_memcache_read(c, s, addr, buf, len);
+
+	((struct stack_snapshot *)s)->cut = cut;
+	return k;
+}

@@ -15,6 +15,12 @@
  * leaf did push a frame, [%rsp] is the saved %rbp, a stack address,
  * and is ignored.
  *
+ * When that word is no code address, the leaf's code followed to its ret
+ * (stack/unwind-insn.h) gives its return address and the caller's %rbp,
+ * whether or not the leaf has a frame: a leaf without frame pointer
+ * that pushed other registers (musl's mmap) keeps its caller.  The
+ * leaf's rule is cached per pc.
+ *
  * A return address into a stub of the in-target probes (no frame
  * pointer there, a frame of known layout) is stepped over to the
  * stub's caller (unwind_stub_step()).
@@ -27,21 +33,90 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stack/modules.h"
+#include "stack/unwind-insn.h"
 #include "stack/unwind.h"
 #include "util/xmalloc.h"
 
 /* How far beyond the snapshot a frame may lie (then read from the process). */
 #define FP_MAX_STACK (64u << 20)
 
+/* Leaf rules, direct-mapped on the pc. */
+#define FP_LEAF_RULES 256
+
+struct fp_leaf {
+	uint64_t pc;		/* 0: empty */
+	int ok;			/* the analysis found a rule */
+	struct insn_rule rule;
+};
+
 struct fp_state {
 	struct unwind_memcache cache;
+	const struct stack_snapshot *snap;	/* the walk in progress */
+	struct fp_leaf leaf[FP_LEAF_RULES];
 };
 
 static int fp_init(struct unwinder *uw)
 {
 	uw->priv = xcalloc(1, sizeof(struct fp_state));
+	return 0;
+}
+
+static void fp_maps_changed(struct unwinder *uw)
+{
+	struct fp_state *st = uw->priv;
+
+	memset(st->leaf, 0, sizeof(st->leaf));
+}
+
+static int fp_code_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	struct fp_state *st = arg;
+
+	return unwind_memcache_read_code(&st->cache, st->snap, addr, buf, len);
+}
+
+/* The rule of the leaf at pc (the exact pc of the stop), or NULL. */
+static const struct insn_rule *leaf_rule(struct unwinder *uw, const struct stack_snapshot *s,
+					 uint64_t pc)
+{
+	struct fp_state *st = uw->priv;
+	struct fp_leaf *l = &st->leaf[(pc * 0x9e3779b97f4a7c15ULL) >> 56];
+
+	if (l->pc != pc) {
+		const struct insn_code code = { fp_code_read, st, uw->pm };
+
+		st->snap = s;
+		l->pc = pc;
+		l->ok = unwind_insn_rule(&code, pc, 1, &l->rule) == 0;
+		st->snap = NULL;
+	}
+	return l->ok ? &l->rule : NULL;
+}
+
+/*
+ * The leaf's caller by its rule: its return address into *ra, its
+ * stack pointer and %rbp into *sp and *fp.  0, or -1.
+ */
+static int leaf_step(struct unwinder *uw, const struct stack_snapshot *s, uint64_t *ra,
+		     uint64_t *sp, uint64_t *fp)
+{
+	struct fp_state *st = uw->priv;
+	const struct insn_rule *r = leaf_rule(uw, s, arch_pc(&s->regs));
+	uint64_t cfa, nfp = *fp;
+
+	if (!r)
+		return -1;
+	cfa = (r->cfa_reg == INSN_REG_RSP ? *sp : *fp) + (uint64_t)(int64_t)r->cfa_off;
+	if (cfa <= *sp || cfa - *sp > FP_MAX_STACK ||
+	    unwind_memcache_read(&st->cache, s, cfa - 8, ra, sizeof(*ra)) < 0 ||
+	    (r->rbp_off && unwind_memcache_read(&st->cache, s, cfa + (uint64_t)(int64_t)r->rbp_off,
+						&nfp, sizeof(nfp)) < 0))
+		return -1;
+	*sp = cfa;
+	*fp = nfp;
 	return 0;
 }
 
@@ -101,13 +176,22 @@ static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		if (n < max_depth)
 			pcs[n++] = pc;
 	} else if (n < max_depth && uw->pm) {
-		uint64_t w, wsp = sp + 8;
+		/* the leaf's caller: the word at %rsp, else by the leaf's rule */
+		for (int how = 0; how < 2; how++) {
+			uint64_t w, wsp = how ? sp : sp + 8, wfp = fp;
 
-		if (stack_snapshot_read(s, sp, &w, sizeof(w)) == 0 &&
-		    (k = fp_stub(uw, s, &w, &wsp, &fp)) >= 0 && (k > 0 || is_code(uw, w)))
-			pcs[n++] = w;
-		if (k < 0)
-			return n;
+			if (how == 0 ? stack_snapshot_read(s, sp, &w, sizeof(w)) < 0
+				     : leaf_step(uw, s, &w, &wsp, &wfp) < 0)
+				continue;
+			if ((k = fp_stub(uw, s, &w, &wsp, &wfp)) < 0)
+				return n;
+			if (k > 0 || is_code(uw, w)) {
+				pcs[n++] = w;
+				sp = wsp;
+				fp = wfp;
+				break;
+			}
+		}
 	}
 	while (n < max_depth) {
 		uint64_t link[2], lsp;
@@ -138,5 +222,6 @@ const struct unwinder_ops unwinder_fp_ops = {
 	.name = "fp",
 	.init = fp_init,
 	.fini = fp_fini,
+	.maps_changed = fp_maps_changed,
 	.walk = fp_walk,
 };

@@ -29,8 +29,15 @@
  * have such rules runs from the table with three registers and one or
  * two memory reads per frame.  The first frame with any other rule
  * (CFA expressions as in PLT entries, signal frames, a CFA in another
- * register, no CFI) sends the whole walk to dwfl_getthread_frames().
+ * register) sends the whole walk to dwfl_getthread_frames().
  * The table is emptied when the process's mappings change.
+ *
+ * No CFI (code of no module, or no FDE for the pc: musl's libc, hand-
+ * written assembly, JIT code): the rule comes from the instructions
+ * (stack/unwind-insn.h), else it is the frame pointer's (CFA = %rbp +
+ * 16), cached like the others.  libdwfl's walk ends at such a frame
+ * (its own frame-pointer guess is not taken) and goes on from its
+ * caller with that rule, as after a stub.
  *
  * Stubs (the in-target probes' code, stack/modules.h) have no CFI: both
  * walks stop at a frame there, unwind_stub_step() gives the registers
@@ -50,12 +57,15 @@
 #ifdef HAVE_LIBDW
 
 #include <dwarf.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
 #include "stack/modules.h"
+#include "stack/unwind-insn.h"
+#include "util/error.h"
 #include "util/xmalloc.h"
 
 int unwind_libdw_rule_cache = 1;
@@ -66,6 +76,11 @@ int unwind_libdw_rule_cache = 1;
 #define DW_REG_RA 16
 
 enum { RULE_SIMPLE = 1, RULE_END, RULE_COMPLEX };
+/* where a rule comes from (struct unwinder: by_cfi, by_insn, by_fp) */
+enum { SRC_CFI, SRC_INSN, SRC_FP };
+
+/* How far above the stack pointer a frame pointer's CFA may be. */
+#define FP_MAX_FRAME (64u << 20)
 
 struct dw_rule {
 	uint64_t pc;		/* the address looked up; 0 = empty slot */
@@ -74,6 +89,7 @@ struct dw_rule {
 	int32_t rbp_off;	/* caller's %rbp at CFA + rbp_off; 0 = unchanged */
 	uint8_t kind;		/* RULE_* */
 	uint8_t cfa_reg;	/* DW_REG_RSP or DW_REG_RBP */
+	uint8_t src;		/* SRC_* */
 };
 
 #define RULES_MIN 1024
@@ -91,8 +107,14 @@ struct dw_state {
 	uint64_t *pcs;
 	int n, max;
 	const struct proc_modules *pm;	/* the unwinder's */
+	int bump;			/* the walk's pc is a return address less 1 */
 	int stub;			/* libdwfl's walk ended in a stub: */
+	int nocfi;			/* or at a frame without CFI: */
 	arch_regs_t stub_regs;		/* the registers of that frame */
+	int stub_rbp;			/* its %rbp is known */
+	uint64_t nocfi_key;		/* the rule of that frame */
+	int nocfi_exact;
+	uint64_t by_cfi;		/* frames libdwfl stepped, this walk */
 };
 
 /* The module id travels in the Dwfl_Module's userdata, as id + 1. */
@@ -228,26 +250,66 @@ static void rule_classify(Dwarf_Frame *frame, struct dw_rule *r)
 	r->kind = RULE_SIMPLE;
 }
 
-static void rule_compute(struct dw_state *st, uint64_t pc, struct dw_rule *r)
+static int dw_code_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(st->dwfl, pc);
+	struct dw_state *st = arg;
 
-	r->pc = pc;
+	return st->snap ? unwind_memcache_read_code(&st->cache, st->snap, addr, buf, len) : -1;
+}
+
+static const char *const src_names[] = { "CFI", "instructions", "frame pointer" };
+
+/*
+ * No CFI covers the frame at key (a pc without a module, or without an
+ * FDE): its rule from its instructions (stack/unwind-insn.h), else the
+ * frame pointer's (CFA = %rbp + 16, %rbp saved at %rbp).
+ */
+static void rule_nocfi(struct dw_state *st, uint64_t key, int exact, struct dw_rule *r)
+{
+	const struct insn_code code = { dw_code_read, st, st->pm };
+	struct insn_rule ir;
+
+	r->kind = RULE_SIMPLE;
+	r->ra_off = -8;
+	if (unwind_insn_rule(&code, exact ? key : key + 1, exact, &ir) == 0) {
+		r->src = SRC_INSN;
+		r->cfa_reg = ir.cfa_reg == INSN_REG_RBP ? DW_REG_RBP : DW_REG_RSP;
+		r->cfa_off = ir.cfa_off;
+		r->rbp_off = ir.rbp_off;
+	} else {
+		r->src = SRC_FP;
+		r->cfa_reg = DW_REG_RBP;
+		r->cfa_off = 16;
+		r->rbp_off = -16;
+	}
+	debug_msg("unwind: no CFI at %s 0x%" PRIx64 ": by %s, CFA %%%s%+d, %%rbp %s%+d",
+		  exact ? "pc" : "return address", exact ? key : key + 1, src_names[r->src],
+		  r->cfa_reg == DW_REG_RSP ? "rsp" : "rbp", r->cfa_off,
+		  r->rbp_off ? "at CFA" : "kept", r->rbp_off);
+}
+
+/* The rule at key: an exact pc, or (!exact) a return address less 1. */
+static __attribute__((noinline)) void rule_compute(struct dw_state *st, uint64_t key, int exact,
+						  struct dw_rule *r)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(st->dwfl, key);
+
+	r->pc = key;
 	r->kind = RULE_COMPLEX;
-	if (!mod)
-		return;
-	for (int pass = 0; pass < 2; pass++) {
+	r->src = SRC_CFI;
+	for (int pass = 0; mod && pass < 2; pass++) {
 		Dwarf_Addr bias;
 		Dwarf_CFI *cfi = pass ? dwfl_module_dwarf_cfi(mod, &bias)
 				      : dwfl_module_eh_cfi(mod, &bias);
 		Dwarf_Frame *frame;
 
-		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
+		if (!cfi || dwarf_cfi_addrframe(cfi, key - bias, &frame) != 0)
 			continue;
 		rule_classify(frame, r);
 		free(frame);
 		return;
 	}
+	rule_nocfi(st, key, exact, r);
 }
 
 static size_t rule_slot(uint64_t pc, size_t size)
@@ -262,55 +324,110 @@ static void rules_clear(struct dw_state *st)
 	st->nrules = 0;
 }
 
-static const struct dw_rule *rule_get(struct dw_state *st, uint64_t pc)
+/* The table has no room for one more rule: grow it, or empty it at its bound. */
+static __attribute__((noinline)) void rules_grow(struct dw_state *st)
+{
+	struct dw_rule *old = st->rules;
+	size_t old_size = st->rules_size, j, mask;
+
+	if (old_size >= RULES_MAX) {
+		rules_clear(st);	/* bounded: start over */
+		return;
+	}
+	st->rules_size = old_size ? old_size * 2 : RULES_MIN;
+	st->rules = xcalloc(st->rules_size, sizeof(*st->rules));
+	mask = st->rules_size - 1;
+	for (size_t i = 0; i < old_size; i++)
+		if (old[i].pc) {
+			for (j = rule_slot(old[i].pc, st->rules_size); st->rules[j].pc;
+			     j = (j + 1) & mask)
+				;
+			st->rules[j] = old[i];
+		}
+	free(old);
+}
+
+/* The rule at pc, from the table or computed into it (exact: see rule_compute). */
+static inline __attribute__((always_inline)) const struct dw_rule *
+rule_get(struct dw_state *st, uint64_t pc, int exact)
 {
 	size_t j, mask;
 
-	if ((st->nrules + 1) * 2 > st->rules_size) {
-		struct dw_rule *old = st->rules;
-		size_t old_size = st->rules_size;
-
-		if (old_size >= RULES_MAX) {
-			rules_clear(st);	/* bounded: start over */
-		} else {
-			st->rules_size = old_size ? old_size * 2 : RULES_MIN;
-			st->rules = xcalloc(st->rules_size, sizeof(*st->rules));
-			mask = st->rules_size - 1;
-			for (size_t i = 0; i < old_size; i++)
-				if (old[i].pc) {
-					for (j = rule_slot(old[i].pc, st->rules_size); st->rules[j].pc;
-					     j = (j + 1) & mask)
-						;
-					st->rules[j] = old[i];
-				}
-			free(old);
-		}
-	}
+	if ((st->nrules + 1) * 2 > st->rules_size)
+		rules_grow(st);
 	mask = st->rules_size - 1;
 	for (j = rule_slot(pc, st->rules_size); st->rules[j].pc; j = (j + 1) & mask)
 		if (st->rules[j].pc == pc)
 			return &st->rules[j];
-	rule_compute(st, pc, &st->rules[j]);
+	rule_compute(st, pc, exact, &st->rules[j]);
 	st->nrules++;
 	return &st->rules[j];
+}
+
+/*
+ * One step by rule r from the frame whose stack pointer is *sp and
+ * %rbp *fp: the caller's into *sp and *fp, its return address into *ra.
+ * 1 stepped, 0 the walk ends here, -1 the frame needs libdwfl.  A rule
+ * not from CFI is checked more: its CFA above the stack pointer, and a
+ * frame pointer's return address into code.
+ */
+static inline __attribute__((always_inline)) int
+rule_step(struct dw_state *st, const struct dw_rule *r, uint64_t *sp, uint64_t *fp, uint64_t *ra)
+{
+	uint64_t cfa, nfp, w;
+
+	if (r->kind == RULE_END)
+		return 0;
+	if (r->kind != RULE_SIMPLE)
+		return -1;
+	cfa = (r->cfa_reg == DW_REG_RSP ? *sp : *fp) + (uint64_t)(int64_t)r->cfa_off;
+	if (cfa <= *sp)
+		return r->src == SRC_CFI ? -1 : 0;
+	if (__builtin_expect(r->src == SRC_FP, 0) && cfa - *sp > FP_MAX_FRAME)
+		return 0;
+	if (unwind_memcache_read(&st->cache, st->snap, cfa + (uint64_t)(int64_t)r->ra_off,
+				 &w, sizeof(w)) < 0)
+		return 0;
+	if (r->rbp_off) {
+		if (unwind_memcache_read(&st->cache, st->snap, cfa + (uint64_t)(int64_t)r->rbp_off,
+					 &nfp, sizeof(nfp)) < 0)
+			return 0;
+		*fp = nfp;
+	}
+	if (w == 0)
+		return 0;
+	if (__builtin_expect(r->src != SRC_CFI, 0) &&
+	    (w < 4096 || (r->src == SRC_FP && !modules_find_range(st->pm, w) &&
+			  !modules_find_stubs(st->pm, w))))
+		return 0;
+	*sp = cfa;
+	*ra = w;
+	return 1;
+}
+
+/* steps frames stepped, insn and fp of them by those rules */
+static void count_src(struct unwinder *uw, uint64_t steps, uint64_t insn, uint64_t fp)
+{
+	uw->by_cfi += steps - insn - fp;
+	uw->by_insn += insn;
+	uw->by_fp += fp;
 }
 
 /*
  * Walk with cached rules.  Returns the depth, or -1 when a frame needs
  * libdwfl's full unwinder.  A frame in a stub (unwind_stub_step()) is
  * stepped over; a return address into one is replaced by the stub's
- * caller's.
+ * caller's.  bump: the pc is a return address less 1 (see dw_walk_from).
  */
 static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
-			uint64_t *pcs, int max_depth)
+			uint64_t *pcs, int max_depth, int bump)
 {
 	struct dw_state *st = uw->priv;
-	uint64_t pc = s->regs.rip, sp = s->regs.rsp, fp = s->regs.rbp;
-	int n = 0;
+	uint64_t pc = s->regs.rip, sp = s->regs.rsp, fp = s->regs.rbp, insn = 0, fps = 0;
+	int n = 0, stub0 = 0;
 
 	for (;;) {
 		const struct dw_rule *r;
-		uint64_t cfa, ra;
 		arch_regs_t at;
 		int k;
 
@@ -321,37 +438,32 @@ static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		at.rbp = fp;
 		if ((n < max_depth || n > 1) && (k = unwind_stub_step(uw, s, &at)) != 0) {
 			if (k < 0)
-				return n;
+				break;
 			if (n > 1)
 				n--;	/* the stub's caller in its place */
+			else
+				stub0 = 1;	/* a frame more, no rule's */
 			pc = at.rip;
 			sp = at.rsp;
 			fp = at.rbp;
 			continue;
 		}
 		if (n >= max_depth)
-			return n;
+			break;
 		/* callers: the call instruction's rule, not the next one's */
-		r = rule_get(st, n == 1 ? pc : pc - 1);
-		if (r->kind == RULE_END)
-			return n;
-		if (r->kind != RULE_SIMPLE)
+		r = rule_get(st, n == 1 ? pc : pc - 1, n == 1 && !bump);
+		k = rule_step(st, r, &sp, &fp, &pc);
+		if (k < 0)
 			return -1;
-		cfa = (r->cfa_reg == DW_REG_RSP ? sp : fp) + (uint64_t)(int64_t)r->cfa_off;
-		if (cfa <= sp)
-			return -1;
-		if (unwind_memcache_read(&st->cache, s, cfa + (uint64_t)(int64_t)r->ra_off,
-					 &ra, sizeof(ra)) < 0)
-			return n;
-		if (r->rbp_off &&
-		    unwind_memcache_read(&st->cache, s, cfa + (uint64_t)(int64_t)r->rbp_off,
-					 &fp, sizeof(fp)) < 0)
-			return n;
-		if (ra == 0)
-			return n;
-		sp = cfa;
-		pc = ra;
+		if (k == 0)
+			break;
+		if (__builtin_expect(r->src != SRC_CFI, 0)) {
+			insn += r->src == SRC_INSN;
+			fps += r->src == SRC_FP;
+		}
 	}
+	count_src(uw, (uint64_t)(n - 1 - stub0), insn, fps);
+	return n;
 }
 
 /* Report the module instances of uw->pm to the Dwfl. */
@@ -431,8 +543,12 @@ static void dw_maps_changed(struct unwinder *uw)
 	rules_clear(st);
 }
 
-/* The registers of a frame libdwfl found in a stub (for unwind_stub_step()). */
-static void stub_regs(struct dw_state *st, Dwfl_Frame *frame, Dwarf_Addr pc)
+/*
+ * The registers of a frame of libdwfl's walk, at pc, into st->stub_regs
+ * (what libdwfl does not know stays the stop's).  0, or -1 when it
+ * knows no stack pointer.
+ */
+static int frame_regs(struct dw_state *st, Dwfl_Frame *frame, Dwarf_Addr pc)
 {
 	static const struct {
 		unsigned dw;
@@ -445,21 +561,24 @@ static void stub_regs(struct dw_state *st, Dwfl_Frame *frame, Dwarf_Addr pc)
 	};
 	arch_regs_t r = st->snap->regs;
 
+	st->stub_rbp = 0;
 	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
 		Dwarf_Word v;
 		unsigned long long w;
 
 		if (dwfl_frame_reg(frame, regs[i].dw, &v) != 0) {
 			if (regs[i].dw == DW_REG_RSP)
-				return;	/* no stack pointer: no step */
+				return -1;	/* no stack pointer: no step */
 			continue;
 		}
+		if (regs[i].dw == DW_REG_RBP)
+			st->stub_rbp = 1;
 		w = v;
 		memcpy((char *)&r + regs[i].off, &w, sizeof(w));
 	}
 	r.rip = pc;
 	st->stub_regs = r;
-	st->stub = 1;
+	return 0;
 }
 
 static int dw_frame(Dwfl_Frame *frame, void *arg)
@@ -467,18 +586,35 @@ static int dw_frame(Dwfl_Frame *frame, void *arg)
 	struct dw_state *st = arg;
 	Dwarf_Addr pc;
 	bool activation = false;
+	const struct dw_rule *r;
+	uint64_t key;
+	int exact;
 
 	if (!dwfl_frame_pc(frame, &pc, &activation) || pc == 0)
 		return DWARF_CB_ABORT;
 	/* Convention of unwind.h: exact pcs after frame 0 are stored + 1. */
 	st->pcs[st->n] = st->n > 0 && activation ? pc + 1 : pc;
 	st->n++;
+	if (st->n > 1)
+		st->by_cfi++;
 	if (modules_find_stubs(st->pm, pc)) {
 		/* no CFI there: memtap steps over it, then walks on */
-		stub_regs(st, frame, pc);
+		st->stub = frame_regs(st, frame, pc) == 0;
 		return DWARF_CB_ABORT;
 	}
-	return st->n < st->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+	if (st->n >= st->max)
+		return DWARF_CB_ABORT;
+	/* no CFI either: memtap goes on with the rule of its instructions */
+	key = activation ? pc : pc - 1;
+	exact = activation && !(st->bump && st->n == 1);
+	r = rule_get(st, key, exact);
+	if (r->src != SRC_CFI) {
+		st->nocfi = frame_regs(st, frame, pc) == 0;
+		st->nocfi_key = key;
+		st->nocfi_exact = exact;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
 }
 
 /*
@@ -495,7 +631,7 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 	st->snap = s;
 	unwind_memcache_reset(&st->cache);
 	if (unwind_libdw_rule_cache)
-		n = dw_fast_walk(uw, s, pcs, max_depth);
+		n = dw_fast_walk(uw, s, pcs, max_depth, bump);
 	if (n > 0) {
 		if (bump)
 			pcs[0]++;
@@ -505,16 +641,31 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 	st->pcs = pcs;
 	st->n = 0;
 	st->max = max_depth;
-	st->stub = 0;
+	st->bump = bump;
+	st->stub = st->nocfi = 0;
+	st->by_cfi = 0;
 	dwfl_getthread_frames(st->dwfl, s->tid, dw_frame, st);
+	uw->by_cfi += st->by_cfi;
 	n = st->n;
 	if (bump && n > 0)
 		pcs[0]++;
-	if (!st->stub)
-		return n;
 	next = *s;
 	next.regs = st->stub_regs;
-	if (unwind_stub_step(uw, s, &next.regs) <= 0)
+	if (st->nocfi) {
+		/* the frame without CFI stays; on from its caller */
+		const struct dw_rule *r = rule_get(st, st->nocfi_key, st->nocfi_exact);
+		uint64_t ra, sp = next.regs.rsp, fp = next.regs.rbp;
+
+		if ((r->cfa_reg == DW_REG_RBP && !st->stub_rbp) || n >= max_depth ||
+		    rule_step(st, r, &sp, &fp, &ra) <= 0)
+			return n;
+		count_src(uw, 1, r->src == SRC_INSN, r->src == SRC_FP);
+		next.regs.rsp = sp;
+		next.regs.rbp = fp;
+		next.regs.rip = ra - 1;
+		return n + dw_walk_from(uw, &next, pcs + n, max_depth - n, 1);
+	}
+	if (!st->stub || unwind_stub_step(uw, s, &next.regs) <= 0)
 		return n;
 	/* the stub's pc stays only as the exact pc of the stop */
 	keep = n == 1 && !bump ? 1 : n - 1;

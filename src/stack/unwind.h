@@ -12,7 +12,8 @@
  *   dwarf   libunwind-ptrace with accessors that read the snapshot
  *           (unwind-libunwind.c)
  *   libdw   elfutils libdwfl with thread callbacks over the snapshot
- *           (unwind-libdw.c)
+ *           (unwind-libdw.c); frames without CFI by their instructions
+ *           (unwind-insn.h), else by the frame pointer
  *   none    the stop's pc alone
  *
  * Frame convention of unwinder_walk(): pcs[0] is the exact pc of the
@@ -141,6 +142,9 @@ struct unwinder {
 	int dirty;			/* maps_changed pending */
 	void *priv;			/* the back end's state */
 	uint64_t walks, frames, failures;
+	/* frames stepped by CFI, by instruction analysis (code without
+	 * CFI, stack/unwind-insn.h), by the frame pointer (the rest) */
+	uint64_t by_cfi, by_insn, by_fp;
 };
 
 /*
@@ -230,5 +234,12 @@ static inline void unwind_memcache_reset(struct unwind_memcache *c)
 /* stack_snapshot_read() through the cache. */
 int unwind_memcache_read(struct unwind_memcache *c, const struct stack_snapshot *s,
 			 uint64_t addr, void *buf, size_t len);
+
+/*
+ * The same for a read of code (stack/unwind-insn.h): one that fails
+ * says nothing of the stack's end, and leaves the cut mark alone.
+ */
+int unwind_memcache_read_code(struct unwind_memcache *c, const struct stack_snapshot *s,
+			      uint64_t addr, void *buf, size_t len);
 
 #endif /* MEMTAP_UNWIND_H */
