@@ -181,11 +181,11 @@ static int compile_elf(Elf *elf, struct cfitab *t)
 	if (!cfi)
 		return -ENOENT;
 	err = fde_starts(elf, &starts, &n);
-	if (err < 0)
-		return err;
-	if (!n) {
-		free(starts);
-		return -ENOENT;
+	if (err < 0 || !n) {
+		if (!err)
+			free(starts);
+		dwarf_cfi_end(cfi);
+		return err < 0 ? err : -ENOENT;
 	}
 	t->lo = starts[0];
 	t->hi = t->lo;
@@ -217,8 +217,9 @@ static int compile_elf(Elf *elf, struct cfitab *t)
 		t->hi = pc;
 	}
 	free(starts);
+	dwarf_cfi_end(cfi);
 	if (push(&b, t->hi, &none) < 0)	/* the end: a row of its own */
-		goto too_big2;
+		return -EFBIG;
 	for (size_t i = 0; i < t->nrows; i++)
 		if (t->rows[i].kind == CT_RSP || t->rows[i].kind == CT_RBP)
 			t->simple++;
@@ -234,7 +235,7 @@ static int compile_elf(Elf *elf, struct cfitab *t)
 	return 0;
 too_big:
 	free(starts);
-too_big2:
+	dwarf_cfi_end(cfi);
 	return -EFBIG;
 }
 

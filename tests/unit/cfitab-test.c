@@ -138,6 +138,7 @@ static int check_file(const char *file, unsigned stride)
 	printf("%s: %zu FDEs, %zu rows (%zu simple), %zu bytes with the index of %zu pages, %lu pcs checked%s\n",
 	       file, t.fdes, t.nrows, t.simple, t.nrows * sizeof(*t.rows) + (t.npages + 1) * 4,
 	       t.npages, checked, bad ? ": DIFFERENT" : "");
+	dwarf_cfi_end(cfi);
 	elf_end(elf);
 	close(fd);
 	cfitab_free(&t);
