@@ -98,6 +98,24 @@ static int read_beyond(const struct stack_snapshot *s, uint64_t addr, void *buf,
 	return -1;
 }
 
+/*
+ * A read of the stack above the stop's sp that the copy does not hold
+ * fails: those bytes are the thread's now, not the stop's (a thread
+ * that went on, returned and called again, or exited, has other frames
+ * there), and no frame may come from them.  A copy of all the bytes
+ * asked for is then marked cut (the stack went on); one cut short where
+ * the stack ends is not.  Returns 1 when addr is such a read.
+ */
+static int above_copy(const struct stack_snapshot *s, uint64_t addr, size_t len)
+{
+	if (addr < s->start || !s->data)
+		return 0;
+	if (s->asked && s->len == s->asked)
+		((struct stack_snapshot *)s)->cut = 1;
+	(void)len;
+	return 1;
+}
+
 int stack_snapshot_read(const struct stack_snapshot *s, uint64_t addr,
 			void *buf, size_t len)
 {
@@ -106,6 +124,8 @@ int stack_snapshot_read(const struct stack_snapshot *s, uint64_t addr,
 		memcpy(buf, s->data + (addr - s->start), len);
 		return 0;
 	}
+	if (above_copy(s, addr, len))
+		return -1;
 	return read_beyond(s, addr, buf, len);
 }
 
@@ -117,6 +137,8 @@ int unwind_memcache_read(struct unwind_memcache *c, const struct stack_snapshot 
 		memcpy(buf, s->data + (addr - s->start), len);
 		return 0;
 	}
+	if (above_copy(s, addr, len))
+		return -1;
 	if (len > sizeof(c->buf))
 		return read_beyond(s, addr, buf, len);
 	if (!(c->len && addr >= c->page && addr - c->page <= c->len &&

@@ -83,8 +83,11 @@ void stack_snapshot_release(struct stack_snapshot *s);
 
 /*
  * Read len bytes at tracee address addr: from the copy when it holds
- * them all, otherwise from the process (linux/memio.h: the PTRACE_PEEKDATA
- * fallback on tid works only while it is stopped).
+ * them all; a read at or above start that it does not hold fails (the
+ * stack as the thread left it later: no frame may come from it), and
+ * marks the snapshot cut when the copy has all the bytes asked for;
+ * other addresses are read from the process (linux/memio.h: the
+ * PTRACE_PEEKDATA fallback on tid works only while it is stopped).
  * Returns 0 or -1.  Changes nothing in s but its cut mark, set when a
  * read above a copy of all the bytes asked for fails (the stack goes on
  * beyond the copy, and the process no longer gives it: without

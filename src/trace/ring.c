@@ -332,6 +332,8 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 		/* the record's own bytes: the sink is flushed before TAIL moves */
 		snap.data = (unsigned char *)(uintptr_t)(rec + R_STACK);
 		snap.cap = len;
+		/* the copy asked for: a full one may be cut (unwind.h) */
+		snap.asked = r->r.rec_size - R_STACK;
 		snap.borrowed = 1;
 		s = &snap;
 	}
