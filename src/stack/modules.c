@@ -330,9 +330,10 @@ void modules_copy_stubs(struct proc_modules *child, const struct proc_modules *p
 static void other_add(struct proc_modules *pm, const struct procfs_map *mp)
 {
 	int file = mp->path && mp->path[0] == '/';
+	int exec = !file && (mp->perms & PROT_EXEC);
 	struct other_range *o = pm->nother ? &pm->other[pm->nother - 1] : NULL;
 
-	if (o && o->end == mp->start && o->file == file) {
+	if (o && o->end == mp->start && o->file == file && o->exec == exec) {
 		o->end = mp->end;
 		return;
 	}
@@ -341,6 +342,7 @@ static void other_add(struct proc_modules *pm, const struct procfs_map *mp)
 	o->start = mp->start;
 	o->end = mp->end;
 	o->file = file;
+	o->exec = exec;
 }
 
 void modules_map_changed(struct proc_modules *pm)
@@ -544,6 +546,16 @@ static const struct other_range *other_holding(const struct proc_modules *pm, ui
 			return end <= pm->other[mid].end ? &pm->other[mid] : NULL;
 	}
 	return NULL;
+}
+
+int modules_is_code(const struct proc_modules *pm, uint64_t pc)
+{
+	const struct other_range *o;
+
+	if (modules_find_range(pm, pc) || modules_find_stubs(pm, pc))
+		return 1;
+	o = other_holding(pm, pc, pc + 1);
+	return o && o->exec;
 }
 
 /*

@@ -106,6 +106,7 @@ struct stub_range {
 struct other_range {
 	uint64_t start, end;
 	int file;		/* of a file (not code), else anonymous memory */
+	int exec;		/* executable: code made at run time (JIT) */
 };
 
 struct proc_modules {
@@ -184,6 +185,11 @@ int modules_resolve(struct proc_modules *pm, uint64_t pc, uint32_t *module_id,
 
 /* The range holding pc, NULL if none (no re-read). */
 const struct module_range *modules_find_range(const struct proc_modules *pm, uint64_t pc);
+/*
+ * Is pc code as of the last read: a module's, the stubs', or anonymous
+ * executable memory (a JIT's)?  Reads nothing.
+ */
+int modules_is_code(const struct proc_modules *pm, uint64_t pc);
 
 /*
  * [start, start + len) holds stubs whose frames fn knows (see struct

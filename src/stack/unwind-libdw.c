@@ -397,8 +397,7 @@ rule_step(struct dw_state *st, const struct dw_rule *r, uint64_t *sp, uint64_t *
 	if (w == 0)
 		return 0;
 	if (__builtin_expect(r->src != SRC_CFI, 0) &&
-	    (w < 4096 || (r->src == SRC_FP && !modules_find_range(st->pm, w) &&
-			  !modules_find_stubs(st->pm, w))))
+	    (w < 4096 || (r->src == SRC_FP && !modules_is_code(st->pm, w))))
 		return 0;
 	*sp = cfa;
 	*ra = w;
