@@ -5,13 +5,15 @@
  * from T threads.  Plain C for any libc: the tests build it with
  * musl-gcc too (tests/musl-alloc.test), dynamic and static.
  *
- *   alloc-rounds [-t THREADS] [-n ITERS] [-w] [-L]
+ *   alloc-rounds [-t THREADS] [-n ITERS] [-w] [-L] [-X]
  *
  *   -w   wait: print "ready PID", then run one round per SIGUSR1 (and
  *        print its EXPECT lines and "round N done"); SIGUSR2 ends
  *   -L   the leader exits: main() starts a thread that runs the rounds
  *        and calls pthread_exit(); "ready PID" once the leader is a
  *        zombie (implies -w)
+ *   -X   as -L, but the leader exits at the first SIGUSR1, before that
+ *        round runs ("ready PID" while it lives)
  *
  * Every call is made from functions in the section "alloc_text"
  * (compiled without sibling calls: the caller of each allocator
@@ -62,6 +64,9 @@ struct counts {
 static unsigned long iters = 100;
 static int nthreads = 1, aliased;
 static sigset_t set;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int leader_go;	/* -X: the leader may exit */
 /* NULL, hidden from the compiler: it turns realloc(NULL, n) into malloc(n) */
 static void *volatile nothing;
 /* the allocator functions through volatile pointers: no call is elided */
@@ -226,12 +231,13 @@ static char leader_state(void)
 	return p && p[1] == ' ' ? p[2] : '?';
 }
 
-static SECTION void *serve(void *leader_exits)
+/* leader: 0 stays, 1 has exited (-L), 2 exits at the first round (-X) */
+static SECTION void *serve(void *leader)
 {
 	struct counts total;
-	int sig, rounds = 0, bad = 0;
+	int sig, rounds = 0, bad = 0, how = (int)(intptr_t)leader;
 
-	while (leader_exits && leader_state() != 'Z')
+	while (how == 1 && leader_state() != 'Z')
 		usleep(1000);
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
@@ -240,6 +246,14 @@ static SECTION void *serve(void *leader_exits)
 			exit(99);
 		if (sig == SIGUSR2)
 			break;
+		if (how == 2 && !rounds) {
+			pthread_mutex_lock(&lock);
+			leader_go = 1;
+			pthread_cond_signal(&cond);
+			pthread_mutex_unlock(&lock);
+			while (leader_state() != 'Z')
+				usleep(1000);
+		}
 		memset(&total, 0, sizeof(total));
 		round_run(&total);
 		maps();
@@ -255,18 +269,19 @@ static SECTION void *serve(void *leader_exits)
 
 SECTION int main(int argc, char **argv)
 {
-	int opt, wait_mode = 0, leader_exits = 0;
+	int opt, wait_mode = 0, leader_exits = 0;	/* as serve()'s leader */
 	struct counts total;
 	pthread_t t;
 
-	while ((opt = getopt(argc, argv, "t:n:wL")) != -1) {
+	while ((opt = getopt(argc, argv, "t:n:wLX")) != -1) {
 		switch (opt) {
 		case 't': nthreads = atoi(optarg); break;
 		case 'n': iters = strtoul(optarg, NULL, 0); break;
 		case 'w': wait_mode = 1; break;
 		case 'L': leader_exits = wait_mode = 1; break;
+		case 'X': leader_exits = 2; wait_mode = 1; break;
 		default:
-			fprintf(stderr, "usage: alloc-rounds [-t N] [-n ITERS] [-w] [-L]\n");
+			fprintf(stderr, "usage: alloc-rounds [-t N] [-n ITERS] [-w] [-L] [-X]\n");
 			return 2;
 		}
 	}
@@ -287,7 +302,11 @@ SECTION int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	if (!leader_exits)
 		serve(NULL);
-	if (pthread_create(&t, NULL, serve, &set))
+	if (pthread_create(&t, NULL, serve, (void *)(intptr_t)leader_exits))
 		return 99;
+	pthread_mutex_lock(&lock);
+	while (leader_exits == 2 && !leader_go)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
 	pthread_exit(NULL);
 }
