@@ -40,9 +40,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "target.h"
 
 #define SECTION __attribute__((section("alloc_text"), noinline))
-#define MiB (1024UL * 1024UL)
 
 extern char __start_alloc_text[], __stop_alloc_text[];
 
@@ -213,22 +213,6 @@ static SECTION void report(const struct counts *c)
 			printf("EXPECT %d %s %lu %lu %lu\n", pid, names[k], c->calls[k],
 			       c->bytes[k], c->failed[k]);
 	fflush(stdout);
-}
-
-/* The state letter of the leader in /proc/self/stat. */
-static char leader_state(void)
-{
-	char buf[512], *p;
-	FILE *f = fopen("/proc/self/stat", "r");
-	size_t n;
-
-	if (!f)
-		return '?';
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
 }
 
 /* leader: 0 stays, 1 has exited (-L), 2 exits at the first round (-X) */
