@@ -6,13 +6,19 @@
  * decoded by bp_arch_decode() (endbr64 stays in place: the jmp goes
  * after it, where indirect branches under IBT still land on it); each
  * must be one bp_arch_relocate() can move (rip-relative operands and
- * relative jcc are fixed up; relative jmp/call are refused).  The whole
- * function (st_size) is then decoded for a relative branch into bytes
- * 1.. of the patch: such a branch would land inside the jmp.
+ * relative jcc are fixed up; a relative call is refused).  A relative
+ * jmp ends the plan (musl's malloc, free, realloc and memalign are one
+ * `jmp rel32` to the code that does the work): nothing after it runs
+ * from the entry, and the bytes up to the patch's end, if any, must be
+ * the function's own (or its nop padding, detour_padded_size()).  The
+ * whole function (st_size) is then decoded for a relative branch into
+ * bytes 1.. of the patch: such a branch would land inside the jmp.
  *
  * Relocation chains bp_arch_relocate()'s output: each instruction's jmp
  * back is overwritten by the next one, the last one's stays and
- * continues the function after the displaced bytes.
+ * continues the function after the displaced bytes.  A jmp that ends
+ * the plan becomes a jmp to the same target: rel32 when it reaches,
+ * else jmp qword [rip] and the target's address after it.
  */
 #include "config.h"
 
@@ -73,6 +79,18 @@ int detour_plan(uint64_t func, const uint8_t *buf, size_t size, struct plan *p,
 			return -ENOTSUP;
 		}
 		err = bp_arch_decode(func + off, buf + off, size - off, in);
+		if (err == 0 && in->kind == BPI_JMP) {
+			/* the last one: the bytes after it up to the patch's end never run */
+			off += in->len;
+			p->ninsns++;
+			p->tail = 1;
+			if (p->len + in->len < JMP_LEN && p->site + JMP_LEN > func + size) {
+				*why = "the function is too short";
+				return -ENOTSUP;
+			}
+			p->len = p->len + in->len < JMP_LEN ? JMP_LEN : p->len + in->len;
+			break;
+		}
 		if (err < 0 || !bp_arch_needs_slot(in)) {
 			*why = err == -EBUSY ? "an int3 in its entry" :
 				"an entry instruction that cannot be relocated";
@@ -111,6 +129,25 @@ size_t detour_padded_size(uint64_t func, const uint8_t *buf, size_t got, size_t 
 	return off;
 }
 
+#define TAIL_JMP_MAX 14
+
+/* At code, for address at: a jmp to target (rel32, else through [rip]); its length. */
+static unsigned tail_jmp(uint8_t *code, uint64_t at, uint64_t target)
+{
+	int32_t rel = (int32_t)(int64_t)(target - (at + JMP_LEN));
+
+	if (bp_arch_in_rel32(at + JMP_LEN, target)) {
+		code[0] = 0xe9;
+		memcpy(code + 1, &rel, sizeof(rel));
+		return JMP_LEN;
+	}
+	code[0] = 0xff;		/* jmp qword [rip + 0] */
+	code[1] = 0x25;
+	memset(code + 2, 0, 4);
+	memcpy(code + 6, &target, sizeof(target));
+	return TAIL_JMP_MAX;
+}
+
 /* The relocated entry at address at, into code[DT_ORIG_ROOM]. */
 int detour_relocate(struct plan *p, uint64_t at, uint8_t *code)
 {
@@ -120,7 +157,18 @@ int detour_relocate(struct plan *p, uint64_t at, uint8_t *code)
 
 	memset(code, BP_ARCH_TRAP_BYTE, DT_ORIG_ROOM);
 	for (unsigned i = 0; i < p->ninsns; i++) {
-		int n = bp_arch_relocate(&p->insns[i], addr, at + used, tmp, &resume);
+		int n;
+
+		if (p->insns[i].kind == BPI_JMP) {
+			/* the last: no jmp back */
+			if (used + TAIL_JMP_MAX > DT_ORIG_ROOM)
+				return -ENOSPC;
+			p->moved[i] = used;
+			used += tail_jmp(code + used, at + used, p->insns[i].target);
+			p->moved[i + 1] = used;
+			return 0;
+		}
+		n = bp_arch_relocate(&p->insns[i], addr, at + used, tmp, &resume);
 
 		if (n < 0)
 			return n;
@@ -140,6 +188,14 @@ int detour_moved_pc(const struct plan *p, uint64_t at, uint64_t pc, uint64_t *to
 	uint64_t addr = p->site;
 
 	for (unsigned i = 0; i <= p->ninsns; i++) {
+		if (i == p->ninsns && p->tail) {
+			/* after a jmp that ends the plan: no instruction of its path */
+			if (pc == p->site + p->len) {
+				*to = pc;
+				return 0;
+			}
+			break;
+		}
 		if (pc == addr) {
 			*to = at + p->moved[i];
 			return 0;

@@ -16,6 +16,8 @@
 struct plan {
 	uint64_t site;		/* where the jmp goes: the function, or after endbr64 */
 	unsigned len, ninsns;	/* bytes and instructions displaced */
+	int tail;		/* the last instruction is a relative jmp: its path ends
+				   there; len may then be past its end (a jmp rel8) */
 	struct bp_insn insns[MAX_INSNS];
 	/* by detour_relocate(): where instruction i starts in the copy
 	   (from its start); moved[ninsns]: the jmp back after the last */
@@ -25,7 +27,8 @@ struct plan {
 /*
  * The patch of the function at func whose code is buf[0..size): 0, or
  * -ENOTSUP with *why (an entry instruction that cannot be relocated, a
- * branch of the function into bytes 1.. of the patch, too short).
+ * branch of the function into bytes 1.. of the patch, too short).  A
+ * relative jmp is the last instruction displaced (p->tail).
  */
 int detour_plan(uint64_t func, const uint8_t *buf, size_t size, struct plan *p,
 		const char **why);
@@ -47,7 +50,9 @@ int detour_relocate(struct plan *p, uint64_t at, uint8_t *code);
  * stopped at pc inside the displaced instructions (site, site + len]
  * goes on: *to; 0, or -1 when pc is not where an instruction starts.
  * site + len (after the last) maps to the copy's jmp back, so that a
- * syscall restarted there (pc - 2) is the copy's, not the jmp's bytes.
+ * syscall restarted there (pc - 2) is the copy's, not the jmp's bytes;
+ * after a plan that ends in a jmp (tail), it stays (*to = pc): no path
+ * of the entry's comes there.
  */
 int detour_moved_pc(const struct plan *p, uint64_t at, uint64_t pc, uint64_t *to);
 

@@ -620,6 +620,8 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		len = 32;	/* a short function's padding: detour_padded_size() */
 	buf = xmalloc(len);
 	got = memio_read(ds->pid, tid, addr, buf, len);
+	/* an earlier memtap's jmp: the original bytes first, its padding too */
+	adopt = got >= JMP_LEN ? adopted_slot(ds, tid, addr, buf, (size_t)got, &pg) : 0;
 	if (got >= 0 && size && (size_t)got >= size) {
 		got = (ssize_t)detour_padded_size(addr, buf, (size_t)got, size);
 		len = (size_t)got;	/* all of it read */
@@ -630,7 +632,6 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 			*why = "the function is too short";
 		return got < 0 ? (int)got : (size_t)got == len ? -ENOTSUP : -EIO;
 	}
-	adopt = adopted_slot(ds, tid, addr, buf, (size_t)got, &pg);
 	err = detour_plan(addr, buf, (size_t)got, &p, why);
 	if (err == 0)
 		memcpy(orig, buf + (p.site - addr), p.len);

@@ -217,7 +217,7 @@ void alloc_try_arm(struct alloc_space *s, struct thread *cur, int cur_listening,
 	int n = 0;
 
 	while ((t = procs_next_thread(alloc_procs, &it))) {
-		if (!t->proc || t->proc->alloc != s || t == gone)
+		if (!t->proc || t->proc->alloc != s || t == gone || (t->flags & T_EXITED))
 			continue;
 		n++;
 		if (t->flags & T_PARKED) {
@@ -268,7 +268,7 @@ int alloc_rearm_stopped(struct alloc_space *s, struct thread *tcp)
 	int running = 0;
 
 	while (s->dt && (t = procs_next_thread(alloc_procs, &it))) {
-		if (!t->proc || t->proc->alloc != s || t == tcp)
+		if (!t->proc || t->proc->alloc != s || t == tcp || (t->flags & T_EXITED))
 			continue;
 		if (t->flags & (T_LISTENING | T_HELD | T_VFORK_WAIT)) {
 			running = 0;	/* a detour waits for nothing: int3 for now */
@@ -284,8 +284,8 @@ int alloc_rearm_stopped(struct alloc_space *s, struct thread *tcp)
 	/* the stopped ones too: a stop of this round, resumed later, stops again */
 	it = 0;
 	while ((t = procs_next_thread(alloc_procs, &it)))
-		if (t->proc && t->proc->alloc == s && t != tcp && !(t->flags & T_PARKED) &&
-		    ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L) < 0 && errno != ESRCH)
+		if (t->proc && t->proc->alloc == s && t != tcp &&
+		    !(t->flags & (T_PARKED | T_EXITED)) && ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L) < 0 && errno != ESRCH)
 			perror_msg("ptrace(PTRACE_INTERRUPT, %d)", t->tid);
 	s->state = SP_WAIT_REARM;
 	s->rearm = 0;

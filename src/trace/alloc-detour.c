@@ -444,7 +444,7 @@ static int all_stopped(struct procs *pt, struct thread *tcp, struct detour_threa
 	while ((t = procs_next_thread(pt, &it))) {
 		arch_regs_t regs;
 
-		if (t->proc != tcp->proc)
+		if (t->proc != tcp->proc || (t != tcp && (t->flags & T_EXITED)))
 			continue;
 		if (t != tcp && (!(t->flags & T_STOPPED) || (t->flags & T_LISTENING)))
 			goto running;
@@ -501,6 +501,12 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 		info_msg("process %d: %s at %#" PRIx64 " is an int3 breakpoint: %s", ad->pid,
 			 pr->spec, r->addr, why ? why : strerror(-err));
 	return 0;
+}
+
+void alloc_detours_live_task(struct alloc_detours *ad, pid_t tid)
+{
+	if (ad)
+		ad->mm_pid = tid;
 }
 
 size_t alloc_detours_wrappers(const struct alloc_detours *ad)

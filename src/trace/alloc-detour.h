@@ -45,6 +45,8 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
  */
 void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp, int fresh);
 void alloc_detours_thread_gone(struct alloc_detours *ad, pid_t tid);
+/* Its address space is read through thread tid from now on (its leader exits). */
+void alloc_detours_live_task(struct alloc_detours *ad, pid_t tid);
 
 /*
  * After the probes, every thread stopped: execve and execveat become

@@ -161,7 +161,7 @@ int alloc_arming(void)
 		if (s->state != SP_WAIT_ARM)
 			return 1;
 		while ((t = procs_next_thread(alloc_procs, &it)))
-			if (t->proc && t->proc->alloc == s && !(t->flags & T_LISTENING))
+			if (t->proc && t->proc->alloc == s && !(t->flags & (T_LISTENING | T_EXITED)))
 				return 1;
 	}
 	return 0;
@@ -411,6 +411,25 @@ void alloc_on_new_task(struct thread *tcp, struct proc *child, pid_t child_tid, 
 			  strerror(-err));
 	child->fork_src = s;
 	s->refs++;
+}
+
+void alloc_thread_exiting(struct thread *tcp)
+{
+	struct alloc_space *s = alloc_active_space(tcp->proc);
+	struct thread *t;
+	size_t it = 0;
+
+	if (!s || s->pid != tcp->tid)
+		return;
+	/* the leader, its others live on: their memory through one of them */
+	while ((t = procs_next_thread(alloc_procs, &it)))
+		if (t->proc == tcp->proc && !(t->flags & T_EXITED)) {
+			debug_msg("process %d: its leader exits, its memory read through thread %d",
+				  tcp->proc->pid, t->tid);
+			s->pid = t->tid;
+			alloc_detours_live_task(s->dt, t->tid);
+			return;
+		}
 }
 
 int alloc_drain(struct thread *tcp)

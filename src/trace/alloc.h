@@ -103,6 +103,13 @@ void alloc_warn_unfound(void);
 int alloc_drain(struct thread *tcp);
 
 /*
+ * At a thread's PTRACE_EVENT_EXIT: the leader of a process whose other
+ * threads live on becomes a zombie, its /proc/PID/maps empty: its
+ * address space is read through another thread from then on.
+ */
+void alloc_thread_exiting(struct thread *tcp);
+
+/*
  * The in-target ring of process p holds a record of ld.so's
  * _dl_debug_state by thread tid (ring.h): the module list is marked
  * changed and, if the probes are to be looked at again, tid is asked

@@ -82,7 +82,7 @@ static int space_ready(struct alloc_space *s)
 	while ((t = procs_next_thread(&tr.procs, &it))) {
 		if (t->flags & T_HELD)
 			return 0;	/* maybe one of ours */
-		if (alloc_active_space(t->proc) != s || (t->flags & T_VFORK_WAIT))
+		if (alloc_active_space(t->proc) != s || (t->flags & (T_VFORK_WAIT | T_EXITED)))
 			continue;
 		if (!(t->flags & T_PARKED))
 			return 0;
@@ -154,6 +154,11 @@ void start_detach(void)
 	tr.detach_ns = now_ns();
 	debug_msg("detaching from %zu threads", tr.procs.nthreads);
 	while ((tcp = procs_next_thread(&tr.procs, &it))) {
+		if ((tcp->flags & T_EXITED) && !(tcp->flags & T_STOPPED)) {
+			/* a zombie leader: it stops no more; memtap's exit lets it go */
+			detach_thread(tcp, 0);
+			continue;
+		}
 		if ((tcp->flags & T_STOPPED) && !(tcp->flags & T_HELD)) {
 			/* parked to arm probes: at a PTRACE_EVENT_STOP */
 			detach_or_park(tcp, 0, (tcp->flags & T_PARKED) ? 1 : 0);

@@ -82,6 +82,9 @@ struct thread {
 #define T_VFORK_WAIT	0x200	/* resumed from a vfork event: in vfork */
 #define T_SC_GUESS	0x400	/* sc set before the order of stops was known */
 #define T_NEW		0x800	/* a thread made by a clone seen: its first stop is its start */
+#define T_EXITED	0x1000	/* past its PTRACE_EVENT_EXIT: runs no code of the process
+				   again, never stops again (a leader whose other threads
+				   live stays a zombie until they exit) */
 
 /* A memory syscall memtap knows, in one ABI (syscall_table.c). */
 enum sc_id {

@@ -186,8 +186,10 @@ static void on_exit_event(struct thread *tcp)
 	}
 	alloc_drain(tcp);
 	sources_thread_exit(tcp);
+	tcp->flags |= T_EXITED;
+	alloc_thread_exiting(tcp);
 	if (tr.detaching)
-		detach_or_park(tcp, 0, 0);
+		detach_thread(tcp, 0);	/* it runs no code of the process again */
 	else
 		resume(tcp, 0);
 }

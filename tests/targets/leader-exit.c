@@ -16,22 +16,6 @@
 
 static sigset_t set;
 
-/* The state letter of the leader in /proc/self/stat. */
-static char leader_state(void)
-{
-	char buf[512], *p;
-	FILE *f = fopen("/proc/self/stat", "r");
-	size_t n;
-
-	if (!f)
-		return '?';
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
 static void *server(void *arg)
 {
 	int sig, rounds = 0;

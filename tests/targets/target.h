@@ -60,4 +60,20 @@ static inline void xmunmap(void *p, size_t len)
 	}
 }
 
+/* The state letter of the leader in /proc/self/stat ('Z': it exited, a zombie). */
+static inline char leader_state(void)
+{
+	char buf[512], *p;
+	FILE *f = fopen("/proc/self/stat", "r");
+	size_t n;
+
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
 #endif

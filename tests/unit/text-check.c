@@ -147,6 +147,7 @@ int main(int argc, char **argv)
 		}
 		usleep(10000);
 	}
+	pid = procfs_live_task(pid);	/* a zombie leader's maps are empty */
 	ep = elfsym_proc_load(pid);
 	if (!ep) {
 		printf("cannot read the objects of %d\n", pid);

@@ -1,0 +1,123 @@
+/*
+ * detour-plan-unit.c - detour_plan() and detour_relocate()
+ * (src/probe/detour-plan.c) on entries that are a relative jmp, as
+ * musl's malloc, free, realloc and memalign are: the jmp ends the
+ * instructions displaced, the slot jumps to the same target (rel32, or
+ * jmp [rip] and the address when out of reach); a jmp rel8 takes the
+ * function's nop padding; a pc after the jmp stays where it is.
+ * Prints "ok" last.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "detour-abi.h"
+#include "probe/detour-plan.h"
+
+static int failures;
+
+#define CHECK(cond, ...) do { \
+	if (!(cond)) { \
+		printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+		printf(__VA_ARGS__); \
+		printf("\n"); \
+		failures++; \
+	} \
+} while (0)
+
+#define FUNC UINT64_C(0x7f0000027920)
+
+/* The target of the jmp rel32 at code (e9 rel32), for address at. */
+static uint64_t rel32_target(const uint8_t *code, uint64_t at)
+{
+	int32_t rel;
+
+	memcpy(&rel, code + 1, 4);
+	return at + 5 + (uint64_t)(int64_t)rel;
+}
+
+static void jmp_rel32(void)
+{
+	/* musl's malloc: jmp 29290; cs nopw; nop */
+	static const uint8_t buf[16] = { 0xe9, 0x6b, 0x19, 0x00, 0x00, 0x66, 0x2e, 0x0f, 0x1f,
+					 0x84, 0x00, 0x00, 0x00, 0x00, 0x00, 0x90 };
+	uint64_t target = FUNC + 5 + 0x196b, to, far;
+	uint8_t code[DT_ORIG_ROOM];
+	const char *why = NULL;
+	struct plan p;
+	size_t size = detour_padded_size(FUNC, buf, sizeof(buf), 5);
+
+	CHECK(detour_plan(FUNC, buf, size, &p, &why) == 0, "refused: %s", why);
+	CHECK(p.tail && p.len == 5 && p.ninsns == 1, "tail %d len %u ninsns %u", p.tail, p.len,
+	      p.ninsns);
+	/* a slot within reach */
+	CHECK(detour_relocate(&p, FUNC - 0x100000, code) == 0, "relocate near");
+	CHECK(code[0] == 0xe9 && rel32_target(code, FUNC - 0x100000) == target,
+	      "near: %02x to %#" PRIx64, code[0], rel32_target(code, FUNC - 0x100000));
+	CHECK(code[5] == 0xcc, "near: after the jmp %02x", code[5]);
+	/* a slot just within reach of the entry, the target (after it) beyond */
+	far = FUNC - UINT64_C(0x7ffeff00);
+	CHECK(detour_relocate(&p, far, code) == 0, "relocate far");
+	CHECK(code[0] == 0xff && code[1] == 0x25 && !memcmp(code + 2, "\0\0\0\0", 4),
+	      "far: %02x %02x", code[0], code[1]);
+	memcpy(&to, code + 6, 8);
+	CHECK(to == target && detour_in_reach(&p, far), "far: to %#" PRIx64, to);
+	/* a pc after the jmp stays, one inside is refused */
+	CHECK(detour_moved_pc(&p, far, FUNC + 5, &to) == 0 && to == FUNC + 5, "pc after");
+	CHECK(detour_moved_pc(&p, far, FUNC, &to) == 0 && to == far, "pc at the entry");
+	CHECK(detour_moved_pc(&p, far, FUNC + 2, &to) < 0, "pc inside");
+}
+
+static void jmp_rel8(void)
+{
+	/* a jmp rel8 and its padding to 16 bytes */
+	uint8_t buf[16], code[DT_ORIG_ROOM];
+	const char *why = NULL;
+	struct plan p;
+	size_t size;
+	uint64_t to;
+
+	memset(buf, 0x90, sizeof(buf));
+	buf[0] = 0xeb;
+	buf[1] = 0x30;
+	size = detour_padded_size(FUNC, buf, sizeof(buf), 2);
+	CHECK(size == 16, "padded size %zu", size);
+	CHECK(detour_plan(FUNC, buf, size, &p, &why) == 0, "refused: %s", why);
+	CHECK(p.tail && p.len == 5 && p.ninsns == 1, "tail %d len %u", p.tail, p.len);
+	CHECK(detour_relocate(&p, FUNC + 0x1000, code) == 0, "relocate");
+	CHECK(code[0] == 0xe9 && rel32_target(code, FUNC + 0x1000) == FUNC + 2 + 0x30,
+	      "rel8 to %#" PRIx64, rel32_target(code, FUNC + 0x1000));
+	CHECK(detour_moved_pc(&p, FUNC + 0x1000, FUNC + 3, &to) < 0, "pc in the padding");
+	/* no padding: too short */
+	CHECK(detour_plan(FUNC, buf, 2, &p, &why) < 0, "a 2-byte function planned");
+}
+
+static void push_then_jmp(void)
+{
+	/* push rbp; jmp rel32: the push copied, then the jmp to the target */
+	static const uint8_t buf[6] = { 0x55, 0xe9, 0x00, 0x01, 0x00, 0x00 };
+	uint8_t code[DT_ORIG_ROOM];
+	const char *why = NULL;
+	struct plan p;
+
+	CHECK(detour_plan(FUNC, buf, sizeof(buf), &p, &why) == 0, "refused: %s", why);
+	CHECK(p.tail && p.len == 6 && p.ninsns == 2, "len %u ninsns %u", p.len, p.ninsns);
+	CHECK(detour_relocate(&p, FUNC + 0x1000, code) == 0, "relocate");
+	CHECK(code[0] == 0x55 && code[1] == 0xe9 &&
+	      rel32_target(code + 1, FUNC + 0x1001) == FUNC + 6 + 0x100,
+	      "%02x %02x to %#" PRIx64, code[0], code[1], rel32_target(code + 1, FUNC + 0x1001));
+}
+
+int main(void)
+{
+	jmp_rel32();
+	jmp_rel8();
+	push_then_jmp();
+	if (failures)
+		return 1;
+	printf("ok\n");
+	return 0;
+}
