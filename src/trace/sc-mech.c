@@ -7,17 +7,20 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <libelf.h>
 
 #include "trace/sc-mech.h"
 #include "probe/elfsym.h"
 #include "probe/probes.h"
+#include "linux/procfs.h"
 #include "stack/gopclntab.h"
 #include "util/error.h"
 
-static unsigned reasons;	/* PTRACE_SC_* bits of the processes seen, MISSED */
+static unsigned reasons;	/* PTRACE_SC_* bits of the processes seen, MISSED, NO_BRK */
 #define MISSED 4
+#define NO_BRK 8		/* a process's heap grows by brk calls no wrapper sees */
 static int wrapped;		/* a process kept its wrappers */
 
 /* "syscalls via ..." of the report, from what the processes needed. */
@@ -30,12 +33,13 @@ static void name_mechanism(const struct trace_config *cfg, const struct procs *p
 		syscall_source = "ptrace";
 		return;
 	}
-	snprintf(buf, sizeof(buf), "breakpoints%s%s%s%s%s",
+	snprintf(buf, sizeof(buf), "breakpoints%s%s%s%s%s%s",
 		 reasons & (PTRACE_SC_SANDBOX | PTRACE_SC_NO_WRAPPERS) ? ", or ptrace" : "",
 		 reasons & PTRACE_SC_SANDBOX ? " under seccomp" : "",
 		 (reasons & 3) == 3 ? " or" : "",
 		 reasons & PTRACE_SC_NO_WRAPPERS ? " without C library wrappers" : "",
-		 reasons & MISSED ? "; none without C library wrappers" : "");
+		 reasons & MISSED ? "; none without C library wrappers" : "",
+		 reasons & NO_BRK ? "; brk only through its wrapper" : "");
 	syscall_source = buf;
 }
 
@@ -76,17 +80,57 @@ static int is_go(pid_t pid)
 	return go;
 }
 
-/* Is a wrapper of the probe list in ep? */
-static int has_wrappers(struct elfsym_proc *ep)
+/* Is a wrapper of the probe list in ep, of role (or of any, -1)? */
+static int has_wrappers(struct elfsym_proc *ep, int role)
 {
 	for (size_t i = 0; i < probes_count(); i++) {
 		const struct probe *pr = probes_get(i);
 		struct elfsym_result r;
 
-		if (pr->role >= PR_MMAP && elfsym_lookup(ep, pr->spec, NULL, &r) == 0)
+		if (pr->role >= PR_MMAP && (role < 0 || (int)pr->role == role) &&
+		    elfsym_lookup(ep, pr->spec, NULL, &r) == 0)
 			return 1;
 	}
 	return 0;
+}
+
+/* Does p map musl's libc (whose malloc makes its brk calls itself)? */
+static int maps_musl(pid_t pid)
+{
+	struct procfs_map *maps;
+	size_t n;
+	int musl = 0;
+
+	if (procfs_read_maps(pid, &maps, &n) < 0)
+		return 0;
+	for (size_t i = 0; i < n && !musl; i++)
+		musl = (maps[i].perms & PROT_EXEC) && maps[i].path && strstr(maps[i].path, "musl");
+	procfs_maps_free(maps);
+	return musl;
+}
+
+/*
+ * With brk asked for and wrappers probed: a process whose brk growth
+ * no wrapper sees (no brk wrapper: a static musl program; musl's malloc,
+ * which makes the brk syscall itself) is said once, and in the report.
+ */
+static void say_brk(const struct trace_config *cfg, const struct procs *pt,
+		    const struct proc *p, struct elfsym_proc *ep)
+{
+	static pid_t said;
+	const char *why;
+
+	if (!(cfg->events & EV_BIT(EV_BRK)) || said == p->pid)
+		return;
+	why = !has_wrappers(ep, PR_BRK) ? "it has no brk wrapper" :
+	      maps_musl(p->pid) ? "musl's malloc makes its brk calls itself" : NULL;
+	if (!why)
+		return;
+	said = p->pid;
+	warn_msg("process %d (%s): %s: brk calls that bypass the wrapper are not recorded "
+		 "(--syscalls=ptrace records them)", p->pid, p->rec->comm, why);
+	reasons |= NO_BRK;
+	name_mechanism(cfg, pt);
 }
 
 void sc_mech_choose(const struct trace_config *cfg, const struct procs *pt, struct proc *p,
@@ -99,9 +143,10 @@ void sc_mech_choose(const struct trace_config *cfg, const struct procs *pt, stru
 		return;
 	why = is_go(p->pid) ? "a Go program, whose runtime makes its syscalls without the "
 			      "C library" :
-	      !has_wrappers(ep) ? "no C library syscall wrappers" : NULL;
+	      !has_wrappers(ep, -1) ? "no C library syscall wrappers" : NULL;
 	if (!why) {
 		wrapped = 1;
+		say_brk(cfg, pt, p, ep);
 		if (p->ptrace_syscalls || p->sc_missed) {
 			/* an exec left the program that had none */
 			info_msg("process %d (%s): C library syscall wrappers: syscalls via "
