@@ -398,12 +398,24 @@ rule_get(struct dw_state *st, uint64_t pc, int exact)
 	return &st->rules[j];
 }
 
+/* pc is in run-time code that a perf map or jitdump of the process names. */
+static __attribute__((noinline)) int jit_code(struct dw_state *st, uint64_t pc)
+{
+	uint32_t module = jit_names_module(st->pid);
+	uint64_t start;
+	const char *file;
+	int line;
+
+	return module != UINT32_MAX && jit_names_lookup(module, pc, &start, &file, &line);
+}
+
 /*
  * One step by rule r from the frame whose stack pointer is *sp and
  * %rbp *fp: the caller's into *sp and *fp, its return address into *ra.
  * 1 stepped, 0 the walk ends here, -1 the frame needs libdwfl.  A rule
  * not from CFI is checked more: its CFA above the stack pointer, and a
- * frame pointer's return address into code.
+ * frame pointer's return address into code (a module's, a stub's, or
+ * run-time code a perf map or jitdump names).
  */
 static inline __attribute__((always_inline)) int
 rule_step(struct dw_state *st, const struct dw_rule *r, uint64_t *sp, uint64_t *fp, uint64_t *ra)
@@ -432,7 +444,7 @@ rule_step(struct dw_state *st, const struct dw_rule *r, uint64_t *sp, uint64_t *
 		return 0;
 	if (__builtin_expect(r->src != SRC_CFI, 0) &&
 	    (w < 4096 || (r->src == SRC_FP && !modules_find_range(st->pm, w) &&
-			  !modules_find_stubs(st->pm, w))))
+			  !modules_find_stubs(st->pm, w) && !jit_code(st, w - 1))))
 		return 0;
 	*sp = cfa;
 	*ra = w;
