@@ -544,7 +544,7 @@ void sink_print_costs(uint64_t code_stops)
 {
 	uint64_t walks = 0, frames = 0, failures = 0, reads = 0, miss_reads = 0, indexed, searched;
 	uint64_t jit_procs, jit_ranges, jit_files;
-	uint64_t by_cfi = 0, by_insn = 0, by_fp = 0;
+	uint64_t by_cfi = 0, by_insn = 0, by_fp = 0, by_jit = 0;
 	unsigned written, used;
 
 	for (struct sink_proc *p = procs; p; p = p->next) {
@@ -555,6 +555,7 @@ void sink_print_costs(uint64_t code_stops)
 			by_cfi += p->unwinder->by_cfi;
 			by_insn += p->unwinder->by_insn;
 			by_fp += p->unwinder->by_fp;
+			by_jit += p->unwinder->by_jit;
 		}
 		if (p->modules) {
 			reads += p->modules->reads;
@@ -579,9 +580,10 @@ void sink_print_costs(uint64_t code_stops)
 		 stacks ? stack_table_memory(stacks) : 0, stacks ? stack_table_lost(stacks) : 0,
 		 walks, frames, failures, cfg.unwind == UNWIND_LIBDW ? "dwarf (libdw)" :
 		 cfg.unwind == UNWIND_DWARF ? "libunwind" : unwind_kind_name(cfg.unwind));
-	if (by_cfi + by_insn + by_fp)
-		info_msg("unwinding: frames stepped by CFI %" PRIu64 ", by instruction analysis %"
-			 PRIu64 ", by frame pointer %" PRIu64, by_cfi, by_insn, by_fp);
+	if (by_cfi + by_insn + by_fp + by_jit)
+		info_msg("unwinding: frames stepped by CFI %" PRIu64 ", by a jitdump's CFI %" PRIu64
+			 ", by instruction analysis %" PRIu64 ", by frame pointer %" PRIu64,
+			 by_cfi, by_jit, by_insn, by_fp);
 	if (cfg.events & EV_ALLOC) {
 		size_t blocks = 0;
 

@@ -63,6 +63,8 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include "stack/jitcfi.h"
+#include "stack/jitnames.h"
 #include "stack/modules.h"
 #include "stack/unwind-insn.h"
 #include "util/error.h"
@@ -76,8 +78,10 @@ int unwind_libdw_rule_cache = 1;
 #define DW_REG_RA 16
 
 enum { RULE_SIMPLE = 1, RULE_END, RULE_COMPLEX };
-/* where a rule comes from (struct unwinder: by_cfi, by_insn, by_fp) */
-enum { SRC_CFI, SRC_INSN, SRC_FP };
+/* where a rule comes from (struct unwinder: by_cfi, by_insn, by_fp,
+ * by_jit): a module's CFI, the instructions, the frame pointer, a
+ * jitdump's CFI */
+enum { SRC_CFI, SRC_INSN, SRC_FP, SRC_JIT };
 
 /* How far above the stack pointer a frame pointer's CFA may be. */
 #define FP_MAX_FRAME (64u << 20)
@@ -107,6 +111,7 @@ struct dw_state {
 	uint64_t *pcs;
 	int n, max;
 	const struct proc_modules *pm;	/* the unwinder's */
+	pid_t pid;
 	int bump;			/* the walk's pc is a return address less 1 */
 	int stub;			/* libdwfl's walk ended in a stub: */
 	int nocfi;			/* or at a frame without CFI: */
@@ -257,7 +262,8 @@ static int dw_code_read(void *arg, uint64_t addr, void *buf, size_t len)
 	return st->snap ? unwind_memcache_read_code(&st->cache, st->snap, addr, buf, len) : -1;
 }
 
-static const char *const src_names[] = { "CFI", "instructions", "frame pointer" };
+static const char *const src_names[] = { "CFI", "instructions", "frame pointer",
+					 "the jitdump's CFI" };
 
 /*
  * No CFI covers the frame at key (a pc without a module, or without an
@@ -288,6 +294,32 @@ static void rule_nocfi(struct dw_state *st, uint64_t key, int exact, struct dw_r
 		  r->rbp_off ? "at CFA" : "kept", r->rbp_off);
 }
 
+/*
+ * Run-time code at key: the rule of the CFI of its jitdump's
+ * UNWINDING_INFO (stack/jitcfi.h), when it is one of the simple ones or
+ * an end.  0, or -1 (r untouched) when there is none such.
+ */
+static int rule_jit(struct dw_state *st, uint64_t key, struct dw_rule *r)
+{
+	uint32_t module = jit_names_module(st->pid);
+	Dwarf_CFI *cfi = module != UINT32_MAX ? jit_cfi_get(module, key) : NULL;
+	Dwarf_Frame *frame;
+	struct dw_rule jr = *r;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, key, &frame) != 0)
+		return -1;
+	rule_classify(frame, &jr);
+	free(frame);
+	if (jr.kind == RULE_COMPLEX)
+		return -1;
+	jr.src = SRC_JIT;
+	*r = jr;
+	debug_msg("unwind: run-time code at 0x%" PRIx64 ": by %s, CFA %%%s%+d, %%rbp %s%+d",
+		  key, src_names[r->src], r->cfa_reg == DW_REG_RSP ? "rsp" : "rbp", r->cfa_off,
+		  r->rbp_off ? "at CFA" : "kept", r->rbp_off);
+	return 0;
+}
+
 /* The rule at key: an exact pc, or (!exact) a return address less 1. */
 static __attribute__((noinline)) void rule_compute(struct dw_state *st, uint64_t key, int exact,
 						  struct dw_rule *r)
@@ -309,6 +341,8 @@ static __attribute__((noinline)) void rule_compute(struct dw_state *st, uint64_t
 		free(frame);
 		return;
 	}
+	if (!mod && rule_jit(st, key, r) == 0)
+		return;
 	rule_nocfi(st, key, exact, r);
 }
 
@@ -364,12 +398,24 @@ rule_get(struct dw_state *st, uint64_t pc, int exact)
 	return &st->rules[j];
 }
 
+/* pc is in run-time code that a perf map or jitdump of the process names. */
+static __attribute__((noinline)) int jit_code(struct dw_state *st, uint64_t pc)
+{
+	uint32_t module = jit_names_module(st->pid);
+	uint64_t start;
+	const char *file;
+	int line;
+
+	return module != UINT32_MAX && jit_names_lookup(module, pc, &start, &file, &line);
+}
+
 /*
  * One step by rule r from the frame whose stack pointer is *sp and
  * %rbp *fp: the caller's into *sp and *fp, its return address into *ra.
  * 1 stepped, 0 the walk ends here, -1 the frame needs libdwfl.  A rule
  * not from CFI is checked more: its CFA above the stack pointer, and a
- * frame pointer's return address into code.
+ * frame pointer's return address into code (a module's, a stub's, or
+ * run-time code a perf map or jitdump names).
  */
 static inline __attribute__((always_inline)) int
 rule_step(struct dw_state *st, const struct dw_rule *r, uint64_t *sp, uint64_t *fp, uint64_t *ra)
@@ -382,7 +428,7 @@ rule_step(struct dw_state *st, const struct dw_rule *r, uint64_t *sp, uint64_t *
 		return -1;
 	cfa = (r->cfa_reg == DW_REG_RSP ? *sp : *fp) + (uint64_t)(int64_t)r->cfa_off;
 	if (cfa <= *sp)
-		return r->src == SRC_CFI ? -1 : 0;
+		return r->src == SRC_CFI ? -1 : 0;	/* a module's CFI: libdwfl's walk */
 	if (__builtin_expect(r->src == SRC_FP, 0) && cfa - *sp > FP_MAX_FRAME)
 		return 0;
 	if (unwind_memcache_read(&st->cache, st->snap, cfa + (uint64_t)(int64_t)r->ra_off,
@@ -397,19 +443,22 @@ rule_step(struct dw_state *st, const struct dw_rule *r, uint64_t *sp, uint64_t *
 	if (w == 0)
 		return 0;
 	if (__builtin_expect(r->src != SRC_CFI, 0) &&
-	    (w < 4096 || (r->src == SRC_FP && !modules_is_code(st->pm, w))))
+	    (w < 4096 || (r->src == SRC_FP && !modules_is_code(st->pm, w) &&
+			  !jit_code(st, w - 1))))
 		return 0;
 	*sp = cfa;
 	*ra = w;
 	return 1;
 }
 
-/* steps frames stepped, insn and fp of them by those rules */
-static void count_src(struct unwinder *uw, uint64_t steps, uint64_t insn, uint64_t fp)
+/* steps frames stepped, insn, fp and jit of them by those rules */
+static void count_src(struct unwinder *uw, uint64_t steps, uint64_t insn, uint64_t fp,
+		      uint64_t jit)
 {
-	uw->by_cfi += steps - insn - fp;
+	uw->by_cfi += steps - insn - fp - jit;
 	uw->by_insn += insn;
 	uw->by_fp += fp;
+	uw->by_jit += jit;
 }
 
 /*
@@ -422,7 +471,7 @@ static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 			uint64_t *pcs, int max_depth, int bump)
 {
 	struct dw_state *st = uw->priv;
-	uint64_t pc = s->regs.rip, sp = s->regs.rsp, fp = s->regs.rbp, insn = 0, fps = 0;
+	uint64_t pc = s->regs.rip, sp = s->regs.rsp, fp = s->regs.rbp, insn = 0, fps = 0, jit = 0;
 	int n = 0, stub0 = 0;
 
 	for (;;) {
@@ -459,9 +508,10 @@ static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		if (__builtin_expect(r->src != SRC_CFI, 0)) {
 			insn += r->src == SRC_INSN;
 			fps += r->src == SRC_FP;
+			jit += r->src == SRC_JIT;
 		}
 	}
-	count_src(uw, (uint64_t)(n - 1 - stub0), insn, fps);
+	count_src(uw, (uint64_t)(n - 1 - stub0), insn, fps, jit);
 	return n;
 }
 
@@ -517,6 +567,7 @@ static int dw_init(struct unwinder *uw)
 		return -1;
 	}
 	st->pm = uw->pm;
+	st->pid = uw->pid;
 	uw->priv = st;
 	return 0;
 }
@@ -529,6 +580,7 @@ static void dw_fini(struct unwinder *uw)
 		return;
 	st->snap = NULL;
 	dwfl_end(st->dwfl);
+	jit_cfi_release();	/* a cache of any process's */
 	free(st->rules);
 	free(st);
 	uw->priv = NULL;
@@ -658,7 +710,7 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 		if ((r->cfa_reg == DW_REG_RBP && !st->stub_rbp) || n >= max_depth ||
 		    rule_step(st, r, &sp, &fp, &ra) <= 0)
 			return n;
-		count_src(uw, 1, r->src == SRC_INSN, r->src == SRC_FP);
+		count_src(uw, 1, r->src == SRC_INSN, r->src == SRC_FP, r->src == SRC_JIT);
 		next.regs.rsp = sp;
 		next.regs.rbp = fp;
 		next.regs.rip = ra - 1;

@@ -146,8 +146,9 @@ struct unwinder {
 	void *priv;			/* the back end's state */
 	uint64_t walks, frames, failures;
 	/* frames stepped by CFI, by instruction analysis (code without
-	 * CFI, stack/unwind-insn.h), by the frame pointer (the rest) */
-	uint64_t by_cfi, by_insn, by_fp;
+	 * CFI, stack/unwind-insn.h), by the frame pointer (the rest); by
+	 * the CFI of a jitdump (stack/jitcfi.h), not in by_cfi */
+	uint64_t by_cfi, by_insn, by_fp, by_jit;
 };
 
 /*
