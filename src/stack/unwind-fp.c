@@ -82,6 +82,30 @@ static int fp_stub(struct unwinder *uw, const struct stack_snapshot *s, uint64_t
 	return k;
 }
 
+/*
+ * The frame at *pc (a return address), with *sp and *fp, returns into
+ * Go's switch to g0 (unwind_go_step()): 1, and they are the
+ * goroutine's frame; else 0.
+ */
+static int fp_go(struct unwinder *uw, const struct stack_snapshot *s, uint64_t *pc,
+		 uint64_t *sp, uint64_t *fp)
+{
+	arch_regs_t r;
+
+	if (!s->go_len)
+		return 0;
+	r = s->regs;
+	r.rip = *pc;
+	r.rsp = *sp;
+	r.rbp = *fp;
+	if (unwind_go_step(uw->pm, s, &r) <= 0)
+		return 0;
+	*pc = r.rip;
+	*sp = r.rsp;
+	*fp = r.rbp;
+	return 1;
+}
+
 static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		   uint64_t *pcs, int max_depth)
 {
@@ -89,7 +113,7 @@ static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 	uint64_t sp = arch_sp(&s->regs);
 	uint64_t fp = s->regs.rbp;
 	uint64_t pc = arch_pc(&s->regs);
-	uint64_t limit = sp + FP_MAX_STACK;
+	uint64_t limit = sp + FP_MAX_STACK;	/* the goroutine's, after Go's switch */
 	int n = 0, k;
 
 	unwind_memcache_reset(&st->cache);
@@ -126,6 +150,15 @@ static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 			break;
 		/* A leaf with a frame: [%rsp] was not taken, nothing to drop. */
 		pcs[n++] = link[1];
+		if (fp_go(uw, s, &link[1], &lsp, &link[0])) {
+			/* the goroutine's frame, then its chain */
+			if (n < max_depth)
+				pcs[n++] = link[1];
+			sp = lsp;
+			fp = link[0];
+			limit = sp + FP_MAX_STACK;
+			continue;
+		}
 		if (!link[0])
 			break;
 		sp = lsp;

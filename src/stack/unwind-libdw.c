@@ -93,6 +93,8 @@ struct dw_state {
 	const struct proc_modules *pm;	/* the unwinder's */
 	int stub;			/* libdwfl's walk ended in a stub: */
 	arch_regs_t stub_regs;		/* the registers of that frame */
+	int go;				/* or at Go's switch: stub_regs the
+					 * goroutine's (unwind_go_step()) */
 };
 
 /* The module id travels in the Dwfl_Module's userdata, as id + 1. */
@@ -331,6 +333,12 @@ static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		}
 		if (n >= max_depth)
 			return n;
+		if (n > 1 && unwind_go_step(uw->pm, s, &at) > 0) {
+			pc = at.rip;	/* the goroutine's frame: on from there */
+			sp = at.rsp;
+			fp = at.rbp;
+			continue;
+		}
 		/* callers: the call instruction's rule, not the next one's */
 		r = rule_get(st, n == 1 ? pc : pc - 1);
 		if (r->kind == RULE_END)
@@ -478,6 +486,18 @@ static int dw_frame(Dwfl_Frame *frame, void *arg)
 		stub_regs(st, frame, pc);
 		return DWARF_CB_ABORT;
 	}
+	if (st->n > 1 && !activation && st->snap->go_len) {
+		arch_regs_t r = st->snap->regs;
+		Dwarf_Word v;
+
+		r.rip = pc;
+		r.rsp = dwfl_frame_reg(frame, DW_REG_RSP, &v) == 0 ? v : 0;
+		if (unwind_go_step(st->pm, st->snap, &r) > 0) {
+			st->stub_regs = r;
+			st->go = 1;
+			return DWARF_CB_ABORT;
+		}
+	}
 	return st->n < st->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
@@ -506,10 +526,18 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 	st->n = 0;
 	st->max = max_depth;
 	st->stub = 0;
+	st->go = 0;
 	dwfl_getthread_frames(st->dwfl, s->tid, dw_frame, st);
 	n = st->n;
 	if (bump && n > 0)
 		pcs[0]++;
+	if (st->go && n < max_depth) {
+		/* on from the goroutine's frame, its pc a return address */
+		next = *s;
+		next.regs = st->stub_regs;
+		next.regs.rip--;
+		return n + dw_walk_from(uw, &next, pcs + n, max_depth - n, 1);
+	}
 	if (!st->stub)
 		return n;
 	next = *s;

@@ -223,7 +223,7 @@ static int lu_walk(struct unwinder *uw, const struct stack_snapshot *s,
 	cur_snap = &next;
 	unwind_memcache_reset(&st->cache);
 	for (;;) {
-		int first = n, stub = 0;
+		int first = n, stub = 0, go = 0;
 
 		if (unw_init_remote(&cursor, st->as, st->upt) < 0)
 			break;
@@ -244,8 +244,24 @@ static int lu_walk(struct unwinder *uw, const struct stack_snapshot *s,
 				stub = cursor_regs(&cursor, &next, ip, &next.regs) == 0;
 				break;
 			}
+			if (n > 1 && s->go_len) {
+				arch_regs_t r;
+
+				/* Go's switch to g0: on from the goroutine's frame */
+				if (cursor_regs(&cursor, &next, ip, &r) == 0 &&
+				    unwind_go_step(uw->pm, s, &r) > 0) {
+					next.regs = r;
+					go = 1;
+					break;
+				}
+			}
 			if (unw_step(&cursor) <= 0)
 				break;
+		}
+		if (go && n < max_depth) {
+			next.regs.rip--;
+			bump = 1;
+			continue;
 		}
 		if (!stub || unwind_stub_step(uw, s, &next.regs) <= 0)
 			break;

@@ -1,0 +1,136 @@
+/*
+ * gostack.c - Go stacks across the runtime's stack switches (unwind.h,
+ * goruntime.h).
+ *
+ * At the stop: the running g from the thread's TLS; if it is its m's
+ * g0 and the m runs a goroutine (m.curg), that goroutine's sched (the
+ * pc, sp and bp its switch saved) and the top of its stack are copied
+ * into the snapshot, while the thread is stopped: unwinding comes
+ * after it runs again, when the goroutine may be running and its stack
+ * changed.  Five small reads, for a Go program's stops only.
+ *
+ * At the walk: a frame of g0 that returns into a switch function
+ * (runtime.systemstack, mcall, morestack, asmcgocall: the return
+ * address of their call on g0, goruntime.h) is followed by the
+ * goroutine's frame, and the walk goes on from there with the
+ * ordinary rules.  systemstack and asmcgocall save
+ * runtime.systemstack_switch as the goroutine's pc, their caller's
+ * return address at its sp: that return address is the frame.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "linux/memio.h"
+#include "stack/goruntime.h"
+#include "stack/modules.h"
+#include "stack/unwind.h"
+#include "util/xmalloc.h"
+
+/* A goroutine's stack is 1 GiB at most (runtime.maxstacksize). */
+#define GO_STACK_MAX (1ULL << 30)
+/* m.g0 and m.curg read at once when this close. */
+#define M_SPAN 512
+
+static int rd(const struct stack_snapshot *s, uint64_t addr, void *buf, size_t len)
+{
+	return memio_read_all(s->pid, s->tid, addr, buf, len) == 0 ? 0 : -1;
+}
+
+static uint64_t word(const unsigned char *b, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, b + off, sizeof(v));
+	return v;
+}
+
+/* The running g's m's g0 and curg, read from m: 0, or -1. */
+static int m_fields(const struct stack_snapshot *s, const struct go_runtime *rt, uint64_t m,
+		    uint64_t *g0, uint64_t *curg)
+{
+	unsigned char b[M_SPAN + 8];
+	uint32_t lo = rt->m_g0 < rt->m_curg ? rt->m_g0 : rt->m_curg;
+	uint32_t hi = rt->m_g0 < rt->m_curg ? rt->m_curg : rt->m_g0;
+
+	if (hi - lo > M_SPAN)
+		return rd(s, m + rt->m_g0, g0, 8) < 0 || rd(s, m + rt->m_curg, curg, 8) < 0 ? -1 : 0;
+	if (rd(s, m + lo, b, hi - lo + 8) < 0)
+		return -1;
+	*g0 = word(b, rt->m_g0 - lo);
+	*curg = word(b, rt->m_curg - lo);
+	return 0;
+}
+
+void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm)
+{
+	const struct go_runtime *rt = pm->go;
+	unsigned char cg[4096 + 56];
+	uint64_t g, m, g0, curg, lo, hi, sp, pc, bp, fs = s->regs.fs_base;
+	size_t max, off;
+	ssize_t n;
+
+	s->go_len = 0;
+	if (!rt || !fs || s->borrowed || !s->asked || rt->g_sched > sizeof(cg) - 56)
+		return;
+	if (rd(s, fs + (uint64_t)rt->tls_g, &g, 8) < 0 || !g || (g & 7) ||
+	    rd(s, g + rt->g_m, &m, 8) < 0 || !m || (m & 7) ||
+	    m_fields(s, rt, m, &g0, &curg) < 0)
+		return;
+	/* on a goroutine's own stack, or the signal stack: no switch to follow */
+	if (g0 != g || !curg || curg == g || (curg & 7))
+		return;
+	if (rd(s, curg, cg, rt->g_sched + 56) < 0)
+		return;
+	lo = word(cg, GO_G_STACK_LO);
+	hi = word(cg, GO_G_STACK_HI);
+	sp = word(cg, rt->g_sched + GO_GOBUF_SP);
+	pc = word(cg, rt->g_sched + GO_GOBUF_PC);
+	bp = word(cg, rt->g_sched + GO_GOBUF_BP);
+	if (lo >= hi || hi - lo > GO_STACK_MAX || sp < lo || sp >= hi || (sp & 7) || !pc)
+		return;
+	max = hi - sp < s->asked ? hi - sp : s->asked;
+	off = (s->len + 7) & ~(size_t)7;
+	if (s->cap < off + max) {
+		s->data = xrealloc(s->data, off + max);
+		s->cap = off + max;
+	}
+	n = memio_read(s->pid, s->tid, sp, s->data + off, max);
+	if (n < 8)
+		return;
+	if (pc - pm->go_bias >= rt->sw_pc.start && pc - pm->go_bias <= rt->sw_pc.end) {
+		/* systemstack_switch: the caller's return address at sp */
+		pc = word(s->data, off);
+		sp += 8;
+		if (!pc)
+			return;
+	}
+	s->go_start = word(cg, rt->g_sched + GO_GOBUF_SP);
+	s->go_off = off;
+	s->go_len = (size_t)n;
+	s->go_hi = hi;
+	s->go_pc = pc;
+	s->go_sp = sp;
+	s->go_bp = bp;
+}
+
+int unwind_go_step_frame(const struct proc_modules *pm, const struct stack_snapshot *s,
+			 arch_regs_t *regs)
+{
+	const struct go_runtime *rt = pm ? pm->go : NULL;
+	uint64_t rel;
+
+	/* on the goroutine's stack already */
+	if (!rt || (regs->rsp >= s->go_start && regs->rsp < s->go_hi))
+		return 0;
+	rel = regs->rip - pm->go_bias;
+	for (int i = 0; i < GO_NSWITCH; i++)
+		if (rt->sw_ret[i] && rel == rt->sw_ret[i]) {
+			regs->rip = s->go_pc;
+			regs->rsp = s->go_sp;
+			regs->rbp = s->go_bp;
+			return 1;
+		}
+	return 0;
+}
