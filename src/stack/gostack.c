@@ -13,7 +13,8 @@
  * (runtime.systemstack, mcall, morestack, asmcgocall: the return
  * address of their call on g0, goruntime.h) is followed by the
  * goroutine's frame, and the walk goes on from there with the
- * ordinary rules.  systemstack and asmcgocall save
+ * ordinary rules (morestack's: the function at its entry, then its
+ * caller, whose frame it has not made).  systemstack and asmcgocall save
  * runtime.systemstack_switch as the goroutine's pc, their caller's
  * return address at its sp: that return address is the frame.
  */
@@ -119,18 +120,31 @@ int unwind_go_step_frame(const struct proc_modules *pm, const struct stack_snaps
 			 arch_regs_t *regs)
 {
 	const struct go_runtime *rt = pm ? pm->go : NULL;
-	uint64_t rel;
+	uint64_t rel, ra;
 
 	/* on the goroutine's stack already */
 	if (!rt || (regs->rsp >= s->go_start && regs->rsp < s->go_hi))
 		return 0;
 	rel = regs->rip - pm->go_bias;
-	for (int i = 0; i < GO_NSWITCH; i++)
-		if (rt->sw_ret[i] && rel == rt->sw_ret[i]) {
-			regs->rip = s->go_pc;
-			regs->rsp = s->go_sp;
-			regs->rbp = s->go_bp;
-			return 1;
+	for (int i = 0; i < GO_NSWITCH; i++) {
+		if (!rt->sw_ret[i] || rel != rt->sw_ret[i])
+			continue;
+		regs->rip = s->go_pc;
+		regs->rsp = s->go_sp;
+		regs->rbp = s->go_bp;
+		/*
+		 * morestack: called from the prologue of the function that needs
+		 * the stack, before it made its frame: its return address at sp,
+		 * %rbp its caller's.  The caller's frame, whatever the unwind
+		 * tables (a stripped program has none).
+		 */
+		if (i == GO_SW_MORESTACK && stack_snapshot_read(s, s->go_sp, &ra, sizeof(ra)) == 0 &&
+		    ra) {
+			regs->rip = ra;
+			regs->rsp = s->go_sp + 8;
+			return 2;
 		}
+		return 1;
+	}
 	return 0;
 }

@@ -84,13 +84,14 @@ static int fp_stub(struct unwinder *uw, const struct stack_snapshot *s, uint64_t
 
 /*
  * The frame at *pc (a return address), with *sp and *fp, returns into
- * Go's switch to g0 (unwind_go_step()): 1, and they are the
- * goroutine's frame; else 0.
+ * Go's switch to g0: unwind_go_step()'s 1 or 2, and they are the
+ * goroutine's frame (2: s->go_pc's caller's); else 0.
  */
 static int fp_go(struct unwinder *uw, const struct stack_snapshot *s, uint64_t *pc,
 		 uint64_t *sp, uint64_t *fp)
 {
 	arch_regs_t r;
+	int k;
 
 	if (!s->go_len)
 		return 0;
@@ -98,12 +99,12 @@ static int fp_go(struct unwinder *uw, const struct stack_snapshot *s, uint64_t *
 	r.rip = *pc;
 	r.rsp = *sp;
 	r.rbp = *fp;
-	if (unwind_go_step(uw->pm, s, &r) <= 0)
+	if ((k = unwind_go_step(uw->pm, s, &r)) <= 0)
 		return 0;
 	*pc = r.rip;
 	*sp = r.rsp;
 	*fp = r.rbp;
-	return 1;
+	return k;
 }
 
 static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
@@ -150,8 +151,10 @@ static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 			break;
 		/* A leaf with a frame: [%rsp] was not taken, nothing to drop. */
 		pcs[n++] = link[1];
-		if (fp_go(uw, s, &link[1], &lsp, &link[0])) {
+		if ((k = fp_go(uw, s, &link[1], &lsp, &link[0])) > 0) {
 			/* the goroutine's frame, then its chain */
+			if (k == 2 && n < max_depth)
+				pcs[n++] = s->go_pc;
 			if (n < max_depth)
 				pcs[n++] = link[1];
 			sp = lsp;

@@ -94,7 +94,7 @@ struct dw_state {
 	int stub;			/* libdwfl's walk ended in a stub: */
 	arch_regs_t stub_regs;		/* the registers of that frame */
 	int go;				/* or at Go's switch: stub_regs the
-					 * goroutine's (unwind_go_step()) */
+					 * goroutine's (unwind_go_step()'s 1 or 2) */
 };
 
 /* The module id travels in the Dwfl_Module's userdata, as id + 1. */
@@ -333,7 +333,12 @@ static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		}
 		if (n >= max_depth)
 			return n;
-		if (n > 1 && unwind_go_step(uw->pm, s, &at) > 0) {
+		if (n > 1 && (k = unwind_go_step(uw->pm, s, &at)) > 0) {
+			if (k == 2) {
+				pcs[n++] = s->go_pc;	/* its function, frameless */
+				if (n >= max_depth)
+					return n;
+			}
 			pc = at.rip;	/* the goroutine's frame: on from there */
 			sp = at.rsp;
 			fp = at.rbp;
@@ -492,9 +497,8 @@ static int dw_frame(Dwfl_Frame *frame, void *arg)
 
 		r.rip = pc;
 		r.rsp = dwfl_frame_reg(frame, DW_REG_RSP, &v) == 0 ? v : 0;
-		if (unwind_go_step(st->pm, st->snap, &r) > 0) {
+		if ((st->go = unwind_go_step(st->pm, st->snap, &r)) > 0) {
 			st->stub_regs = r;
-			st->go = 1;
 			return DWARF_CB_ABORT;
 		}
 	}
@@ -531,7 +535,9 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 	n = st->n;
 	if (bump && n > 0)
 		pcs[0]++;
-	if (st->go && n < max_depth) {
+	if (st->go == 2 && n < max_depth)
+		pcs[n++] = s->go_pc;
+	if (st->go > 0 && n < max_depth) {
 		/* on from the goroutine's frame, its pc a return address */
 		next = *s;
 		next.regs = st->stub_regs;

@@ -249,16 +249,17 @@ static int lu_walk(struct unwinder *uw, const struct stack_snapshot *s,
 
 				/* Go's switch to g0: on from the goroutine's frame */
 				if (cursor_regs(&cursor, &next, ip, &r) == 0 &&
-				    unwind_go_step(uw->pm, s, &r) > 0) {
+				    (go = unwind_go_step(uw->pm, s, &r)) > 0) {
 					next.regs = r;
-					go = 1;
 					break;
 				}
 			}
 			if (unw_step(&cursor) <= 0)
 				break;
 		}
-		if (go && n < max_depth) {
+		if (go == 2 && n < max_depth)
+			pcs[n++] = s->go_pc;
+		if (go > 0 && n < max_depth) {
 			next.regs.rip--;
 			bump = 1;
 			continue;

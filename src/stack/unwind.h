@@ -224,9 +224,11 @@ void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm);
  * exact pc of the stop): when it returns into one of Go's switch
  * functions on the g0 stack and s holds the goroutine that switched,
  * its rip, rsp and rbp become the goroutine's frame (rip a return
- * address again).  1 stepped, 0 not such a frame.  A walk calls it at
- * each frame after the first; without a goroutine in s (every program
- * not in Go) it costs one test.
+ * address again).  1 stepped; 2 stepped two frames: the goroutine's
+ * function had not made its frame (runtime.morestack), the walk gives
+ * s->go_pc as its frame, then regs, its caller's; 0 not such a frame.
+ * A walk calls it at each frame after the first; without a goroutine
+ * in s (every program not in Go) it costs one test.
  */
 int unwind_go_step_frame(const struct proc_modules *pm, const struct stack_snapshot *s,
 			 arch_regs_t *regs);
