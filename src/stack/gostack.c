@@ -73,6 +73,7 @@ void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm)
 	ssize_t n;
 
 	s->go_len = 0;
+	s->go_g0 = 0;
 	if (!rt || !fs || s->borrowed || !s->asked || rt->g_sched > sizeof(cg) - 56)
 		return;
 	if (rd(s, fs + (uint64_t)rt->tls_g, &g, 8) < 0 || !g || (g & 7) ||
@@ -80,7 +81,10 @@ void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm)
 	    m_fields(s, rt, m, &g0, &curg) < 0)
 		return;
 	/* on a goroutine's own stack, or the signal stack: no switch to follow */
-	if (g0 != g || !curg || curg == g || (curg & 7))
+	if (g0 != g)
+		return;
+	s->go_g0 = 1;
+	if (!curg || curg == g || (curg & 7))
 		return;
 	if (rd(s, curg, cg, rt->g_sched + 56) < 0)
 		return;
@@ -123,12 +127,14 @@ int unwind_go_step_frame(const struct proc_modules *pm, const struct stack_snaps
 	uint64_t rel, ra;
 
 	/* on the goroutine's stack already */
-	if (!rt || (regs->rsp >= s->go_start && regs->rsp < s->go_hi))
+	if (!rt || (s->go_len && regs->rsp >= s->go_start && regs->rsp < s->go_hi))
 		return 0;
 	rel = regs->rip - pm->go_bias;
 	for (int i = 0; i < GO_NSWITCH; i++) {
 		if (!rt->sw_ret[i] || rel != rt->sw_ret[i])
 			continue;
+		if (!s->go_len)
+			return -1;	/* g0's bottom, and no goroutine to go on into */
 		regs->rip = s->go_pc;
 		regs->rsp = s->go_sp;
 		regs->rbp = s->go_bp;

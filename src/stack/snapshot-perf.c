@@ -32,6 +32,7 @@ int stack_snapshot_from_perf(struct stack_snapshot *s, pid_t pid,
 	s->asked = 0;	/* the sample's copy is all there is */
 	s->cut = 0;
 	s->go_len = 0;
+	s->go_g0 = 0;
 	memset(r, 0, sizeof(*r));
 	if (!ps->have_regs) {
 		/* ip alone: the unwinders give one frame */

@@ -37,6 +37,7 @@ int stack_snapshot_take(struct stack_snapshot *s, pid_t pid, pid_t tid,
 	s->asked = max_bytes;
 	s->cut = 0;
 	s->go_len = 0;
+	s->go_g0 = 0;
 	if (s->borrowed) {
 		s->data = NULL;
 		s->cap = 0;

@@ -94,7 +94,8 @@ struct dw_state {
 	int stub;			/* libdwfl's walk ended in a stub: */
 	arch_regs_t stub_regs;		/* the registers of that frame */
 	int go;				/* or at Go's switch: stub_regs the
-					 * goroutine's (unwind_go_step()'s 1 or 2) */
+					 * goroutine's (unwind_go_step()'s 1 or 2;
+					 * -1 the end) */
 };
 
 /* The module id travels in the Dwfl_Module's userdata, as id + 1. */
@@ -333,7 +334,9 @@ static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		}
 		if (n >= max_depth)
 			return n;
-		if (n > 1 && (k = unwind_go_step(uw->pm, s, &at)) > 0) {
+		if (n > 1 && (k = unwind_go_step(uw->pm, s, &at)) != 0) {
+			if (k < 0)
+				return n;
 			if (k == 2) {
 				pcs[n++] = s->go_pc;	/* its function, frameless */
 				if (n >= max_depth)
@@ -491,13 +494,13 @@ static int dw_frame(Dwfl_Frame *frame, void *arg)
 		stub_regs(st, frame, pc);
 		return DWARF_CB_ABORT;
 	}
-	if (st->n > 1 && !activation && st->snap->go_len) {
+	if (st->n > 1 && !activation && st->snap->go_g0) {
 		arch_regs_t r = st->snap->regs;
 		Dwarf_Word v;
 
 		r.rip = pc;
 		r.rsp = dwfl_frame_reg(frame, DW_REG_RSP, &v) == 0 ? v : 0;
-		if ((st->go = unwind_go_step(st->pm, st->snap, &r)) > 0) {
+		if ((st->go = unwind_go_step(st->pm, st->snap, &r)) != 0) {
 			st->stub_regs = r;
 			return DWARF_CB_ABORT;
 		}

@@ -244,12 +244,12 @@ static int lu_walk(struct unwinder *uw, const struct stack_snapshot *s,
 				stub = cursor_regs(&cursor, &next, ip, &next.regs) == 0;
 				break;
 			}
-			if (n > 1 && s->go_len) {
+			if (n > 1 && s->go_g0) {
 				arch_regs_t r;
 
 				/* Go's switch to g0: on from the goroutine's frame */
 				if (cursor_regs(&cursor, &next, ip, &r) == 0 &&
-				    (go = unwind_go_step(uw->pm, s, &r)) > 0) {
+				    (go = unwind_go_step(uw->pm, s, &r)) != 0) {
 					next.regs = r;
 					break;
 				}
@@ -264,6 +264,8 @@ static int lu_walk(struct unwinder *uw, const struct stack_snapshot *s,
 			bump = 1;
 			continue;
 		}
+		if (go)
+			break;	/* the end of g0, or of pcs */
 		if (!stub || unwind_stub_step(uw, s, &next.regs) <= 0)
 			break;
 		if (n > 1)

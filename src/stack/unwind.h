@@ -66,6 +66,7 @@ struct stack_snapshot {
 	 * to data[go_off, go_off + go_len) (after the stack's copy), from
 	 * go_start (its sched.sp).  go_len 0: none.
 	 */
+	int go_g0;		/* the thread was on its g0 stack */
 	uint64_t go_start;
 	size_t go_off, go_len;
 	uint64_t go_hi;		/* the end of its stack (g.stack.hi) */
@@ -226,9 +227,11 @@ void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm);
  * its rip, rsp and rbp become the goroutine's frame (rip a return
  * address again).  1 stepped; 2 stepped two frames: the goroutine's
  * function had not made its frame (runtime.morestack), the walk gives
- * s->go_pc as its frame, then regs, its caller's; 0 not such a frame.
- * A walk calls it at each frame after the first; without a goroutine
- * in s (every program not in Go) it costs one test.
+ * s->go_pc as its frame, then regs, its caller's; -1 such a frame but
+ * no goroutine in s (none ran, or it was not read): the walk ends
+ * there, at the bottom of g0; 0 not such a frame.  A walk calls it at
+ * each frame after the first; for a stop not on a Go thread's g0 (every
+ * program not in Go) it costs one test.
  */
 int unwind_go_step_frame(const struct proc_modules *pm, const struct stack_snapshot *s,
 			 arch_regs_t *regs);
@@ -237,7 +240,7 @@ int unwind_go_step_frame(const struct proc_modules *pm, const struct stack_snaps
 static inline int unwind_go_step(const struct proc_modules *pm, const struct stack_snapshot *s,
 				 arch_regs_t *regs)
 {
-	return s->go_len ? unwind_go_step_frame(pm, s, regs) : 0;
+	return s->go_g0 ? unwind_go_step_frame(pm, s, regs) : 0;
 }
 
 /*

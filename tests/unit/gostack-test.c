@@ -6,7 +6,8 @@
  * The goroutine's frame is taken at the "stop" (later changes of its
  * stack are not seen), and the walk's step: from a frame returning into
  * systemstack (the pc systemstack_switch popped), into morestack (two
- * frames), none elsewhere nor on the goroutine's stack.  Then every
+ * frames), none elsewhere nor on the goroutine's stack; the end of the
+ * walk at the switch on g0 without a goroutine.  Then every
  * link broken (a NULL, odd, unmapped or wrong g, m or curg, a sched or
  * stack out of bounds): no goroutine taken; and 20000 runs over random
  * words: copies within the goroutine's stack and the buffer, no read
@@ -134,6 +135,22 @@ int main(void)
 	cg[(rt.g_sched + GO_GOBUF_PC) / 8] = 0x405000u;
 	take(&s, pm);
 	CHECK(s.go_len > 0 && s.go_pc == 0x405000u && s.go_sp == U(&gstack[100]), "mcall's frame");
+	stack_snapshot_release(&s);
+
+	/* on g0 without a goroutine: the walk ends at the switch */
+	build();
+	m[rt.m_curg / 8] = 0;
+	take(&s, pm);
+	CHECK(s.go_g0 && !s.go_len, "no goroutine: %d %zu", s.go_g0, s.go_len);
+	CHECK(step(pm, &s, SS_RET, U(&g0stack[8]), &r) == -1, "no goroutine: the walk goes on");
+	CHECK(step(pm, &s, SS_RET + 1, U(&g0stack[8]), &r) == 0, "no goroutine: a step elsewhere");
+	stack_snapshot_release(&s);
+	/* on a goroutine's stack: nothing */
+	build();
+	m[rt.m_g0 / 8] = U(cg);
+	take(&s, pm);
+	CHECK(!s.go_g0 && !s.go_len, "on a goroutine: %d %zu", s.go_g0, s.go_len);
+	CHECK(step(pm, &s, SS_RET, U(&g0stack[8]), &r) == 0, "on a goroutine: a step");
 	stack_snapshot_release(&s);
 
 	broken(pm, &tls[0], 0, "g");
