@@ -7,7 +7,8 @@
  * pc, sp and bp its switch saved) and the top of its stack are copied
  * into the snapshot, while the thread is stopped: unwinding comes
  * after it runs again, when the goroutine may be running and its stack
- * changed.  Five small reads, for a Go program's stops only.
+ * changed.  For a Go program's stops only: none on a goroutine's stack
+ * (once the thread's g0 is known), four on g0.
  *
  * At the walk: a frame of g0 that returns into a switch function
  * (runtime.systemstack, mcall, morestack, asmcgocall: the return
@@ -64,11 +65,26 @@ static int m_fields(const struct stack_snapshot *s, const struct go_runtime *rt,
 	return 0;
 }
 
+/*
+ * The g0, its stack and the m of the threads seen last, by thread and
+ * TLS: an m is a thread's for its life, and its g0 the m's, so that a
+ * stop outside g0's stack costs no read at all.  A thread whose m
+ * changes (a C thread's callbacks into Go, cgo's extra m's) may be
+ * taken for one on a goroutine's stack: its stack ends at the switch.
+ */
+#define SEEN 64
+
+static struct seen {
+	pid_t pid, tid;
+	uint64_t fs, g0, m, lo, hi;
+} seen[SEEN];
+
 void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm)
 {
 	const struct go_runtime *rt = pm->go;
 	unsigned char cg[4096 + 56];
-	uint64_t g, m, g0, curg, lo, hi, sp, pc, bp, fs = s->regs.fs_base;
+	uint64_t g, m, g0, curg, lo, hi, sp, pc, bp, fs = s->regs.fs_base, st[2];
+	struct seen *e = &seen[(unsigned)s->tid % SEEN];
 	size_t max, off;
 	ssize_t n;
 
@@ -76,10 +92,32 @@ void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm)
 	s->go_g0 = 0;
 	if (!rt || !fs || s->borrowed || !s->asked || rt->g_sched > sizeof(cg) - 56)
 		return;
-	if (rd(s, fs + (uint64_t)rt->tls_g, &g, 8) < 0 || !g || (g & 7) ||
-	    rd(s, g + rt->g_m, &m, 8) < 0 || !m || (m & 7) ||
-	    m_fields(s, rt, m, &g0, &curg) < 0)
+	if (e->pid == s->pid && e->tid == s->tid && e->fs == fs) {
+		if (s->regs.rsp < e->lo || s->regs.rsp >= e->hi)
+			return;	/* not on g0's stack */
+		if (rd(s, fs + (uint64_t)rt->tls_g, &g, 8) < 0 || g != e->g0)
+			return;
+		m = e->m;
+	} else if (rd(s, fs + (uint64_t)rt->tls_g, &g, 8) < 0 || !g || (g & 7) ||
+		   rd(s, g + rt->g_m, &m, 8) < 0 || !m || (m & 7)) {
 		return;
+	}
+	if (m_fields(s, rt, m, &g0, &curg) < 0)
+		return;
+	if (e->g0 != g0 || e->pid != s->pid || e->tid != s->tid || e->fs != fs) {
+		/* a thread not seen: its g0's stack */
+		e->pid = 0;
+		if (g0 && !(g0 & 7) && rd(s, g0 + GO_G_STACK_LO, st, sizeof(st)) == 0 &&
+		    st[0] < st[1]) {
+			e->pid = s->pid;
+			e->tid = s->tid;
+			e->fs = fs;
+			e->g0 = g0;
+			e->m = m;
+			e->lo = st[0];
+			e->hi = st[1];
+		}
+	}
 	/* on a goroutine's own stack, or the signal stack: no switch to follow */
 	if (g0 != g)
 		return;

@@ -50,6 +50,8 @@ static void build(void)
 	memset(m, 0, sizeof(m));
 	memset(cg, 0, sizeof(cg));
 	tls[0] = U(g0);
+	g0[GO_G_STACK_LO / 8] = U(g0stack);
+	g0[GO_G_STACK_HI / 8] = U(g0stack + 64);
 	g0[rt.g_m / 8] = U(m);
 	m[rt.m_g0 / 8] = U(g0);
 	m[rt.m_curg / 8] = U(cg);
@@ -62,17 +64,26 @@ static void build(void)
 		gstack[i] = 0x500000u + (uint64_t)i;
 }
 
-static void take(struct stack_snapshot *s, struct proc_modules *pm)
+/* A thread of its own for each take unless same: memtap keeps a thread's g0, m and g0's stack. */
+static void take_as(struct stack_snapshot *s, struct proc_modules *pm, int same)
 {
+	static pid_t tid = 1 << 22;
 	arch_regs_t regs;
 
 	memset(&regs, 0, sizeof(regs));
 	regs.rsp = U(g0stack);
 	regs.rip = 0x404000u;
 	regs.fs_base = U(&tls[1]);
-	if (stack_snapshot_take(s, getpid(), 0, &regs, 4096) < 0)
+	if (!same)
+		tid++;
+	if (stack_snapshot_take(s, getpid(), tid, &regs, 4096) < 0)
 		CHECK(0, "no snapshot");
 	go_snapshot_take(s, pm);
+}
+
+static void take(struct stack_snapshot *s, struct proc_modules *pm)
+{
+	take_as(s, pm, 0);
 }
 
 /* The step from a g0 frame returning at ra; its result. */
@@ -135,6 +146,18 @@ int main(void)
 	cg[(rt.g_sched + GO_GOBUF_PC) / 8] = 0x405000u;
 	take(&s, pm);
 	CHECK(s.go_len > 0 && s.go_pc == 0x405000u && s.go_sp == U(&gstack[100]), "mcall's frame");
+	stack_snapshot_release(&s);
+
+	/* the same thread again: its m kept, g.m not read */
+	build();
+	take(&s, pm);
+	g0[rt.g_m / 8] = UNMAPPED;
+	take_as(&s, pm, 1);
+	CHECK(s.go_len > 0, "the same thread: no goroutine taken");
+	/* and on its goroutine's stack, g its goroutine */
+	tls[0] = U(cg);
+	take_as(&s, pm, 1);
+	CHECK(!s.go_g0 && !s.go_len, "the same thread on a goroutine: %d %zu", s.go_g0, s.go_len);
 	stack_snapshot_release(&s);
 
 	/* on g0 without a goroutine: the walk ends at the switch */
