@@ -245,12 +245,11 @@ struct go_runtime *go_runtime_from_elf(Elf *elf, const char **why)
 	*why = NULL;
 	if (!elf || !gopcln_elf_is_go(elf))
 		return NULL;
+	/* a table not read is said by the symbolizer (symbolize-go.c) */
 	t = gopcln_from_elf(elf, why);
-	if (!t) {
-		if (!*why)
-			*why = "no function table (.gopclntab)";
+	*why = NULL;
+	if (!t)
 		return NULL;
-	}
 	memset(&rt, 0, sizeof(rt));
 	ok = gopcln_next_func(t, names[GO_NSWITCH], &next, &rt.sw_pc.start, &rt.sw_pc.end) == 0;
 	for (int i = 0; ok && i < GO_NSWITCH; i++)

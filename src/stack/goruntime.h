@@ -76,7 +76,8 @@ struct go_runtime {
 
 /*
  * The runtime of a Go program's ELF file.  NULL when elf is no Go
- * program (*why NULL) or its runtime was not understood (*why says
+ * program or its function table is not read (*why NULL: the
+ * symbolizer says why), or its runtime was not understood (*why says
  * what failed).
  */
 struct go_runtime *go_runtime_from_elf(Elf *elf, const char **why);
