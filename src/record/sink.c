@@ -304,6 +304,9 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 	modules_lookup(pm, arch_pc(&pe->snap.regs));
 	if (ev->leaf)
 		modules_lookup(pm, ev->leaf);
+	/* a Go program on its g0 stack: the goroutine too, while it is stopped */
+	if (pm->go && !pe->snap.borrowed)
+		go_snapshot_take(&pe->snap, pm);
 }
 
 static void count_event(struct sink_proc *p, const struct event *ev, uint64_t calls,

@@ -261,9 +261,10 @@ int gopcln_lookup(const struct gopcln *t, uint64_t pc, int lines, struct gopcln_
 	return 0;
 }
 
-int gopcln_find_func(const struct gopcln *t, const char *name, uint64_t *start)
+int gopcln_next_func(const struct gopcln *t, const char *name, uint64_t *next, uint64_t *start,
+		     uint64_t *end)
 {
-	for (uint64_t i = 0; i < t->nfunc; i++) {
+	for (uint64_t i = *next; i < t->nfunc; i++) {
 		uint64_t f = func_of(t, i, gopcln_fields(t) + 4);
 		const char *s;
 		int32_t nameoff;
@@ -272,12 +273,22 @@ int gopcln_find_func(const struct gopcln *t, const char *name, uint64_t *start)
 			continue;
 		nameoff = (int32_t)rd32(t->data + f + gopcln_fields(t));
 		s = nameoff >= 0 ? str_at(t, t->names, (uint64_t)nameoff) : NULL;
-		if (s && !strcmp(s, name)) {
+		if (s && !strcmp(s, name) && entry_of(t, i) < entry_of(t, i + 1)) {
 			*start = entry_of(t, i);
+			*end = entry_of(t, i + 1);
+			*next = i + 1;
 			return 0;
 		}
 	}
+	*next = t->nfunc;
 	return -1;
+}
+
+int gopcln_find_func(const struct gopcln *t, const char *name, uint64_t *start)
+{
+	uint64_t i = 0, end;
+
+	return gopcln_next_func(t, name, &i, start, &end);
 }
 
 /* The section of elf named one of names: its header; NULL if none. */

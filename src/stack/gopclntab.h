@@ -66,4 +66,13 @@ int gopcln_lookup(const struct gopcln *t, uint64_t pc, int lines, struct gopcln_
 /* The entry of the function named name, 0 and *start; -1 when none. */
 int gopcln_find_func(const struct gopcln *t, const char *name, uint64_t *start);
 
+/*
+ * The functions named name, from the one at index *next on (0: the
+ * first): 0 with the entry and end (file addresses, the next
+ * function's entry) of the next such function, and *next past it; -1
+ * when there is no more.
+ */
+int gopcln_next_func(const struct gopcln *t, const char *name, uint64_t *next, uint64_t *start,
+		     uint64_t *end);
+
 #endif /* MEMTAP_GOPCLNTAB_H */

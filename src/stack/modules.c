@@ -24,8 +24,11 @@
 #include <sys/mman.h>
 
 #include "arch.h"
+#include "stack/gopclntab.h"
+#include "stack/goruntime.h"
 #include "stack/modules.h"
 #include "linux/procfs.h"
+#include "util/error.h"
 #include "util/xmalloc.h"
 
 #ifndef NT_GNU_BUILD_ID
@@ -151,6 +154,14 @@ static void module_read_elf(struct module *m)
 	if (m->first_vaddr == UINT64_MAX)
 		m->first_vaddr = 0;
 	m->elf_ok = m->nloads > 0;
+	if (m->elf_ok && gopcln_elf_is_go(elf)) {
+		const char *why;
+
+		m->go = go_runtime_from_elf(elf, &why);
+		if (!m->go && why)
+			warn_msg("%s: its goroutines' stacks end where Go's runtime switches "
+				 "stacks: %s", m->path, why);
+	}
 out:
 	elf_end(elf);
 }
@@ -256,6 +267,7 @@ void modules_release_all(void)
 			close(mods[i]->fd);
 		free(mods[i]->path);
 		free(mods[i]->loads);
+		go_runtime_free(mods[i]->go);
 		free(mods[i]);
 	}
 	free(mods);
@@ -511,6 +523,12 @@ int modules_refresh(struct proc_modules *pm, int force)
 			  range_bias(m, mp->start, mp->offset);
 	}
 	procfs_maps_free(maps);
+	pm->go = NULL;
+	for (size_t i = 0; i < pm->nranges && !pm->go; i++)
+		if (mods[pm->ranges[i].module]->go) {
+			pm->go = mods[pm->ranges[i].module]->go;
+			pm->go_bias = pm->ranges[i].bias;
+		}
 
 	changed = nold != pm->nranges;
 	for (size_t i = 0; !changed && i < nold; i++)

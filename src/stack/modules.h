@@ -66,6 +66,7 @@ struct module {
 	size_t nloads;
 	uint64_t first_vaddr;	/* first PT_LOAD p_vaddr, page-aligned down */
 	uint64_t end_vaddr;	/* highest p_vaddr + p_memsz */
+	struct go_runtime *go;	/* a Go program's runtime (goruntime.h), or NULL */
 };
 
 /* An executable mapping: rel = pc - bias for pc in [start, end). */
@@ -123,6 +124,12 @@ struct proc_modules {
 	int miss_budget;	/* re-reads a miss may still cause (this event) */
 	struct stub_range stubs[MODULES_MAX_STUBS];	/* modules_add_stubs() */
 	size_t nstubs;
+	/*
+	 * The runtime of the first Go module of the last read (goruntime.h),
+	 * the module's, and its bias; NULL: none (every process not in Go).
+	 */
+	const struct go_runtime *go;
+	uint64_t go_bias;
 	uint64_t reads;		/* statistics: /proc/PID/maps reads */
 	uint64_t miss_reads;	/* of which caused by a miss */
 };

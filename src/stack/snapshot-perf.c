@@ -31,6 +31,8 @@ int stack_snapshot_from_perf(struct stack_snapshot *s, pid_t pid,
 	s->len = 0;
 	s->asked = 0;	/* the sample's copy is all there is */
 	s->cut = 0;
+	s->go_len = 0;
+	s->go_g0 = 0;
 	memset(r, 0, sizeof(*r));
 	if (!ps->have_regs) {
 		/* ip alone: the unwinders give one frame */

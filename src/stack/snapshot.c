@@ -36,6 +36,8 @@ int stack_snapshot_take(struct stack_snapshot *s, pid_t pid, pid_t tid,
 	s->len = 0;
 	s->asked = max_bytes;
 	s->cut = 0;
+	s->go_len = 0;
+	s->go_g0 = 0;
 	if (s->borrowed) {
 		s->data = NULL;
 		s->cap = 0;
@@ -116,6 +118,16 @@ static int above_copy(const struct stack_snapshot *s, uint64_t addr, size_t len)
 	return 1;
 }
 
+/* From the copy of a goroutine's stack (go_snapshot_take()): 0, or -1. */
+static int read_go(const struct stack_snapshot *s, uint64_t addr, void *buf, size_t len)
+{
+	if (!s->go_len || addr < s->go_start || addr - s->go_start > s->go_len ||
+	    len > s->go_len - (addr - s->go_start))
+		return -1;
+	memcpy(buf, s->data + s->go_off + (addr - s->go_start), len);
+	return 0;
+}
+
 int stack_snapshot_read(const struct stack_snapshot *s, uint64_t addr,
 			void *buf, size_t len)
 {
@@ -124,6 +136,8 @@ int stack_snapshot_read(const struct stack_snapshot *s, uint64_t addr,
 		memcpy(buf, s->data + (addr - s->start), len);
 		return 0;
 	}
+	if (read_go(s, addr, buf, len) == 0)
+		return 0;
 	if (above_copy(s, addr, len))
 		return -1;
 	return read_beyond(s, addr, buf, len);
@@ -137,6 +151,8 @@ int unwind_memcache_read(struct unwind_memcache *c, const struct stack_snapshot 
 		memcpy(buf, s->data + (addr - s->start), len);
 		return 0;
 	}
+	if (read_go(s, addr, buf, len) == 0)
+		return 0;
 	if (above_copy(s, addr, len))
 		return -1;
 	if (len > sizeof(c->buf))

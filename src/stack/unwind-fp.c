@@ -157,6 +157,31 @@ static int fp_stub(struct unwinder *uw, const struct stack_snapshot *s, uint64_t
 	return k;
 }
 
+/*
+ * The frame at *pc (a return address), with *sp and *fp, returns into
+ * Go's switch to g0: unwind_go_step()'s 1 or 2, and they are the
+ * goroutine's frame (2: s->go_pc's caller's); -1 the walk ends; else 0.
+ */
+static int fp_go(struct unwinder *uw, const struct stack_snapshot *s, uint64_t *pc,
+		 uint64_t *sp, uint64_t *fp)
+{
+	arch_regs_t r;
+	int k;
+
+	if (!s->go_g0)
+		return 0;
+	r = s->regs;
+	r.rip = *pc;
+	r.rsp = *sp;
+	r.rbp = *fp;
+	if ((k = unwind_go_step(uw->pm, s, &r)) <= 0)
+		return k;
+	*pc = r.rip;
+	*sp = r.rsp;
+	*fp = r.rbp;
+	return k;
+}
+
 static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		   uint64_t *pcs, int max_depth)
 {
@@ -164,7 +189,7 @@ static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 	uint64_t sp = arch_sp(&s->regs);
 	uint64_t fp = s->regs.rbp;
 	uint64_t pc = arch_pc(&s->regs);
-	uint64_t limit = sp + FP_MAX_STACK;
+	uint64_t limit = sp + FP_MAX_STACK;	/* the goroutine's, after Go's switch */
 	int n = 0, k;
 
 	unwind_memcache_reset(&st->cache);
@@ -210,6 +235,19 @@ static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 			break;
 		/* A leaf with a frame: [%rsp] was not taken, nothing to drop. */
 		pcs[n++] = link[1];
+		if ((k = fp_go(uw, s, &link[1], &lsp, &link[0])) < 0)
+			break;
+		if (k > 0) {
+			/* the goroutine's frame, then its chain */
+			if (k == 2 && n < max_depth)
+				pcs[n++] = s->go_pc;
+			if (n < max_depth)
+				pcs[n++] = link[1];
+			sp = lsp;
+			fp = link[0];
+			limit = sp + FP_MAX_STACK;
+			continue;
+		}
 		if (!link[0])
 			break;
 		sp = lsp;

@@ -120,6 +120,9 @@ struct dw_state {
 	uint64_t nocfi_key;		/* the rule of that frame */
 	int nocfi_exact;
 	uint64_t by_cfi;		/* frames libdwfl stepped, this walk */
+	int go;				/* or at Go's switch: stub_regs the
+					 * goroutine's (unwind_go_step()'s 1 or 2;
+					 * -1 the end) */
 };
 
 /* The module id travels in the Dwfl_Module's userdata, as id + 1. */
@@ -498,6 +501,19 @@ static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		}
 		if (n >= max_depth)
 			break;
+		if (n > 1 && (k = unwind_go_step(uw->pm, s, &at)) != 0) {
+			if (k < 0)
+				break;
+			if (k == 2) {
+				pcs[n++] = s->go_pc;	/* its function, frameless */
+				if (n >= max_depth)
+					break;
+			}
+			pc = at.rip;	/* the goroutine's frame: on from there */
+			sp = at.rsp;
+			fp = at.rbp;
+			continue;
+		}
 		/* callers: the call instruction's rule, not the next one's */
 		r = rule_get(st, n == 1 ? pc : pc - 1, n == 1 && !bump);
 		k = rule_step(st, r, &sp, &fp, &pc);
@@ -655,6 +671,17 @@ static int dw_frame(Dwfl_Frame *frame, void *arg)
 	}
 	if (st->n >= st->max)
 		return DWARF_CB_ABORT;
+	if (st->n > 1 && !activation && st->snap->go_g0) {
+		arch_regs_t gr = st->snap->regs;
+		Dwarf_Word v;
+
+		gr.rip = pc;
+		gr.rsp = dwfl_frame_reg(frame, DW_REG_RSP, &v) == 0 ? v : 0;
+		if ((st->go = unwind_go_step(st->pm, st->snap, &gr)) != 0) {
+			st->stub_regs = gr;
+			return DWARF_CB_ABORT;
+		}
+	}
 	/* no CFI either: memtap goes on with the rule of its instructions */
 	key = activation ? pc : pc - 1;
 	exact = activation && !(st->bump && st->n == 1);
@@ -695,11 +722,21 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 	st->bump = bump;
 	st->stub = st->nocfi = 0;
 	st->by_cfi = 0;
+	st->go = 0;
 	dwfl_getthread_frames(st->dwfl, s->tid, dw_frame, st);
 	uw->by_cfi += st->by_cfi;
 	n = st->n;
 	if (bump && n > 0)
 		pcs[0]++;
+	if (st->go == 2 && n < max_depth)
+		pcs[n++] = s->go_pc;
+	if (st->go > 0 && n < max_depth) {
+		/* on from the goroutine's frame, its pc a return address */
+		next = *s;
+		next.regs = st->stub_regs;
+		next.regs.rip--;
+		return n + dw_walk_from(uw, &next, pcs + n, max_depth - n, 1);
+	}
 	next = *s;
 	next.regs = st->stub_regs;
 	if (st->nocfi) {

@@ -223,7 +223,7 @@ static int lu_walk(struct unwinder *uw, const struct stack_snapshot *s,
 	cur_snap = &next;
 	unwind_memcache_reset(&st->cache);
 	for (;;) {
-		int first = n, stub = 0;
+		int first = n, stub = 0, go = 0;
 
 		if (unw_init_remote(&cursor, st->as, st->upt) < 0)
 			break;
@@ -244,9 +244,28 @@ static int lu_walk(struct unwinder *uw, const struct stack_snapshot *s,
 				stub = cursor_regs(&cursor, &next, ip, &next.regs) == 0;
 				break;
 			}
+			if (n > 1 && s->go_g0) {
+				arch_regs_t r;
+
+				/* Go's switch to g0: on from the goroutine's frame */
+				if (cursor_regs(&cursor, &next, ip, &r) == 0 &&
+				    (go = unwind_go_step(uw->pm, s, &r)) != 0) {
+					next.regs = r;
+					break;
+				}
+			}
 			if (unw_step(&cursor) <= 0)
 				break;
 		}
+		if (go == 2 && n < max_depth)
+			pcs[n++] = s->go_pc;
+		if (go > 0 && n < max_depth) {
+			next.regs.rip--;
+			bump = 1;
+			continue;
+		}
+		if (go)
+			break;	/* the end of g0, or of pcs */
 		if (!stub || unwind_stub_step(uw, s, &next.regs) <= 0)
 			break;
 		if (n > 1)

@@ -61,6 +61,17 @@ struct stack_snapshot {
 	int borrowed;		/* data is not the snapshot's but its source's (a
 				 * record of an in-target ring), valid until the
 				 * sink is flushed: never freed nor grown */
+	/*
+	 * A Go program's thread stopped on its g0 stack: the goroutine that
+	 * switched there (go_snapshot_take()), the top of its stack copied
+	 * to data[go_off, go_off + go_len) (after the stack's copy), from
+	 * go_start (its sched.sp).  go_len 0: none.
+	 */
+	int go_g0;		/* the thread was on its g0 stack */
+	uint64_t go_start;
+	size_t go_off, go_len;
+	uint64_t go_hi;		/* the end of its stack (g.stack.hi) */
+	uint64_t go_pc, go_sp, go_bp;	/* its frame: a return address, sp, bp */
 };
 
 #define STACK_SNAPSHOT_INIT { 0 }
@@ -205,6 +216,40 @@ void unwinder_free(struct unwinder *uw);
  */
 int unwind_stub_step(const struct unwinder *uw, const struct stack_snapshot *s,
 		     arch_regs_t *regs);
+
+/*
+ * Go's stack switches (stack/goruntime.h).  At a stop (thread still
+ * stopped, s not borrowed) of a process whose module list has a Go
+ * runtime (pm->go): when the thread runs on its g0 stack for a
+ * goroutine (m.curg), that goroutine's frame and the top of its stack
+ * (at most s->asked bytes) are copied into s, which reads serve from
+ * then (stack_snapshot_read()).  Anything unreadable or implausible
+ * (a g, m or sched of garbage) leaves s without them.
+ */
+void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm);
+
+/*
+ * A frame of a walk over s whose rip is a return address (not the
+ * exact pc of the stop): when it returns into one of Go's switch
+ * functions on the g0 stack and s holds the goroutine that switched,
+ * its rip, rsp and rbp become the goroutine's frame (rip a return
+ * address again).  1 stepped; 2 stepped two frames: the goroutine's
+ * function had not made its frame (runtime.morestack), the walk gives
+ * s->go_pc as its frame, then regs, its caller's; -1 such a frame but
+ * no goroutine in s (none ran, or it was not read): the walk ends
+ * there, at the bottom of g0; 0 not such a frame.  A walk calls it at
+ * each frame after the first; for a stop not on a Go thread's g0 (every
+ * program not in Go) it costs one test.
+ */
+int unwind_go_step_frame(const struct proc_modules *pm, const struct stack_snapshot *s,
+			 arch_regs_t *regs);
+
+/* pm: the unwinder's module list (uw->pm), may be NULL. */
+static inline int unwind_go_step(const struct proc_modules *pm, const struct stack_snapshot *s,
+				 arch_regs_t *regs)
+{
+	return s->go_g0 ? unwind_go_step_frame(pm, s, regs) : 0;
+}
 
 /*
  * libdw back end: 1 (default) walks from a per-pc cache of simple CFI
