@@ -9,7 +9,7 @@
  * dwfl_report_begin() + dwfl_report_module() for every module instance
  * + dwfl_report_end() keeps the Dwfl_Module (and its caches) of every
  * module reported again with the same name and range, and drops the
- * others.  ELF files are opened by find_elf below from the module
+ * others (unwind-dwfl.c).  ELF files are opened from the module
  * table, that is through /proc/PID/map_files or /proc/PID/root
  * (libdwfl's own dwfl_linux_proc_find_elf opens the path as seen by
  * memtap, which fails across mount namespaces).
@@ -66,6 +66,7 @@
 #include "stack/jitcfi.h"
 #include "stack/jitnames.h"
 #include "stack/modules.h"
+#include "stack/unwind-dwfl.h"
 #include "stack/unwind-insn.h"
 #include "util/error.h"
 #include "util/xmalloc.h"
@@ -123,35 +124,6 @@ struct dw_state {
 	int go;				/* or at Go's switch: stub_regs the
 					 * goroutine's (unwind_go_step()'s 1 or 2;
 					 * -1 the end) */
-};
-
-/* The module id travels in the Dwfl_Module's userdata, as id + 1. */
-static int dw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
-		       Dwarf_Addr base, char **file_name, Elf **elfp)
-{
-	uintptr_t v = (uintptr_t)*userdata;
-	const struct module *m = v ? module_get((uint32_t)(v - 1)) : NULL;
-	int fd;
-
-	(void)mod;
-	(void)modname;
-	(void)base;
-	*elfp = NULL;
-	if (!m)
-		return -1;
-	fd = module_open(m);
-	if (fd < 0)
-		return -1;
-	*file_name = strdup(m->path);
-	return fd;
-}
-
-static char *dw_debuginfo_path;
-
-static const Dwfl_Callbacks dw_callbacks = {
-	.find_elf = dw_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &dw_debuginfo_path,
 };
 
 static pid_t dw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -535,35 +507,8 @@ static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 static void dw_report(struct unwinder *uw)
 {
 	struct dw_state *st = uw->priv;
-	const struct proc_modules *pm = uw->pm;
 
-	dwfl_report_begin(st->dwfl);
-	for (size_t i = 0; i < pm->nranges; ) {
-		const struct module_range *r = &pm->ranges[i];
-		const struct module *m = module_get(r->module);
-		uint64_t low = r->start, high = r->end;
-		size_t j = i + 1;
-
-		/* the ranges of one instance: same module and bias */
-		while (j < pm->nranges && pm->ranges[j].module == r->module &&
-		       pm->ranges[j].bias == r->bias) {
-			high = pm->ranges[j].end;
-			j++;
-		}
-		i = j;
-		if (!m || m->path[0] != '/')
-			continue;	/* [vdso] */
-		if (m->elf_ok) {
-			low = r->bias + m->first_vaddr;
-			high = r->bias + m->end_vaddr;
-		}
-		Dwfl_Module *mod = dwfl_report_module(st->dwfl, m->path, low, high);
-		void **ud = NULL;
-
-		if (mod && dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL) && ud)
-			*ud = (void *)(uintptr_t)(m->id + 1);
-	}
-	dwfl_report_end(st->dwfl, NULL, NULL);
+	unwind_dwfl_report(st->dwfl, uw->pm);
 	st->reported = 1;
 }
 
@@ -576,7 +521,7 @@ static int dw_init(struct unwinder *uw)
 		return -1;
 	}
 	st = xcalloc(1, sizeof(*st));
-	st->dwfl = dwfl_begin(&dw_callbacks);
+	st->dwfl = unwind_dwfl_new();
 	if (!st->dwfl) {
 		free(st);
 		errno = ENOMEM;
