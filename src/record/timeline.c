@@ -87,7 +87,8 @@ static void held_compute(void)
 
 	aggregate_entries(&nagg);
 	held_grow(nagg);
-	memset(held_now, 0, nheld * sizeof(*held_now));
+	if (nheld)
+		memset(held_now, 0, nheld * sizeof(*held_now));
 	for (struct sink_proc *p = sink_procs(); p; p = p->next) {
 		struct held_walk w = { p };
 
