@@ -82,7 +82,8 @@ static void usage(void)
 	       "                          call; int3 where they cannot go) or int3 (a\n"
 	       "                          breakpoint stop per call)\n"
 	       "  -q, --quiet             no informational messages on stderr\n"
-	       "      --record=FILE       also save the recording (JSON) for memtap report\n"
+	       "      --record=FILE       also save the recording (JSON) for memtap report;\n"
+	       "                          with -i, every interval (memtap report --suspects)\n"
 	       "      --sample=SIZE       allocator calls: keep one per SIZE bytes on average\n"
 	       "                          (default 128K; 0: every call); stacks weighted,\n"
 	       "                          totals per function exact\n"
@@ -541,8 +542,6 @@ int main(int argc, char **argv)
 	    !(opt.output && strstr(opt.output, "%n")))
 		usage_error("-i with -F %s needs -o FILE with %%n (one file per interval)",
 			    output_format_names[opt.format]);
-	if (opt.record && opt.interval > 0)
-		usage_error("--record and -i exclude each other: record the whole run");
 	if (view_conflict(opt.weight, opt.net, opt.leaks))
 		usage_error("%s", view_conflict(opt.weight, opt.net, opt.leaks));
 	if (opt.min_age > 0 && !opt.leaks)

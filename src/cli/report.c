@@ -30,6 +30,8 @@ static void report_usage(void)
 "      --net               weigh stacks by bytes acquired minus released\n"
 "      --no-demangle       show C++ and Rust names as in the binary\n"
 "  -o, --output=FILE       write to FILE instead of stdout\n"
+"      --suspects          text: the leak suspects of an -i recording, stacks\n"
+"                          whose held bytes rose steadily over the intervals\n"
 "      --title=TEXT        svg: the title\n"
 "      --top=N             text: the N heaviest stacks per event (default 10)\n"
 "      --weight=WHAT       weigh stacks by bytes (acquired), count or released\n"
@@ -38,7 +40,9 @@ static void report_usage(void)
 "Examples:\n"
 "  memtap --record run.json -p 1234 -d 60  record on the production host\n"
 "  memtap report run.json                  the text report, anywhere\n"
-"  memtap report --leaks -o held.svg run.json\n");
+"  memtap report --leaks -o held.svg run.json\n"
+"  memtap -i 60 --leaks --record day.json -p 1234   a day, interval by interval\n"
+"  memtap report --suspects day.json       the stacks that leak\n");
 }
 
 enum {
@@ -46,6 +50,7 @@ enum {
 	OPT_LEAKS,
 	OPT_NET,
 	OPT_NO_DEMANGLE,
+	OPT_SUSPECTS,
 	OPT_TITLE,
 	OPT_TOP,
 	OPT_WEIGHT,
@@ -61,6 +66,7 @@ int report_main(int argc, char **argv)
 		{ "net", no_argument, NULL, OPT_NET },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "output", required_argument, NULL, 'o' },
+		{ "suspects", no_argument, NULL, OPT_SUSPECTS },
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
@@ -68,7 +74,7 @@ int report_main(int argc, char **argv)
 	};
 	struct output_options o = { 0 };
 	const char *output = NULL;
-	int c, format = -1, weight = 0, net = 0, leaks = 0;
+	int c, format = -1, weight = 0, net = 0, leaks = 0, suspects = 0;
 
 	optind = 0;	/* glibc: start over */
 	opterr = 0;
@@ -88,6 +94,9 @@ int report_main(int argc, char **argv)
 			break;
 		case OPT_LEAKS:
 			leaks = 1;
+			break;
+		case OPT_SUSPECTS:
+			suspects = 1;
 			break;
 		case OPT_NET:
 			net = 1;
@@ -126,7 +135,10 @@ int report_main(int argc, char **argv)
 	if (format == 3 && !output && isatty(STDOUT_FILENO))
 		usage_error("report: -F pprof writes gzip data: give -o FILE.pb.gz or redirect "
 			    "stdout");
-	if (report_recording(argv[optind], format, weight, net, leaks, &o, output) < 0)
+	if (suspects && format != FORMAT_TEXT)
+		usage_error("report: --suspects writes text: not with -F %s",
+			    output_format_names[format]);
+	if (report_recording(argv[optind], format, weight, net, leaks, suspects, &o, output) < 0)
 		return EXIT_RUNTIME;
 	return 0;
 }

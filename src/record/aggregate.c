@@ -89,6 +89,23 @@ struct agg *aggregate_entries(size_t *n)
 	return entries;
 }
 
+size_t aggregate_index(struct sink_proc *p, enum event_kind kind, uint32_t stack)
+{
+	return (size_t)(lookup(p, kind, stack) - entries);
+}
+
+void aggregate_mark(void)
+{
+	for (size_t i = 0; i < nentries; i++) {
+		struct agg *a = &entries[i];
+
+		a->mark_calls = a->calls;
+		a->mark_failed = a->failed;
+		a->mark_acquired = a->acquired;
+		a->mark_released = a->released;
+	}
+}
+
 void aggregate_clear(void)
 {
 	nentries = 0;

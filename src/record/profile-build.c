@@ -24,6 +24,7 @@
 #include "record/maptrack.h"
 #include "record/report.h"
 #include "record/sink.h"
+#include "record/timeline.h"
 #include "report/output.h"
 #include "stack/modules.h"
 #include "stack/stacks.h"
@@ -246,7 +247,7 @@ static void add_run(struct profile *prof, const struct run_info *ri)
 	r->stops_signal = st->signal;
 	r->stops_other = st->event + st->group;
 	r->stacks = sink_stacks_wanted();
-	/* -i reports (never recorded) have it with --leaks only: it costs */
+	/* -i reports have it with --leaks only: it costs */
 	r->held = sink_held_known() && (rc->leaks || rc->interval <= 0);
 	for (size_t i = 0; i < ri->nunfound; i++) {
 		r->unfound = xrealloc(r->unfound, (r->nunfound + 1) * sizeof(*r->unfound));
@@ -254,7 +255,7 @@ static void add_run(struct profile *prof, const struct run_info *ri)
 	}
 }
 
-void profile_build(struct profile *prof, const struct run_info *ri)
+void profile_build(struct profile *prof, const struct run_info *ri, int interval)
 {
 	const struct report_config *rc = report_config();
 	size_t nagg, kind_type[EV_NKINDS];
@@ -301,24 +302,35 @@ void profile_build(struct profile *prof, const struct run_info *ri)
 	b.cutoff_ns = rc->min_age > 0 ? end_ns - (uint64_t)(rc->min_age * 1e9) : UINT64_MAX;
 	if (rc->min_age > 0 && (uint64_t)(rc->min_age * 1e9) > end_ns)
 		b.cutoff_ns = 0;
+	size_t *agg_sample = interval ? NULL : xcalloc(nagg ? nagg : 1, sizeof(*agg_sample));
+
 	for (size_t i = 0; i < nagg; i++) {
 		const struct agg *a = &aggs[i];
-		size_t n = stack_locations(&b, a->stack);
+		/* an interval's: since the mark */
+		uint64_t calls = a->calls - (interval ? a->mark_calls : 0);
+		uint64_t acquired = a->acquired - (interval ? a->mark_acquired : 0);
+		uint64_t released = a->released - (interval ? a->mark_released : 0);
+		size_t n;
 
+		if (interval && !calls && !acquired && !released)
+			continue;
+		n = stack_locations(&b, a->stack);
 		memset(b.values, 0, prof->ntypes * sizeof(*b.values));
-		b.values[VT_BYTES] = (int64_t)a->acquired;
-		b.values[VT_COUNT] = (int64_t)a->calls;
-		b.values[VT_RELEASED] = (int64_t)a->released;
-		b.values[VT_NET] = (int64_t)a->acquired - (int64_t)a->released;
+		b.values[VT_BYTES] = (int64_t)acquired;
+		b.values[VT_COUNT] = (int64_t)calls;
+		b.values[VT_RELEASED] = (int64_t)released;
+		b.values[VT_NET] = (int64_t)acquired - (int64_t)released;
 		if (kind_type[a->kind] != (size_t)-1)
 			b.values[kind_type[a->kind]] = b.values[VT_BYTES];
 		if (ev_is_alloc(a->kind) && a->kind != EV_FREE) {
 			/* the Go heap profile's names, for pprof users */
-			b.values[VT_ALLOC_SPACE] = (int64_t)a->acquired;
-			b.values[VT_ALLOC_OBJECTS] = (int64_t)a->calls;
+			b.values[VT_ALLOC_SPACE] = (int64_t)acquired;
+			b.values[VT_ALLOC_OBJECTS] = (int64_t)calls;
 		}
-		profile_add_sample(prof, b.locs, n, b.values, a->proc->pid, a->proc->comm,
-				   event_kind_names[a->kind]);
+		n = profile_add_sample(prof, b.locs, n, b.values, a->proc->pid, a->proc->comm,
+				       event_kind_names[a->kind]);
+		if (agg_sample)
+			agg_sample[i] = n;
 	}
 	add_processes(prof);
 	add_run(prof, ri);
@@ -330,6 +342,9 @@ void profile_build(struct profile *prof, const struct run_info *ri)
 			live_foreach(p, held_block, &b);
 		}
 	}
+	if (agg_sample)
+		timeline_to_profile(prof, agg_sample, nagg);
+	free(agg_sample);
 	symbolizer_free(b.sz);
 	free(b.map_of);
 	free(b.values);

@@ -20,6 +20,7 @@
 #include "record/aggregate.h"
 #include "record/report.h"
 #include "record/sink.h"
+#include "record/timeline.h"
 #include "report/output.h"
 #include "report/profile.h"
 #include "stack/stacks.h"
@@ -263,7 +264,7 @@ void report_final(const struct run_info *ri)
 	FILE *out = cfg.out;
 	struct profile prof;
 
-	profile_build(&prof, ri);
+	profile_build(&prof, ri, 0);
 	summary_to_stderr(&prof);
 	if (write_format(out, &prof) < 0 && !ferror(out))
 		error_msg("cannot write the output: %s", strerror(errno));
@@ -273,15 +274,18 @@ void report_final(const struct run_info *ri)
 	profile_release(&prof);
 }
 
-/* One -i report to out: the events since the previous one. */
-static void write_interval(FILE *out, unsigned n, int last, const struct run_info *ri)
+/*
+ * One -i report to out: the events since the previous one, to_ns the
+ * interval's end; last: the last one, with the whole run in full.
+ */
+static void write_interval(FILE *out, unsigned n, int last, const struct run_info *ri,
+			   uint64_t to_ns, const struct profile *full)
 {
 	static uint64_t from_ns;
-	uint64_t to_ns = now_ns() - start_ns;
 	struct output_options oo;
 	struct profile prof;
 
-	profile_build(&prof, ri);
+	profile_build(&prof, ri, 1);
 	if (cfg.format != FORMAT_TEXT) {
 		if (write_format(out, &prof) < 0)
 			error_msg("cannot write interval %u: %s", n, strerror(errno));
@@ -313,8 +317,10 @@ static void write_interval(FILE *out, unsigned n, int last, const struct run_inf
 	if (prof.run.stacks)
 		write_text_stacks(out, &prof, &oo);
 	fputc('\n', out);
-	if (last)
+	if (last) {
 		write_text_summary(out, &prof);
+		write_suspects(out, full, &oo);
+	}
 	from_ns = to_ns;
 	profile_release(&prof);
 }
@@ -345,13 +351,19 @@ static struct outfile *interval_file(unsigned n)
 void report_write_interval(unsigned n, int last, const struct run_info *ri)
 {
 	FILE *out = cfg.out;
-	struct outfile *f = interval_file(n);
+	uint64_t to_ns = now_ns() - start_ns;
+	struct outfile *f;
+	struct profile full = { 0 };
 
+	timeline_interval_end(to_ns, sink_held_known() && cfg.leaks);
+	if (last)
+		profile_build(&full, ri, 0);
+	f = interval_file(n);
 	if (f)
 		out = outfile_stream(f);
 	else if (cfg.output && strstr(cfg.output, "%n"))
-		return;
-	write_interval(out, n, last, ri);
+		goto done;
+	write_interval(out, n, last, ri, to_ns, &full);
 	fflush(out);
 	if (f) {
 		char *path = interval_path(n);
@@ -364,7 +376,12 @@ void report_write_interval(unsigned n, int last, const struct run_info *ri)
 	} else {
 		output_check(out, NULL);
 	}
-	aggregate_clear();
+done:
+	if (last) {
+		write_recording(&full);
+		profile_release(&full);
+	}
+	aggregate_mark();
 	for (struct sink_proc *p = sink_procs(); p; p = p->next)
 		memcpy(p->prev, p->stats, sizeof(p->prev));
 }

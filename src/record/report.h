@@ -80,8 +80,12 @@ void proc_status_text(const struct sink_proc *p, char *buf, size_t size);
  */
 void report_top_stack(char *buf, size_t size);
 
-/* profile-build.c: the report model from the aggregates, at report time */
-void profile_build(struct profile *prof, const struct run_info *ri);
+/*
+ * profile-build.c: the report model from the aggregates, at report
+ * time: of the whole run, with the -i intervals (timeline.h) when there
+ * are any; with interval, of the events since the last aggregate_mark().
+ */
+void profile_build(struct profile *prof, const struct run_info *ri, int interval);
 /*
  * --leaks: the event name of held memory, "malloc", or "malloc
  * (inherited)" for what a fork child still holds of its parent's blocks

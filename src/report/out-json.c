@@ -80,6 +80,29 @@
  * Indexes are 0-based into those arrays; "mapping" is null for none.
  * "frames" stays, for readers of version 1.
  *
+ * Version 3 is version 2 with the intervals of an -i run (a recording
+ * without them stays version 2), one line each, in order:
+ *
+ *   "intervals_held": true,            the changes' held figures are
+ *                                      known (--leaks), else all 0
+ *   "intervals": [
+ *     { "end_nanos": 500000000,        its end, since the start
+ *       "captured": 1048576,           held bytes of every stack at its
+ *                                      end (intervals_held), else bytes
+ *                                      acquired less released so far
+ *       "vm": [ [ 1234, RSS, SIZE, DATA ] ],   per process alive at its
+ *                                      end: pid, VmRSS, VmSize, VmData
+ *       "changes": [ [ 3, 10, 40960, 0, 40960 ] ] }
+ *   ]
+ *
+ * A change is [ sample, calls, acquired, released, held ]: the sample's
+ * index in "samples", the calls and bytes it acquired and released in
+ * the interval, and what it held at the interval's end; changes are in
+ * order of sample.  A sample absent from an interval's changes had no
+ * event in it and held what it held at the end of the previous
+ * interval (0 before the first): each interval is written as its
+ * changes against the previous one.
+ *
  * Strings are escaped as RFC 8259 requires; bytes that are not valid
  * UTF-8 become U+FFFD.  Values are JSON integers.
  */
@@ -352,6 +375,32 @@ static void json_tables(FILE *f, const struct profile *p)
 	fputs(p->nlocations ? "\n  ]," : "],", f);
 }
 
+/* Version 3: the intervals, one line each. */
+static void json_intervals(FILE *f, const struct profile *p)
+{
+	fprintf(f, "\n  \"intervals_held\": %s,\n  \"intervals\": [",
+		p->intervals_held ? "true" : "false");
+	for (size_t i = 0; i < p->nintervals; i++) {
+		const struct prof_interval *pi = &p->intervals[i];
+
+		fprintf(f, "%s\n    { \"end_nanos\": %" PRId64 ", \"captured\": %" PRId64
+			", \"vm\": [", i ? "," : "", pi->end_nanos, pi->captured);
+		for (size_t k = 0; k < pi->nvm; k++)
+			fprintf(f, "%s[%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", k ? "," : "",
+				(int)pi->vm[k].pid, pi->vm[k].rss, pi->vm[k].size, pi->vm[k].data);
+		fputs("], \"changes\": [", f);
+		for (size_t k = 0; k < pi->nchanges; k++) {
+			const struct prof_change *c = &pi->changes[k];
+
+			fprintf(f, "%s[%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]",
+				k ? "," : "", c->sample, c->calls, c->acquired, c->released,
+				c->held);
+		}
+		fputs("] }", f);
+	}
+	fputs(p->nintervals ? "\n  ]," : "],", f);
+}
+
 int write_json(FILE *f, const struct profile *p, const struct output_options *o)
 {
 	int mangled = o && o->no_demangle;
@@ -362,9 +411,10 @@ int write_json(FILE *f, const struct profile *p, const struct output_options *o)
 		errno = EINVAL;
 		return -1;
 	}
-	fprintf(f, "{\n  \"format\": \"memtap-profile\",\n  \"version\": 2,\n"
+	fprintf(f, "{\n  \"format\": \"memtap-profile\",\n  \"version\": %d,\n"
 		"  \"time_nanos\": %" PRId64 ",\n  \"duration_nanos\": %" PRId64
-		",\n  \"default_type\": ", p->time_nanos, p->duration_nanos);
+		",\n  \"default_type\": ", p->nintervals ? 3 : 2, p->time_nanos,
+		p->duration_nanos);
 	json_str(f, p->ntypes ? p->types[deftype].type : NULL);
 	fputs(",\n  \"value_types\": [", f);
 	for (i = 0; i < p->ntypes; i++) {
@@ -380,6 +430,8 @@ int write_json(FILE *f, const struct profile *p, const struct output_options *o)
 	if (p->nprocesses)
 		json_processes(f, p);
 	json_tables(f, p);
+	if (p->nintervals)
+		json_intervals(f, p);
 	fputs("\n  \"samples\": [", f);
 	for (i = 0; i < p->nsamples; i++) {
 		if (!i)

@@ -390,7 +390,7 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
-static void print_location(FILE *f, const struct profile *p, size_t loc, int mangled)
+void text_print_location(FILE *f, const struct profile *p, size_t loc, int mangled)
 {
 	const struct prof_location *l = &p->locations[loc];
 
@@ -473,7 +473,7 @@ static void print_stack(FILE *f, const struct text_view *v, const struct prof_sa
 		fprintf(f, "        [no stack]\n");
 	for (size_t k = 0; k < s->nlocs; k++)
 		if (s->locs[k] < v->p->nlocations)
-			print_location(f, v->p, s->locs[k], mangled);
+			text_print_location(f, v->p, s->locs[k], mangled);
 }
 
 /*

@@ -72,6 +72,44 @@ int write_json(FILE *f, const struct profile *p, const struct output_options *o)
 int write_text(FILE *f, const struct profile *p, const struct output_options *o);
 int write_text_summary(FILE *f, const struct profile *p);
 int write_text_stacks(FILE *f, const struct profile *p, const struct output_options *o);
+/* The frames of location loc, one line each, indented as in the text. */
+void text_print_location(FILE *f, const struct profile *p, size_t loc, int mangled);
+
+/*
+ * Leak suspects (suspects.c), from the intervals of an -i recording:
+ * per sample its held bytes at each interval's end (or, when held
+ * memory was not known, its acquired less released bytes so far), the
+ * least-squares slope of that series over the interval index, and the
+ * rule that tells a leak from a cache that fills and stops and a batch
+ * that rises and falls (man memtap, LEAK SUSPECTS):
+ *
+ *   the slope is above 0; the slope over the last half of the
+ *   intervals is at least half the slope over all of them (still
+ *   rising); it grew in at least a third of the intervals; and it never
+ *   gave back more than a quarter of the highest it held (the largest
+ *   fall from a high).
+ *
+ * profile_suspects() fills *out (malloc'd, the caller frees) with the
+ * samples whose series rose at all, suspects first, each group by
+ * slope, and returns their number (0 and *out NULL without intervals).
+ * err is the relative uncertainty (one standard deviation) of the slope
+ * when allocator calls were sampled (record/sample.h's model), else 0.
+ * write_suspects() writes the text section ("" without intervals).
+ */
+struct suspect {
+	size_t sample;
+	int suspect;
+	double slope;		/* bytes per interval */
+	double per_hour;	/* bytes per hour */
+	double late_slope;	/* over the last half of the intervals */
+	size_t grew;		/* intervals in which it grew, of nintervals */
+	uint64_t high, end;	/* the most it held, what it held at the end */
+	uint64_t gave_back;	/* its largest fall from a high */
+	double err;
+};
+
+size_t profile_suspects(const struct profile *p, struct suspect **out);
+int write_suspects(FILE *f, const struct profile *p, const struct output_options *o);
 
 /*
  * Views: what stacks are weighed by.  --weight gives enum weight,
@@ -128,14 +166,15 @@ int output_format_from_path(const char *path);
  * report_recording() is what `memtap report` does (its command line:
  * cli/report.c): load the recording at path, choose the view of weight
  * (enum weight), net and leaks (checked by view_conflict() first), and
- * write it in format (enum out_format) to output (NULL = stdout);
- * returns 0, or -1 after one error line.
+ * write it in format (enum out_format) to output (NULL = stdout), or
+ * with suspects only its leak suspects (write_suspects(): a recording
+ * of an -i run); returns 0, or -1 after one error line.
  */
 int recording_parse(const char *name, const char *text, size_t len, struct profile *p);
 int recording_read(const char *name, FILE *f, struct profile *p);
 int recording_load(const char *path, struct profile *p);
 int report_recording(const char *path, int format, int weight, int net, int leaks,
-		     const struct output_options *o, const char *output);
+		     int suspects, const struct output_options *o, const char *output);
 
 /*
  * Folded stack sets: the intermediate form of the folded, SVG and diff

@@ -491,9 +491,43 @@ void profile_release(struct profile *p)
 		free(pr->events);
 	}
 	free(p->processes);
+	for (size_t j = 0; j < p->nintervals; j++) {
+		free(p->intervals[j].vm);
+		free(p->intervals[j].changes);
+	}
+	free(p->intervals);
 	free(p->run.syscalls);
 	for (size_t k = 0; k < p->run.nunfound; k++)
 		free(p->run.unfound[k]);
 	free(p->run.unfound);
 	memset(p, 0, sizeof(*p));
+}
+
+static int change_cmp(const void *a, const void *b)
+{
+	const struct prof_change *x = a, *y = b;
+
+	return (x->sample > y->sample) - (x->sample < y->sample);
+}
+
+void profile_interval_merge(struct prof_interval *pi)
+{
+	size_t n = 0;
+
+	if (!pi->nchanges)
+		return;
+	qsort(pi->changes, pi->nchanges, sizeof(*pi->changes), change_cmp);
+	for (size_t i = 1; i < pi->nchanges; i++) {
+		struct prof_change *c = &pi->changes[n], *d = &pi->changes[i];
+
+		if (d->sample == c->sample) {
+			c->calls += d->calls;
+			c->acquired += d->acquired;
+			c->released += d->released;
+			c->held = d->held;
+		} else {
+			pi->changes[++n] = *d;
+		}
+	}
+	pi->nchanges = n + 1;
 }

@@ -122,8 +122,49 @@ struct profile {
 	struct prof_run run;
 	int64_t time_nanos;	/* wall clock at start */
 	int64_t duration_nanos;
+	/*
+	 * -i runs: every interval, in order (struct prof_interval); none
+	 * otherwise.  intervals_held: the changes' held figures are known
+	 * (--leaks), else they are 0.
+	 */
+	struct prof_interval *intervals;
+	size_t nintervals;
+	int intervals_held;
+};
+
+/*
+ * One stack's figures in one interval: the calls and bytes acquired and
+ * released in it, and the bytes it held at its end.  A sample that is
+ * not among an interval's changes had no event in it and holds what it
+ * held at the end of the previous one (0 before the first).
+ */
+struct prof_change {
+	size_t sample;		/* index into the profile's samples */
+	uint64_t calls, acquired, released, held;
+};
+
+/* /proc/PID/status of one process at an interval's end (bytes). */
+struct prof_vm_point {
+	pid_t pid;
+	uint64_t rss, size, data;
+};
+
+struct prof_interval {
+	int64_t end_nanos;	/* since the start of the run */
+	int64_t captured;	/* held bytes of every stack at its end (with
+				   intervals_held), else acquired - released
+				   bytes of the run so far */
+	size_t nvm;
+	struct prof_vm_point *vm;	/* processes alive at its end */
+	size_t nchanges;
+	struct prof_change *changes;	/* in order of sample */
 };
 
 void profile_release(struct profile *p);
+/*
+ * Sort an interval's changes by sample and merge those of one sample
+ * (calls and bytes summed; held is the sample's, the same in each).
+ */
+void profile_interval_merge(struct prof_interval *pi);
 
 #endif /* MEMTAP_PROFILE_H */

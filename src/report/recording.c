@@ -35,8 +35,8 @@
 struct reader {
 	const char *name;
 	struct profile *p;
-	size_t *map_of, *fn_of, *loc_of;	/* recording index -> profile index */
-	size_t nmap, nfn, nloc;
+	size_t *map_of, *fn_of, *loc_of, *sample_of;	/* recording index -> profile index */
+	size_t nmap, nfn, nloc, nsample;
 	char err[256];
 };
 
@@ -369,7 +369,7 @@ static int read_samples(struct reader *r, const struct jval *root, int tables)
 {
 	const struct jval *samples = json_get(root, "samples", J_ARR);
 	struct profile *p = r->p;
-	size_t *locs = NULL, alocs = 0, nlocs;
+	size_t *locs = NULL, alocs = 0, nlocs, alloc_of = 0;
 	int64_t *values = xcalloc(p->ntypes + 1, sizeof(*values));
 	int ret = -1;
 
@@ -405,8 +405,10 @@ static int read_samples(struct reader *r, const struct jval *root, int tables)
 		} else if (!frames || frames_locations(r, frames, &locs, &alocs, &nlocs) < 0) {
 			goto malformed;
 		}
-		profile_add_sample(p, locs, nlocs, values, (pid_t)pid->num,
-				   json_get_str(sm, "comm"), json_get_str(sm, "event"));
+		r->sample_of = xgrowarray(r->sample_of, &alloc_of, r->nsample + 1,
+					  sizeof(*r->sample_of));
+		r->sample_of[r->nsample++] = profile_add_sample(p, locs, nlocs, values,
+			(pid_t)pid->num, json_get_str(sm, "comm"), json_get_str(sm, "event"));
 		continue;
 malformed:
 		bad(r, "sample %zu is malformed", i);
@@ -417,6 +419,75 @@ out:
 	free(values);
 	free(locs);
 	return ret;
+}
+
+/* Numbers items[0 .. n) of array a, each >= 0, into v; -1 if not so. */
+static int read_tuple(const struct jval *a, size_t n, uint64_t *v)
+{
+	if (a->type != J_ARR || a->n != n)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (a->items[i].type != J_NUM || a->items[i].num < 0)
+			return -1;
+		v[i] = (uint64_t)a->items[i].num;
+	}
+	return 0;
+}
+
+/* One interval of version 3; -1 after bad(). */
+static int read_interval(struct reader *r, const struct jval *iv, size_t i, int64_t after)
+{
+	struct prof_interval *pi = &r->p->intervals[i];
+	const struct jval *end = json_get(iv, "end_nanos", J_NUM);
+	const struct jval *vm = json_get(iv, "vm", J_ARR);
+	const struct jval *ch = json_get(iv, "changes", J_ARR);
+	const struct jval *cap = json_get(iv, "captured", J_NUM);
+	uint64_t v[5];
+
+	if (iv->type != J_OBJ || !end || !vm || !ch || !cap)
+		return bad(r, "interval %zu is truncated (end_nanos, captured, vm, changes)", i + 1);
+	if (end->num <= after)
+		return bad(r, "interval %zu is out of order (it ends at %lld ns, not after %lld ns)",
+			   i + 1, (long long)end->num, (long long)after);
+	pi->end_nanos = end->num;
+	pi->captured = cap->num;
+	pi->vm = xcalloc(vm->n + 1, sizeof(*pi->vm));
+	for (size_t k = 0; k < vm->n; k++, pi->nvm++) {
+		if (read_tuple(&vm->items[k], 4, v) < 0 || v[0] > INT32_MAX)
+			return bad(r, "interval %zu: vm entry %zu is malformed", i + 1, k + 1);
+		pi->vm[k] = (struct prof_vm_point){ (pid_t)v[0], v[1], v[2], v[3] };
+	}
+	pi->changes = xcalloc(ch->n + 1, sizeof(*pi->changes));
+	for (size_t k = 0; k < ch->n; k++, pi->nchanges++) {
+		struct prof_change *c = &pi->changes[k];
+
+		if (read_tuple(&ch->items[k], 5, v) < 0 || v[0] >= r->nsample ||
+		    (k && v[0] <= (uint64_t)ch->items[k - 1].items[0].num))
+			return bad(r, "interval %zu: change %zu is malformed (want [sample, calls, "
+				   "acquired, released, held], in order of sample)", i + 1, k + 1);
+		*c = (struct prof_change){ r->sample_of[v[0]], v[1], v[2], v[3], v[4] };
+	}
+	profile_interval_merge(pi);
+	return 0;
+}
+
+/* Version 3: the intervals of an -i run, when there. */
+static int read_intervals(struct reader *r, const struct jval *root)
+{
+	const struct jval *ivs = json_get(root, "intervals", J_ARR);
+	int64_t after = 0;
+
+	if (!ivs)
+		return 0;
+	r->p->intervals_held = flag(root, "intervals_held");
+	r->p->intervals = xcalloc(ivs->n + 1, sizeof(*r->p->intervals));
+	for (size_t i = 0; i < ivs->n; i++) {
+		r->p->nintervals++;
+		if (read_interval(r, &ivs->items[i], i, after) < 0)
+			return -1;
+		after = r->p->intervals[i].end_nanos;
+	}
+	return 0;
 }
 
 int recording_parse(const char *name, const char *text, size_t len, struct profile *p)
@@ -445,8 +516,8 @@ int recording_parse(const char *name, const char *text, size_t len, struct profi
 		bad(&r, "not a memtap recording (no \"format\": \"memtap-profile\")");
 		goto out;
 	}
-	if (!version || version->num < 1 || version->num > 2) {
-		bad(&r, "recording version %lld not supported (1 or 2)",
+	if (!version || version->num < 1 || version->num > 3) {
+		bad(&r, "recording version %lld not supported (1 to 3)",
 		    version ? (long long)version->num : 0LL);
 		goto out;
 	}
@@ -460,7 +531,7 @@ int recording_parse(const char *name, const char *text, size_t len, struct profi
 	read_run(&r, &root);
 	if (maps && fns && locs && read_tables(&r, maps, fns, locs) < 0)
 		goto out;
-	if (read_samples(&r, &root, maps && fns && locs) < 0)
+	if (read_samples(&r, &root, maps && fns && locs) < 0 || read_intervals(&r, &root) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -471,6 +542,7 @@ out:
 	free(r.map_of);
 	free(r.fn_of);
 	free(r.loc_of);
+	free(r.sample_of);
 	jval_release(&root);
 	return ret;
 }
@@ -593,7 +665,7 @@ static int write_view(FILE *f, const void *arg)
 }
 
 int report_recording(const char *path, int format, int weight, int net, int leaks,
-		     const struct output_options *o, const char *output)
+		     int suspects, const struct output_options *o, const char *output)
 {
 	int (*const writers[])(FILE *, const struct profile *, const struct output_options *) = {
 		write_text, write_folded, write_svg, write_pprof, write_json,
@@ -606,7 +678,12 @@ int report_recording(const char *path, int format, int weight, int net, int leak
 		return -1;
 	if (select_view(path, &p, weight, net, leaks) < 0)
 		goto out;
-	rw.write = writers[format];
+	if (suspects && !p.nintervals) {
+		error_msg("'%s': no intervals in this recording (record with -i SECONDS --record "
+			  "FILE)", path);
+		goto out;
+	}
+	rw.write = suspects ? write_suspects : writers[format];
 	rw.p = &p;
 	rw.o = o;
 	if (outfile_write(output, write_view, &rw) < 0)

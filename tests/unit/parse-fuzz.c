@@ -198,6 +198,14 @@ static int parse_recording(const uint8_t *data, size_t len)
 	memcpy(text, data, len);
 	if (recording_parse(NAME, text, len, &p) == 0) {
 		ret = write_profile(&p) < 0 ? BROKEN : READ;
+		FILE *null = fopen("/dev/null", "we");
+
+		if (null && write_suspects(null, &p, NULL) < 0 && ret == READ) {
+			printf("recording: write_suspects failed\n");
+			ret = BROKEN;
+		}
+		if (null)
+			fclose(null);
 		profile_release(&p);
 	}
 	free(text);
@@ -422,6 +430,26 @@ static const char *const json_seeds[] = {
 	" \"address\": \"0xdeadbeef\", \"module\": null, \"inlined\": false } ] } ],\n"
 	"  \"processes\": [ { \"pid\": 100, \"ppid\": 1, \"comm\": \"server\", \"status\": \"exited 0\","
 	" \"vm\": null, \"events\": [] } ]\n}\n",
+	/* version 3: the intervals of an -i run */
+	"{\n  \"format\": \"memtap-profile\", \"version\": 3,\n"
+	"  \"default_type\": \"bytes\",\n"
+	"  \"value_types\": [ { \"type\": \"bytes\", \"unit\": \"bytes\", \"total\": 3072 },\n"
+	"    { \"type\": \"count\", \"unit\": \"count\", \"total\": 3 } ],\n"
+	"  \"run\": { \"syscalls\": \"seccomp\", \"stacks\": true, \"held\": true },\n"
+	"  \"sample_mean\": [ 131072, 131072 ],\n"
+	"  \"mappings\": [], \"functions\": [ { \"name\": \"leak\", \"system_name\": \"leak\","
+	" \"file\": null } ],\n"
+	"  \"locations\": [ { \"address\": \"0x401000\", \"mapping\": null, \"lines\": [ [ 0, 0 ] ] } ],\n"
+	"  \"intervals_held\": true,\n  \"intervals\": [\n"
+	"    { \"end_nanos\": 100, \"captured\": 1024, \"vm\": [[100,4096,8192,4096]],"
+	" \"changes\": [[0,1,1024,0,1024]] },\n"
+	"    { \"end_nanos\": 200, \"captured\": 1024, \"vm\": [], \"changes\": [] },\n"
+	"    { \"end_nanos\": 300, \"captured\": 2048, \"vm\": [], \"changes\": [[0,1,1024,0,2048],[1,0,0,0,0]] },\n"
+	"    { \"end_nanos\": 400, \"captured\": 3072, \"vm\": [], \"changes\": [[0,1,1024,0,3072]] } ],\n"
+	"  \"samples\": [ { \"pid\": 100, \"comm\": \"t\", \"event\": \"malloc\","
+	" \"values\": [ 3072, 3 ], \"locations\": [ 0 ] },\n"
+	"    { \"pid\": 100, \"comm\": \"t\", \"event\": \"free\", \"values\": [ 0, 0 ],"
+	" \"locations\": [] } ]\n}\n",
 	NULL
 };
 
@@ -478,7 +506,7 @@ static const char *const tokens[] = {
 	"\\udc00", "\\u0000", ":", ",", "0", "-1", "9223372036854775807", "9223372036854775808",
 	"-9223372036854775809", "99999999999999999999999", "1e400", "null", "true", "false",
 	"\"samples\": [", "\"value_types\": [", "\"frames\": [", "\"values\": [ 1 ]",
-	"\"inlined\": true", "\xc3", "\xef\xbf\xbd", "\xf4\x90\x80\x80", "\xff", "\0",
+	"\"inlined\": true", "\"intervals\": [", "\"changes\": [[", "\"end_nanos\": ", "\xc3", "\xef\xbf\xbd", "\xf4\x90\x80\x80", "\xff", "\0",
 	"[unknown] (", "+0x", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
 };
 

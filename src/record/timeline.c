@@ -1,0 +1,224 @@
+/*
+ * timeline.c - the intervals of an -i run (timeline.h): per interval,
+ * the aggregates that changed, the /proc figures, the captured total.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "linux/procfs.h"
+#include "record/aggregate.h"
+#include "record/live.h"
+#include "record/maptrack.h"
+#include "record/sink.h"
+#include "record/timeline.h"
+#include "report/profile.h"
+#include "util/xmalloc.h"
+
+struct tl_change {
+	uint32_t agg;		/* aggregate index */
+	uint64_t calls, acquired, released, held;
+};
+
+struct tl_interval {
+	uint64_t end_ns;
+	int64_t captured;
+	size_t nvm;
+	struct prof_vm_point *vm;
+	size_t nchanges;
+	struct tl_change *changes;
+};
+
+static struct tl_interval *intervals;
+static size_t nintervals, intervals_cap;
+static int held_known;
+/* per aggregate index: held at the end of the last interval, and now */
+static uint64_t *last_held, *held_now;
+static size_t nheld, held_cap, now_cap;
+static size_t store_bytes;
+
+/* held_now sized for n aggregates, the new ones 0. */
+static void held_grow(size_t n)
+{
+	size_t old = nheld;
+
+	if (n <= nheld)
+		return;
+	last_held = xgrowarray(last_held, &held_cap, n, sizeof(*last_held));
+	held_now = xgrowarray(held_now, &now_cap, n, sizeof(*held_now));
+	memset(last_held + old, 0, (n - old) * sizeof(*last_held));
+	memset(held_now + old, 0, (n - old) * sizeof(*held_now));
+	nheld = n;
+}
+
+static void add_held(struct sink_proc *p, unsigned kind, uint32_t stack, uint64_t bytes)
+{
+	size_t i = aggregate_index(p, (enum event_kind)kind, stack);
+
+	held_grow(i + 1);
+	held_now[i] += bytes;
+}
+
+struct held_walk {
+	struct sink_proc *p;
+};
+
+static void held_block(const struct live_block *b, void *arg)
+{
+	struct held_walk *w = arg;
+
+	if (!b->inherited && b->kind < EV_NKINDS)
+		add_held(w->p, b->kind, b->stack, b->size);
+}
+
+static void held_seg(const struct map_seg *s, void *arg)
+{
+	struct held_walk *w = arg;
+
+	if (!s->inherited && s->kind < EV_NKINDS)
+		add_held(w->p, s->kind, s->stack, s->end - s->start);
+}
+
+/* held_now: what each aggregate's stack holds now. */
+static void held_compute(void)
+{
+	size_t nagg;
+
+	aggregate_entries(&nagg);
+	held_grow(nagg);
+	if (nheld)
+		memset(held_now, 0, nheld * sizeof(*held_now));
+	for (struct sink_proc *p = sink_procs(); p; p = p->next) {
+		struct held_walk w = { p };
+
+		live_foreach(p, held_block, &w);
+		maptrack_foreach(p, held_seg, &w);
+	}
+}
+
+static void vm_points(struct tl_interval *t)
+{
+	size_t n = 0;
+
+	for (struct sink_proc *p = sink_procs(); p; p = p->next)
+		n++;
+	t->vm = xcalloc(n ? n : 1, sizeof(*t->vm));
+	for (struct sink_proc *p = sink_procs(); p; p = p->next) {
+		struct vmstat vs = { 0 };
+
+		if (p->exited || p->detached || procfs_read_vmstat(p->pid, &vs) < 0 || !vs.have)
+			continue;
+		t->vm[t->nvm++] = (struct prof_vm_point){ p->pid, vs.vm_rss, vs.vm_size,
+							  vs.vm_data };
+	}
+	store_bytes += n * sizeof(*t->vm);
+}
+
+void timeline_interval_end(uint64_t end_ns, int held)
+{
+	struct tl_interval *t;
+	struct agg *aggs;
+	size_t nagg, cap = 0;
+
+	held_known = held;
+	if (held)
+		held_compute();
+	aggs = aggregate_entries(&nagg);
+	held_grow(nagg);
+	intervals = xgrowarray(intervals, &intervals_cap, nintervals + 1, sizeof(*intervals));
+	t = &intervals[nintervals++];
+	memset(t, 0, sizeof(*t));
+	t->end_ns = end_ns;
+	for (size_t i = 0; i < nagg; i++) {
+		const struct agg *a = &aggs[i];
+		struct tl_change c = {
+			.agg = (uint32_t)i,
+			.calls = a->calls - a->mark_calls,
+			.acquired = a->acquired - a->mark_acquired,
+			.released = a->released - a->mark_released,
+			.held = held ? held_now[i] : 0,
+		};
+
+		t->captured += held ? (int64_t)held_now[i]
+				    : (int64_t)(a->acquired - a->released);
+		if (!c.calls && !c.acquired && !c.released && c.held == last_held[i])
+			continue;
+		t->changes = xgrowarray(t->changes, &cap, t->nchanges + 1, sizeof(*t->changes));
+		t->changes[t->nchanges++] = c;
+		last_held[i] = c.held;
+	}
+	/* no slack kept: the store is the changes */
+	if (t->nchanges && cap > t->nchanges)
+		t->changes = xrealloc(t->changes, t->nchanges * sizeof(*t->changes));
+	store_bytes += sizeof(*t) + t->nchanges * sizeof(*t->changes);
+	vm_points(t);
+}
+
+size_t timeline_count(void)
+{
+	return nintervals;
+}
+
+void timeline_to_profile(struct profile *prof, const size_t *agg_sample, size_t nagg)
+{
+	uint64_t *agg_held, *sample_held;
+
+	if (!nintervals)
+		return;
+	/* aggregates of one sample (the same frames) add up */
+	agg_held = xcalloc(nagg ? nagg : 1, sizeof(*agg_held));
+	sample_held = xcalloc(prof->nsamples ? prof->nsamples : 1, sizeof(*sample_held));
+	prof->intervals = xcalloc(nintervals, sizeof(*prof->intervals));
+	prof->nintervals = nintervals;
+	prof->intervals_held = held_known;
+	for (size_t i = 0; i < nintervals; i++) {
+		const struct tl_interval *t = &intervals[i];
+		struct prof_interval *pi = &prof->intervals[i];
+
+		pi->end_nanos = (int64_t)t->end_ns;
+		pi->captured = t->captured;
+		pi->nvm = t->nvm;
+		pi->vm = xcalloc(t->nvm ? t->nvm : 1, sizeof(*pi->vm));
+		memcpy(pi->vm, t->vm, t->nvm * sizeof(*pi->vm));
+		pi->changes = xcalloc(t->nchanges ? t->nchanges : 1, sizeof(*pi->changes));
+		for (size_t j = 0; j < t->nchanges; j++) {
+			const struct tl_change *c = &t->changes[j];
+			struct prof_change *pc;
+
+			if (c->agg >= nagg || agg_sample[c->agg] >= prof->nsamples)
+				continue;
+			sample_held[agg_sample[c->agg]] += c->held - agg_held[c->agg];
+			agg_held[c->agg] = c->held;
+			pc = &pi->changes[pi->nchanges++];
+			pc->sample = agg_sample[c->agg];
+			pc->calls = c->calls;
+			pc->acquired = c->acquired;
+			pc->released = c->released;
+		}
+		for (size_t j = 0; j < pi->nchanges; j++)
+			pi->changes[j].held = sample_held[pi->changes[j].sample];
+		profile_interval_merge(pi);
+	}
+	free(agg_held);
+	free(sample_held);
+}
+
+size_t timeline_memory(void)
+{
+	return store_bytes + (held_cap + now_cap) * sizeof(uint64_t);
+}
+
+void timeline_release(void)
+{
+	for (size_t i = 0; i < nintervals; i++) {
+		free(intervals[i].vm);
+		free(intervals[i].changes);
+	}
+	free(intervals);
+	free(last_held);
+	free(held_now);
+	intervals = NULL;
+	last_held = held_now = NULL;
+	nintervals = intervals_cap = nheld = held_cap = now_cap = store_bytes = 0;
+}

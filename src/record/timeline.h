@@ -1,0 +1,39 @@
+/*
+ * timeline.h - the intervals of an -i run (timeline.c), kept for the
+ * recording and the leak suspects: at each interval's end, per stack
+ * aggregate (aggregate.h) the calls and bytes acquired and released in
+ * it and, when held memory is known (--leaks), what it holds; per
+ * process VmRSS, VmSize and VmData; the captured total.
+ *
+ * Only the entries that changed are kept, as changes against the
+ * previous interval: tracer memory grows with the intervals and the
+ * stacks active in each, never with the events.  The store is
+ * timeline.c's until timeline_release().
+ */
+#ifndef MEMTAP_TIMELINE_H
+#define MEMTAP_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct profile;
+
+/*
+ * The end of an interval at end_ns (since the start), before
+ * aggregate_mark(): what each aggregate did since the mark.  held: what
+ * stacks hold is known and kept.
+ */
+void timeline_interval_end(uint64_t end_ns, int held);
+/* Intervals kept so far. */
+size_t timeline_count(void);
+/*
+ * Copy the intervals into prof (its intervals, nintervals,
+ * intervals_held), the aggregate of index i being sample agg_sample[i]
+ * of prof (nagg of them; (size_t)-1: none, its changes left out).
+ */
+void timeline_to_profile(struct profile *prof, const size_t *agg_sample, size_t nagg);
+/* Tracer bytes the store takes (-v). */
+size_t timeline_memory(void);
+void timeline_release(void);
+
+#endif /* MEMTAP_TIMELINE_H */

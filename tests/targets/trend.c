@@ -1,0 +1,84 @@
+/*
+ * trend.c - three allocation sites whose held bytes follow known
+ * trends, one step per SIGUSR1 ("tick"), for the leak suspects:
+ *
+ *   trend -n TICKS -o FILE
+ *
+ * Writes "ready PID" to FILE, then at each of TICKS ticks:
+ *   leak_site  mallocs BLOCK bytes and keeps them (a steady leak);
+ *   cache_site mallocs BLOCK bytes at the first 4 ticks only, kept (a
+ *              cache that fills, then stops);
+ *   saw_site   mallocs BLOCK bytes, and at every 4th tick frees what
+ *              it holds (a batch that rises and falls);
+ * and writes "tick N" to FILE once done.  The SIGUSR1 after the last
+ * tick writes "EXPECT leak BYTES_PER_TICK" and ends the process.
+ * BLOCK is 1 MiB: sampled at the default mean, every block is kept.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "usr1.h"
+
+#define BLOCK (1024 * 1024)
+
+static void *kept[4096];
+static int nkept;
+static void *saw[4];
+static int nsaw;
+
+static __attribute__((noinline)) void *leak_site(void)
+{
+	return malloc(BLOCK);
+}
+
+static __attribute__((noinline)) void *cache_site(void)
+{
+	return malloc(BLOCK);
+}
+
+static __attribute__((noinline)) void saw_site(int tick)
+{
+	saw[nsaw++] = malloc(BLOCK);
+	if (tick % 4 == 0) {
+		while (nsaw)
+			free(saw[--nsaw]);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int ticks = 0, c;
+	const char *path = NULL;
+	FILE *f;
+
+	while ((c = getopt(argc, argv, "n:o:")) != -1) {
+		if (c == 'n')
+			ticks = atoi(optarg);
+		else if (c == 'o')
+			path = optarg;
+		else
+			return 2;
+	}
+	if (ticks <= 0 || ticks > 4000 || !path)
+		return 2;
+	usr1_block();
+	f = fopen(path, "w");
+	if (!f)
+		return 2;
+	setvbuf(f, NULL, _IOLBF, 0);
+	fprintf(f, "ready %d\n", (int)getpid());
+	for (int t = 1; t <= ticks; t++) {
+		usr1_wait();
+		kept[nkept++] = leak_site();
+		if (t <= 4)
+			kept[nkept++] = cache_site();
+		saw_site(t);
+		fprintf(f, "tick %d\n", t);
+	}
+	usr1_wait();
+	fprintf(f, "EXPECT leak %d\n", BLOCK);
+	fclose(f);
+	return 0;
+}
