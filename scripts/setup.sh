@@ -16,7 +16,8 @@ libunwind-dev libzydis-dev zlib1g-dev libiberty-dev procps util-linux"
 # For some tests only (they skip without them): command:package pairs,
 # installed one by one, each only when the command is missing.
 test_deps="strace:strace python3:python3 protoc:protobuf-compiler chromium:chromium
-node:nodejs npm:npm go:golang-go musl-gcc:musl-tools java:openjdk-17-jdk-headless"
+node:nodejs npm:npm go:golang-go musl-gcc:musl-tools java:openjdk-17-jdk-headless
+tmux:tmux"
 
 install_deps() {
 	if [ "$(id -u)" -ne 0 ] || ! command -v apt-get > /dev/null; then

@@ -27,6 +27,7 @@
 #include "stack/symbolize.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "util/optparse.h"
 #include "util/outfile.h"
 #include "util/xmalloc.h"
 
@@ -325,6 +326,8 @@ static void write_interval(FILE *out, unsigned n, int last, const struct run_inf
 	profile_release(&prof);
 }
 
+static void live_capture(unsigned n);
+
 /* The path of interval n's output: "%n" in -o replaced by n, or NULL. */
 static char *interval_path(unsigned n)
 {
@@ -381,25 +384,23 @@ done:
 		write_recording(&full);
 		profile_release(&full);
 	}
+	live_capture(n);
 	aggregate_mark();
 	for (struct sink_proc *p = sink_procs(); p; p = p->next)
 		memcpy(p->prev, p->stats, sizeof(p->prev));
 }
 
-void report_top_stack(char *buf, size_t size)
+/* The stack's functions, leaf first, as "leaf < caller < ..." in buf. */
+static void stack_text(uint32_t stack, char *buf, size_t size)
 {
 	static struct symbolizer *sz;
 	const struct stack_frame *frames;
-	size_t nagg, len = 0;
-	const struct agg *aggs = aggregate_entries(&nagg), *a = NULL;
+	size_t len = 0;
 	int depth;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < nagg; i++)
-		if (!a || aggs[i].acquired > a->acquired)
-			a = &aggs[i];
-	if (!a || !a->acquired || !a->stack || !sink_stack_table() ||
-	    stack_table_get(sink_stack_table(), a->stack, &frames, &depth) < 0)
+	if (!stack || !sink_stack_table() ||
+	    stack_table_get(sink_stack_table(), stack, &frames, &depth) < 0)
 		return;
 	if (!sz)
 		sz = symbolizer_new(SYMBOLIZE_NO_LINES | (cfg.no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0));
@@ -412,4 +413,74 @@ void report_top_stack(char *buf, size_t size)
 			break;
 		len += (size_t)n;
 	}
+}
+
+void report_top_stack(char *buf, size_t size)
+{
+	size_t nagg;
+	const struct agg *aggs = aggregate_entries(&nagg), *a = NULL;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < nagg; i++)
+		if (!a || aggs[i].acquired > a->acquired)
+			a = &aggs[i];
+	if (a && a->acquired)
+		stack_text(a->stack, buf, size);
+}
+
+static char live_lines[REPORT_LIVE_TOP][REPORT_LIVE_WIDTH];
+static size_t nlive;
+static unsigned live_interval;
+
+/* An interval's growth of an aggregate: acquired less released since the mark. */
+static int64_t interval_growth(const struct agg *a)
+{
+	return (int64_t)(a->acquired - a->mark_acquired) - (int64_t)(a->released - a->mark_released);
+}
+
+/*
+ * Interval n's stacks that grew most, ranked, before the mark moves; an
+ * interval in which nothing grew leaves the last one's.
+ */
+static void live_capture(unsigned n)
+{
+	const struct agg *top[REPORT_LIVE_TOP];
+	size_t nagg, ntop = 0;
+	const struct agg *aggs = aggregate_entries(&nagg);
+
+	for (size_t i = 0; i < nagg; i++) {
+		const struct agg *a = &aggs[i];
+		size_t j;
+
+		if (interval_growth(a) <= 0 || !a->stack)
+			continue;
+		for (j = ntop; j > 0 && interval_growth(top[j - 1]) < interval_growth(a); j--)
+			if (j < REPORT_LIVE_TOP)
+				top[j] = top[j - 1];
+		if (j < REPORT_LIVE_TOP) {
+			top[j] = a;
+			if (ntop < REPORT_LIVE_TOP)
+				ntop++;
+		}
+	}
+	if (!ntop)
+		return;
+	live_interval = n;
+	for (nlive = 0; nlive < ntop; nlive++) {
+		const struct agg *a = top[nlive];
+		char bytes[16], stack[160];
+
+		format_size(bytes, sizeof(bytes), (uint64_t)interval_growth(a));
+		stack_text(a->stack, stack, sizeof(stack));
+		snprintf(live_lines[nlive], sizeof(live_lines[nlive]), "%10s  %-7s %s", bytes,
+			 event_kind_names[a->kind], stack);
+	}
+}
+
+size_t report_live_top(const char *lines[REPORT_LIVE_TOP], unsigned *interval)
+{
+	*interval = live_interval;
+	for (size_t i = 0; i < nlive; i++)
+		lines[i] = live_lines[i];
+	return nlive;
 }

@@ -79,6 +79,17 @@ void proc_status_text(const struct sink_proc *p, char *buf, size_t size);
  * caller < ..." text for the status line ("" when none).
  */
 void report_top_stack(char *buf, size_t size);
+/*
+ * -i: the stacks that grew most (bytes acquired less released) in the
+ * last interval written in which any grew (its number in *interval),
+ * at most REPORT_LIVE_TOP, each a line of at
+ * most REPORT_LIVE_WIDTH - 1 characters ("   1.0 MiB  malloc  leaf <
+ * caller < ..."), ranked; lines point into static storage, valid until
+ * the next interval.  Returns how many (0 before the first interval).
+ */
+#define REPORT_LIVE_TOP 5
+#define REPORT_LIVE_WIDTH 256
+size_t report_live_top(const char *lines[REPORT_LIVE_TOP], unsigned *interval);
 
 /*
  * profile-build.c: the report model from the aggregates, at report

@@ -23,7 +23,9 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 
+#include "record/report.h"
 #include "util/error.h"
+#include "util/optparse.h"
 #include "trace/alloc.h"
 #include "trace/memtap.h"
 #include "trace/ring.h"
@@ -33,6 +35,7 @@
 
 static uint64_t deadline_ns, next_interval_ns, next_status_ns;
 static int status_on, status_shown, armed;
+static int status_lines;	/* lines shown: the status line, then -i's top */
 static unsigned interval_no;
 static const struct trace_config *cfg;
 
@@ -75,27 +78,25 @@ void timers_stop(void)
 	status_clear();
 }
 
-/* Erase the status line, so that other output starts on a clean line. */
+/* Erase the status lines, so that other output starts on a clean line. */
 void status_clear(void)
 {
 	if (status_shown) {
-		fputs("\r\033[K", stderr);
+		if (status_lines > 1)
+			fprintf(stderr, "\r\033[%dA\033[J", status_lines - 1);
+		else
+			fputs("\r\033[K", stderr);
 		fflush(stderr);
 		status_shown = 0;
+		status_lines = 0;
 	}
 }
 
-static void human(char *buf, size_t size, uint64_t bytes)
+/* line cut to the terminal's width, as a line of its own */
+static void status_put(const char *prefix, const char *line, size_t width)
 {
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)bytes;
-	int u = 0;
-
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+	fprintf(stderr, "%s\033[K%.*s", prefix, (int)(width - 1), line);
+	status_lines++;
 }
 
 static void status_print(uint64_t now)
@@ -103,8 +104,10 @@ static void status_print(uint64_t now)
 	static uint64_t last_stops, last_ns;
 	uint64_t events = 0, acquired = 0;
 	char bytes[32], line[512], top[256] = "";
+	const char *live[REPORT_LIVE_TOP];
 	struct winsize ws;
-	size_t width = 80;
+	size_t width = 80, rows = 24, nlive = 0;
+	unsigned grew = 0;
 
 	for (struct sink_proc *p = sink_procs(); p; p = p->next)
 		for (int k = 0; k < EV_NKINDS; k++) {
@@ -112,7 +115,7 @@ static void status_print(uint64_t now)
 			acquired += p->stats[k].acquired;
 		}
 	report_top_stack(top, sizeof(top));
-	human(bytes, sizeof(bytes), acquired);
+	format_size(bytes, sizeof(bytes), acquired);
 	double secs = (double)(now - start_ns) / 1e9;
 	double rate = last_ns ? (double)(stops.total - last_stops) * 1e9 / (double)(now - last_ns) : 0;
 
@@ -120,11 +123,23 @@ static void status_print(uint64_t now)
 	last_ns = now;
 	snprintf(line, sizeof(line), "memtap: %.0f s, %" PRIu64 " events, +%s, %.0f stops/s%s%s",
 		 secs, events, bytes, rate, *top ? ", top: " : "", top);
-	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 10)
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 10) {
 		width = ws.ws_col;
-	if (strlen(line) >= width)
-		line[width - 1] = '\0';
-	fprintf(stderr, "\r\033[K%s", line);
+		rows = ws.ws_row;
+	}
+	/* -i: the stacks that grew most in the last interval, under it, like top */
+	if (cfg->interval > 0)
+		nlive = report_live_top(live, &grew);
+	if (nlive + 2 > rows)
+		nlive = rows > 2 ? rows - 2 : 0;
+	status_clear();
+	status_put("\r", line, width);
+	if (nlive) {
+		snprintf(line, sizeof(line), "  grew most in interval %u:", grew);
+		status_put("\n", line, width);
+	}
+	for (size_t i = 0; i < nlive; i++)
+		status_put("\n", live[i], width);
 	fflush(stderr);
 	status_shown = 1;
 }
@@ -158,6 +173,9 @@ void interval_report(int last)
 	status_clear();
 	run_info_get(&ri);
 	report_write_interval(interval_no, last, &ri);
+	/* back at once, with the interval's top */
+	if (!last && next_status_ns)
+		status_print(now_ns());
 }
 
 void timers_final_report(void)

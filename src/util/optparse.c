@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,4 +99,17 @@ long xparse_whole(const char *arg, const char *name, long lo, long hi)
 		usage_error("invalid value '%s' for %s (want a whole number from %ld to %ld)",
 			    arg, name, lo, hi);
 	return v;
+}
+
+void format_size(char *buf, size_t size, uint64_t bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }

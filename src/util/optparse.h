@@ -9,10 +9,13 @@
 #ifndef MEMTAP_OPTPARSE_H
 #define MEMTAP_OPTPARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* "123", "64K", "1.5M", "2GiB" (K, M, G, T are powers of 1024) -> bytes. */
 int parse_size(const char *s, uint64_t *bytes);
+/* The other way, for people: "512 B", "1.5 KiB", "12.0 MiB" into buf. */
+void format_size(char *buf, size_t size, uint64_t bytes);
 /* A decimal number with optional fraction and exponent: "30", "0.5", "1e3". */
 int parse_decimal(const char *s, double *value);
 /* A whole decimal number in [lo, hi]. */
