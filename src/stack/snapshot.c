@@ -36,6 +36,9 @@ int stack_snapshot_take(struct stack_snapshot *s, pid_t pid, pid_t tid,
 	s->len = 0;
 	s->asked = max_bytes;
 	s->cut = 0;
+	s->pre = NULL;
+	s->npre = 0;
+	s->walked = 0;
 	if (s->borrowed) {
 		s->data = NULL;
 		s->cap = 0;
