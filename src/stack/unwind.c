@@ -123,6 +123,8 @@ static void sync_modules(struct unwinder *uw, uint64_t pc)
 /* The frames after a stub walk's return addresses, from its tail's copy. */
 static int walk_copy(struct unwinder *uw, const struct stack_snapshot *s, uint64_t *pcs,
 		     int max_depth);
+static int walk_done(struct unwinder *uw, const struct stack_snapshot *s, uint64_t *pcs,
+		     int depth);
 
 int unwinder_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		  uint64_t *pcs, int max_depth)
@@ -143,14 +145,7 @@ int unwinder_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		memcpy(pcs, s->pre, (size_t)n * sizeof(*pcs));
 	if (s->walked == STACK_WALK_TAIL && n < max_depth)
 		return n + walk_copy(uw, s, pcs + n, max_depth - n);
-	if (n == 0) {
-		pcs[0] = arch_pc(&s->regs);
-		n = 1;
-		uw->failures++;
-	}
-	uw->walks++;
-	uw->frames += (uint64_t)n;
-	return n;
+	return walk_done(uw, s, pcs, n);
 }
 
 static int walk_copy(struct unwinder *uw, const struct stack_snapshot *s, uint64_t *pcs,
@@ -174,6 +169,13 @@ static int walk_copy(struct unwinder *uw, const struct stack_snapshot *s, uint64
 				depth = uw->ops->walk(uw, s, pcs, max_depth);
 		}
 	}
+	return walk_done(uw, s, pcs, depth);
+}
+
+/* A walk of depth frames is done: counted; none gives the pc alone. */
+static int walk_done(struct unwinder *uw, const struct stack_snapshot *s, uint64_t *pcs,
+		     int depth)
+{
 	if (depth < 1) {
 		/* Every back end owes the caller at least the pc. */
 		pcs[0] = arch_pc(&s->regs);

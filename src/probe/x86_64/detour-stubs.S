@@ -751,22 +751,19 @@ table_walk:
 .Lw_last:
 	mov qword ptr [rdi], r14
 	add rdi, 8
+	jmp .Lw_end
+.Lw_tail:
+	mov qword ptr [rbx + R_TRIP], r14
+	mov qword ptr [rbx + R_TRSP], r15
+	mov qword ptr [rbx + R_TRBP], rbp
 .Lw_end:
 	lea rax, [rbx + R_STACK]
 	mov rcx, rdi
 	sub rcx, rax
 	shr rcx, 3
 	mov qword ptr [rbx + R_WALK], rcx
-	jmp .Lw_out
-.Lw_tail:
-	lea rax, [rbx + R_STACK]
-	mov rcx, rdi
-	sub rcx, rax
-	shr rcx, 3
-	mov qword ptr [rbx + R_WALK], rcx
-	mov qword ptr [rbx + R_TRIP], r14
-	mov qword ptr [rbx + R_TRSP], r15
-	mov qword ptr [rbx + R_TRBP], rbp
+	cmp qword ptr [rbx + R_TRSP], 0
+	je .Lw_out			/* no tail */
 	xor ecx, ecx
 	cmp r15, r12
 	jb 9f
