@@ -68,6 +68,16 @@ struct detour_set {
 	uint64_t mean;		/* the mean of new intervals, 0: no sampling */
 	uint64_t pool_idx;	/* D_POOL_IDX when the pool was last filled */
 	uint64_t pool[DT_POOL_N * 2];	/* the pool as written */
+	/* the stub walk's tables (detour-cfi.c) */
+	void *wtab;		/* memtap's mapping of them; NULL: no walk */
+	uint64_t wtab_addr;	/* the process's */
+	uint64_t wtab_used;	/* bytes appended */
+	struct proc_modules *wpm;	/* the process's modules, for them */
+	struct dt_wmod {
+		uint32_t module;
+		uint64_t bias, off;	/* the table of module at bias: at off */
+	} *wmods;
+	size_t nwmods, wmods_cap;
 };
 
 /* A free range of len bytes within reach of [lo, hi) (hole.h), -ENOMEM or -errno (detour.c). */

@@ -65,6 +65,12 @@ static void check_lost(int64_t err)
 int64_t detour_ring_share(pid_t pid, pid_t tid, uint64_t insn, uint64_t scratch, uint64_t len,
 			  void **local)
 {
+	return detour_memfd_share(pid, tid, insn, scratch, len, ring_name, local);
+}
+
+int64_t detour_memfd_share(pid_t pid, pid_t tid, uint64_t insn, uint64_t scratch, uint64_t len,
+			   const char *name, void **local)
+{
 	char path[64];
 	int64_t fd, addr = -ENOMEM, got;
 	void *p = MAP_FAILED;
@@ -73,13 +79,13 @@ int64_t detour_ring_share(pid_t pid, pid_t tid, uint64_t insn, uint64_t scratch,
 	*local = NULL;
 	if (!feature_has(F_SHARED_RING))
 		return -ENOSYS;
-	got = memio_write(pid, tid, scratch, ring_name, sizeof(ring_name));
+	got = memio_write(pid, tid, scratch, name, strlen(name) + 1);
 	if (got < 0)
 		return got;
 	fd = call(tid, insn, SYS_memfd_create, scratch, MFD_CLOEXEC, 0, 0, 0);
 	if (fd < 0 || fd > 4095) {
 		check_lost(fd);
-		debug_msg("process %d: no memfd for a shared ring: %s", pid,
+		debug_msg("process %d: no memfd for %s: %s", pid, name,
 			  strerror(fd < 0 ? (int)-fd : EBADF));
 		return fd < 0 ? fd : -EBADF;
 	}
@@ -105,7 +111,7 @@ int64_t detour_ring_share(pid_t pid, pid_t tid, uint64_t insn, uint64_t scratch,
 	}
 	call(tid, insn, SYS_close, (uint64_t)fd, 0, 0, 0, 0);
 	if (got < 0) {
-		debug_msg("process %d: no shared ring: %s", pid, strerror((int)-got));
+		debug_msg("process %d: no shared %s: %s", pid, name, strerror((int)-got));
 		if (addr >= 0 || addr <= -4096)
 			call(tid, insn, SYS_munmap, (uint64_t)addr, len, 0, 0, 0);
 		return got;

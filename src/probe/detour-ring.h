@@ -19,6 +19,13 @@ int64_t detour_ring_share(pid_t pid, pid_t tid, uint64_t insn, uint64_t scratch,
 			  void **local);
 
 /*
+ * The same for any len bytes shared with memtap, the memfd named name
+ * (at most 15 characters: /memfd:NAME in the process's maps).
+ */
+int64_t detour_memfd_share(pid_t pid, pid_t tid, uint64_t insn, uint64_t scratch, uint64_t len,
+			   const char *name, void **local);
+
+/*
  * The ring of len bytes: shared when wiped (the stub mapping's data
  * pages are MADV_WIPEONFORK) and detour_ring_share() can, else private
  * (anonymous) memory of the process, *local NULL.  The address, or

@@ -57,8 +57,10 @@ void detour_set_free(struct detour_set *ds)
 {
 	if (ds && ds->tramp)
 		remote_tramp_clear(ds->pid);
-	if (ds)
+	if (ds) {
 		detour_ring_unshare(ds->local, ds->ring_len);
+		detour_walk_free(ds);
+	}
 	free(ds);
 }
 

@@ -98,6 +98,22 @@ struct detour_set *detour_set_new(pid_t pid, const struct detour_config *cfg);
 void detour_set_free(struct detour_set *ds);
 
 /*
+ * The stub walk (detour-abi.h, R_WALK; detour-cfi.c): after
+ * detour_install() with a shared ring, a mapping of CFI tables shared
+ * with the process, the tables of the modules it maps now, then the
+ * data page's words that turn the walk on, max_pcs return addresses a
+ * record at most (max_pcs * 8 <= copy_len).  Through the stopped thread
+ * tid.  0, or -errno: no walk, the stubs copy the stack.
+ * detour_walk_update(): the modules mapped since (a dlopen) get their
+ * tables and a new directory; nothing without a walk.
+ * detour_walk_free(): memtap's side goes (detour_set_free() calls it);
+ * the process's mapping stays.
+ */
+int detour_walk_start(struct detour_set *ds, pid_t tid, unsigned max_pcs);
+void detour_walk_update(struct detour_set *ds);
+void detour_walk_free(struct detour_set *ds);
+
+/*
  * Map the stub mapping within reach of [lo, hi) and the ring, through
  * tid (in a ptrace-stop that allows injected syscalls); ep: the
  * process's objects (libc's cached tid).  Every syscall injected, and

@@ -38,6 +38,9 @@ int stack_snapshot_take(struct stack_snapshot *s, pid_t pid, pid_t tid,
 	s->cut = 0;
 	s->go_len = 0;
 	s->go_g0 = 0;
+	s->pre = NULL;
+	s->npre = 0;
+	s->walked = 0;
 	if (s->borrowed) {
 		s->data = NULL;
 		s->cap = 0;

@@ -171,7 +171,9 @@ static bool dw_set_initial_registers(Dwfl_Thread *thread, void *arg)
 		r->rip,
 	};
 
-	if (!dwfl_thread_state_registers(thread, 0, 17, regs))
+	/* a stub walk's tail: only rbp and rsp known, the others undefined */
+	if (st->snap->walked ? !dwfl_thread_state_registers(thread, DW_REG_RBP, 2, regs + DW_REG_RBP)
+			     : !dwfl_thread_state_registers(thread, 0, 17, regs))
 		return false;
 	dwfl_thread_state_register_pc(thread, r->rip);
 	return true;
@@ -727,7 +729,15 @@ static int dw_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		}
 		st->attached = 1;
 	}
-	n = dw_walk_from(uw, s, pcs, max_depth, 0);
+	if (s->walked) {
+		/* a stub walk's tail: its pc a return address, its call's rule */
+		struct stack_snapshot call = *s;
+
+		call.regs.rip--;
+		n = dw_walk_from(uw, &call, pcs, max_depth, 1);
+	} else {
+		n = dw_walk_from(uw, s, pcs, max_depth, 0);
+	}
 	st->snap = NULL;
 	return n;
 }

@@ -120,10 +120,16 @@ static void sync_modules(struct unwinder *uw, uint64_t pc)
 	}
 }
 
+/* The frames after a stub walk's return addresses, from its tail's copy. */
+static int walk_copy(struct unwinder *uw, const struct stack_snapshot *s, uint64_t *pcs,
+		     int max_depth);
+static int walk_done(struct unwinder *uw, const struct stack_snapshot *s, uint64_t *pcs,
+		     int depth);
+
 int unwinder_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		  uint64_t *pcs, int max_depth)
 {
-	int depth;
+	int n;
 
 	if (!uw || !s || (!pcs && max_depth > 0) || max_depth < 0)
 		return -1;
@@ -131,6 +137,22 @@ int unwinder_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		return 0;
 	if (max_depth > UNWIND_MAX_DEPTH)
 		max_depth = UNWIND_MAX_DEPTH;
+	if (!s->walked)
+		return walk_copy(uw, s, pcs, max_depth);
+	/* the stub's walk: its return addresses, then the tail's frames */
+	n = s->npre < max_depth ? s->npre : max_depth;
+	if (n > 0)
+		memcpy(pcs, s->pre, (size_t)n * sizeof(*pcs));
+	if (s->walked == STACK_WALK_TAIL && n < max_depth)
+		return n + walk_copy(uw, s, pcs + n, max_depth - n);
+	return walk_done(uw, s, pcs, n);
+}
+
+static int walk_copy(struct unwinder *uw, const struct stack_snapshot *s, uint64_t *pcs,
+		     int max_depth)
+{
+	int depth;
+
 	sync_modules(uw, arch_pc(&s->regs));
 	depth = uw->ops->walk(uw, s, pcs, max_depth);
 	if (uw->pm && depth >= 1 && depth < max_depth) {
@@ -147,6 +169,13 @@ int unwinder_walk(struct unwinder *uw, const struct stack_snapshot *s,
 				depth = uw->ops->walk(uw, s, pcs, max_depth);
 		}
 	}
+	return walk_done(uw, s, pcs, depth);
+}
+
+/* A walk of depth frames is done: counted; none gives the pc alone. */
+static int walk_done(struct unwinder *uw, const struct stack_snapshot *s, uint64_t *pcs,
+		     int depth)
+{
 	if (depth < 1) {
 		/* Every back end owes the caller at least the pc. */
 		pcs[0] = arch_pc(&s->regs);

@@ -72,7 +72,21 @@ struct stack_snapshot {
 	size_t go_off, go_len;
 	uint64_t go_hi;		/* the end of its stack (g.stack.hi) */
 	uint64_t go_pc, go_sp, go_bp;	/* its frame: a return address, sp, bp */
+	/*
+	 * A ring record's stub walk (trace/ring.c): the npre return
+	 * addresses at pre (borrowed as data) are the stack's first
+	 * frames.  STACK_WALK_END: they are all of it (no copy);
+	 * STACK_WALK_TAIL: the copy is that of the frame after them,
+	 * whose regs.rip is a return address (its frame's rule is its
+	 * call's) and of whose registers only rip, rsp and rbp are known
+	 * (the others 0, never used).  0: no walk.
+	 */
+	const uint64_t *pre;
+	int npre;
+	int walked;
 };
+
+enum { STACK_WALK_TAIL = 1, STACK_WALK_END };
 
 #define STACK_SNAPSHOT_INIT { 0 }
 

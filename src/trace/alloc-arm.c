@@ -203,6 +203,7 @@ void alloc_rearm(struct alloc_space *s, struct thread *tcp)
 	s->nsites = kept;
 	insert_probes(s, tcp, ep, 1);
 	elfsym_proc_free(ep);
+	alloc_detours_tables(s->dt);	/* before the held record goes on */
 	alloc_detours_release(s->dt);
 }
 

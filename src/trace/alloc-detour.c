@@ -268,6 +268,32 @@ static void seed_leaks(struct alloc_detours *ad, struct thread *tcp)
 	free(s.ptrs);
 }
 
+/*
+ * The stub walk (probe/detour.h), unless MEMTAP_STUB_WALK=0: each record
+ * holds return addresses, at most as many as --max-depth and half its
+ * room, and copies the stack only from a frame the tables do not know.
+ */
+static void walk_start(struct alloc_detours *ad, struct thread *tcp, uint64_t copy_len)
+{
+	const char *env = getenv("MEMTAP_STUB_WALK");
+	uint64_t max = (uint64_t)sink_config()->max_depth;
+	int err;
+
+	if ((env && !strcmp(env, "0")) || !copy_len)
+		return;
+	if (max > copy_len / 16)
+		max = copy_len / 16;
+	err = detour_walk_start(ad->set, tcp->tid, (unsigned)max);
+	if (err < 0)
+		debug_msg("process %d: no stub walk: %s", ad->pid, strerror(-err));
+}
+
+void alloc_detours_tables(struct alloc_detours *ad)
+{
+	if (ad)
+		detour_walk_update(ad->set);
+}
+
 struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct procs *pt,
 					struct thread *tcp, struct elfsym_proc *ep)
 {
@@ -340,6 +366,7 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 	if (dc.leak_set)
 		seed_leaks(ad, tcp);
 	ad->ring = ring_add(tcp->proc, ad->set);
+	walk_start(ad, tcp, dc.copy_len);
 	for (unsigned i = 0; i <= DT_FAR_MAX; i++) {
 		/* stacks taken while a stub's function runs go through its frame */
 		uint64_t len, base = detour_stubs(ad->set, i, &len);

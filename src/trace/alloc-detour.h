@@ -67,6 +67,8 @@ int alloc_detours_dl_point(struct alloc_detours *ad, struct procs *pt, struct th
 			   const struct elfsym_result *r);
 /* The library list was looked at again: the ring goes on (ring_release()). */
 void alloc_detours_release(struct alloc_detours *ad);
+/* New code mapped (a dlopen): the stub walk's tables of it (probe/detour.h); ad may be NULL. */
+void alloc_detours_tables(struct alloc_detours *ad);
 
 /* How many of libc's syscall wrappers are detoured (0 for NULL). */
 size_t alloc_detours_wrappers(const struct alloc_detours *ad);

@@ -258,7 +258,7 @@ static int read_records(struct ring_src *r, uint64_t k)
 		uint8_t *rec = r->recs + j * r->r.rec_size;
 		int64_t copied = (int64_t)word(rec, R_COPIED);
 
-		if (copied <= 8)
+		if (copied <= 8 && (copied <= 0 || word(rec, R_WALK) == ~(uint64_t)0))
 			continue;
 		r->segs[n].addr = r->segs[j].addr + R_STACK;
 		r->segs[n].buf = rec + R_STACK;
@@ -269,6 +269,39 @@ static int read_records(struct ring_src *r, uint64_t k)
 }
 
 static const struct event zero_event;
+
+/*
+ * A record of the stub walk (detour-abi.h, R_WALK): its return addresses
+ * into snap, then the tail, if any: the frame after them, its pc, rsp
+ * and rbp, and the copy from that rsp (unwind.h: walked).
+ */
+static void walked(const struct ring_src *r, const uint8_t *rec, struct stack_snapshot *snap,
+		   pid_t pid, pid_t tid)
+{
+	uint64_t room = r->r.rec_size - R_STACK, n = word(rec, R_WALK);
+	uint64_t bytes = word(rec, R_COPIED), trsp = word(rec, R_TRSP);
+
+	if (bytes > room)
+		bytes = room;
+	if (n > bytes / 8)
+		n = bytes / 8;
+	memset(&snap->regs, 0, sizeof(snap->regs));
+	snap->pid = pid;
+	snap->tid = tid;
+	snap->pre = (const uint64_t *)(const void *)(rec + R_STACK);
+	snap->npre = (int)n;
+	snap->walked = trsp ? STACK_WALK_TAIL : STACK_WALK_END;
+	snap->regs.rip = trsp ? word(rec, R_TRIP) : word(rec, R_RET);
+	snap->regs.rsp = trsp;
+	snap->regs.rbp = word(rec, R_TRBP);
+	snap->start = trsp;
+	snap->len = trsp ? (size_t)(bytes - n * 8) : 0;
+	snap->data = (unsigned char *)(uintptr_t)(rec + R_STACK + n * 8);
+	snap->cap = snap->len;
+	snap->asked = trsp ? (size_t)(room - n * 8) : 0;
+	snap->cut = 0;
+	snap->borrowed = 1;
+}
 
 /* One record: the event at time_ns (its batch's), with the stack copy it carries. */
 static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
@@ -312,7 +345,11 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 	ev.leaf = detour_slot_func(r->ds, word(rec, R_DESC));
 	ev.sample_mean = word(rec, R_MEAN);
 	ev.release_only = (word(rec, R_DESC) & (DF_RELEASE << 24)) != 0;
-	if (copied > 8 && sink_stacks_wanted() && sink_wants(p->rec, &ev) == SINK_RECORD) {
+	if (word(rec, R_WALK) != ~(uint64_t)0 && copied >= 0 && sink_stacks_wanted() &&
+	    sink_wants(p->rec, &ev) == SINK_RECORD) {
+		walked(r, rec, &snap, p->pid, ev.tid);
+		s = &snap;
+	} else if (copied > 8 && sink_stacks_wanted() && sink_wants(p->rec, &ev) == SINK_RECORD) {
 		size_t len = (uint64_t)copied < r->r.rec_size - R_STACK ? (size_t)copied
 									 : (size_t)(r->r.rec_size - R_STACK);
 
@@ -335,6 +372,9 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 		/* the copy asked for: a full one may be cut (unwind.h) */
 		snap.asked = r->r.rec_size - R_STACK;
 		snap.borrowed = 1;
+		snap.pre = NULL;
+		snap.npre = 0;
+		snap.walked = 0;
 		s = &snap;
 	}
 	source_emit_proc(p, &ev, s);

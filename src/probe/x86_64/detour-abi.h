@@ -104,7 +104,7 @@
 #define PT_FAST		0x18	/* calls the prefilter sent on into the function */
 #define PT_SLOT_SHIFT	5	/* 32 bytes a slot */
 #define S_PROBES	16	/* entries tried from a pointer's hash */
-#define DT_TEMPLATE_MAX	0x0980	/* the common routines fit below this */
+#define DT_TEMPLATE_MAX	0x0c00	/* the common routines fit below this */
 #define DT_SLOT_SIZE	0x80
 #define DT_ORIG		0x30	/* relocated entry, from the slot's start */
 #define DT_PF_LEN	0x14	/* a prefilter's length, the glue after it */
@@ -146,6 +146,9 @@
 #define D_SET_MASK	0x080	/* entries of the set of sampled blocks - 1; 0: no set */
 #define D_SET_FULL	0x088	/* sampled blocks the set had no room for */
 #define D_PREFETCH	0x090	/* 1: PREFETCHW the next record after a commit */
+#define D_WTAB		0x098	/* the CFI tables' mapping (W_*) in the process */
+#define D_WALK_MAX	0x0a0	/* return addresses a record holds at most; 0: no walk */
+#define D_WTAB_SIZE	0x0a8	/* the bytes of that mapping */
 #define D_HEAD		0x0c0	/* next sequence number (own cache line) */
 #define D_TAILP		0x100	/* the address of TAIL, the consumer index memtap writes */
 #define D_SHARED_LEFT	0x140	/* the countdown of threads without an entry */
@@ -267,7 +270,59 @@
 #define R_WORD		0x88	/* DF_WORD: *arg0 after the call */
 #define R_COPIED	0x90	/* bytes of stack copied from R_RSP, or -errno */
 #define R_MEAN		0x98	/* kept by sampling at this mean interval; 0: every call */
-#define R_STACK		0xa0	/* the copy */
+#define R_WALK		0xa0	/* return addresses walked; ~0: none, R_STACK holds the copy */
+#define R_TRIP		0xa8	/* the walk's tail (R_TRSP not 0): its frame's pc (a return */
+#define R_TRSP		0xb0	/* address), rsp, rbp; its copy after the return addresses */
+#define R_TRBP		0xb8
+#define R_STACK		0xc0	/* the copy; or R_WALK return addresses, then the tail's copy */
+
+/*
+ * The stub walk (D_WALK_MAX not 0, a thread with an entry in the thread
+ * table whose rsp is in its stack): from the caller of the function (pc
+ * = its return address, rsp above it, rbp as the stub found it), each
+ * frame's row is looked up at pc - 1 in the CFI tables (W_*, made from
+ * stack/cfitab.h): a row CFA = rsp|rbp + off gives the return address
+ * at CFA - 8 and rbp at CFA + off (or unchanged), read only inside
+ * [K_LO, K_HI) of the thread's entry, the CFA not below rsp; the pcs go
+ * to R_STACK on, R_WALK of them.  An "end" row stores its pc and ends
+ * the walk, as does a CFA or a saved rbp outside the stack, or a return
+ * address 0.  A pc with no row (no module, no CFI, a rule not simple)
+ * or D_WALK_MAX pcs end it with a tail: R_TRIP, R_TRSP, R_TRBP that
+ * frame's pc (not among the pcs), rsp and rbp, and the stack from its
+ * rsp copied after the pcs (up to the record's room, cut at K_HI).
+ * R_COPIED: the bytes after R_STACK, pcs and copy.  No tail: R_TRSP 0.
+ *
+ * The tables' mapping (shared with memtap, D_WTAB): W_DIR = the
+ * directory in force, its offset | its count << 32; a directory is
+ * sorted entries {lo, hi, table offset} of run-time pcs; a table is
+ * {rows, pages} (u32 each), the page index (pages + 1 u32: the first
+ * row of each 4 KiB of pcs from lo), then the rows of 12 bytes (WR_*).
+ * Tables and directories are written once, below W_DIR's next value:
+ * memtap appends, then stores W_DIR, so a stub sees an old directory
+ * or the new one, each whole.  Every offset read is checked against
+ * D_WTAB_SIZE.
+ */
+#define W_MAGIC		0x00
+#define W_DIR		0x08
+#define W_START		0x40	/* the first table */
+#define WD_LO		0x00
+#define WD_HI		0x08
+#define WD_TAB		0x10
+#define WD_SIZE		24
+#define WT_NROWS	0x00
+#define WT_NPAGES	0x04
+#define WT_INDEX	0x08
+#define WT_PAGE_SHIFT	12
+#define WR_START	0x00	/* u32: from the table's lo */
+#define WR_CFA		0x04	/* s32 */
+#define WR_RBP		0x08	/* s16: rbp at CFA + this; 0: unchanged */
+#define WR_KIND		0x0a	/* u8: WK_* */
+#define WR_SIZE		12
+#define WK_NONE		0
+#define WK_RSP		1
+#define WK_RBP		2
+#define WK_END		3
+#define DT_WTAB_MAGIC	0x6966636174706d6d	/* "mmptacfi" */
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>

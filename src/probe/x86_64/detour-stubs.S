@@ -536,6 +536,7 @@ keep_record:
 7:	mov qword ptr [rbx + R_WORD], rax
 
 	xor eax, eax
+	mov qword ptr [rbx + R_WALK], -1	/* no walk: a copy, or nothing */
 	mov rcx, qword ptr D(D_COPY_LEN)
 	test rcx, rcx
 	jz .Lcopy_done
@@ -549,7 +550,11 @@ keep_record:
 	mov rax, qword ptr [r8 + K_HI]
 	sub rax, rsi
 	jbe .Lvmreadv
-	cmp rcx, rax
+	cmp qword ptr D(D_WALK_MAX), 0
+	je 3f
+	call table_walk			/* rax: the bytes it wrote */
+	jmp .Lcopy_done
+3:	cmp rcx, rax
 	cmova rcx, rax			/* not past the end of its stack */
 	mov rax, rcx
 	lea rdi, [rbx + R_STACK]
@@ -613,6 +618,177 @@ keep_record:
 	pop rsi
 	pop rdi
 	lea rsp, [rsp + 8]		/* the mean */
+	ret
+
+/*
+ * table_walk: the stub walk (detour-abi.h, R_WALK).  rbx = the record,
+ * rsi = rsp at the function's entry, inside [K_LO, K_HI) of r8, this
+ * thread's entry.  rax = the bytes written from R_STACK on.  Keeps rbx,
+ * rbp and r12-r15; clobbers rcx, rdx, rsi, rdi, r8-r11 and the flags.
+ * Registers: r12, r13 the stack's bounds; r14 pc, r15 rsp, rbp the
+ * frame's; rdi the next pc's place, r9 the end of their room.
+ */
+	.balign 16
+table_walk:
+	push rbp
+	push r12
+	push r13
+	push r14
+	push r15
+	mov r12, qword ptr [r8 + K_LO]
+	mov r13, qword ptr [r8 + K_HI]
+	mov r14, qword ptr [rsi]	/* the caller's pc: the return address */
+	lea r15, [rsi + 8]
+	lea rdi, [rbx + R_STACK]
+	mov r9, qword ptr D(D_WALK_MAX)
+	lea r9, [rdi + r9 * 8]
+	mov qword ptr [rbx + R_TRSP], 0
+.Lw_frame:
+	cmp rdi, r9
+	jae .Lw_tail
+	/* the module: the last directory entry with lo <= pc - 1 */
+	mov r10, qword ptr D(D_WTAB)
+	mov rax, qword ptr [r10 + W_DIR]
+	mov ecx, eax			/* the directory's offset */
+	shr rax, 32			/* its entries */
+	lea rdx, [rax + rax * 2]
+	lea rdx, [rcx + rdx * 8]
+	cmp rdx, qword ptr D(D_WTAB_SIZE)
+	ja .Lw_tail
+	add rcx, r10
+	lea rdx, [r14 - 1]		/* the key: the call instruction */
+	xor esi, esi
+1:	cmp rsi, rax			/* the first entry in [rsi, rax) with lo > key */
+	jae 3f
+	lea r11, [rsi + rax]
+	shr r11, 1
+	lea r8, [r11 + r11 * 2]
+	cmp rdx, qword ptr [rcx + r8 * 8 + WD_LO]
+	jb 2f
+	lea rsi, [r11 + 1]
+	jmp 1b
+2:	mov rax, r11
+	jmp 1b
+3:	test rsi, rsi
+	jz .Lw_tail			/* below every module */
+	lea r8, [rsi + rsi * 2 - 3]
+	lea rcx, [rcx + r8 * 8]		/* its entry */
+	cmp rdx, qword ptr [rcx + WD_HI]
+	jae .Lw_tail
+	sub rdx, qword ptr [rcx + WD_LO]	/* the key from the table's lo */
+	mov r11, qword ptr [rcx + WD_TAB]
+	mov rax, qword ptr D(D_WTAB_SIZE)
+	lea r8, [r11 + WT_INDEX]
+	cmp r8, rax
+	ja .Lw_tail
+	add r11, r10			/* the table */
+	mov ecx, dword ptr [r11 + WT_NPAGES]
+	mov r8d, dword ptr [r11 + WT_NROWS]
+	lea r10, [r11 + rcx * 4 + WT_INDEX + 4]	/* its rows */
+	lea rsi, [r8 + r8 * 2]
+	lea rsi, [r10 + rsi * 4]
+	sub rsi, qword ptr D(D_WTAB)
+	cmp rsi, rax
+	ja .Lw_tail			/* the rows' end beyond the mapping */
+	mov rax, rdx
+	shr rax, WT_PAGE_SHIFT
+	cmp rax, rcx
+	jae .Lw_tail
+	mov esi, dword ptr [r11 + rax * 4 + WT_INDEX]
+	mov eax, dword ptr [r11 + rax * 4 + WT_INDEX + 4]
+	cmp rax, r8
+	jae .Lw_tail
+	cmp rsi, rax
+	ja .Lw_tail
+4:	cmp rsi, rax			/* the last row in [rsi, rax] starting at or before it */
+	jae 6f
+	lea r11, [rsi + rax + 1]
+	shr r11, 1
+	lea r8, [r11 + r11 * 2]
+	cmp edx, dword ptr [r10 + r8 * 4 + WR_START]
+	jb 5f
+	mov rsi, r11
+	jmp 4b
+5:	lea rax, [r11 - 1]
+	jmp 4b
+6:	lea r8, [rsi + rsi * 2]
+	lea r11, [r10 + r8 * 4]		/* the row */
+	movzx eax, byte ptr [r11 + WR_KIND]
+	cmp eax, WK_END
+	je .Lw_last
+	mov rcx, r15
+	cmp eax, WK_RSP
+	je 7f
+	mov rcx, rbp
+	cmp eax, WK_RBP
+	jne .Lw_tail			/* no row */
+7:	movsxd rax, dword ptr [r11 + WR_CFA]
+	add rcx, rax			/* the CFA */
+	mov qword ptr [rdi], r14
+	add rdi, 8
+	lea rax, [rcx - 8]
+	cmp rax, r15
+	jb .Lw_end			/* below the frame's rsp */
+	cmp rax, r12
+	jb .Lw_end
+	cmp rcx, r13
+	ja .Lw_end
+	movsx rax, word ptr [r11 + WR_RBP]
+	test rax, rax
+	jz 8f
+	add rax, rcx
+	cmp rax, r12
+	jb .Lw_end
+	lea rdx, [rax + 8]
+	cmp rdx, r13
+	ja .Lw_end
+	mov rbp, qword ptr [rax]
+8:	mov r14, qword ptr [rcx - 8]
+	mov r15, rcx
+	test r14, r14
+	jnz .Lw_frame
+	jmp .Lw_end
+.Lw_last:
+	mov qword ptr [rdi], r14
+	add rdi, 8
+	jmp .Lw_end
+.Lw_tail:
+	mov qword ptr [rbx + R_TRIP], r14
+	mov qword ptr [rbx + R_TRSP], r15
+	mov qword ptr [rbx + R_TRBP], rbp
+.Lw_end:
+	lea rax, [rbx + R_STACK]
+	mov rcx, rdi
+	sub rcx, rax
+	shr rcx, 3
+	mov qword ptr [rbx + R_WALK], rcx
+	cmp qword ptr [rbx + R_TRSP], 0
+	je .Lw_out			/* no tail */
+	xor ecx, ecx
+	cmp r15, r12
+	jb 9f
+	cmp r15, r13
+	jae 9f
+	mov rcx, r13
+	sub rcx, r15			/* to the stack's end */
+	mov rax, qword ptr D(D_COPY_LEN)
+	add rax, rbx
+	add rax, R_STACK
+	sub rax, rdi			/* the room left */
+	cmp rcx, rax
+	cmova rcx, rax
+	mov rsi, r15
+	rep movsb
+9:
+.Lw_out:
+	lea rax, [rbx + R_STACK]
+	sub rax, rdi
+	neg rax
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop rbp
 	ret
 
 /*
