@@ -464,11 +464,12 @@ static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		if ((n < max_depth || n > 1) && (k = unwind_stub_step(uw, s, &at)) != 0) {
 			if (k < 0)
 				break;
-			if (n > 1)
+			if (n > 1 || bump)
 				n--;	/* the stub's caller in its place */
 			else
 				stub0 = 1;	/* a frame more, no rule's */
-			pc = at.rip;
+			/* bump: pcs[0] is a return address less 1 */
+			pc = at.rip - (uint64_t)(bump && n == 0);
 			sp = at.rsp;
 			fp = at.rbp;
 			continue;
