@@ -13,14 +13,7 @@
 const fs = require("fs");
 const path = require("path");
 const [modules, chromiumPath, profileDir, recFile, pageFile, png] = process.argv.slice(2);
-const { chromium } = require(path.join(modules, "node_modules", "playwright-core"));
-
-let failures = 0;
-function check(ok, what) {
-	console.log((ok ? "ok: " : "FAIL: ") + what);
-	if (!ok)
-		failures++;
-}
+const { check, launch, run } = require("./browser-lib.js");
 
 const rec = JSON.parse(fs.readFileSync(recFile, "utf8"));
 const ivs = rec.intervals;
@@ -40,16 +33,7 @@ function chartX(box, t) {
 }
 
 async function main() {
-	const context = await chromium.launchPersistentContext(profileDir, {
-		executablePath: chromiumPath,
-		headless: true,
-		viewport: { width: 1280, height: 1400 },
-		args: ["--headless", "--no-sandbox", "--disable-gpu",
-		       "--disable-background-networking",
-		       "--disable-component-update", "--disable-sync",
-		       "--no-first-run"],
-	});
-	const page = context.pages()[0] || await context.newPage();
+	const { context, page } = await launch(modules, chromiumPath, profileDir, { viewport: { width: 1280, height: 1400 } });
 	const errors = [], requests = [];
 	page.on("pageerror", (e) => errors.push(String(e)));
 	page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
@@ -171,10 +155,4 @@ async function main() {
 	await context.close();
 }
 
-main().then(() => {
-	console.log(failures ? failures + " failed" : "all passed");
-	process.exit(failures ? 1 : 0);
-}, (e) => {
-	console.log("FAIL: " + (e && e.stack || e));
-	process.exit(1);
-});
+run(main);
