@@ -10,14 +10,7 @@
 
 const path = require("path");
 const [modules, chromiumPath, profileDir, svgFile] = process.argv.slice(2);
-const { chromium } = require(path.join(modules, "node_modules", "playwright-core"));
-
-let failures = 0;
-function check(ok, what) {
-	console.log((ok ? "ok: " : "FAIL: ") + what);
-	if (!ok)
-		failures++;
-}
+const { check, launch, run } = require("./browser-lib.js");
 
 // The frame whose name (its title up to " (") is name.
 async function frame(page, name) {
@@ -51,15 +44,7 @@ async function text(page, id) {
 }
 
 async function main() {
-	const context = await chromium.launchPersistentContext(profileDir, {
-		executablePath: chromiumPath,
-		headless: true,
-		args: ["--headless", "--no-sandbox", "--disable-gpu",
-		       "--disable-background-networking",
-		       "--disable-component-update", "--disable-sync",
-		       "--no-first-run"],
-	});
-	const page = context.pages()[0] || await context.newPage();
+	const { context, page } = await launch(modules, chromiumPath, profileDir);
 	const errors = [];
 	page.on("pageerror", (e) => errors.push(String(e)));
 	let answer = null;
@@ -155,10 +140,4 @@ async function main() {
 	await context.close();
 }
 
-main().then(() => {
-	console.log(failures ? failures + " failed" : "all passed");
-	process.exit(failures ? 1 : 0);
-}, (e) => {
-	console.log("FAIL: " + (e && e.stack || e));
-	process.exit(1);
-});
+run(main);

@@ -57,8 +57,9 @@ static void usage(void)
 	       "                          totals stay exact, stacks are scaled\n"
 	       "  -f, --follow-forks      -p: follow fork children (with probes of their\n"
 	       "                          own); without it they are detached\n"
-	       "  -F, --format=FORMAT     text (default), folded, svg, pprof or json; also\n"
-	       "                          chosen by -o FILE's suffix (.folded .svg .pb.gz .json)\n"
+	       "  -F, --format=FORMAT     text (default), folded, svg, pprof, json or html\n"
+	       "                          (with -i: a timeline page); also chosen by -o\n"
+	       "                          FILE's suffix (.folded .svg .pb.gz .json .html)\n"
 	       "  -h, --help              show this help and exit\n"
 	       "  -i, --interval=SECONDS  a report every SECONDS (numbered files if -o has %%n)\n"
 	       "      --inverted          svg: icicle graph, roots at the top\n"
@@ -369,8 +370,8 @@ int main(int argc, char **argv)
 		case 'F':
 			opt.format = output_format_parse(optarg);
 			if (opt.format < 0)
-				usage_error("invalid format '%s' for -F (want text, folded, svg, pprof "
-					    "or json)", optarg);
+				usage_error("invalid format '%s' for -F (want text, folded, svg, pprof, "
+					    "json or html)", optarg);
 			break;
 		case 'h':
 			usage();
@@ -538,8 +539,11 @@ int main(int argc, char **argv)
 		usage_error("-F pprof writes gzip data: give -o FILE.pb.gz or redirect stdout");
 	if (opt.max_size && opt.max_size < opt.min_size)
 		usage_error("--max-size is below --min-size");
+	if (opt.interval > 0 && opt.format == FORMAT_HTML && opt.output && strstr(opt.output, "%n"))
+		usage_error("-i with -F html writes one page of every interval at the end: -o FILE "
+			    "without %%n");
 	if (opt.interval > 0 && opt.format != FORMAT_TEXT && opt.format != FORMAT_FOLDED &&
-	    !(opt.output && strstr(opt.output, "%n")))
+	    opt.format != FORMAT_HTML && !(opt.output && strstr(opt.output, "%n")))
 		usage_error("-i with -F %s needs -o FILE with %%n (one file per interval)",
 			    output_format_names[opt.format]);
 	if (view_conflict(opt.weight, opt.net, opt.leaks))

@@ -22,8 +22,9 @@ static void report_usage(void)
 "Write a recording (memtap --record FILE, or -F json) as a report again,\n"
 "in any format and view, without the traced program.\n"
 "\n"
-"  -F, --format=FORMAT     text (default), folded, svg, pprof or json; also\n"
-"                          chosen by -o FILE's suffix (.folded .svg .pb.gz .json)\n"
+"  -F, --format=FORMAT     text (default), folded, svg, pprof, json or html\n"
+"                          (an -i recording's timeline page); also chosen by\n"
+"                          -o FILE's suffix (.folded .svg .pb.gz .json .html)\n"
 "  -h, --help              show this help and exit\n"
 "      --inverted          svg: icicle graph, roots at the top\n"
 "      --leaks             weigh stacks by what they still held at the end\n"
@@ -42,7 +43,8 @@ static void report_usage(void)
 "  memtap report run.json                  the text report, anywhere\n"
 "  memtap report --leaks -o held.svg run.json\n"
 "  memtap -i 60 --leaks --record day.json -p 1234   a day, interval by interval\n"
-"  memtap report --suspects day.json       the stacks that leak\n");
+"  memtap report --suspects day.json       the stacks that leak\n"
+"  memtap report -o day.html day.json      its timeline, to look at in a browser\n");
 }
 
 enum {
@@ -84,7 +86,7 @@ int report_main(int argc, char **argv)
 			format = output_format_parse(optarg);
 			if (format < 0)
 				usage_error("report: invalid format '%s' for -F (want text, folded, "
-					    "svg, pprof or json)", optarg);
+					    "svg, pprof, json or html)", optarg);
 			break;
 		case 'h':
 			report_usage();

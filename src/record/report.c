@@ -233,6 +233,8 @@ static int write_format(FILE *f, const struct profile *prof)
 		return write_pprof(f, prof, &oo);
 	case FORMAT_JSON:
 		return write_json(f, prof, &oo);
+	case FORMAT_HTML:
+		return write_html(f, prof, &oo);
 	default:
 		return write_text(f, prof, &oo);
 	}
@@ -361,6 +363,17 @@ void report_write_interval(unsigned n, int last, const struct run_info *ri)
 	timeline_interval_end(to_ns, sink_held_known() && cfg.leaks);
 	if (last)
 		profile_build(&full, ri, 0);
+	if (cfg.format == FORMAT_HTML) {
+		/* one page, every interval in it, at the end */
+		if (last) {
+			summary_to_stderr(&full);
+			if (write_format(out, &full) < 0 && !ferror(out))
+				error_msg("cannot write the output: %s", strerror(errno));
+			fflush(out);
+			output_check(out, NULL);
+		}
+		goto done;
+	}
 	f = interval_file(n);
 	if (f)
 		out = outfile_stream(f);

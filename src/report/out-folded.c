@@ -195,12 +195,45 @@ static int value_type(const struct profile *p, size_t index1, size_t *t)
 	return 0;
 }
 
+/* Sample sm's frames into b (emptied first), root first. */
+static void sample_stack(struct sbuf *b, const struct profile *p, const struct prof_sample *sm,
+			 const struct output_options *o, int events)
+{
+	b->len = 0;
+	if (events) {
+		add_frame(b, "[");
+		add_frame_text(b, sm->event ? sm->event : "?");
+		add_frame_text(b, "]");
+	}
+	if (!o->no_comm)
+		add_frame(b, sm->comm && *sm->comm ? sm->comm : "?");
+	for (size_t k = sm->nlocs; k-- > 0;)
+		if (sm->locs[k] < p->nlocations)
+			add_location(b, p, &p->locations[sm->locs[k]], o->no_demangle);
+}
+
+int folded_event_frames(const struct profile *p, const struct output_options *o)
+{
+	return o && (o->event_frame == OUT_EVENT_ALWAYS ||
+		     (o->event_frame == OUT_EVENT_AUTO && mixed_events(p)));
+}
+
+char *folded_sample_stack(const struct profile *p, size_t i, const struct output_options *o,
+			  int events)
+{
+	struct output_options defaults = { 0 };
+	struct sbuf b = { NULL, 0, 0 };
+
+	sample_stack(&b, p, &p->samples[i], o ? o : &defaults, events);
+	return b.s ? b.s : xstrdup("");
+}
+
 int folded_set_from_profile(struct folded_set *s, const struct profile *p,
 			    const struct output_options *o)
 {
 	struct output_options defaults = { 0 };
 	struct sbuf b = { NULL, 0, 0 };
-	size_t t, tb = 0, i, k;
+	size_t t, tb = 0, i;
 	int events;
 
 	if (!o)
@@ -213,26 +246,14 @@ int folded_set_from_profile(struct folded_set *s, const struct profile *p,
 		s->diff = 1;
 	if (t < p->ntypes)
 		s->unit = p->types[t].unit;
-	events = o->event_frame == OUT_EVENT_ALWAYS ||
-		 (o->event_frame == OUT_EVENT_AUTO && mixed_events(p));
+	events = folded_event_frames(p, o);
 	for (i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *sm = &p->samples[i];
 		int64_t base = o->base_index ? sm->values[tb] : 0;
 
 		if (!sm->values[t] && !base)
 			continue;
-		b.len = 0;
-		if (events) {
-			add_frame(&b, "[");
-			add_frame_text(&b, sm->event ? sm->event : "?");
-			add_frame_text(&b, "]");
-		}
-		if (!o->no_comm)
-			add_frame(&b, sm->comm && *sm->comm ? sm->comm : "?");
-		for (k = sm->nlocs; k-- > 0;)
-			if (sm->locs[k] < p->nlocations)
-				add_location(&b, p, &p->locations[sm->locs[k]],
-					     o->no_demangle);
+		sample_stack(&b, p, sm, o, events);
 		folded_set_add(s, b.s ? b.s : "", sm->values[t], base);
 	}
 	free(b.s);

@@ -114,7 +114,7 @@
 
 #include "report/output.h"
 
-static void json_str(FILE *f, const char *s)
+void out_json_str(FILE *f, const char *s, int html)
 {
 	size_t n;
 
@@ -149,6 +149,13 @@ static void json_str(FILE *f, const char *s)
 		case '\f':
 			fputs("\\f", f);
 			continue;
+		case '<':
+		case '>':
+		case '&':
+			if (!html)
+				break;
+			fprintf(f, "\\u%04x", c);
+			continue;
 		default:
 			break;
 		}
@@ -162,6 +169,11 @@ static void json_str(FILE *f, const char *s)
 		}
 	}
 	putc('"', f);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	out_json_str(f, s, 0);
 }
 
 static const char *pick_name(const struct prof_function *fn, int mangled)

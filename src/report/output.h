@@ -64,6 +64,13 @@ int write_svg(FILE *f, const struct profile *p, const struct output_options *o);
 int write_pprof(FILE *f, const struct profile *p, const struct output_options *o);
 int write_json(FILE *f, const struct profile *p, const struct output_options *o);
 /*
+ * The timeline page (out-html.c): one self-contained HTML file, the
+ * memory of an -i recording over time, its heaviest stacks, the flame
+ * graph of any range of intervals, the leak suspects; without intervals
+ * the flame graph of the run and a note saying so.
+ */
+int write_html(FILE *f, const struct profile *p, const struct output_options *o);
+/*
  * The text report (out-text.c): write_text() is the summary of the run
  * and its processes (write_text_summary()) followed, when stacks were
  * unwound, by the heaviest stacks of each event kind
@@ -144,15 +151,16 @@ enum out_format {
 	FORMAT_SVG,
 	FORMAT_PPROF,
 	FORMAT_JSON,
+	FORMAT_HTML,
 };
 
 /*
- * Output formats by name ("text", "folded", "svg", "pprof", "json": the
- * order of enum out_format), and by the suffix of a file name (.txt,
- * .folded, .svg, .pb.gz or .pprof, .json).  Both return the index in
- * output_format_names, or -1.
+ * Output formats by name ("text", "folded", "svg", "pprof", "json",
+ * "html": the order of enum out_format), and by the suffix of a file
+ * name (.txt, .folded, .svg, .pb.gz or .pprof, .json, .html).  Both
+ * return the index in output_format_names, or -1.
  */
-extern const char *const output_format_names[5];
+extern const char *const output_format_names[6];
 int output_format_parse(const char *name);
 int output_format_from_path(const char *path);
 
@@ -259,6 +267,15 @@ void folded_set_release(struct folded_set *s);
  */
 int diff_load(struct folded_set *s, const char *path, FILE *f, int after,
 	      const struct output_options *o, const char *type);
+/*
+ * The folded stack of sample i of p ("comm;main;...;malloc", root
+ * frames as o says, the event kind first when events is set), malloc'd:
+ * the caller frees it.  folded_event_frames() tells whether o puts the
+ * event kind first in p's stacks.
+ */
+int folded_event_frames(const struct profile *p, const struct output_options *o);
+char *folded_sample_stack(const struct profile *p, size_t i, const struct output_options *o,
+			  int events);
 /* Write a finished set: "stack value" lines ("stack base value" in diffs). */
 int folded_set_write(FILE *f, const struct folded_set *s);
 /* Draw a finished set as an SVG flame graph (red/blue when s->diff). */
@@ -275,6 +292,12 @@ int svg_write_set(FILE *f, const struct folded_set *s,
  * such bytes so that XML and JSON stay well-formed.
  */
 char *out_human_bytes(char *buf, size_t size, int64_t n);
+/*
+ * s as a JSON string ("null" for NULL), invalid UTF-8 as U+FFFD; with
+ * html, '<', '>' and '&' as \u escapes too, so that the string can sit
+ * inside an HTML <script> element ("</script>" cannot appear).
+ */
+void out_json_str(FILE *f, const char *s, int html);
 size_t out_utf8_len(const char *s);
 
 /*

@@ -598,11 +598,11 @@ int recording_load(const char *path, struct profile *p)
 	return ret;
 }
 
-const char *const output_format_names[5] = { "text", "folded", "svg", "pprof", "json" };
+const char *const output_format_names[6] = { "text", "folded", "svg", "pprof", "json", "html" };
 
 int output_format_parse(const char *name)
 {
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 		if (!strcmp(name, output_format_names[i]))
 			return i;
 	return -1;
@@ -612,7 +612,7 @@ int output_format_from_path(const char *path)
 {
 	static const struct { const char *suffix; int format; } suffixes[] = {
 		{ ".txt", 0 }, { ".folded", 1 }, { ".svg", 2 }, { ".pb.gz", 3 },
-		{ ".pprof", 3 }, { ".json", 4 },
+		{ ".pprof", 3 }, { ".json", 4 }, { ".html", 5 },
 	};
 	size_t len = strlen(path);
 
@@ -668,7 +668,7 @@ int report_recording(const char *path, int format, int weight, int net, int leak
 		     int suspects, const struct output_options *o, const char *output)
 {
 	int (*const writers[])(FILE *, const struct profile *, const struct output_options *) = {
-		write_text, write_folded, write_svg, write_pprof, write_json,
+		write_text, write_folded, write_svg, write_pprof, write_json, write_html,
 	};
 	struct report_write rw;
 	struct profile p;
