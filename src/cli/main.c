@@ -103,7 +103,9 @@ static void usage(void)
 	       "  -V, --version           show the version and exit\n"
 	       "      --weight=WHAT       weigh stacks by bytes acquired (default; calls\n"
 	       "                          with a --probe without size=), count (calls)\n"
-	       "                          or released (bytes given back)\n"
+	       "                          released (bytes given back) or peak (held when\n"
+	       "                          the held bytes were highest; needs what is held:\n"
+	       "                          --leaks, or the default syscalls without -i)\n"
 	       "\n"
 	       "Examples:\n"
 	       "  memtap -- ./server --port 8080          trace a command to its end\n"
@@ -441,7 +443,7 @@ int main(int argc, char **argv)
 		case OPT_WEIGHT:
 			opt.weight = weight_parse(optarg);
 			if (opt.weight < 0)
-				usage_error("invalid value '%s' for --weight (want bytes, count or "
+				usage_error("invalid value '%s' for --weight (want bytes, count, peak or "
 					    "released)", optarg);
 			break;
 		case OPT_MIN_SIZE:
@@ -548,6 +550,8 @@ int main(int argc, char **argv)
 			    output_format_names[opt.format]);
 	if (view_conflict(opt.weight, opt.net, opt.leaks))
 		usage_error("%s", view_conflict(opt.weight, opt.net, opt.leaks));
+	if (opt.weight == WEIGHT_PEAK && opt.interval > 0 && !opt.leaks)
+		usage_error("--weight=peak with -i needs --leaks");
 	if (opt.min_age > 0 && !opt.leaks)
 		usage_error("--min-age goes with --leaks");
 	if (opt.fault_period && !(opt.events & EV_FAULT_KINDS))
@@ -557,6 +561,9 @@ int main(int argc, char **argv)
 	if (!unwind_kind_available(opt.unwind))
 		usage_error("--unwind=%s is not available in this build", unwind_kind_name(opt.unwind));
 	sample_mean = sampling_mean();
+	sink_init_from_opt();
+	if (opt.weight == WEIGHT_PEAK && !sink_held_known())
+		usage_error("--weight=peak needs what is held: add --leaks");
 
 	/*
 	 * Outputs are written beside their path and renamed over it when
@@ -580,7 +587,6 @@ int main(int argc, char **argv)
 		error_msg_and_die("cannot open recording file '%s': %s", opt.record,
 				  strerror(errno));
 	output_set_path(opt.output);
-	sink_init_from_opt();
 
 	features_probe();
 	if (verbose)

@@ -35,7 +35,8 @@ static void report_usage(void)
 "                          whose held bytes rose steadily over the intervals\n"
 "      --title=TEXT        svg: the title\n"
 "      --top=N             text: the N heaviest stacks per event (default 10)\n"
-"      --weight=WHAT       weigh stacks by bytes (acquired), count or released\n"
+"      --weight=WHAT       weigh stacks by bytes (acquired), count, released or\n"
+"                          peak (held when the held bytes were highest)\n"
 "Without --leaks, --net or --weight, the view of the recording's run.\n"
 "\n"
 "Examples:\n"
@@ -119,7 +120,7 @@ int report_main(int argc, char **argv)
 			weight = weight_parse(optarg);
 			if (weight < 0)
 				usage_error("report: invalid value '%s' for --weight (want bytes, "
-					    "count or released)", optarg);
+					    "count, released or peak)", optarg);
 			break;
 		case ':':
 			usage_error("report: option '%s' needs a value", argv[optind - 1]);

@@ -14,6 +14,8 @@ static struct agg *entries;
 static size_t nentries, entries_cap;
 static uint32_t *index_;	/* entry index + 1, 0 = empty */
 static size_t index_size;
+static struct held_peak peaks[HELD_NFAMILIES];
+static uint64_t event_ns;
 
 static size_t hash(const struct sink_proc *p, enum event_kind kind, uint32_t stack)
 {
@@ -59,6 +61,8 @@ static struct agg *lookup(struct sink_proc *p, enum event_kind kind, uint32_t st
 	a->proc = p;
 	a->kind = kind;
 	a->stack = stack;
+	/* it held nothing at the last peak */
+	a->peak_seq = peaks[held_family_of(kind)].seq;
 	return a;
 }
 
@@ -106,9 +110,52 @@ void aggregate_mark(void)
 	}
 }
 
+void aggregate_set_time(uint64_t time_ns)
+{
+	event_ns = time_ns;
+}
+
+void aggregate_held(struct sink_proc *p, enum event_kind kind, uint32_t stack, int64_t delta,
+		    int objects)
+{
+	struct held_peak *pk = &peaks[held_family_of(kind)];
+	struct agg *a;
+
+	if (!delta && !objects)
+		return;
+	a = lookup(p, kind, stack);
+	a->held_objects += (uint64_t)(int64_t)objects;
+	if (a->peak_seq != pk->seq) {
+		/* its first change since the peak: what it held then */
+		a->peak_held = a->held;
+		a->peak_seq = pk->seq;
+	}
+	a->held += (uint64_t)delta;
+	pk->now += (uint64_t)delta;
+	if (pk->now > pk->bytes) {
+		/* every entry holds its peak value now: none saved yet */
+		pk->bytes = pk->now;
+		pk->time_ns = event_ns;
+		pk->seq++;
+	}
+}
+
+const struct held_peak *aggregate_peak(enum held_family f)
+{
+	return &peaks[f];
+}
+
+uint64_t aggregate_held_at_peak(const struct agg *a)
+{
+	const struct held_peak *pk = &peaks[held_family_of(a->kind)];
+
+	return a->peak_seq == pk->seq ? a->peak_held : a->held;
+}
+
 void aggregate_clear(void)
 {
 	nentries = 0;
+	memset(peaks, 0, sizeof(peaks));
 	if (index_)
 		memset(index_, 0, index_size * sizeof(*index_));
 }

@@ -26,6 +26,15 @@ struct agg {
 	uint64_t acquired, released;
 	/* at the last aggregate_mark(): the interval's are the differences */
 	uint64_t mark_calls, mark_failed, mark_acquired, mark_released;
+	/*
+	 * Bytes its stack holds now (live blocks, held ranges: the
+	 * process's own, not what a fork child inherited), kept by
+	 * aggregate_held() at every change; at the peak of its family
+	 * (aggregate_held_at_peak()): peak_held, valid when peak_seq is
+	 * its family's current peak sequence number.
+	 */
+	uint64_t held, peak_held, peak_seq;
+	uint64_t held_objects;	/* the blocks or ranges of held */
 };
 
 /* Add one event, with the bytes it took and gave back, to its aggregate. */
@@ -49,5 +58,40 @@ size_t aggregate_index(struct sink_proc *p, enum event_kind kind, uint32_t stack
 void aggregate_mark(void);
 
 void aggregate_clear(void);
+
+/*
+ * Held memory and its peak.  Two families are told apart: allocator
+ * blocks (ev_is_alloc() kinds: the live table) and mappings (brk, mmap,
+ * mremap: the held ranges); each has its total over every process and
+ * the highest that total reached.
+ *
+ * aggregate_held() is told of every change of what (p, kind, stack)
+ * holds (live.c, maptrack.c), in the order they happen, at O(1): at
+ * each new peak of the family a sequence number is taken, and an
+ * entry's first change after it saves what it held at the peak
+ * (copy-on-write), so that aggregate_held_at_peak() answers for every
+ * entry at any later time.  aggregate_set_time() gives the time (since
+ * the start) of the event being counted, the time a new peak gets.
+ */
+enum held_family { HELD_ALLOC, HELD_MAPS, HELD_NFAMILIES };
+
+struct held_peak {
+	uint64_t now;		/* held now */
+	uint64_t bytes;		/* the highest, 0: never held anything */
+	uint64_t time_ns;	/* when (since the start) */
+	uint64_t seq;		/* its sequence number */
+};
+
+static inline enum held_family held_family_of(enum event_kind kind)
+{
+	return ev_is_alloc(kind) ? HELD_ALLOC : HELD_MAPS;
+}
+
+/* objects: the blocks or ranges that change, +1, -1 or 0 */
+void aggregate_held(struct sink_proc *p, enum event_kind kind, uint32_t stack, int64_t delta,
+		    int objects);
+void aggregate_set_time(uint64_t time_ns);
+const struct held_peak *aggregate_peak(enum held_family f);
+uint64_t aggregate_held_at_peak(const struct agg *a);
 
 #endif /* MEMTAP_AGGREGATE_H */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/aggregate.h"
 #include "record/live.h"
 #include "record/sink.h"
 #include "util/xmalloc.h"
@@ -76,9 +77,18 @@ static void grow(struct live_table *t)
 	free(old);
 }
 
-/* Take slot s out of t's counts. */
-static void forget(struct live_table *t, const struct live_slot *s)
+/* What the stack of an own block holds changes by sign * its size. */
+static void held(struct sink_proc *p, const struct live_slot *s, int sign)
 {
+	if (!s->inherited && s->kind < EV_NKINDS)
+		aggregate_held(p, (enum event_kind)s->kind, s->stack, sign * (int64_t)s->size,
+			       sign);
+}
+
+/* Take slot s of p out of t's counts. */
+static void forget(struct sink_proc *p, struct live_table *t, const struct live_slot *s)
+{
+	held(p, s, -1);
 	t->bytes -= s->size;
 	t->used--;
 	if (s->inherited) {
@@ -101,10 +111,11 @@ void live_add(struct sink_proc *p, uint64_t addr, uint64_t size, uint32_t stack,
 	while (t->slots[j].addr && t->slots[j].addr != addr)
 		j = (j + 1) & (t->size - 1);
 	if (t->slots[j].addr)
-		forget(t, &t->slots[j]);
+		forget(p, t, &t->slots[j]);
 	t->used++;
 	t->slots[j] = (struct live_slot){ addr, size, kind, 0, stack, (uint32_t)(time_ns / 1000000u) };
 	t->bytes += size;
+	held(p, &t->slots[j], 1);
 }
 
 int live_remove(struct sink_proc *p, uint64_t addr, struct live_block *removed)
@@ -122,7 +133,7 @@ int live_remove(struct sink_proc *p, uint64_t addr, struct live_block *removed)
 	}
 	if (removed)
 		*removed = block_of(&t->slots[j]);
-	forget(t, &t->slots[j]);
+	forget(p, t, &t->slots[j]);
 	/* backward-shift deletion keeps every probe chain unbroken */
 	for (k = (j + 1) & (t->size - 1); t->slots[k].addr; k = (k + 1) & (t->size - 1)) {
 		size_t home = slot_of(t->slots[k].addr, t->size);
@@ -176,6 +187,9 @@ void live_clear(struct sink_proc *p)
 {
 	if (!p->live)
 		return;
+	for (size_t i = 0; i < p->live->size; i++)
+		if (p->live->slots[i].addr)
+			held(p, &p->live->slots[i], -1);
 	total_memory -= p->live->size * sizeof(*p->live->slots);
 	free(p->live->slots);
 	memset(p->live, 0, sizeof(*p->live));

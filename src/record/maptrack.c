@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/aggregate.h"
 #include "record/maptrack.h"
 #include "record/sink.h"
 #include "util/xmalloc.h"
@@ -17,6 +18,15 @@ struct map_table {
 	struct map_seg *segs;
 	size_t n, cap;
 };
+
+/* What the stack of an own range holds changes by sign * bytes. */
+static void held(struct sink_proc *p, const struct map_seg *s, uint64_t bytes, int sign,
+		 int objects)
+{
+	if (!s->inherited && s->kind < EV_NKINDS)
+		aggregate_held(p, (enum event_kind)s->kind, s->stack, sign * (int64_t)bytes,
+			       objects);
+}
 
 static struct map_table *table(struct sink_proc *p)
 {
@@ -61,19 +71,23 @@ void maptrack_remove(struct sink_proc *p, uint64_t start, uint64_t end)
 		/* a hole in the middle of one range: split it */
 		struct map_seg tail = t->segs[i];
 
+		held(p, &tail, end - start, -1, 1);	/* one range more */
 		tail.start = end;
 		t->segs[i].end = start;
 		insert_at(t, i + 1, &tail);
 		return;
 	}
 	if (i < t->n && t->segs[i].start < start) {
+		held(p, &t->segs[i], t->segs[i].end - start, -1, 0);
 		t->segs[i].end = start;
 		i++;
 	}
 	for (j = i; j < t->n && t->segs[j].end <= end; j++)
-		;
-	if (j < t->n && t->segs[j].start < end)
+		held(p, &t->segs[j], t->segs[j].end - t->segs[j].start, -1, -1);
+	if (j < t->n && t->segs[j].start < end) {
+		held(p, &t->segs[j], end - t->segs[j].start, -1, 0);
 		t->segs[j].start = end;
+	}
 	if (j > i) {
 		memmove(&t->segs[i], &t->segs[j], (t->n - j) * sizeof(*t->segs));
 		t->n -= j - i;
@@ -90,6 +104,7 @@ void maptrack_add(struct sink_proc *p, uint64_t start, uint64_t end, uint32_t st
 		return;
 	maptrack_remove(p, start, end);
 	insert_at(t, first_after(t, start), &s);
+	held(p, &s, end - start, 1, 1);
 }
 
 void maptrack_copy(struct sink_proc *to, const struct sink_proc *from)
@@ -108,8 +123,12 @@ void maptrack_copy(struct sink_proc *to, const struct sink_proc *from)
 
 void maptrack_clear(struct sink_proc *p)
 {
-	if (p->maps)
-		p->maps->n = 0;
+	if (!p->maps)
+		return;
+	for (size_t i = 0; i < p->maps->n; i++)
+		held(p, &p->maps->segs[i], p->maps->segs[i].end - p->maps->segs[i].start, -1,
+		     -1);
+	p->maps->n = 0;
 }
 
 void maptrack_foreach(const struct sink_proc *p, void (*fn)(const struct map_seg *, void *),

@@ -8,7 +8,9 @@
  * "alloc_space" and "alloc_objects" (allocator calls, the Go heap
  * profile's names), then one "<event>_space" (acquired bytes) per event
  * kind seen that acquires memory, so that pprof users can pick a kind
- * with -sample_index.  Every figure has one sign: acquired and released
+ * with -sample_index, and "peak_space" (what each stack held when the
+ * held bytes of its family were highest: aggregate.h) where held memory
+ * is known.  Every figure has one sign: acquired and released
  * bytes are both positive numbers, as in the text report's table.  The
  * default type is what --weight, --net and --leaks select (view_type()),
  * count when a --probe has no size= and nothing else was asked for.
@@ -172,6 +174,25 @@ static int kind_acquires(enum event_kind k)
 	return k != EV_MUNMAP && k != EV_FREE;
 }
 
+/* Is what stacks hold kept in this report?  -i reports: with --leaks only. */
+static int held_reported(void)
+{
+	const struct report_config *rc = report_config();
+
+	return sink_held_known() && (rc->leaks || rc->interval <= 0);
+}
+
+/*
+ * Is what p holds read from its blocks and ranges one by one?  The
+ * aggregates' held counters (aggregate.h) have it at once, but for
+ * --min-age and --min-size, which weigh each one, and for a fork child,
+ * which holds its parent's too, apart.
+ */
+static int held_walked(const struct sink_proc *p)
+{
+	return report_config()->min_age > 0 || sink_config()->min_size || p->inherits;
+}
+
 /* The per-process figures of the report: status, /proc, event totals. */
 static void add_processes(struct profile *prof)
 {
@@ -233,7 +254,6 @@ static void add_run(struct profile *prof, const struct run_info *ri)
 {
 	struct prof_run *r = &prof->run;
 	const struct stop_counts *st = &ri->stops;
-	const struct report_config *rc = report_config();
 
 	prof->have_run = 1;
 	r->syscalls = xstrdup(ri->syscall_source);
@@ -247,8 +267,7 @@ static void add_run(struct profile *prof, const struct run_info *ri)
 	r->stops_signal = st->signal;
 	r->stops_other = st->event + st->group;
 	r->stacks = sink_stacks_wanted();
-	/* -i reports have it with --leaks only: it costs */
-	r->held = sink_held_known() && (rc->leaks || rc->interval <= 0);
+	r->held = held_reported();
 	for (size_t i = 0; i < ri->nunfound; i++) {
 		r->unfound = xrealloc(r->unfound, (r->nunfound + 1) * sizeof(*r->unfound));
 		r->unfound[r->nunfound++] = xstrdup(ri->unfound[i]);
@@ -258,7 +277,7 @@ static void add_run(struct profile *prof, const struct run_info *ri)
 void profile_build(struct profile *prof, const struct run_info *ri, int interval)
 {
 	const struct report_config *rc = report_config();
-	size_t nagg, kind_type[EV_NKINDS];
+	size_t nagg, kind_type[EV_NKINDS], peak_type = (size_t)-1;
 	struct agg *aggs = aggregate_entries(&nagg);
 	size_t nmods = module_count() + 1;
 	size_t *locs = xcalloc((size_t)STACK_MAX_DEPTH, sizeof(*locs));
@@ -282,6 +301,16 @@ void profile_build(struct profile *prof, const struct run_info *ri, int interval
 
 			snprintf(name, sizeof(name), "%s_space", event_kind_names[k]);
 			kind_type[k] = profile_add_value_type(prof, name, "bytes");
+		}
+	}
+	if (held_reported()) {
+		peak_type = profile_add_value_type(prof, "peak_space", "bytes");
+		for (int f = 0; f < PROF_NPEAKS; f++) {
+			const struct held_peak *pk = aggregate_peak(f == PROF_PEAK_ALLOC ? HELD_ALLOC
+											 : HELD_MAPS);
+
+			prof->peaks[f].bytes = pk->bytes;
+			prof->peaks[f].nanos = (int64_t)pk->time_ns;
 		}
 	}
 	prof->default_type = profile_find_type(prof, view_type(rc->weight, rc->net, rc->leaks,
@@ -310,9 +339,12 @@ void profile_build(struct profile *prof, const struct run_info *ri, int interval
 		uint64_t calls = a->calls - (interval ? a->mark_calls : 0);
 		uint64_t acquired = a->acquired - (interval ? a->mark_acquired : 0);
 		uint64_t released = a->released - (interval ? a->mark_released : 0);
+		uint64_t at_peak = peak_type != (size_t)-1 ? aggregate_held_at_peak(a) : 0;
 		size_t n;
 
-		if (interval && !calls && !acquired && !released)
+		int held = peak_type != (size_t)-1 && !held_walked(a->proc);
+
+		if (interval && !calls && !acquired && !released && !at_peak && !(held && a->held))
 			continue;
 		n = stack_locations(&b, a->stack);
 		memset(b.values, 0, prof->ntypes * sizeof(*b.values));
@@ -320,6 +352,12 @@ void profile_build(struct profile *prof, const struct run_info *ri, int interval
 		b.values[VT_COUNT] = (int64_t)calls;
 		b.values[VT_RELEASED] = (int64_t)released;
 		b.values[VT_NET] = (int64_t)acquired - (int64_t)released;
+		if (peak_type != (size_t)-1)
+			b.values[peak_type] = (int64_t)at_peak;
+		if (held) {
+			b.values[VT_INUSE_SPACE] = (int64_t)a->held;
+			b.values[VT_INUSE_OBJECTS] = (int64_t)a->held_objects;
+		}
 		if (kind_type[a->kind] != (size_t)-1)
 			b.values[kind_type[a->kind]] = b.values[VT_BYTES];
 		if (ev_is_alloc(a->kind) && a->kind != EV_FREE) {
@@ -337,6 +375,8 @@ void profile_build(struct profile *prof, const struct run_info *ri, int interval
 	/* held memory in every recording where it is known: --leaks is a view */
 	if (prof->run.held) {
 		for (struct sink_proc *p = sink_procs(); p; p = p->next) {
+			if (!held_walked(p))
+				continue;
 			b.proc = p;
 			maptrack_foreach(p, held_seg, &b);
 			live_foreach(p, held_block, &b);

@@ -218,13 +218,13 @@ static void output_options_from_cfg(struct output_options *oo)
 	oo->top = cfg.top;
 }
 
-/* Write prof as -F says to f. */
-static int write_format(FILE *f, const struct profile *prof)
+/* Write prof in format (enum out_format) to f. */
+static int write_as(FILE *f, const struct profile *prof, int format)
 {
 	struct output_options oo;
 
 	output_options_from_cfg(&oo);
-	switch (cfg.format) {
+	switch (format) {
 	case FORMAT_FOLDED:
 		return write_folded(f, prof, &oo);
 	case FORMAT_SVG:
@@ -238,6 +238,12 @@ static int write_format(FILE *f, const struct profile *prof)
 	default:
 		return write_text(f, prof, &oo);
 	}
+}
+
+/* Write prof as -F says to f. */
+static int write_format(FILE *f, const struct profile *prof)
+{
+	return write_as(f, prof, cfg.format);
 }
 
 /* The summary on standard error next to a file of another format. */
@@ -401,6 +407,58 @@ done:
 	aggregate_mark();
 	for (struct sink_proc *p = sink_procs(); p; p = p->next)
 		memcpy(p->prev, p->stats, sizeof(p->prev));
+}
+
+/* --at-peak: per held family, the peak last written */
+static uint64_t peak_written[HELD_NFAMILIES];
+static int at_peak_failed;
+
+/* Is peak past the step above what was written? */
+static int past_step(uint64_t peak, uint64_t written)
+{
+	uint64_t step = cfg.at_peak_step;
+
+	if (!cfg.at_peak_step)
+		step = (uint64_t)((double)written * cfg.at_peak_pct / 100.0);
+	return peak > written && peak - written > step;
+}
+
+int report_at_peak_pending(void)
+{
+	if (!cfg.at_peak || at_peak_failed)
+		return 0;
+	for (int f = 0; f < HELD_NFAMILIES; f++)
+		if (past_step(aggregate_peak(f)->bytes, peak_written[f]))
+			return 1;
+	return 0;
+}
+
+/* The format of FILE's suffix, folded for any other. */
+static int write_at_peak(FILE *f, const void *arg)
+{
+	int format = output_format_from_path(cfg.at_peak);
+
+	return write_as(f, arg, format < 0 ? FORMAT_FOLDED : format);
+}
+
+void report_at_peak_write(const struct run_info *ri)
+{
+	struct profile prof;
+	size_t t;
+
+	profile_build(&prof, ri, 0);
+	t = profile_find_type(&prof, "peak_space");
+	if (t != (size_t)-1)
+		prof.default_type = t;
+	for (int f = 0; f < HELD_NFAMILIES; f++)
+		peak_written[f] = aggregate_peak(f)->bytes;
+	if (outfile_write(cfg.at_peak, write_at_peak, &prof) < 0)
+		at_peak_failed = 1;
+	else
+		debug_msg("--at-peak: wrote '%s', peaks %" PRIu64 " bytes of blocks, %" PRIu64
+			  " of mappings", cfg.at_peak, peak_written[HELD_ALLOC],
+			  peak_written[HELD_MAPS]);
+	profile_release(&prof);
 }
 
 /* The stack's functions, leaf first, as "leaf < caller < ..." in buf. */

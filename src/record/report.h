@@ -54,6 +54,9 @@ struct report_config {
 	double min_age;		/* --min-age seconds, for --leaks */
 	double interval;	/* -i seconds, 0 = one report at the end */
 	int unsized_probes;	/* a --probe without size=: count is the default */
+	const char *at_peak;	/* --at-peak: the profile of the last peak, or NULL */
+	uint64_t at_peak_step;	/* --at-peak-step SIZE: bytes past the last written */
+	double at_peak_pct;	/* --at-peak-step N%: percent of it (when step is 0) */
 };
 
 void report_init(const struct report_config *c);
@@ -71,6 +74,18 @@ void report_final(const struct run_info *ri);
  * (outputs that fail end the session: util/outfile.h).
  */
 void report_write_interval(unsigned n, int last, const struct run_info *ri);
+
+/*
+ * --at-peak FILE: is there a peak (aggregate.h: of allocator blocks or
+ * of mappings) that exceeds the last one written by more than the step?
+ * Cheap: the tracer asks after every batch of events.
+ * report_at_peak_write() writes its profile (all stacks, "peak_space"
+ * the default value type) in the format of FILE's suffix, folded for
+ * any other, replacing FILE whole (util/outfile.h).  A write that fails
+ * says so once and ends --at-peak.
+ */
+int report_at_peak_pending(void);
+void report_at_peak_write(const struct run_info *ri);
 
 /* "exited with status 0", "killed by signal 9 (SIGKILL)", ... */
 void proc_status_text(const struct sink_proc *p, char *buf, size_t size);

@@ -125,6 +125,7 @@ void sink_proc_fork(struct sink_proc *child, const struct sink_proc *parent)
 		return;
 	maptrack_copy(child, parent);
 	live_copy(child, parent);
+	child->inherits = 1;
 }
 
 void sink_proc_add_stubs(struct sink_proc *p, uint64_t start, uint64_t len, stub_frame_fn fn)
@@ -452,6 +453,7 @@ void sink_flush(void)
 		uint64_t acquired, released, calls = 1;
 
 		ev->comm = pe->comm;
+		aggregate_set_time(ev->time_ns);	/* a peak it makes is then */
 		if (ev->release_only) {
 			/* a sampled block's free: it is no longer held */
 			track_weighed(p, ev, stack, 0);

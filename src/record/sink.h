@@ -68,6 +68,7 @@ struct sink_proc {
 	struct live_table *live;	/* live allocations (live.c) */
 	struct map_table *maps;		/* held brk/mmap ranges (maptrack.c) */
 	int unfollowed;		/* fork child not followed: gets no copy */
+	int inherits;		/* has a copy of its parent's blocks and ranges */
 	struct sink_proc *next;	/* in creation order */
 };
 

@@ -9,8 +9,6 @@
 
 #include "linux/procfs.h"
 #include "record/aggregate.h"
-#include "record/live.h"
-#include "record/maptrack.h"
 #include "record/sink.h"
 #include "record/timeline.h"
 #include "report/profile.h"
@@ -33,12 +31,12 @@ struct tl_interval {
 static struct tl_interval *intervals;
 static size_t nintervals, intervals_cap;
 static int held_known;
-/* per aggregate index: held at the end of the last interval, and now */
-static uint64_t *last_held, *held_now;
-static size_t nheld, held_cap, now_cap;
+/* per aggregate index: held at the end of the last interval */
+static uint64_t *last_held;
+static size_t nheld, held_cap;
 static size_t store_bytes;
 
-/* held_now sized for n aggregates, the new ones 0. */
+/* last_held sized for n aggregates, the new ones 0. */
 static void held_grow(size_t n)
 {
 	size_t old = nheld;
@@ -46,55 +44,8 @@ static void held_grow(size_t n)
 	if (n <= nheld)
 		return;
 	last_held = xgrowarray(last_held, &held_cap, n, sizeof(*last_held));
-	held_now = xgrowarray(held_now, &now_cap, n, sizeof(*held_now));
 	memset(last_held + old, 0, (n - old) * sizeof(*last_held));
-	memset(held_now + old, 0, (n - old) * sizeof(*held_now));
 	nheld = n;
-}
-
-static void add_held(struct sink_proc *p, unsigned kind, uint32_t stack, uint64_t bytes)
-{
-	size_t i = aggregate_index(p, (enum event_kind)kind, stack);
-
-	held_grow(i + 1);
-	held_now[i] += bytes;
-}
-
-struct held_walk {
-	struct sink_proc *p;
-};
-
-static void held_block(const struct live_block *b, void *arg)
-{
-	struct held_walk *w = arg;
-
-	if (!b->inherited && b->kind < EV_NKINDS)
-		add_held(w->p, b->kind, b->stack, b->size);
-}
-
-static void held_seg(const struct map_seg *s, void *arg)
-{
-	struct held_walk *w = arg;
-
-	if (!s->inherited && s->kind < EV_NKINDS)
-		add_held(w->p, s->kind, s->stack, s->end - s->start);
-}
-
-/* held_now: what each aggregate's stack holds now. */
-static void held_compute(void)
-{
-	size_t nagg;
-
-	aggregate_entries(&nagg);
-	held_grow(nagg);
-	if (nheld)
-		memset(held_now, 0, nheld * sizeof(*held_now));
-	for (struct sink_proc *p = sink_procs(); p; p = p->next) {
-		struct held_walk w = { p };
-
-		live_foreach(p, held_block, &w);
-		maptrack_foreach(p, held_seg, &w);
-	}
 }
 
 static void vm_points(struct tl_interval *t)
@@ -122,8 +73,6 @@ void timeline_interval_end(uint64_t end_ns, int held)
 	size_t nagg, cap = 0;
 
 	held_known = held;
-	if (held)
-		held_compute();
 	aggs = aggregate_entries(&nagg);
 	held_grow(nagg);
 	intervals = xgrowarray(intervals, &intervals_cap, nintervals + 1, sizeof(*intervals));
@@ -137,10 +86,10 @@ void timeline_interval_end(uint64_t end_ns, int held)
 			.calls = a->calls - a->mark_calls,
 			.acquired = a->acquired - a->mark_acquired,
 			.released = a->released - a->mark_released,
-			.held = held ? held_now[i] : 0,
+			.held = held ? a->held : 0,
 		};
 
-		t->captured += held ? (int64_t)held_now[i]
+		t->captured += held ? (int64_t)a->held
 				    : (int64_t)(a->acquired - a->released);
 		if (!c.calls && !c.acquired && !c.released && c.held == last_held[i])
 			continue;
@@ -206,7 +155,7 @@ void timeline_to_profile(struct profile *prof, const size_t *agg_sample, size_t 
 
 size_t timeline_memory(void)
 {
-	return store_bytes + (held_cap + now_cap) * sizeof(uint64_t);
+	return store_bytes + held_cap * sizeof(uint64_t);
 }
 
 void timeline_release(void)
@@ -217,8 +166,7 @@ void timeline_release(void)
 	}
 	free(intervals);
 	free(last_held);
-	free(held_now);
 	intervals = NULL;
-	last_held = held_now = NULL;
-	nintervals = intervals_cap = nheld = held_cap = now_cap = store_bytes = 0;
+	last_held = NULL;
+	nintervals = intervals_cap = nheld = held_cap = store_bytes = 0;
 }

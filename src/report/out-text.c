@@ -312,6 +312,20 @@ static void print_process(FILE *f, const struct prof_process *pr, uint64_t perio
 	print_account(f, pr, sampled);
 }
 
+/* In the peak view: when the held bytes were highest, and how high. */
+static void print_peaks(FILE *f, const struct profile *p)
+{
+	static const char *const what[PROF_NPEAKS] = { "allocator blocks", "mappings" };
+
+	if (p->default_type >= p->ntypes || strcmp(p->types[p->default_type].type, "peak_space"))
+		return;
+	for (int i = 0; i < PROF_NPEAKS; i++)
+		if (p->peaks[i].bytes)
+			fprintf(f, "peak: %" PRIu64 " bytes of %s held at %" PRId64 ".%03" PRId64
+				" s\n", p->peaks[i].bytes, what[i], p->peaks[i].nanos / 1000000000,
+				p->peaks[i].nanos / 1000000 % 1000);
+}
+
 int write_text_summary(FILE *f, const struct profile *p)
 {
 	const struct prof_run *r = &p->run;
@@ -332,6 +346,7 @@ int write_text_summary(FILE *f, const struct profile *p)
 	for (size_t i = 0; i < p->nprocesses; i++)
 		print_process(f, &p->processes[i], r->fault_period,
 			      r->sample_lo ? 1 + r->held : 0);
+	print_peaks(f, p);
 	if (ferror(f)) {
 		if (!errno)
 			errno = EIO;

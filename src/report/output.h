@@ -124,11 +124,12 @@ int write_suspects(FILE *f, const struct profile *p, const struct output_options
  * of an impossible combination ("--net and --weight=count exclude each
  * other"), or NULL.  view_type() names the value type the view selects:
  * "bytes" (acquired: growth), "count", "released", "net", "inuse_space"
- * or "inuse_objects"; WEIGHT_DEFAULT means bytes, or count when
+ * or "inuse_objects", "peak_space" (WEIGHT_PEAK: what each stack held at
+ * the peak; --leaks only says it is known); WEIGHT_DEFAULT means bytes, or count when
  * count_default is set (--probe without size=) and neither --net nor
  * --leaks is.
  */
-enum weight { WEIGHT_DEFAULT, WEIGHT_BYTES, WEIGHT_COUNT, WEIGHT_RELEASED };
+enum weight { WEIGHT_DEFAULT, WEIGHT_BYTES, WEIGHT_COUNT, WEIGHT_RELEASED, WEIGHT_PEAK };
 
 int weight_parse(const char *s);	/* enum weight, or -1 */
 const char *view_conflict(int weight, int net, int leaks);

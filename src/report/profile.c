@@ -412,8 +412,12 @@ size_t profile_find_type(const struct profile *p, const char *type)
 	return (size_t)-1;
 }
 
+const char *const prof_peak_names[PROF_NPEAKS] = { "alloc", "mappings" };
+
 int weight_parse(const char *s)
 {
+	if (!strcmp(s, "peak"))
+		return WEIGHT_PEAK;
 	if (!strcmp(s, "bytes"))
 		return WEIGHT_BYTES;
 	if (!strcmp(s, "count"))
@@ -433,6 +437,8 @@ const char *view_conflict(int weight, int net, int leaks)
 		return "--net and --weight=released exclude each other";
 	if (leaks && weight == WEIGHT_RELEASED)
 		return "--leaks and --weight=released exclude each other";
+	if (net && weight == WEIGHT_PEAK)
+		return "--net and --weight=peak exclude each other";
 	return NULL;
 }
 
@@ -441,6 +447,8 @@ const char *view_type(int weight, int net, int leaks, int count_default)
 	int count = weight == WEIGHT_COUNT ||
 		    (weight == WEIGHT_DEFAULT && count_default && !net && !leaks);
 
+	if (weight == WEIGHT_PEAK)
+		return "peak_space";
 	if (leaks)
 		return count ? "inuse_objects" : "inuse_space";
 	if (net)

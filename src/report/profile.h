@@ -104,6 +104,20 @@ struct prof_run {
 	size_t nunfound;
 };
 
+/*
+ * The highest bytes held at once in the run (the "peak_space" values
+ * are what each stack held then), of allocator blocks (PROF_PEAK_ALLOC)
+ * and of mappings (PROF_PEAK_MAPS: brk, mmap, mremap), over every
+ * process; bytes 0: none known.
+ */
+enum { PROF_PEAK_ALLOC, PROF_PEAK_MAPS, PROF_NPEAKS };
+extern const char *const prof_peak_names[PROF_NPEAKS];	/* "alloc", "mappings" */
+
+struct prof_peak {
+	uint64_t bytes;
+	int64_t nanos;		/* since the start of the run */
+};
+
 struct profile {
 	struct prof_value_type *types;
 	size_t ntypes;
@@ -130,6 +144,7 @@ struct profile {
 	struct prof_interval *intervals;
 	size_t nintervals;
 	int intervals_held;
+	struct prof_peak peaks[PROF_NPEAKS];
 };
 
 /*

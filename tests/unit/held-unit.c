@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/aggregate.h"
 #include "record/live.h"
 #include "record/maptrack.h"
 #include "record/sink.h"
@@ -28,6 +29,53 @@ static void check(int cond, const char *what, long i)
 {
 	if (!cond && failures++ < 10)
 		printf("FAIL %s (step %ld)\n", what, i);
+}
+
+/* The held counters (aggregate.h) against a walk of every block and range. */
+static uint64_t walked[1 << 16], walked_objects[1 << 16];
+
+static void walk_block(const struct live_block *b, void *arg)
+{
+	size_t i = aggregate_index(arg, (enum event_kind)b->kind, b->stack);
+
+	if (!b->inherited && i < (1 << 16)) {
+		walked[i] += b->size;
+		walked_objects[i]++;
+	}
+}
+
+static void walk_seg(const struct map_seg *s, void *arg)
+{
+	size_t i = aggregate_index(arg, (enum event_kind)s->kind, s->stack);
+
+	if (!s->inherited && i < (1 << 16)) {
+		walked[i] += s->end - s->start;
+		walked_objects[i]++;
+	}
+}
+
+static void check_counters(const char *what, long step)
+{
+	size_t n;
+	const struct agg *a;
+	uint64_t total[HELD_NFAMILIES] = { 0 };
+	int same = 1;
+
+	memset(walked, 0, sizeof(walked));
+	memset(walked_objects, 0, sizeof(walked_objects));
+	for (struct sink_proc *p = sink_procs(); p; p = p->next) {
+		live_foreach(p, walk_block, p);
+		maptrack_foreach(p, walk_seg, p);
+	}
+	a = aggregate_entries(&n);
+	for (size_t i = 0; i < n && i < (1 << 16); i++) {
+		same &= a[i].held == walked[i] && a[i].held_objects == walked_objects[i];
+		total[held_family_of(a[i].kind)] += a[i].held;
+	}
+	check(same, what, step);
+	for (int f = 0; f < HELD_NFAMILIES; f++)
+		check(aggregate_peak(f)->now == total[f] && aggregate_peak(f)->bytes >= total[f],
+		      "family totals and peaks", step);
 }
 
 static void seg_to_model(const struct map_seg *s, void *arg)
@@ -74,6 +122,7 @@ static void test_maptrack(void)
 			memset(seen, 0, sizeof(seen));
 			maptrack_foreach(&the_proc, seg_to_model, seen);
 			check(memcmp(seen, owner, sizeof(seen)) == 0, "maptrack matches the page model", i);
+			check_counters("held counters of the ranges", i);
 		}
 	}
 	/* ranges stay sorted, disjoint and non-empty */
@@ -121,6 +170,8 @@ static void test_live(void)
 		if (i % 1000 == 0) {
 			check(live_bytes(&the_proc) == bytes, "live bytes", i);
 			check(live_count(&the_proc) == count, "live count", i);
+			if (i % 20000 == 0)
+				check_counters("held counters of the blocks", i);
 		}
 	}
 	check(live_memory() <= 64 * live_count(&the_proc) || live_count(&the_proc) < 400,
@@ -215,6 +266,10 @@ static void test_fork(void)
 	memset(&fs, 0, sizeof(fs));
 	maptrack_foreach(&child_proc, seg_origin, &fs);
 	check(!fs.wrong, "each range inherited or the child's own", 0);
+	check_counters("held counters after a fork", 0);
+	live_clear(&child_proc);
+	maptrack_clear(&child_proc);
+	check_counters("held counters after an exec", 0);
 }
 
 int main(void)
