@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 reps=7
-workloads="mmap mmap-ptrace dd-ptrace stacks alloc"
+workloads="mmap mmap-ptrace dd-ptrace stacks alloc sampled exact"
 builddir=$here/..
 workdir=
 keep=no
@@ -44,6 +44,8 @@ Workloads:
                syscalls memtap stops at and lets go
   stacks       mmapper 2000 with DWARF stacks (--unwind=dwarf)
   alloc        alloc-loop -t 1 -n 2000 under -e malloc,free (int3)
+  sampled      alloc-loop -t 1 -n 200000 under -e alloc (detours, sampled)
+  exact        alloc-loop -t 1 -n 200000 under -e alloc --exact
 EOF
 }
 
@@ -81,6 +83,10 @@ setup() {
 	alloc)
 		[ -x "$loop" ] || die "no $loop: run make check TESTS= in $builddir"
 		cmd=("$loop" -t 1 -n 2000) mopts=(-e malloc,free) ;;
+	sampled | exact)
+		[ -x "$loop" ] || die "no $loop: run make check TESTS= in $builddir"
+		cmd=("$loop" -t 1 -n 200000) mopts=(-e alloc)
+		[ "$1" = sampled ] || mopts+=(--exact) ;;
 	*) die "unknown workload: $1" ;;
 	esac
 }
