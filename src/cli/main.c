@@ -40,6 +40,11 @@ static void usage(void)
 	       "       memtap diff [OPTIONS] BEFORE AFTER\n"
 	       "Show which code paths make a process's memory grow.\n"
 	       "\n"
+	       "      --at-peak=FILE      rewrite FILE with the profile at the peak of held\n"
+	       "                          bytes (peak_space) as it rises, at most once a\n"
+	       "                          second; format by suffix, folded otherwise\n"
+	       "      --at-peak-step=STEP --at-peak: only when the peak exceeds the last\n"
+	       "                          one written by more than SIZE or N%% (default 10%%)\n"
 	       "  -d, --duration=SECONDS  stop after SECONDS (-p: detach; command: stop\n"
 	       "                          recording, report, let it run to its end)\n"
 	       "  -e, --events=LIST       events to trace: brk,mmap,munmap,mremap (group\n"
@@ -263,6 +268,9 @@ static void report_init_from_opt(void)
 		.min_age = opt.min_age,
 		.interval = opt.interval,
 		.unsized_probes = unsized_probes(),
+		.at_peak = opt.at_peak,
+		.at_peak_step = opt.at_peak_step,
+		.at_peak_pct = opt.at_peak_pct,
 	};
 
 	report_init(&c);
@@ -293,11 +301,37 @@ enum {
 	OPT_EXACT,
 	OPT_SAMPLE,
 	OPT_OVERHEAD,
+	OPT_AT_PEAK,
+	OPT_AT_PEAK_STEP,
 };
+
+/* --at-peak-step: SIZE, or N% of the last peak written. */
+static void parse_at_peak_step(const char *arg)
+{
+	size_t n = strlen(arg);
+	char num[64];
+
+	opt.at_peak_step_given = 1;
+	opt.at_peak_step = 0;
+	opt.at_peak_pct = 0;
+	if (n > 1 && n <= sizeof(num) && arg[n - 1] == '%') {
+		memcpy(num, arg, n - 1);
+		num[n - 1] = '\0';
+		if (parse_decimal(num, &opt.at_peak_pct) == 0 && opt.at_peak_pct >= 0 &&
+		    opt.at_peak_pct <= 1e6)
+			return;
+	} else if (parse_size(arg, &opt.at_peak_step) == 0) {
+		return;
+	}
+	usage_error("invalid step '%s' for --at-peak-step (want a size, e.g. 1M, or a "
+		    "percent, e.g. 10%%)", arg);
+}
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "at-peak", required_argument, NULL, OPT_AT_PEAK },
+		{ "at-peak-step", required_argument, NULL, OPT_AT_PEAK_STEP },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "exact", no_argument, NULL, OPT_EXACT },
@@ -350,9 +384,16 @@ int main(int argc, char **argv)
 	opt.stack_size = STACK_SNAPSHOT_DEFAULT;
 	opt.top = 10;
 	opt.format = -1;
+	opt.at_peak_pct = 10;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:d:e:fF:hi:o:p:qvV", longopts, NULL)) != -1) {
 		switch (c) {
+		case OPT_AT_PEAK:
+			opt.at_peak = optarg;
+			break;
+		case OPT_AT_PEAK_STEP:
+			parse_at_peak_step(optarg);
+			break;
 		case 'd':
 			if (parse_decimal(optarg, &opt.duration) < 0 || !(opt.duration > 0) ||
 			    opt.duration > 1e8)
@@ -552,6 +593,10 @@ int main(int argc, char **argv)
 		usage_error("%s", view_conflict(opt.weight, opt.net, opt.leaks));
 	if (opt.weight == WEIGHT_PEAK && opt.interval > 0 && !opt.leaks)
 		usage_error("--weight=peak with -i needs --leaks");
+	if (opt.at_peak && opt.interval > 0 && !opt.leaks)
+		usage_error("--at-peak with -i needs --leaks");
+	if (opt.at_peak_step_given && !opt.at_peak)
+		usage_error("--at-peak-step goes with --at-peak");
 	if (opt.min_age > 0 && !opt.leaks)
 		usage_error("--min-age goes with --leaks");
 	if (opt.fault_period && !(opt.events & EV_FAULT_KINDS))
@@ -564,6 +609,8 @@ int main(int argc, char **argv)
 	sink_init_from_opt();
 	if (opt.weight == WEIGHT_PEAK && !sink_held_known())
 		usage_error("--weight=peak needs what is held: add --leaks");
+	if (opt.at_peak && !sink_held_known())
+		usage_error("--at-peak needs what is held: add --leaks");
 
 	/*
 	 * Outputs are written beside their path and renamed over it when
@@ -586,6 +633,8 @@ int main(int argc, char **argv)
 	if (opt.record && outfile_check(opt.record) < 0)
 		error_msg_and_die("cannot open recording file '%s': %s", opt.record,
 				  strerror(errno));
+	if (opt.at_peak && outfile_check(opt.at_peak) < 0)
+		error_msg_and_die("cannot open peak file '%s': %s", opt.at_peak, strerror(errno));
 	output_set_path(opt.output);
 
 	features_probe();

@@ -47,6 +47,10 @@ struct options {
 	uint64_t sample;	/* --sample: mean bytes between kept calls, 0: every call */
 	int sample_given;	/* --sample was given */
 	double overhead;	/* --overhead PERCENT, 0: none */
+	const char *at_peak;	/* --at-peak: the profile of the last peak, or NULL */
+	uint64_t at_peak_step;	/* --at-peak-step SIZE, 0: at_peak_pct */
+	double at_peak_pct;	/* --at-peak-step N% (default 10) */
+	int at_peak_step_given;	/* --at-peak-step was given */
 };
 
 extern struct options opt;

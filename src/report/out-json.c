@@ -76,6 +76,12 @@
  *   "locations": [ { "address": "0x5581a3c0", "mapping": 0,
  *                    "lines": [ [ 3, 42 ] ] } ],  function index, line
  *   per sample: "locations": [ 0, 5, 7 ]          leaf first
+ *   "peaks": { "alloc": { "bytes": 6291456, "nanos": 1500000 },
+ *              "mappings": { ... } },       the highest bytes held at
+ *                                      once (the "peak_space" values are
+ *                                      what each stack held then) and
+ *                                      when, since the start; a family
+ *                                      that never held anything is left out
  *
  * Indexes are 0-based into those arrays; "mapping" is null for none.
  * "frames" stays, for readers of version 1.
@@ -336,6 +342,22 @@ static void json_run(FILE *f, const struct prof_run *r)
 	}
 }
 
+/* "peaks": each family's peak, when any held anything. */
+static void json_peaks(FILE *f, const struct profile *p)
+{
+	int n = 0;
+
+	for (int i = 0; i < PROF_NPEAKS; i++) {
+		if (!p->peaks[i].bytes)
+			continue;
+		fprintf(f, "%s\"%s\": { \"bytes\": %" PRIu64 ", \"nanos\": %" PRId64 " }",
+			n++ ? ", " : "\n  \"peaks\": { ", prof_peak_names[i], p->peaks[i].bytes,
+			p->peaks[i].nanos);
+	}
+	if (n)
+		fputs(" },", f);
+}
+
 /* The tables the samples' "locations" point into. */
 static void json_tables(FILE *f, const struct profile *p)
 {
@@ -441,6 +463,7 @@ int write_json(FILE *f, const struct profile *p, const struct output_options *o)
 		json_run(f, &p->run);
 	if (p->nprocesses)
 		json_processes(f, p);
+	json_peaks(f, p);
 	json_tables(f, p);
 	if (p->nintervals)
 		json_intervals(f, p);

@@ -177,6 +177,23 @@ static void read_run(struct reader *r, const struct jval *root)
 	}
 }
 
+/* "peaks": { "alloc": { "bytes": N, "nanos": T }, "mappings": ... } */
+static void read_peaks(const struct jval *root, struct profile *p)
+{
+	const struct jval *peaks = json_get(root, "peaks", J_OBJ);
+
+	for (int i = 0; peaks && i < PROF_NPEAKS; i++) {
+		const struct jval *pk = json_get(peaks, prof_peak_names[i], J_OBJ);
+		const struct jval *bytes = json_get(pk, "bytes", J_NUM);
+		const struct jval *nanos = json_get(pk, "nanos", J_NUM);
+
+		if (!bytes || bytes->num <= 0 || !nanos || nanos->num < 0)
+			continue;
+		p->peaks[i].bytes = (uint64_t)bytes->num;
+		p->peaks[i].nanos = nanos->num;
+	}
+}
+
 static void read_vm(struct prof_process *pr, const struct jval *vm, const char *when, int i)
 {
 	const struct jval *o = json_get(vm, when, J_OBJ);
@@ -529,6 +546,7 @@ int recording_parse(const char *name, const char *text, size_t len, struct profi
 	if (read_types(&r, &root) < 0 || read_processes(&r, &root) < 0)
 		goto out;
 	read_run(&r, &root);
+	read_peaks(&root, p);
 	if (maps && fns && locs && read_tables(&r, maps, fns, locs) < 0)
 		goto out;
 	if (read_samples(&r, &root, maps && fns && locs) < 0 || read_intervals(&r, &root) < 0)

@@ -181,7 +181,7 @@ void syscall_fill_event(struct event *ev, const struct syscall_def *def, int abi
 #define events_to_trace() sink_events_to_trace()
 
 /*
- * timers.c: -d, -i and the status line.  timers_start() before tracing
+ * timers.c: -d, -i, --at-peak and the status line.  timers_start() before tracing
  * (cfg is kept);
  * timers_armed() once every probe is in: -d and -i count from there;
  * timers_next_ns() is when timers_serve() is due next (now_ns() clock,
@@ -195,7 +195,10 @@ void timers_stop(void);
 int timers_serve(void);
 void interval_report(int last);
 void status_clear(void);
-/* The last report: -i's last one, or the report (at the end, or at -d). */
+/*
+ * The last report: -i's last one, or the report (at the end, or at -d);
+ * then --at-peak's file, when a peak past the step is not written yet.
+ */
 void timers_final_report(void);
 
 /* Stop counts for the report and the I/O test (record/report.h). */

@@ -1,6 +1,7 @@
 /*
  * timers.c - what happens on the clock while tracing: the -d deadline,
- * -i interval reports, and the live status line on a terminal.
+ * -i interval reports, --at-peak's file and the live status line on a
+ * terminal.
  *
  * The tracer loop blocks with a timeout of timers_next_ns() - now and
  * calls timers_serve() whenever that time has come, between batches of
@@ -34,6 +35,8 @@
 #include "util/xmalloc.h"
 
 static uint64_t deadline_ns, next_interval_ns, next_status_ns;
+static uint64_t at_peak_ns;	/* --at-peak: the last write, 0: none yet */
+static int at_peak_on;		/* --at-peak, until timers_stop() */
 static int status_on, status_shown, armed;
 static int status_lines;	/* lines shown: the status line, then -i's top */
 static unsigned interval_no;
@@ -46,6 +49,15 @@ void timers_start(const struct trace_config *config)
 	status_on = !quiet && isatty(STDERR_FILENO) && !cfg->trace;
 	if (status_on)
 		next_status_ns = now_ns() + 1000000000u;
+	at_peak_on = report_config()->at_peak != NULL;
+}
+
+/* When a pending --at-peak write is due, 0: none pending. */
+static uint64_t at_peak_due(void)
+{
+	if (!at_peak_on || !sink_recording() || !report_at_peak_pending())
+		return 0;
+	return at_peak_ns ? at_peak_ns + 1000000000u : 1;
 }
 
 void timers_armed(void)
@@ -64,7 +76,7 @@ void timers_armed(void)
 uint64_t timers_next_ns(void)
 {
 	uint64_t next = 0;
-	const uint64_t t[] = { deadline_ns, next_interval_ns, next_status_ns };
+	const uint64_t t[] = { deadline_ns, next_interval_ns, next_status_ns, at_peak_due() };
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (t[i] && (!next || t[i] < next))
@@ -75,6 +87,7 @@ uint64_t timers_next_ns(void)
 void timers_stop(void)
 {
 	deadline_ns = next_interval_ns = next_status_ns = 0;
+	at_peak_on = 0;
 	status_clear();
 }
 
@@ -178,6 +191,16 @@ void interval_report(int last)
 		status_print(now_ns());
 }
 
+/* --at-peak: the profile at the peak, into its file. */
+static void at_peak_write(uint64_t now)
+{
+	struct run_info ri;
+
+	at_peak_ns = now;
+	run_info_get(&ri);
+	report_at_peak_write(&ri);
+}
+
 void timers_final_report(void)
 {
 	struct run_info ri;
@@ -186,11 +209,14 @@ void timers_final_report(void)
 	status_clear();
 	if (cfg->interval > 0) {
 		interval_report(1);
-		return;
+	} else {
+		sources_settle();
+		run_info_get(&ri);
+		report_final(&ri);
 	}
-	sources_settle();
-	run_info_get(&ri);
-	report_final(&ri);
+	/* the last peak, when not written yet (with --at-peak) */
+	if (report_at_peak_pending())
+		at_peak_write(now_ns());
 }
 
 int timers_serve(void)
@@ -209,6 +235,8 @@ int timers_serve(void)
 		next_status_ns = now + 1000000000u;
 		status_print(now);
 	}
+	if (at_peak_due() && now >= at_peak_due())
+		at_peak_write(now);
 	if (deadline_ns && now >= deadline_ns) {
 		deadline_ns = 0;	/* once */
 		return 1;

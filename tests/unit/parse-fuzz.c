@@ -437,6 +437,8 @@ static const char *const json_seeds[] = {
 	"    { \"type\": \"count\", \"unit\": \"count\", \"total\": 3 } ],\n"
 	"  \"run\": { \"syscalls\": \"seccomp\", \"stacks\": true, \"held\": true },\n"
 	"  \"sample_mean\": [ 131072, 131072 ],\n"
+	"  \"peaks\": { \"alloc\": { \"bytes\": 3072, \"nanos\": 400 },"
+	" \"mappings\": { \"bytes\": 0, \"nanos\": 0 } },\n"
 	"  \"mappings\": [], \"functions\": [ { \"name\": \"leak\", \"system_name\": \"leak\","
 	" \"file\": null } ],\n"
 	"  \"locations\": [ { \"address\": \"0x401000\", \"mapping\": null, \"lines\": [ [ 0, 0 ] ] } ],\n"
