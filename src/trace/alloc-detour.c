@@ -269,9 +269,12 @@ static void seed_leaks(struct alloc_detours *ad, struct thread *tcp)
 }
 
 /*
- * The stub walk (probe/detour.h), unless MEMTAP_STUB_WALK=0: each record
- * holds return addresses, at most as many as --max-depth and half its
- * room, and copies the stack only from a frame the tables do not know.
+ * The stub walk (probe/detour.h): each record holds return addresses, at
+ * most as many as --max-depth and half its room, and copies the stack
+ * only from a frame the tables do not know.  With --exact, unless
+ * MEMTAP_STUB_WALK=0 (or =1 when sampled): compiling the tables costs
+ * every process and exec some milliseconds (libc's 28,000 rows), which
+ * only a run that keeps every call wins back.
  */
 static void walk_start(struct alloc_detours *ad, struct thread *tcp, uint64_t copy_len)
 {
@@ -279,7 +282,9 @@ static void walk_start(struct alloc_detours *ad, struct thread *tcp, uint64_t co
 	uint64_t max = (uint64_t)sink_config()->max_depth;
 	int err;
 
-	if ((env && !strcmp(env, "0")) || !copy_len)
+	if (env && *env ? !strcmp(env, "0") : ad->sampled)
+		return;
+	if (!copy_len)
 		return;
 	if (max > copy_len / 16)
 		max = copy_len / 16;
