@@ -23,24 +23,13 @@
 #include <gelf.h>
 #include <elfutils/libdw.h>
 
+#include "stack/cfi-rule.h"
 #include "util/xmalloc.h"
 
 /* x86-64 DWARF register numbers */
 #define DW_REG_RBP 6
 #define DW_REG_RSP 7
 #define DW_REG_RA 16
-
-/* A register saved at CFA + off: *off, 1; anything else 0. */
-static int saved_at(const Dwarf_Op *ops, size_t nops, int32_t *off)
-{
-	if (nops != 2 || ops[0].atom != DW_OP_call_frame_cfa || ops[1].atom != DW_OP_plus_uconst)
-		return 0;
-	if ((int64_t)ops[1].number < INT16_MIN || (int64_t)ops[1].number > INT16_MAX ||
-	    (int64_t)ops[1].number == 0)
-		return 0;
-	*off = (int32_t)(int64_t)ops[1].number;
-	return 1;
-}
 
 /* The row of a libdw frame (start left to the caller). */
 static void classify(Dwarf_Frame *frame, struct cfitab_row *r)
@@ -68,12 +57,12 @@ static void classify(Dwarf_Frame *frame, struct cfitab_row *r)
 		r->kind = CT_END;	/* undefined or same value: the outermost frame */
 		return;
 	}
-	if (!saved_at(ops, nops, &off) || off != -8)
+	if (!cfi_saved_at(ops, nops, &off) || off != -8)
 		return;
 	if (dwarf_frame_register(frame, DW_REG_RBP, mem, &ops, &nops) != 0)
 		return;
 	off = 0;
-	if (nops != 0 && !saved_at(ops, nops, &off))
+	if (nops != 0 && (!cfi_saved_at(ops, nops, &off) || off < INT16_MIN || off > INT16_MAX))
 		return;
 	r->kind = kind;
 	r->cfa_off = cfa_off;

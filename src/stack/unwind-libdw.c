@@ -63,6 +63,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include "stack/cfi-rule.h"
 #include "stack/jitcfi.h"
 #include "stack/jitnames.h"
 #include "stack/modules.h"
@@ -186,18 +187,6 @@ static const Dwfl_Thread_Callbacks dw_thread_callbacks = {
 	.set_initial_registers = dw_set_initial_registers,
 };
 
-/* "Register saved at CFA + N": call_frame_cfa, plus_uconst N. */
-static int cfa_offset_rule(const Dwarf_Op *ops, size_t nops, int32_t *off)
-{
-	if (nops != 2 || ops[0].atom != DW_OP_call_frame_cfa || ops[1].atom != DW_OP_plus_uconst)
-		return 0;
-	if ((int64_t)ops[1].number < INT32_MIN || (int64_t)ops[1].number > INT32_MAX ||
-	    (int64_t)ops[1].number == 0)
-		return 0;
-	*off = (int32_t)(int64_t)ops[1].number;
-	return 1;
-}
-
 static void rule_classify(Dwarf_Frame *frame, struct dw_rule *r)
 {
 	Dwarf_Op mem[3], *ops;
@@ -222,12 +211,12 @@ static void rule_classify(Dwarf_Frame *frame, struct dw_rule *r)
 		r->kind = RULE_END;
 		return;
 	}
-	if (!cfa_offset_rule(ops, nops, &r->ra_off))
+	if (!cfi_saved_at(ops, nops, &r->ra_off))
 		return;
 	if (dwarf_frame_register(frame, DW_REG_RBP, mem, &ops, &nops) != 0)
 		return;
 	r->rbp_off = 0;
-	if (nops != 0 && !cfa_offset_rule(ops, nops, &r->rbp_off))
+	if (nops != 0 && !cfi_saved_at(ops, nops, &r->rbp_off))
 		return;
 	r->kind = RULE_SIMPLE;
 }
