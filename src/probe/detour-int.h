@@ -60,6 +60,8 @@ struct detour_set {
 		uint64_t lo, hi;
 	} nest[DT_FAR_MAX + 1 + DT_ALL_SLOTS];
 	size_t nnest;
+	int nest_counted;	/* the stubs have the table: their counters leave
+				   nested calls out */
 	size_t nslots;		/* 1 + the highest DESC number used */
 	uint64_t keys[K_NENT];	/* the thread table's keys, as written */
 	pid_t key_tids[K_NENT];

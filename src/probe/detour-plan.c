@@ -265,7 +265,7 @@ static int prefiltered(int result, int sync, uint32_t desc)
 {
 	unsigned kind = desc >> 16 & 0xff, flags = desc >> 24;
 
-	if (sync || (flags & DF_ALWAYS))
+	if (sync || (flags & (DF_ALWAYS | DF_TAILS)))
 		return 0;
 	if (!result)
 		return kind == SK_NONE && (flags & DF_SETDEL);	/* free */

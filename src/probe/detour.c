@@ -498,6 +498,43 @@ void detour_nested_refresh(struct detour_set *ds)
 	ds->nnest = n;
 }
 
+/*
+ * The nest table into the data page (detour-abi.h), for the stubs: the
+ * entries first, then their count, then the bounds.  More entries than
+ * it holds: none (nested calls are then counted, and their records
+ * left out by memtap only).
+ */
+static int nest_publish(struct detour_set *ds, pid_t tid)
+{
+	uint64_t head[3] = { UINT64_MAX, 0, 0 };
+	int err = 0;
+
+	detour_nested_refresh(ds);
+	ds->nest_counted = ds->nnest <= D_NEST_MAX;
+	if (ds->nest_counted) {
+		for (size_t i = 0; i < ds->nnest; i++) {
+			head[0] = ds->nest[i].lo < head[0] ? ds->nest[i].lo : head[0];
+			head[1] = ds->nest[i].hi > head[1] ? ds->nest[i].hi : head[1];
+		}
+		head[2] = ds->nnest;
+		if (ds->nnest)
+			err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_NEST, ds->nest,
+					  ds->nnest * sizeof(ds->nest[0]));
+	}
+	if (!head[2])
+		head[0] = 0;
+	if (err == 0)
+		err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_NEST_LO, head, sizeof(head));
+	if (err < 0)
+		ds->nest_counted = 0;
+	return err;
+}
+
+int detour_nested_counted(const struct detour_set *ds)
+{
+	return ds && ds->nest_counted;
+}
+
 int detour_nested(const struct detour_set *ds, uint64_t addr)
 {
 	for (size_t i = 0; i < ds->nnest; i++)
@@ -710,6 +747,8 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		*dt_page_used(ds, pg) = j + 1;
 	if (ds->nslots < g + 1)
 		ds->nslots = g + 1;
+	if (st->outer)
+		nest_publish(ds, tid);
 	debug_msg("process %d: detour at %#" PRIx64 " (%u bytes, %u instructions%s) to %#" PRIx64
 		  "%s%s", ds->pid, addr, p.len, p.ninsns, p.site != addr ? ", after endbr64" : "", slot,
 		  pg ? " in a far page" : "", adopt ? ", adopted from an earlier memtap" : "");
@@ -721,6 +760,7 @@ void detour_forget(struct detour_set *ds, uint64_t addr)
 	for (size_t i = 0; i < ds->nslots; i++)
 		if (ds->sites[i].func == addr)
 			ds->sites[i].live = 0;
+	nest_publish(ds, 0);
 }
 
 int detour_remove_all(struct detour_set *ds, pid_t tid)

@@ -169,6 +169,11 @@ uint64_t detour_slot_func(const struct detour_set *ds, uint64_t desc);
  * after the set changed (before each batch of records).
  */
 int detour_nested(const struct detour_set *ds, uint64_t addr);
+/*
+ * Do the stubs leave nested calls out of their counters too (the table
+ * is in the target: detour-abi.h)?  Then those count the program's calls.
+ */
+int detour_nested_counted(const struct detour_set *ds);
 void detour_nested_refresh(struct detour_set *ds);
 /*
  * The stubs' code, for the unwinders: the stub mapping's (i = 0), then

@@ -110,10 +110,10 @@ static int probe_kind(const struct probe *pr, struct detour_probe *dp)
 		break;
 	case PR_REALLOCARRAY:
 		dp->size_kind = SK_ARG12;
-		dp->flags = DF_ARG0_KEEP | DF_SETADD | DF_SETDEL;
+		dp->flags = DF_ARG0_KEEP | DF_SETADD | DF_SETDEL | DF_TAILS;
 		break;
 	case PR_POSIX_MEMALIGN: dp->size_kind = SK_ARG2; dp->flags = DF_WORD | DF_SETADD; break;
-	case PR_ALIGNED: dp->size_kind = SK_ARG1; dp->flags = DF_SETADD; break;
+	case PR_ALIGNED: dp->size_kind = SK_ARG1; dp->flags = DF_SETADD | DF_TAILS; break;
 	case PR_XALLOCX: dp->size_kind = SK_NONE; break;
 	case PR_FREE:
 		dp->result = 0;

@@ -49,8 +49,9 @@
  *     dt_common_entry, pop them back, jmp the relocated entry (or,
  *     with no room left for the jmp, nops into it).
  *   a result probe whose size is in argument registers and that the
- *     filter may leave out (not a syscall wrapper; realloc when sampled,
- *     its block not in the set: the prefilter asks), and
+ *     filter may leave out (not a syscall wrapper, not DF_TAILS; realloc when
+ *     sampled, its block neither NULL nor in the set: the prefilter
+ *     asks), and
  *     free, have a prefilter first: mov r10d, DESC, lea r11, [the
  *     slot], jmp dt_common_prefilter, padded to DT_PF_LEN; the glue
  *     above follows.  A call outside [MIN_SIZE, MAX_SIZE] (a free
@@ -104,7 +105,7 @@
 #define PT_FAST		0x18	/* calls the prefilter sent on into the function */
 #define PT_SLOT_SHIFT	5	/* 32 bytes a slot */
 #define S_PROBES	16	/* entries tried from a pointer's hash */
-#define DT_TEMPLATE_MAX	0x0c00	/* the common routines fit below this */
+#define DT_TEMPLATE_MAX	0x0c80	/* the common routines fit below this */
 #define DT_SLOT_SIZE	0x80
 #define DT_ORIG		0x30	/* relocated entry, from the slot's start */
 #define DT_PF_LEN	0x14	/* a prefilter's length, the glue after it */
@@ -112,7 +113,7 @@
 #define DT_ORIG_ROOM	(DT_SAVED - DT_ORIG)
 #define DT_NSLOTS	((DT_CODE_SIZE - DT_TEMPLATE_MAX) / DT_SLOT_SIZE)
 #define DT_FAR_MAX	2	/* far code pages */
-#define DT_FAR_SLOTS	40	/* slots of a far page: the counter page holds them all */
+#define DT_FAR_SLOTS	39	/* slots of a far page: the counter page holds them all */
 #define DT_ALL_SLOTS	(DT_NSLOTS + DT_FAR_MAX * DT_FAR_SLOTS)
 
 /* far page header */
@@ -154,6 +155,11 @@
 #define D_SHARED_LEFT	0x140	/* the countdown of threads without an entry */
 #define D_SHARED_MEAN	0x148	/* and the mean of its interval */
 #define D_POOL_IDX	0x180	/* next pool entry to take (own cache line) */
+#define D_NEST_LO	0x1c0	/* the nest table's bounds: no entry below LO */
+#define D_NEST_HI	0x1c8	/* nor at or above HI */
+#define D_NEST_N	0x1d0	/* its entries, at most D_NEST_MAX */
+#define D_NEST		0x200	/* entries {lo, hi}: a return address inside is nested */
+#define D_NEST_MAX	96
 #define D_SCRATCH	0x800	/* 16 bytes: the name of the ring's memfd, while it is made */
 
 /*
@@ -191,6 +197,22 @@
  * set, or once SET_FULL is not 0 (a block the set had no room for may
  * be freed: every free is recorded from then on); other frees are only
  * counted.
+ */
+
+/*
+ * Nested calls.  A call of an allocator function made by another probed
+ * allocator function (musl's calloc calling malloc, glibc's realloc(NULL,
+ * n) jumping to malloc: its return address is then in the outer
+ * function's stub) is part of the outer call: the prefilter and
+ * keep_record look its return address up in the nest table (the stub
+ * pages and the bodies of the detoured allocator functions, written by
+ * memtap when the detours change) and send it on into the function,
+ * neither counted nor sampled nor recorded, so that the counters hold
+ * the calls the program made.  Syscall wrappers (DF_ALWAYS) are not
+ * looked up.  A function that may tail-call a probed one (reallocarray,
+ * the memalign family) has no prefilter (DF_TAILS), nor has a realloc of
+ * NULL: a call the prefilter sent on would return past the stubs, and
+ * its tail call would count as the program's own.
  */
 
 /*
@@ -248,6 +270,7 @@
 #define DF_SETADD	0x10	/* sampled: its result goes into the set */
 #define DF_SETDEL	0x20	/* sampled: arg0 in the set is recorded, and taken out */
 #define DF_RELEASE	0x40	/* in a record: kept only for its release of arg0 */
+#define DF_TAILS	0x80	/* may tail-call a probed function: no prefilter */
 
 /* a ring record */
 #define R_SEQ		0x00

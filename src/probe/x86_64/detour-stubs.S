@@ -79,19 +79,26 @@ dt_common_entry:
  * size; sampled, no sample point; a free with no set and sampled, or
  * with a set, never full, without its pointer) is counted as
  * count_call does (sampled, left out by the size: as filtered too) and
- * goes on into the function.  rcx and rdx are saved, rax is free.
+ * goes on into the function; a nested call (nest_check) goes on into it
+ * at once, counted nowhere.  rcx and rdx are saved, rax is free.
  */
 	.balign 16
 dt_common_prefilter:
 	push rcx
 	push rdx			/* [rsp] */
+	mov rax, qword ptr [rsp + 16]	/* the caller's return address */
+	call nest_check
+	je .Lpf_nested
 	mov ecx, r10d
 	shr ecx, 16
 	and ecx, 0xff
 	jz .Lpf_free			/* SK_NONE */
 	test r10d, DF_ARG0_KEEP << 24
 	jz 5f
-	/* realloc: sampled, of no block in the set (else keep_record's) */
+	/* realloc: sampled, of no block in the set (else keep_record's), and
+	   not of NULL (it may tail-call malloc: detour-abi.h, nested calls) */
+	test rdi, rdi
+	jz .Lpf_glue2
 	cmp qword ptr D(D_SAMPLE_MEAN), 0
 	je .Lpf_glue2
 	cmp qword ptr D(D_SET_MASK), 0
@@ -199,6 +206,11 @@ dt_common_prefilter:
 	pop rcx
 	add r11, DT_PF_LEN
 	jmp r11
+.Lpf_nested:				/* part of the outer call: into the function */
+	pop rdx
+	pop rcx
+	add r11, DT_ORIG
+	jmp r11
 
 /*
  * dt_common_sync: dt_common_entry for a sync point (execve), then a wait
@@ -263,7 +275,7 @@ dt_common_sync:
  * keep_record: r11 = rsp at the function's entry (the pushed arguments
  * below it), r10 = DESC, rax = the result.  Every register but r10, r11
  * and the flags is preserved.  Count, filter, sample, reserve a record,
- * fill it, copy the stack, commit.
+ * fill it, copy the stack, commit; a nested call (nest_check), nothing.
  */
 	.balign 16
 keep_record:
@@ -279,6 +291,12 @@ keep_record:
 	push r10			/* 16: DESC */
 	push r11			/* 8: entry rsp */
 	sub rsp, 8			/* 0: seq */
+	test r10d, DF_ALWAYS << 24
+	jnz 0f
+	mov rax, qword ptr [r11]	/* the caller's return address */
+	call nest_check
+	je .Lout			/* nested: part of the outer call */
+0:
 
 	/* rbx = this slot's shared counters */
 	mov ebx, r10d
@@ -817,6 +835,33 @@ count_call:
 	ret
 1:	lock inc qword ptr [rbx + C_CALLS]
 	lock add qword ptr [rbx + C_BYTES], rax
+	ret
+
+/*
+ * nest_check: is rax, a return address, in the nest table (detour-abi.h:
+ * made by another probed call)?  ZF = 1 if so.  Clobbers rcx, rdx.
+ */
+	.balign 16
+nest_check:
+	cmp rax, qword ptr D(D_NEST_LO)
+	jb 2f
+	cmp rax, qword ptr D(D_NEST_HI)
+	jae 2f
+	mov rcx, qword ptr D(D_NEST_N)
+	cmp rcx, D_NEST_MAX
+	ja 2f
+	lea rdx, [rip + DATA + D_NEST]
+1:	sub rcx, 1
+	jb 2f
+	cmp rax, qword ptr [rdx]
+	jb 3f
+	cmp rax, qword ptr [rdx + 8]
+	jb 4f
+3:	add rdx, 16
+	jmp 1b
+4:	cmp eax, eax			/* ZF = 1 */
+	ret
+2:	test rsp, rsp			/* ZF = 0 */
 	ret
 
 /*
