@@ -83,11 +83,17 @@ void detour_get_ring(const struct detour_set *ds, struct detour_ring *r)
 int detour_read_counts(const struct detour_set *ds, const void *cookie,
 		       struct detour_counts *c)
 {
+	return detour_read_counts_of(ds, cookie ? &cookie : NULL, cookie ? 1 : 0, c);
+}
+
+int detour_read_counts_of(const struct detour_set *ds, const void *const *cookies, size_t n,
+			  struct detour_counts *out)
+{
 	enum { W = 1 << PT_SLOT_SHIFT >> 3 };	/* words a slot, a thread's */
 	uint64_t cnt[DT_ALL_SLOTS << C_SHIFT >> 3], per[DT_ALL_SLOTS * W] = { 0 }, blk[DT_ALL_SLOTS * W];
 	int err;
 
-	memset(c, 0, sizeof(*c));
+	memset(out, 0, (n ? n : 1) * sizeof(*out));
 	if (!ds->base)
 		return 0;
 	err = memio_read_all(ds->pid, 0, ds->base + DT_COUNTERS, cnt, sizeof(cnt));
@@ -107,9 +113,14 @@ int detour_read_counts(const struct detour_set *ds, const void *cookie,
 		const uint64_t *p = per + i * W;
 		uint64_t calls = s[C_CALLS / 8] + p[PT_CALLS / 8], bytes = s[C_BYTES / 8] + p[PT_BYTES / 8];
 		uint64_t filtered = s[C_FILTERED / 8] + p[PT_FILTERED / 8];
+		struct detour_counts *c = out;
+		size_t j = 0;
 
-		if (cookie && ds->sites[i].cookie != cookie)
+		while (j < n && cookies[j] != ds->sites[i].cookie)
+			j++;
+		if (n && j == n)
 			continue;
+		c += n ? j : 0;
 		c->calls += calls;
 		c->bytes += bytes;
 		c->kept += s[C_KEPT / 8];

@@ -230,6 +230,9 @@ void detour_get_ring(const struct detour_set *ds, struct detour_ring *r);
  */
 int detour_read_counts(const struct detour_set *ds, const void *cookie,
 		       struct detour_counts *c);
+/* The same for n cookies at once, into out[0 .. n) (n 0: all into out[0]). */
+int detour_read_counts_of(const struct detour_set *ds, const void *const *cookies, size_t n,
+			  struct detour_counts *out);
 /*
  * Sampling (cfg.sample_mean not 0): fresh intervals into the pool
  * entries the stubs took since the last call, drawn at mean (0: the

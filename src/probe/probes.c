@@ -183,6 +183,13 @@ static uint64_t product(uint64_t m, uint64_t n)
 	return r;
 }
 
+int probe_counted(const struct probe *pr)
+{
+	if (pr->role == PR_XALLOCX)
+		return EV_COUNTED_CALLS;
+	return pr->role < PR_USER ? EV_COUNTED_CALLS | EV_COUNTED_BYTES : 0;
+}
+
 int probe_fill_event(const struct probe *pr, const uint64_t args[6], uint64_t retval,
 		     uint64_t result_word, struct event *ev)
 {
@@ -196,6 +203,7 @@ int probe_fill_event(const struct probe *pr, const uint64_t args[6], uint64_t re
 	ev->addr = 0;
 	ev->old_addr = 0;
 	ev->failed = 0;
+	ev->asked = 0;
 
 	switch (pr->role) {
 	case PR_MALLOC:
@@ -226,6 +234,7 @@ int probe_fill_event(const struct probe *pr, const uint64_t args[6], uint64_t re
 		ev->ret = 0;
 		return 1;
 	case PR_POSIX_MEMALIGN:
+		ev->asked = args[2];
 		ev->ret = (int32_t)retval;
 		if ((int32_t)retval != 0) {
 			ev->failed = 1;
@@ -243,6 +252,7 @@ int probe_fill_event(const struct probe *pr, const uint64_t args[6], uint64_t re
 		return 0;
 	}
 	/* functions returning the new block */
+	ev->asked = want;
 	if (!retval) {
 		ev->failed = want > 0;
 		return 1;

@@ -76,6 +76,14 @@ int probes_any(void);
 int probes_user_pending(void);
 
 /*
+ * What a detour's stub counts of pr's calls that is the events' own
+ * (event.h: EV_COUNTED_*): an allocator function's calls and the bytes
+ * they ask (not xallocx's, whose bytes are its result); nothing of a
+ * --probe's or a syscall wrapper's, whose calls are all events.
+ */
+int probe_counted(const struct probe *pr);
+
+/*
  * Fill ev (kind, call, args, size, addr, old_addr, failed, ret) for an
  * allocator or user probe: args are the six argument registers at entry,
  * retval the result (ignored without want_return), result_word what

@@ -23,6 +23,8 @@ enum map_kind {
 	MAP_KIND_FILE,
 };
 
+enum { EV_COUNTED_CALLS = 1, EV_COUNTED_BYTES = 2 };
+
 struct event {
 	enum event_kind kind;
 	pid_t pid;		/* thread group id */
@@ -88,6 +90,15 @@ struct event {
 	 * nothing else (the stubs counted the call).
 	 */
 	int release_only;
+	/*
+	 * An allocator call that the stubs counted in the target (trace/
+	 * ring.c): EV_COUNTED_CALLS, with EV_COUNTED_BYTES when they counted
+	 * the bytes it asked too.  The sink's totals take the stubs' counts
+	 * in place of such records' (sink.h: kind_stats).  0 otherwise.
+	 */
+	int counted;
+	/* Allocator kinds: the bytes the call asked for, failed or not. */
+	uint64_t asked;
 	/*
 	 * mmap with MAP_FIXED, mremap with MREMAP_FIXED: the bytes of the
 	 * mappings the call replaced at its target (the kernel unmaps them

@@ -234,9 +234,8 @@ static void add_processes(struct profile *prof)
 				continue;
 			e = &pr->events[pr->nevents++];
 			e->event = xstrdup(event_kind_names[k]);
-			e->calls = ks->calls;
+			e->counted = sink_kind_totals(ks, NULL, &e->calls, &e->acquired);
 			e->failed = ks->failed;
-			e->acquired = ks->acquired;
 			e->released = ks->released;
 			e->anon = ks->anon;
 			e->file = ks->file;
@@ -249,6 +248,10 @@ static void add_processes(struct profile *prof)
 		}
 	}
 }
+
+_Static_assert((int)PROF_COUNTED_CALLS == (int)EV_COUNTED_CALLS &&
+	       (int)PROF_COUNTED_BYTES == (int)EV_COUNTED_BYTES,
+	       "sink_kind_totals() answers in profile.h's bits");
 
 static void add_run(struct profile *prof, const struct run_info *ri)
 {

@@ -312,14 +312,16 @@ static void write_interval(FILE *out, unsigned n, int last, const struct run_inf
 
 		for (int k = 0; k < EV_NKINDS; k++) {
 			const struct kind_stats *a = &p->stats[k], *b = &p->prev[k];
+			uint64_t calls, acquired;
 
-			if (!(sink_config()->events & EV_BIT(k)) || a->calls == b->calls)
+			sink_kind_totals(a, b, &calls, &acquired);
+			if (!(sink_config()->events & EV_BIT(k)) || !calls)
 				continue;
 			if (!header++)
 				fprintf(out, "  process %d (%s)\n", p->pid, p->comm);
 			fprintf(out, "  %-8s %8" PRIu64 " %8" PRIu64 " %16" PRIu64 " %16" PRIu64 "\n",
-				event_kind_names[k], a->calls - b->calls, a->failed - b->failed,
-				a->acquired - b->acquired, a->released - b->released);
+				event_kind_names[k], calls, a->failed - b->failed, acquired,
+				a->released - b->released);
 		}
 	}
 	output_options_from_cfg(&oo);

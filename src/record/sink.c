@@ -319,6 +319,14 @@ static void count_event(struct sink_proc *p, const struct event *ev, uint64_t ca
 	if (ev->failed)
 		ks->failed++;
 	ks->acquired += acquired;
+	if (ev->counted) {
+		ks->ring_calls += calls;
+		if (ev->counted & EV_COUNTED_BYTES) {
+			ks->ring_acquired += acquired;
+			if (ev->failed)
+				ks->ring_failed_asked += ev->asked;
+		}
+	}
 	ks->released += released;
 	ks->data += ev->data;
 	ks->resident += ev->resident < 0 ? (uint64_t)-ev->resident : 0;
@@ -533,6 +541,44 @@ void sink_add_weight(struct sink_proc *p, enum event_kind kind, uint32_t stack,
 	ks->calls += calls;
 	ks->acquired += bytes;
 	aggregate_add_calls(p, kind, stack, calls, bytes);
+}
+
+void sink_add_counted(struct sink_proc *p, enum event_kind kind, uint64_t calls,
+		      uint64_t bytes, int bytes_counted)
+{
+	struct kind_stats *ks = &p->stats[kind];
+
+	if (!recording || (!calls && !bytes))
+		return;
+	ks->counted_calls += calls;
+	ks->counted_bytes += bytes;
+	ks->counted |= EV_COUNTED_CALLS | (bytes_counted & EV_COUNTED_BYTES);
+	if (!(bytes_counted & EV_COUNTED_BYTES) && calls)
+		ks->bytes_uncounted = 1;
+}
+
+int sink_kind_totals(const struct kind_stats *ks, const struct kind_stats *base,
+		     uint64_t *calls, uint64_t *acquired)
+{
+	static const struct kind_stats none;
+	int counted = ks->counted;
+
+	if (!base)
+		base = &none;
+	*calls = ks->calls - base->calls;
+	*acquired = ks->acquired - base->acquired;
+	/* --min-size, --max-size: the records' calls are those kept by the size */
+	if (!counted || size_filtered())
+		return 0;
+	*calls = *calls - (ks->ring_calls - base->ring_calls) +
+		 (ks->counted_calls - base->counted_calls);
+	if (!(counted & EV_COUNTED_BYTES) || ks->bytes_uncounted)
+		return EV_COUNTED_CALLS;
+	/* the failed calls acquired nothing: the bytes they asked out */
+	*acquired = *acquired - (ks->ring_acquired - base->ring_acquired) +
+		    (ks->counted_bytes - base->counted_bytes) -
+		    (ks->ring_failed_asked - base->ring_failed_asked);
+	return EV_COUNTED_CALLS | EV_COUNTED_BYTES;
 }
 
 void sink_add_samples(struct sink_proc *p, enum event_kind kind, uint64_t samples,

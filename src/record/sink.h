@@ -46,6 +46,17 @@ struct kind_stats {
 	uint64_t samples, lost, throttles;
 	int64_t data;		/* VmData change (event.h's data) */
 	uint64_t resident;	/* resident bytes given back */
+	/*
+	 * Allocator kinds probed by stubs, which count every call in the
+	 * target (sink_add_counted()): their counts, and the part of calls
+	 * and acquired above that came from their records (event.h:
+	 * counted), with the bytes the failed ones among those asked.
+	 * sink_kind_totals() puts the counts in place of the records'.
+	 */
+	uint64_t counted_calls, counted_bytes;
+	uint64_t ring_calls, ring_acquired, ring_failed_asked;
+	int counted;		/* EV_COUNTED_* of every counter added */
+	int bytes_uncounted;	/* some counter had no bytes (xallocx, --probe) */
 };
 
 struct sink_proc {
@@ -163,6 +174,22 @@ const struct sink_stacked *sink_take_stacked(size_t *n);
  */
 void sink_add_weight(struct sink_proc *sp, enum event_kind kind, uint32_t stack,
 		     uint64_t calls, uint64_t bytes);
+/*
+ * The stubs' counters of an allocator kind in sp: calls and the bytes
+ * they asked, since the last call (bytes_counted: EV_COUNTED_BYTES when
+ * the bytes are the kind's, else 0).  Nothing while not recording.
+ */
+void sink_add_counted(struct sink_proc *sp, enum event_kind kind, uint64_t calls,
+		      uint64_t bytes, int bytes_counted);
+/*
+ * A kind's calls and acquired bytes to report, from ks less base (NULL:
+ * from the start): the stubs' counts where they have them, in place of
+ * their records' (sampled: estimates).  Returns EV_COUNTED_* of what
+ * came from the counts; 0 when all is the records'.
+ */
+int sink_kind_totals(const struct kind_stats *ks, const struct kind_stats *base,
+		     uint64_t *calls, uint64_t *acquired);
+
 /* Fault kinds: samples taken, lost and throttle records, for the report. */
 void sink_add_samples(struct sink_proc *sp, enum event_kind kind, uint64_t samples,
 		      uint64_t lost, uint64_t throttles);

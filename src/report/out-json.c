@@ -68,6 +68,9 @@
  *   "sample_mean": [LO, HI] beside "run" when allocator calls were
  *   sampled (the means in force, bytes; calls and bytes of their stacks
  *   are estimates);
+ *   per allocator event "counted": "calls acquired" (or "calls") when
+ *   its calls (and the bytes they acquired) were counted in the target,
+ *   exact (the stacks sampled: estimates);
  *   per event "data" (the VmData change) and "resident" (resident bytes
  *   given back), when not 0 (with -e mprotect, madvise or faults);
  *   "mappings": [ { "start": "0x0", "limit": "0x0", "offset": "0x0",
@@ -305,6 +308,9 @@ static void json_processes(FILE *f, const struct profile *p)
 			if (e->sampled)
 				fprintf(f, ", \"samples\": %" PRIu64 ", \"lost\": %" PRIu64
 					", \"throttles\": %" PRIu64, e->samples, e->lost, e->throttles);
+			if (e->counted)
+				fprintf(f, ", \"counted\": \"%s\"", e->counted & PROF_COUNTED_BYTES ?
+					"calls acquired" : "calls");
 			fputs(" }", f);
 		}
 		fputs(pr->nevents ? "\n      ] }" : "] }", f);

@@ -21,6 +21,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -194,6 +195,7 @@ enum {
 	PROFILE_STRING_TABLE = 6,
 	PROFILE_TIME_NANOS = 9,
 	PROFILE_DURATION_NANOS = 10,
+	PROFILE_COMMENT = 13,
 	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 };
 
@@ -337,6 +339,38 @@ static int write_gzip(FILE *f, const struct pbuf *buf)
 	return ret;
 }
 
+/*
+ * The allocator calls counted in the target (profile.h: counted), exact
+ * where the samples are estimates: a comment per process and function
+ * (pprof -comments).
+ */
+static void encode_counted(struct pbuf *b, struct strtab *t, const struct profile *p)
+{
+	for (size_t i = 0; i < p->nprocesses; i++) {
+		const struct prof_process *pr = &p->processes[i];
+
+		for (size_t k = 0; k < pr->nevents; k++) {
+			const struct prof_event_totals *e = &pr->events[k];
+			char *c;
+
+			if (!e->counted || !e->calls)
+				continue;
+			if ((e->counted & PROF_COUNTED_BYTES) && e->acquired)
+				c = xasprintf("pid %d (%s): %s: %" PRIu64 " calls, %" PRIu64 " bytes "
+					      "acquired, counted in the process", (int)pr->pid,
+					      pr->comm ? pr->comm : "?", e->event, e->calls, e->acquired);
+			else
+				c = xasprintf("pid %d (%s): %s: %" PRIu64 " calls, counted in the "
+					      "process", (int)pr->pid, pr->comm ? pr->comm : "?",
+					      e->event, e->calls);
+			/* owned by the table, as its repaired copies */
+			t->owned = xgrowarray(t->owned, &t->owned_alloc, t->nowned + 1, sizeof(*t->owned));
+			t->owned[t->nowned++] = c;
+			pb_uint(b, PROFILE_COMMENT, strtab_index(t, c), 1);
+		}
+	}
+}
+
 int write_pprof(FILE *f, const struct profile *p, const struct output_options *o)
 {
 	struct pbuf b = { 0 }, sub = { 0 }, sub2 = { 0 };
@@ -366,6 +400,7 @@ int write_pprof(FILE *f, const struct profile *p, const struct output_options *o
 		encode_location(&b, &sub, &sub2, p, i);
 	for (i = 0; i < p->nfunctions; i++)
 		encode_function(&b, &sub, &t, p, i);
+	encode_counted(&b, &t, p);
 	pb_int(&b, PROFILE_TIME_NANOS, p->time_nanos);
 	pb_int(&b, PROFILE_DURATION_NANOS, p->duration_nanos);
 	if (p->ntypes)

@@ -251,21 +251,38 @@ static void print_sampling(FILE *f, const struct prof_event_totals *e, uint64_t 
 	fputc('\n', f);
 }
 
-/* Allocator calls sampled in the target: what the numbers are. */
-static void print_sampled(FILE *f, const struct prof_run *r)
+/* Did the stubs count some process's allocator calls (profile.h: counted)? */
+static int any_counted(const struct profile *p)
 {
+	for (size_t i = 0; i < p->nprocesses; i++)
+		for (size_t k = 0; k < p->processes[i].nevents; k++)
+			if (p->processes[i].events[k].counted)
+				return 1;
+	return 0;
+}
+
+/* Allocator calls sampled in the target: what the numbers are. */
+static void print_sampled(FILE *f, const struct profile *p)
+{
+	const struct prof_run *r = &p->run;
+	const char *what = r->held ? "their calls, bytes and the bytes held" :
+				     "their calls and bytes";
+
 	if (!r->sample_lo)
 		return;
 	fprintf(f, "memtap: allocator calls sampled, one per %" PRIu64 " bytes allocated on "
 		"average", r->sample_lo);
 	if (r->sample_hi != r->sample_lo)
 		fprintf(f, " (--overhead: up to %" PRIu64 ")", r->sample_hi);
-	if (r->held)
-		fprintf(f, ": their calls, bytes and the bytes held are estimates, each sampled "
-			"block followed to its free (--exact: every call)\n");
+	if (any_counted(p))
+		fprintf(f, ": each function's calls and bytes acquired counted in the process, "
+			"exact; the stacks' %s estimates", what + 6);
 	else
-		fprintf(f, ": their calls and bytes are estimates, their frees only counted "
-			"(--exact: every call)\n");
+		fprintf(f, ": %s are estimates", what);
+	if (r->held)
+		fprintf(f, ", each sampled block followed to its free (--exact: every call)\n");
+	else
+		fprintf(f, ", the bytes freed unknown (--exact: every call)\n");
 }
 
 static void print_process(FILE *f, const struct prof_process *pr, uint64_t period,
@@ -342,7 +359,7 @@ int write_text_summary(FILE *f, const struct profile *p)
 		r->stops_other);
 	for (size_t i = 0; i < r->nunfound; i++)
 		fprintf(f, "memtap: probe '%s' was never found\n", r->unfound[i]);
-	print_sampled(f, r);
+	print_sampled(f, p);
 	for (size_t i = 0; i < p->nprocesses; i++)
 		print_process(f, &p->processes[i], r->fault_period,
 			      r->sample_lo ? 1 + r->held : 0);

@@ -73,7 +73,15 @@ struct prof_event_totals {
 	   bytes given back (record/event.h) */
 	int64_t data;
 	uint64_t resident;
+	/*
+	 * Allocator calls probed by stubs: calls (PROF_COUNTED_CALLS) and
+	 * acquired (PROF_COUNTED_BYTES, the bytes the successful calls
+	 * asked) are what the stubs counted in the target, exact, where the
+	 * stacks are sampled estimates.  0: all from the recorded events.
+	 */
+	int counted;
 };
+enum { PROF_COUNTED_CALLS = 1, PROF_COUNTED_BYTES = 2 };
 
 struct prof_process {
 	pid_t pid, ppid;

@@ -203,6 +203,23 @@ static void read_vm(struct prof_process *pr, const struct jval *vm, const char *
 	pr->vm_data[i] = num_or(o, "data", 0);
 }
 
+/* An event's "counted": which of its figures the stubs counted (profile.h). */
+static int counted_of(const char *s)
+{
+	int c = 0;
+
+	while (s && *s) {
+		size_t n = strcspn(s, " ");
+
+		if (n == 5 && strncmp(s, "calls", 5) == 0)
+			c |= PROF_COUNTED_CALLS;
+		else if (n == 8 && strncmp(s, "acquired", 8) == 0)
+			c |= PROF_COUNTED_BYTES;
+		s += n + (s[n] == ' ');
+	}
+	return c;
+}
+
 static int read_processes(struct reader *r, const struct jval *root)
 {
 	const struct jval *procs = json_get(root, "processes", J_ARR);
@@ -261,6 +278,7 @@ static int read_processes(struct reader *r, const struct jval *root)
 			t->throttles = num_or(e, "throttles", 0);
 			t->data = json_get(e, "data", J_NUM) ? json_get(e, "data", J_NUM)->num : 0;
 			t->resident = num_or(e, "resident", 0);
+			t->counted = counted_of(json_get_str(e, "counted"));
 		}
 	}
 	return 0;

@@ -79,6 +79,7 @@ struct alloc_detours {
 	pid_t pid;
 	pid_t mm_pid;			/* a live thread's tid: its leader may be a zombie */
 	struct detour_counts *counts;	/* per probe, as last read */
+	struct sink_proc *rec;		/* the process's totals, for those counts */
 	uint64_t copy_slow;		/* D_COPY_SLOW, as last read */
 	uint64_t set_full;		/* D_SET_FULL, as last read */
 	int sampled;			/* a set full makes the leak view approximate */
@@ -371,6 +372,7 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 	if (dc.leak_set)
 		seed_leaks(ad, tcp);
 	ad->ring = ring_add(tcp->proc, ad->set);
+	ad->rec = tcp->proc->rec;
 	walk_start(ad, tcp, dc.copy_len);
 	for (unsigned i = 0; i <= DT_FAR_MAX; i++) {
 		/* stacks taken while a stub's function runs go through its frame */
@@ -638,6 +640,37 @@ void alloc_detours_vfork_end(struct alloc_detours *ad, struct proc *child)
 		ring_vfork_end(ad->ring, child);
 }
 
+/*
+ * The stubs' counters, per probe: what they counted since the last read
+ * goes to the process's totals (sink.h: sink_add_counted()), when the
+ * stubs leave nested calls out (the counts are then the program's calls).
+ */
+static void read_counts(struct alloc_detours *ad)
+{
+	size_t n = probes_count();
+	const void **cookies = xcalloc(n ? n : 1, sizeof(*cookies));
+	struct detour_counts *now = xcalloc(n ? n : 1, sizeof(*now));
+
+	if (!ad->counts)
+		ad->counts = xcalloc(n ? n : 1, sizeof(*ad->counts));
+	for (size_t i = 0; i < n; i++)
+		cookies[i] = probes_get(i);
+	if (n && detour_read_counts_of(ad->set, cookies, n, now) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			const struct probe *pr = probes_get(i);
+			int counted = probe_counted(pr);
+
+			if (ad->rec && counted && detour_nested_counted(ad->set) &&
+			    now[i].calls >= ad->counts[i].calls)
+				sink_add_counted(ad->rec, pr->kind, now[i].calls - ad->counts[i].calls,
+						 now[i].bytes - ad->counts[i].bytes, counted);
+			ad->counts[i] = now[i];
+		}
+	}
+	free(now);
+	free(cookies);
+}
+
 void alloc_detours_drain(struct alloc_detours *ad)
 {
 	if (!ad || !ad->ring)
@@ -649,14 +682,7 @@ void alloc_detours_drain(struct alloc_detours *ad)
 
 	if (detour_read_data(ad->set, D_SET_FULL, &full) == 0 && full)
 		ad->set_full = full;
-	if (!ad->counts)
-		ad->counts = xcalloc(probes_count(), sizeof(*ad->counts));
-	for (size_t i = 0; i < probes_count(); i++) {
-		struct detour_counts c;
-
-		if (detour_read_counts(ad->set, probes_get(i), &c) == 0)
-			ad->counts[i] = c;
-	}
+	read_counts(ad);
 }
 
 /* Once, while the counters can still be read: what was lost. */

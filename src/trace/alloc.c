@@ -72,10 +72,12 @@ struct procs *alloc_procs;
 const struct trace_config *alloc_cfg;
 
 static enum stop_verdict alloc_stop(void *self, struct thread *tcp, int status);
+static void alloc_settle(void *self);
 
 static const struct source_ops breakpoints_ops = {
 	.name = "breakpoints",
 	.stop = alloc_stop,
+	.settle = alloc_settle,
 };
 
 int alloc_init(struct procs *pt, const struct trace_config *config, int syscall_wrappers)
@@ -122,6 +124,15 @@ static void space_put(struct alloc_space *s)
 	alloc_detours_free(s->dt);
 	free(s->sites);
 	free(s);
+}
+
+/* Before a report: every space's records, and its stubs' counts. */
+static void alloc_settle(void *self)
+{
+	(void)self;
+	for (struct alloc_space *s = spaces; s; s = s->next)
+		if (s->set && s->dt)
+			alloc_detours_drain(s->dt);
 }
 
 struct alloc_space *alloc_active_space(const struct proc *p)

@@ -340,6 +340,8 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 		ev.time_ns = time_ns;
 		if (!probe_fill_event(pr, args, word(rec, R_RESULT), word(rec, R_WORD), &ev))
 			return;
+		if (detour_nested_counted(r->ds))
+			ev.counted = probe_counted(pr);
 	}
 	ev.caller = ret;
 	ev.leaf = detour_slot_func(r->ds, word(rec, R_DESC));
