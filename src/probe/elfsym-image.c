@@ -294,6 +294,7 @@ void elfsym_image_free(struct elfsym_image *img)
 	free(img->syms);
 	free(img->pool);
 	free(img->needed);
+	free(img->buckets);
 	free(img);
 }
 
@@ -305,12 +306,72 @@ size_t elfsym_image_nsyms(const struct elfsym_image *img)
 int elfsym_image_lookup(const struct elfsym_image *img, const char *name,
 			uint64_t *value)
 {
-	for (size_t i = 0; i < img->nsyms; i++)
-		if (strcmp(img->pool + img->syms[i].name, name) == 0) {
-			*value = img->syms[i].value;
-			return 0;
-		}
-	return -ENOENT;
+	const struct sym *s = elfsym_image_named(img, name);
+
+	if (!s)
+		return -ENOENT;
+	*value = s->value;
+	return 0;
+}
+
+/* ---- the index of names ---- */
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 5381;
+
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+/*
+ * Chain every symbol into the bucket of its name's hash, filled from the
+ * table's end so that each chain runs in table order.  A probe set is
+ * dozens of names looked up in every object at each arming (each dlopen
+ * of the target): a scan of the tables per name and object costs more
+ * than this once per image.
+ */
+static void build_index(struct elfsym_image *img)
+{
+	size_t nb = 16;
+
+	while (nb < img->nsyms)
+		nb *= 2;
+	img->buckets = xmalloc(nb * sizeof(*img->buckets));
+	for (size_t b = 0; b < nb; b++)
+		img->buckets[b] = NO_SYM;
+	for (size_t i = img->nsyms; i-- > 0;) {
+		uint32_t b = name_hash(img->pool + img->syms[i].name) & (nb - 1);
+
+		img->syms[i].next_named = img->buckets[b];
+		img->buckets[b] = (uint32_t)i;
+	}
+	img->nbuckets = nb;
+}
+
+/* The first symbol named name at or after chain position i. */
+static const struct sym *chain_find(const struct elfsym_image *img, uint32_t i,
+				    const char *name)
+{
+	for (; i != NO_SYM; i = img->syms[i].next_named)
+		if (strcmp(img->pool + img->syms[i].name, name) == 0)
+			return &img->syms[i];
+	return NULL;
+}
+
+const struct sym *elfsym_image_named(const struct elfsym_image *img, const char *name)
+{
+	/* the index is a cache of what the image holds: built on a shared image */
+	if (!img->nbuckets)
+		build_index((struct elfsym_image *)img);
+	return chain_find(img, img->buckets[name_hash(name) & (img->nbuckets - 1)], name);
+}
+
+const struct sym *elfsym_image_next_named(const struct elfsym_image *img,
+					  const struct sym *s, const char *name)
+{
+	return chain_find(img, s->next_named, name);
 }
 
 /* ---- Rust names ---- */

@@ -19,7 +19,10 @@ struct sym {
 	unsigned char bind, type;
 	unsigned char dynamic;	/* from .dynsym */
 	unsigned char visible;	/* default or protected visibility */
+	uint32_t next_named;	/* the index's chain: next in the table, or NO_SYM */
 };
+
+#define NO_SYM UINT32_MAX
 
 struct load {
 	uint64_t vaddr, offset, filesz, memsz;
@@ -42,6 +45,9 @@ struct elfsym_image {
 	size_t build_id_len;
 	int has_symtab;
 	size_t rust_candidates;	/* names that may be Rust's: "_R...", "_ZN..." */
+	/* the index of names: built at the first search by name */
+	uint32_t *buckets;	/* first symbol of each chain, or NO_SYM */
+	size_t nbuckets;	/* a power of 2; 0: not built */
 	/* the image cache (elfsym_image_from_fd()): the file's identity */
 	unsigned refs;
 	dev_t dev;
@@ -59,5 +65,15 @@ struct elfsym_image {
  * each comes with a reference that elfsym_image_free() gives back.
  */
 struct elfsym_image *elfsym_image_from_fd(int fd);
+
+/*
+ * The symbols named name, in the order of the symbol tables (.symtab,
+ * .dynsym as the file has them): the first, then the next after s, or
+ * NULL.  A search that wants the first match of a name in the table
+ * finds the same symbol as a scan of the whole table.
+ */
+const struct sym *elfsym_image_named(const struct elfsym_image *img, const char *name);
+const struct sym *elfsym_image_next_named(const struct elfsym_image *img,
+					  const struct sym *s, const char *name);
 
 #endif /* MEMTAP_ELFSYM_IMAGE_H */

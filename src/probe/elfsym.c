@@ -476,33 +476,34 @@ static const struct sym *find_in(const struct elfsym_image *img, const char *nam
 {
 	const struct sym *weak = NULL;
 
-	if (!img || (pass == PASS_RUST && !img->rust_candidates))
+	if (!img)
 		return NULL;
-	for (size_t i = 0; i < img->nsyms; i++) {
-		const struct sym *s = &img->syms[i];
-		const char *sn = img->pool + s->name;
+	if (pass == PASS_RUST) {
+		if (!img->rust_candidates)
+			return NULL;
+		for (size_t i = 0; i < img->nsyms; i++) {
+			const struct sym *s = &img->syms[i];
+			const char *sn = img->pool + s->name;
 
+			if (s->type != STT_OBJECT && sn[0] == '_' && elfsym_rust_match(sn, name))
+				return s;
+		}
+		return NULL;
+	}
+	/* the symbols of that name in table order: the first that fits wins */
+	for (const struct sym *s = elfsym_image_named(img, name); s;
+	     s = elfsym_image_next_named(img, s, name)) {
 		if (s->type == STT_OBJECT)
 			continue;
-		switch (pass) {
-		case PASS_EXPORTED:
-			if (!s->dynamic || s->bind == STB_LOCAL || !s->visible ||
-			    strcmp(sn, name) != 0)
+		if (pass == PASS_EXPORTED) {
+			if (!s->dynamic || s->bind == STB_LOCAL || !s->visible)
 				continue;
 			return s;	/* ld.so: weak or global, the first wins */
-		case PASS_SYMTAB:
-			if (strcmp(sn, name) != 0)
-				continue;
-			if (s->bind != STB_LOCAL)
-				return s;
-			if (!weak)
-				weak = s;
-			break;
-		case PASS_RUST:
-			if (sn[0] == '_' && elfsym_rust_match(sn, name))
-				return s;
-			break;
 		}
+		if (s->bind != STB_LOCAL)
+			return s;
+		if (!weak)
+			weak = s;
 	}
 	return weak;
 }

@@ -44,6 +44,23 @@ struct sym_cover_table {
 struct sym_cu_range {
 	uint64_t start, end;
 	Dwarf_Die cu;
+	size_t fns;		/* the CU's entry in sym_module.cufns */
+};
+
+/* A range of a function of a CU (symbolize-scope.c, DWARF addresses). */
+struct sym_fn_range {
+	Dwarf_Addr start, end;
+	Dwarf_Addr max_end;	/* the highest end of this range and those before */
+	size_t order;		/* the function's place in the CU's walk */
+	Dwarf_Die die;
+};
+
+/* A CU's functions, read at the first address in it. */
+struct sym_cu_fns {
+	struct sym_fn_range *r;	/* sorted by start */
+	size_t n;
+	int read;
+	int off;		/* MEMTAP_SYMBOL_INDEX=0: walk the CU */
 };
 
 enum sym_state {
@@ -70,6 +87,8 @@ struct sym_module {
 	Dwarf_Addr dwbias;		/* DWARF address + dwbias = module address */
 	struct sym_cu_range *cus;	/* sorted by start */
 	size_t ncus;
+	struct sym_cu_fns *cufns;	/* one per CU of cus */
+	size_t ncufns;
 	int cus_read;
 	struct gopcln *go;		/* symbolize-go.c: Go's function table */
 	int go_read;
@@ -89,6 +108,21 @@ void sym_module_clear(struct sym_module *sm);
  */
 size_t sym_count_up_to(size_t n, uint64_t key, uint64_t (*key_of)(const void *, size_t),
 		       const void *arg);
+
+/* symbolize-scope.c: does module address a lie in code (or is none known)? */
+int sym_in_code(const struct sym_module *sm, uint64_t a);
+/*
+ * symbolize-scope.c: the function of cu (found under it, through
+ * namespaces and types) that contains DWARF address pc by a range
+ * starting in code: scopes[0], then the inlined subroutines in it,
+ * outermost first (SYM_MAX_SCOPES at most).  Returns their number, 0
+ * when no function contains pc.  f: the CU's list of functions, or NULL
+ * to walk the CU.
+ */
+#define SYM_MAX_SCOPES 64
+int sym_function_scopes(const struct sym_module *sm, struct sym_cu_fns *f, Dwarf_Die *cu,
+			Dwarf_Addr pc, Dwarf_Die *scopes);
+void sym_cu_fns_free(struct sym_module *sm);
 
 /* symbolize-index.c: sm's index, from its n symbols (dwfl_module_getsymtab). */
 void sym_index_build(struct sym_module *sm, int n);

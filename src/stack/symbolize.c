@@ -311,6 +311,7 @@ void sym_module_clear(struct sym_module *sm)
 	sym_index_free(sm);
 	free(sm->code);
 	free(sm->cus);
+	sym_cu_fns_free(sm);
 	sym_go_free(sm);
 	sm->dwfl = NULL;
 	sm->mod = NULL;
@@ -414,35 +415,6 @@ static void read_code_ranges(struct sym_module *sm)
 	}
 }
 
-/* Does module address a lie in an executable segment (or are there none)? */
-static int in_code(const struct sym_module *sm, uint64_t a)
-{
-	if (!sm->ncode)
-		return 1;
-	for (size_t i = 0; i < sm->ncode; i++)
-		if (a >= sm->code[i][0] && a < sm->code[i][1])
-			return 1;
-	return 0;
-}
-
-/*
- * Does a range of die that starts in code contain DWARF address pc?
- * (-1 when die has no ranges at all.)
- */
-static int die_covers(const struct sym_module *sm, Dwarf_Die *die, Dwarf_Addr pc)
-{
-	Dwarf_Addr base, start, end;
-	ptrdiff_t off = 0;
-	int any = 0;
-
-	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
-		any = 1;
-		if (pc >= start && pc < end && in_code(sm, start + sm->dwbias))
-			return 1;
-	}
-	return any ? 0 : -1;
-}
-
 static int cu_range_cmp(const void *a, const void *b)
 {
 	const struct sym_cu_range *x = a, *y = b;
@@ -455,7 +427,7 @@ static void read_cus(struct sym_module *sm)
 {
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
-	size_t cap = 0;
+	size_t cap = 0, fcap = 0;
 
 	sm->cus_read = 1;
 	if (!dwfl_module_getdwarf(sm->mod, &sm->dwbias))
@@ -464,15 +436,23 @@ static void read_cus(struct sym_module *sm)
 	while ((cu = dwfl_module_nextcu(sm->mod, cu, &bias)) != NULL) {
 		Dwarf_Addr base, start, end;
 		ptrdiff_t off = 0;
+		size_t first = sm->ncus;
 
 		while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
-			if (start >= end || !in_code(sm, start + bias))
+			if (start >= end || !sym_in_code(sm, start + bias))
 				continue;
 			sm->cus = xgrowarray(sm->cus, &cap, sm->ncus + 1, sizeof(*sm->cus));
 			sm->cus[sm->ncus].start = start + bias;
 			sm->cus[sm->ncus].end = end + bias;
 			sm->cus[sm->ncus].cu = *cu;
+			sm->cus[sm->ncus].fns = sm->ncufns;
 			sm->ncus++;
+		}
+		if (sm->ncus > first) {
+			/* the CU's list of functions, read at its first address */
+			sm->cufns = xgrowarray(sm->cufns, &fcap, sm->ncufns + 1,
+					       sizeof(*sm->cufns));
+			memset(&sm->cufns[sm->ncufns++], 0, sizeof(*sm->cufns));
 		}
 	}
 	if (sm->ncus)
@@ -494,18 +474,24 @@ static uint64_t cu_key(const void *arg, size_t i)
 	return ((const struct sym_module *)arg)->cus[i].start;
 }
 
-/* The CU whose code contains module address a, or NULL. */
-static Dwarf_Die *cu_of(struct sym_module *sm, uint64_t a)
+/*
+ * The CU whose code contains module address a, or NULL; *fns its list
+ * of functions, or NULL.
+ */
+static Dwarf_Die *cu_of(struct sym_module *sm, uint64_t a, struct sym_cu_fns **fns)
 {
 	size_t lo;
 
+	*fns = NULL;
 	if (!sm->cus_read)
 		read_cus(sm);
 	/* the last range starting at or below a; ranges may nest (rare) */
 	lo = sym_count_up_to(sm->ncus, a, cu_key, sm);
 	while (lo-- > 0)
-		if (a < sm->cus[lo].end)
+		if (a < sm->cus[lo].end) {
+			*fns = &sm->cufns[sm->cus[lo].fns];
 			return &sm->cus[lo].cu;
+		}
 	if (!sm->ncus) {
 		/* no CU says where its code is: libdwfl's guess, checked later */
 		Dwarf_Addr bias;
@@ -513,77 +499,6 @@ static Dwarf_Die *cu_of(struct sym_module *sm, uint64_t a)
 		return dwfl_module_addrdie(sm->mod, a, &bias);
 	}
 	return NULL;
-}
-
-#define MAX_SCOPES 64
-
-/*
- * Inlined subroutines inside die that contain pc, outermost first, into
- * scopes[*n...]: through lexical blocks, never into other functions.
- */
-static void inlined_scopes(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *scopes, int *n)
-{
-	Dwarf_Die child;
-
-	if (dwarf_child(die, &child) != 0)
-		return;
-	do {
-		int tag = dwarf_tag(&child);
-
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block &&
-		    tag != DW_TAG_try_block && tag != DW_TAG_catch_block)
-			continue;
-		if (dwarf_haspc(&child, pc) != 1)
-			continue;
-		if (tag == DW_TAG_inlined_subroutine) {
-			if (*n >= MAX_SCOPES)
-				return;
-			scopes[(*n)++] = child;
-		}
-		inlined_scopes(&child, pc, scopes, n);
-		return;
-	} while (dwarf_siblingof(&child, &child) == 0);
-}
-
-/*
- * The function of the CU (found under die, through namespaces and
- * types) that contains pc by a range starting in code: scopes[0], then
- * the inlined subroutines in it, outermost first.  Returns their number,
- * 0 when no function contains pc.
- */
-static int function_scopes(const struct sym_module *sm, Dwarf_Die *die, Dwarf_Addr pc,
-			   Dwarf_Die *scopes, int depth)
-{
-	Dwarf_Die child;
-
-	if (depth > 16 || dwarf_child(die, &child) != 0)
-		return 0;
-	do {
-		int tag = dwarf_tag(&child), n;
-
-		switch (tag) {
-		case DW_TAG_subprogram:
-		case DW_TAG_entry_point:
-			if (die_covers(sm, &child, pc) != 1)
-				break;
-			scopes[0] = child;
-			n = 1;
-			inlined_scopes(&child, pc, scopes, &n);
-			return n;
-		case DW_TAG_namespace:
-		case DW_TAG_module:
-		case DW_TAG_class_type:
-		case DW_TAG_structure_type:
-		case DW_TAG_union_type:
-			n = function_scopes(sm, &child, pc, scopes, depth + 1);
-			if (n)
-				return n;
-			break;
-		default:
-			break;
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return 0;
 }
 
 static uint64_t row_key(const void *arg, size_t i)
@@ -667,10 +582,11 @@ static void resolve(struct symbolizer *sz, struct sym_entry *e)
 	}
 	name = function_at(sm, addr, &offset);
 
-	Dwarf_Die *cu = cu_of(sm, addr);
+	struct sym_cu_fns *fns;
+	Dwarf_Die *cu = cu_of(sm, addr, &fns);
 	Dwarf_Addr pc = addr - sm->dwbias;
-	Dwarf_Die scopes[MAX_SCOPES];
-	int nscopes = cu ? function_scopes(sm, cu, pc, scopes, 0) : 0;
+	Dwarf_Die scopes[SYM_MAX_SCOPES];
+	int nscopes = cu ? sym_function_scopes(sm, fns, cu, pc, scopes) : 0;
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 

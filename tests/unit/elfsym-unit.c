@@ -1,7 +1,8 @@
 /*
  * elfsym-unit.c - unit tests of elfsym.c on this very process, on libc,
  * and on truncated and corrupted copies of libc (which must give an
- * error or a parse, never a crash).
+ * error or a parse, never a crash); the index of names against a scan
+ * of the symbol tables, for every name of libc and of this program.
  *
  *   elfsym-unit [LIBC_PATH]
  *
@@ -20,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "probe/elfsym.h"
+#include "probe/elfsym-image.h"
 #include "util/error.h"
 #include "util/xmalloc.h"
 
@@ -108,6 +110,50 @@ static void test_rust(void)
 				"exchange_malloc"), "legacy suffix with hash");
 	CHECK(elfsym_rust_match("_RNvCs9_7mycrate3__go.llvm.123", "_go"), "v0 '_' separator, .llvm suffix");
 	CHECK(!elfsym_rust_match("malloc", "malloc"), "C names are not Rust names");
+}
+
+/*
+ * For every symbol's name, the index gives the symbols of that name that
+ * a scan of the tables finds, in the scan's order: the first match of
+ * any search by name is the scan's.
+ */
+static void test_index(const char *path)
+{
+	struct elfsym_image *img = elfsym_image_open(path);
+	size_t names = 0, bad = 0;
+
+	CHECK(img && img->nsyms > 0, "%s parses", path);
+	if (!img)
+		return;
+	for (size_t i = 0; i < img->nsyms; i++) {
+		const char *name = img->pool + img->syms[i].name;
+		const struct sym *s = elfsym_image_named(img, name);
+		size_t k;
+
+		/* the scan: from the first symbol of that name on */
+		for (k = 0; k < img->nsyms; k++)
+			if (strcmp(img->pool + img->syms[k].name, name) == 0)
+				break;
+		if (k < i)
+			continue;	/* name seen already */
+		names++;
+		for (; k < img->nsyms; k++) {
+			if (strcmp(img->pool + img->syms[k].name, name) != 0)
+				continue;
+			if (s != &img->syms[k])
+				break;
+			s = elfsym_image_next_named(img, s, name);
+		}
+		if (k < img->nsyms || s)
+			bad++;
+	}
+	CHECK(bad == 0 && names > 0, "index of %s: %zu names, %zu differ from the scan", path,
+	      names, bad);
+	uint64_t v;
+
+	CHECK(!elfsym_image_named(img, "no such name, anywhere") &&
+	      elfsym_image_lookup(img, "", &v) == -ENOENT, "index of %s: absent names", path);
+	elfsym_image_free(img);
 }
 
 /* Write len bytes of buf, then corrupt or cut; parse; return 1 if it parsed. */
@@ -214,6 +260,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_self();
 	test_rust();
+	test_index(libc);
+	test_index("/proc/self/exe");
 	test_malformed(libc);
 	printf("%s\n", failures ? "FAILED" : "PASSED");
 	return failures ? 1 : 0;

@@ -11,6 +11,8 @@
  *                                               each STEPth module address
  *                                               in [START, END) (hex), and
  *                                               the index's counts on stderr
+ *   stack-symbolize frames BINARY START END STEP the same with every frame:
+ *                                               inlined ones, files, lines
  *
  * SYM lines come from stack-symtest (see there).  Exit 0 on success,
  * 1 on a mismatch, 77 when demangling is not compiled in, 99 on misuse.
@@ -196,9 +198,11 @@ static int demangle(void)
 	return 0;
 }
 
-static void names(const char *binary, const char *start, const char *end, const char *step)
+static void names(const char *binary, const char *start, const char *end, const char *step,
+		  int frames)
 {
-	struct symbolizer *sz = symbolizer_new(SYMBOLIZE_NO_LINES | SYMBOLIZE_NO_INLINE);
+	struct symbolizer *sz = symbolizer_new(frames ? 0 :
+					       SYMBOLIZE_NO_LINES | SYMBOLIZE_NO_INLINE);
 	uint32_t id = module_intern_file(binary);
 	uint64_t lo = strtoull(start, NULL, 16), hi = strtoull(end, NULL, 16);
 	uint64_t by = strtoull(step, NULL, 10), indexed, searched;
@@ -211,8 +215,13 @@ static void names(const char *binary, const char *start, const char *end, const 
 		const struct sym_info *si = symbolizer_lookup(sz, id, a);
 		const struct sym_frame *f = si->nframes ? &si->frames[si->nframes - 1] : NULL;
 
-		printf("%#" PRIx64 " %s+%#" PRIx64 "\n", a, f && f->function ? f->function : "?",
+		printf("%#" PRIx64 " %s+%#" PRIx64, a, f && f->function ? f->function : "?",
 		       f ? f->offset : 0);
+		for (int i = 0; frames && i < si->nframes; i++)
+			printf(" %s%s %s:%d", si->frames[i].inlined ? "inlined " : "",
+			       si->frames[i].function ? si->frames[i].function : "?",
+			       si->frames[i].file ? si->frames[i].file : "?", si->frames[i].line);
+		printf("\n");
 	}
 	symbolize_index_counts(&indexed, &searched);
 	fprintf(stderr, "indexed %" PRIu64 " searched %" PRIu64 "\n", indexed, searched);
@@ -228,7 +237,9 @@ int main(int argc, char **argv)
 	else if (strcmp(argv[1], "stripped") == 0 && argc == 3)
 		check(argv[2], 1);
 	else if (strcmp(argv[1], "names") == 0 && argc == 6)
-		names(argv[2], argv[3], argv[4], argv[5]);
+		names(argv[2], argv[3], argv[4], argv[5], 0);
+	else if (strcmp(argv[1], "frames") == 0 && argc == 6)
+		names(argv[2], argv[3], argv[4], argv[5], 1);
 	else if (strcmp(argv[1], "garbage") == 0 && argc >= 3)
 		garbage(argv + 2, argc - 2);
 	else if (strcmp(argv[1], "demangle") == 0) {
