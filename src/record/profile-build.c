@@ -249,6 +249,18 @@ static void add_processes(struct profile *prof)
 	}
 }
 
+/*
+ * Will a source line be shown?  Not in text, folded and SVG output
+ * without --lines, when no profile is written besides (--record,
+ * --at-peak): reading a module's line tables, sorted at their first
+ * use, is then saved.
+ */
+static int lines_shown(const struct report_config *rc)
+{
+	return rc->lines || rc->record || rc->at_peak ||
+	       (rc->format != FORMAT_TEXT && rc->format != FORMAT_FOLDED && rc->format != FORMAT_SVG);
+}
+
 _Static_assert((int)PROF_COUNTED_CALLS == (int)EV_COUNTED_CALLS &&
 	       (int)PROF_COUNTED_BYTES == (int)EV_COUNTED_BYTES,
 	       "sink_kind_totals() answers in profile.h's bits");
@@ -323,7 +335,8 @@ void profile_build(struct profile *prof, const struct run_info *ri, int interval
 
 	struct build b = {
 		.prof = prof,
-		.sz = symbolizer_new(rc->no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0),
+		.sz = symbolizer_new((rc->no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0) |
+				     (lines_shown(rc) ? 0 : SYMBOLIZE_NO_LINES)),
 		.map_of = xcalloc(nmods, sizeof(size_t)),
 		.nmods = nmods,
 		.locs = locs,

@@ -595,7 +595,8 @@ static void resolve(struct symbolizer *sz, struct sym_entry *e)
 		file = NULL;
 		line = 0;
 	}
-	if (cu && dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+	/* libdw reads (and sorts) the whole line table for the file names */
+	if (cu && !(sz->flags & SYMBOLIZE_NO_LINES) && dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
 		files = NULL;
 	if (!name && nscopes) {
 		Dwarf_Addr low;

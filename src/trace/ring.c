@@ -31,9 +31,13 @@
  * counted as lost.
  *
  * The source drains every ring every RING_IDLE_NS, or RING_BUSY_NS
- * for RING_IDLE_NS after a drain that found records, or at the loop's next round after
- * one that found a batch or more (the stubs make records faster than
- * RING_BUSY_NS would take them, and wait on a full ring).
+ * for RING_IDLE_NS after a drain that found RING_BUSY_MIN records or
+ * more, or at the loop's next round after one that found a batch or
+ * more (the stubs make records faster than RING_BUSY_NS would take
+ * them, and wait on a full ring).  A trickle (sampled calls: one
+ * record in hundreds of microseconds) waits in the ring: woken every
+ * RING_BUSY_NS for a record or two, memtap spent more of the CPU on
+ * its wakeups than on the records.
  *
  * Sampled rings (record/sample.h): each record carries the mean its
  * call was kept at, for the sink's weights; each drain refills the
@@ -76,6 +80,7 @@
 #define RING_BATCH 256
 #define RING_IDLE_NS 2000000ULL
 #define RING_BUSY_NS 50000ULL
+#define RING_BUSY_MIN 16	/* records a drain finds to stay busy */
 #define RING_STUCK_NS 1000000000ULL
 #define RING_HOLD_NS 100000000ULL	/* below the stubs' bounded wait (detour-abi.h) */
 #define RING_VFORKS 4		/* vfork children at once, of one process */
@@ -624,7 +629,7 @@ static void budget_all(void)
 static void drain_all(void *self)
 {
 	uint64_t cpu0 = overhead > 0 ? self_cpu_ns() : 0;
-	int busy = 0, full = 0;
+	int found = 0, busy = 0, full = 0;
 
 	(void)self;
 	for (struct ring_src *r = rings; r; r = r->next) {
@@ -633,13 +638,14 @@ static void drain_all(void *self)
 		if (r->pause_until && now_ns() < r->pause_until)
 			continue;
 		r->pause_until = 0;
-		if (ring_drain(r) == 0 && r->records != before)
-			busy = 1;
-		if (r->records - before >= RING_BATCH)
-			full = 1;
+		if (ring_drain(r) < 0)
+			continue;
+		found |= r->records != before;
+		busy |= r->records - before >= RING_BUSY_MIN;
+		full |= r->records - before >= RING_BATCH;
 	}
 	if (overhead > 0) {
-		if (busy) {
+		if (found) {
 			sink_flush();	/* the unwinding, measured with the rest */
 			busy_cpu += self_cpu_ns() - cpu0;
 		}
