@@ -7,6 +7,19 @@
 # Also memtap's peak RSS (VmHWM) and the recording's size.
 #
 #   bench/redis.sh [-r N] [-d SECONDS] [-i SECONDS] [-m MEMTAP]
+#   bench/redis.sh --html-check [-d SECONDS] [-i SECONDS] [-m MEMTAP] [-k DIR]
+#
+# --html-check: one attached recording (DURATION 600 s unless -d), its
+# timeline page (memtap report -F html) opened in headless chromium by
+# tests/html-check.js, which fails on any script or console error or
+# network request and on any figure of the page (the memory chart's
+# series, the suspects' table, flame graph totals of selected ranges)
+# that differs from the same figure computed from the recording's JSON
+# apart from memtap.  Exit 0 when all agree, 1 with the failed checks
+# on stderr, 77 without chromium, node or redis.  -k DIR keeps the
+# recording, the page and the checks' output there.  Needs node and
+# chromium like make check's browser tests (playwright-core installed
+# into tests/out-node of the build tree, as they install it).
 #
 # Needs redis-server and redis-benchmark (Debian: redis-server,
 # redis-tools).  Output: Markdown on stdout, progress on stderr.  Not a
@@ -19,14 +32,20 @@ reps=3
 duration=60
 interval=1
 memtap=${MEMTAP:-$here/../memtap}
+html=0 keep=
+if [ "${1:-}" = --html-check ]; then
+	html=1 duration=600
+	shift
+fi
 
-while getopts "r:d:i:m:h" c; do
+while getopts "r:d:i:m:k:h" c; do
 	case $c in
 	r) reps=$OPTARG ;;
 	d) duration=$OPTARG ;;
 	i) interval=$OPTARG ;;
 	m) memtap=$OPTARG ;;
-	*) sed -n '2,13s/^# \{0,1\}//p' "$0"; exit 64 ;;
+	k) keep=$OPTARG ;;
+	*) sed -n '2,27s/^# \{0,1\}//p' "$0"; exit 64 ;;
 	esac
 done
 command -v redis-server > /dev/null && command -v redis-benchmark > /dev/null ||
@@ -56,12 +75,9 @@ load() {
 	echo $((total / n))
 }
 
-ratios=() hwms=() sizes=()
-for r in $(seq 1 "$reps"); do
-	redis-cli -p "$port" flushall > /dev/null
-	if [ $((r % 2)) -eq 1 ]; then
-		base=$(load "$duration")
-	fi
+# attach: memtap attached to the server, recording to $work/rec.json;
+# mpid its pid, once it has said so
+attach() {
 	"$memtap" -p "$rpid" --leaks -i "$interval" --record "$work/rec.json" \
 		-o "$work/m.out" 2> "$work/m.err" &
 	mpid=$!
@@ -69,6 +85,61 @@ for r in $(seq 1 "$reps"); do
 		grep -q 'attached to process' "$work/m.err" 2>/dev/null && break
 		sleep 0.1
 	done
+}
+
+# html_check: the --html-check run
+html_check() {
+	local top_builddir top_srcdir modules chromium st
+	top_srcdir=$here/..
+	# a build tree's tests/out-node, where make check installs playwright-core
+	top_builddir=$(cd "$(dirname "$memtap")" && pwd)
+	[ -f "$top_builddir/Makefile" ] || top_builddir=$work
+	fail() { echo "$prog: $*" >&2; exit 1; }
+	. "$top_srcdir/tests/browser-lib.sh"
+	echo "$prog: recording ${duration} s at -i $interval" >&2
+	attach
+	load "$duration" > /dev/null
+	kill -INT "$mpid"
+	wait "$mpid" || fail "memtap exit status $?: $(tail -3 "$work/m.err")"
+	"$memtap" report -F html -o "$work/page.html" "$work/rec.json" ||
+		fail "memtap report -F html"
+	"$memtap" report --suspects "$work/rec.json" > "$work/suspects.txt" ||
+		fail "memtap report --suspects"
+	mkdir "$work/profile"
+	st=0
+	HOME=$work timeout 600 node "$top_srcdir/tests/html-check.js" "$modules" "$chromium" \
+		"$work/profile" "$work/rec.json" "$work/page.html" "$work/suspects.txt" \
+		> "$work/check.out" 2>&1 || st=$?
+	if [ -n "$keep" ]; then
+		mkdir -p "$keep"
+		cp "$work/rec.json" "$work/page.html" "$work/suspects.txt" "$work/check.out" "$keep/"
+	fi
+	echo "| recording | intervals | stacks | recording (bytes) | page (bytes) | checks |"
+	echo "|---|---|---|---|---|---|"
+	echo "| redis-benchmark, ${duration} s at -i $interval --leaks |" \
+		"$(node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+			console.log(r.intervals.length + " | " + r.samples.length)' "$work/rec.json") |" \
+		"$(stat -c %s "$work/rec.json") | $(stat -c %s "$work/page.html") | $(grep -c '^ok: ' "$work/check.out") passed," \
+		"$(grep -c '^FAIL: ' "$work/check.out") failed |"
+	if [ $st -ne 0 ]; then
+		grep -v '^ok: ' "$work/check.out" | sed "s/^/$prog: /" >&2
+		echo "$prog: the page differs from the recording (or the check failed, status $st)" >&2
+		exit 1
+	fi
+	echo "$prog: the page agrees with the recording" >&2
+}
+if [ $html = 1 ]; then
+	html_check
+	exit 0
+fi
+
+ratios=() hwms=() sizes=()
+for r in $(seq 1 "$reps"); do
+	redis-cli -p "$port" flushall > /dev/null
+	if [ $((r % 2)) -eq 1 ]; then
+		base=$(load "$duration")
+	fi
+	attach
 	traced=$(load "$duration")
 	hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$mpid/status")
 	kill -INT "$mpid"

@@ -10,7 +10,7 @@
 
 const path = require("path");
 const [modules, chromiumPath, profileDir, svgFile] = process.argv.slice(2);
-const { check, launch, run } = require("./browser-lib.js");
+const { check, launch, run, watch } = require("./browser-lib.js");
 
 // The frame whose name (its title up to " (") is name.
 async function frame(page, name) {
@@ -45,8 +45,7 @@ async function text(page, id) {
 
 async function main() {
 	const { context, page } = await launch(modules, chromiumPath, profileDir);
-	const errors = [];
-	page.on("pageerror", (e) => errors.push(String(e)));
+	const seen = watch(page);
 	let answer = null;
 	page.on("dialog", (d) => d.accept(answer));
 
@@ -136,7 +135,7 @@ async function main() {
 	g = await geometry(page, "inline_a");
 	check(g.fill !== "rgb(230,0,230)", "Reset Search restores colours");
 
-	check(errors.length === 0, "no script errors " + errors.join("; "));
+	seen.done();
 	await context.close();
 }
 

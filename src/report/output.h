@@ -90,11 +90,13 @@ void text_print_location(FILE *f, const struct profile *p, size_t loc, int mangl
  * rule that tells a leak from a cache that fills and stops and a batch
  * that rises and falls (man memtap, LEAK SUSPECTS):
  *
- *   the slope is above 0; the slope over the last half of the
- *   intervals is at least half the slope over all of them (still
- *   rising); it grew in at least a third of the intervals; and it never
- *   gave back more than a quarter of the highest it held (the largest
- *   fall from a high).
+ *   the slope is above 0; it grew in at least 3 intervals; a line fits
+ *   its running maximum (the most held so far) with R^2 >= 0.7 (rising
+ *   all along, in steps or not); that maximum's slope over the last half
+ *   of the intervals is at least half its slope over all of them (still
+ *   rising); and it never gave back more than a quarter of the highest
+ *   it held (the largest fall from a high).  late_slope is that last
+ *   half's slope.
  *
  * profile_suspects() fills *out (malloc'd, the caller frees) with the
  * samples whose series rose at all, suspects first, each group by
@@ -108,7 +110,7 @@ struct suspect {
 	int suspect;
 	double slope;		/* bytes per interval */
 	double per_hour;	/* bytes per hour */
-	double late_slope;	/* over the last half of the intervals */
+	double late_slope;	/* the running maximum's, over the last half */
 	size_t grew;		/* intervals in which it grew, of nintervals */
 	uint64_t high, end;	/* the most it held, what it held at the end */
 	uint64_t gave_back;	/* its largest fall from a high */

@@ -3,6 +3,13 @@
  * each stack at the end of every -i interval, their least-squares slope
  * over the interval index, and the rule that keeps caches that plateau
  * and batches that rise and fall out.
+ *
+ * The rule reads the running maximum of the series (the most held so
+ * far), not the series: a leak that grows in large steps (an allocator
+ * that takes memory a chunk at a time: flat stretches, then a jump) is
+ * as steady there as one that grows in every interval, while a cache
+ * that fills then plateaus flattens it in the last half, a single jump
+ * fits no line, and what a batch gives back is measured apart.
  */
 #include "config.h"
 
@@ -14,12 +21,23 @@
 #include "report/output.h"
 #include "util/xmalloc.h"
 
-/* Least-squares slope of y[from .. n) over the index; 0 under two points. */
-static double ls_slope(const double *y, size_t from, size_t n)
+/* The least share of its running maximum's variance a line must explain. */
+#define SUSPECT_MIN_R2 0.7
+/* The fewest intervals a suspect grew in: one or two jumps are no trend. */
+#define SUSPECT_MIN_RISES 3
+
+/*
+ * Least-squares slope of y[from .. n) over the index; 0 under two
+ * points.  With r2, also the share of y's variance the line explains
+ * (0 when y is flat).
+ */
+static double ls_fit(const double *y, size_t from, size_t n, double *r2)
 {
-	double mx = 0, my = 0, sxy = 0, sxx = 0;
+	double mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
 	size_t m = n - from;
 
+	if (r2)
+		*r2 = 0;
 	if (n < from + 2)
 		return 0;
 	for (size_t i = from; i < n; i++) {
@@ -31,7 +49,10 @@ static double ls_slope(const double *y, size_t from, size_t n)
 	for (size_t i = from; i < n; i++) {
 		sxy += ((double)i - mx) * (y[i] - my);
 		sxx += ((double)i - mx) * ((double)i - mx);
+		syy += (y[i] - my) * (y[i] - my);
 	}
+	if (r2 && sxx > 0 && syy > 0)
+		*r2 = sxy * sxy / (sxx * syy);
 	return sxx > 0 ? sxy / sxx : 0;
 }
 
@@ -69,7 +90,7 @@ static int cmp_suspects(const void *a, const void *b)
 size_t profile_suspects(const struct profile *p, struct suspect **out)
 {
 	size_t n = p->nintervals, ns = p->nsamples, count = 0;
-	double *series, *level;
+	double *series, *level, *most;
 	struct suspect *res;
 	double span;
 
@@ -79,6 +100,7 @@ size_t profile_suspects(const struct profile *p, struct suspect **out)
 	/* series[sample * n + i]: held (or net) at the end of interval i */
 	series = xcalloc(ns * n, sizeof(*series));
 	level = xcalloc(ns, sizeof(*level));
+	most = xcalloc(n, sizeof(*most));
 	for (size_t i = 0; i < n; i++) {
 		const struct prof_interval *pi = &p->intervals[i];
 
@@ -101,12 +123,11 @@ size_t profile_suspects(const struct profile *p, struct suspect **out)
 	for (size_t s = 0; s < ns; s++) {
 		const double *y = series + s * n;
 		struct suspect *r = &res[count];
-		double high = 0, prev = 0;
+		double high = 0, prev = 0, most_slope, r2;
 
 		memset(r, 0, sizeof(*r));
 		r->sample = s;
-		r->slope = ls_slope(y, 0, n);
-		r->late_slope = ls_slope(y, n / 2, n);
+		r->slope = ls_fit(y, 0, n, NULL);
 		for (size_t i = 0; i < n; i++) {
 			if (y[i] > prev)
 				r->grew++;
@@ -115,19 +136,29 @@ size_t profile_suspects(const struct profile *p, struct suspect **out)
 			if (high - y[i] > (double)r->gave_back)
 				r->gave_back = (uint64_t)(high - y[i]);
 			prev = y[i];
+			most[i] = high;
 		}
 		if (!(r->slope > 0) || !r->grew)
 			continue;
+		most_slope = ls_fit(most, 0, n, &r2);
+		r->late_slope = ls_fit(most, n / 2, n, NULL);
 		r->high = high > 0 ? (uint64_t)high : 0;
 		r->end = y[n - 1] > 0 ? (uint64_t)y[n - 1] : 0;
 		r->per_hour = span > 0 ? r->slope * 3600e9 / span : 0;
 		r->err = sampled_err(p, &p->samples[s], y[n - 1]);
-		r->suspect = n >= 4 && r->late_slope * 2 >= r->slope && r->grew * 3 >= n &&
+		/*
+		 * Rising all along (a line fits the most held so far), still
+		 * rising in the last half as fast as half the whole run's
+		 * pace, and giving little back.
+		 */
+		r->suspect = n >= 4 && r->grew >= SUSPECT_MIN_RISES && r2 >= SUSPECT_MIN_R2 &&
+			     most_slope > 0 && r->late_slope * 2 >= most_slope &&
 			     r->gave_back * 4 <= r->high;
 		count++;
 	}
 	free(series);
 	free(level);
+	free(most);
 	if (!count) {
 		free(res);
 		return 0;

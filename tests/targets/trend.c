@@ -1,5 +1,5 @@
 /*
- * trend.c - three allocation sites whose held bytes follow known
+ * trend.c - four allocation sites whose held bytes follow known
  * trends, one step per SIGUSR1 ("tick"), for the leak suspects:
  *
  *   trend -n TICKS -o FILE
@@ -10,9 +10,13 @@
  *              cache that fills, then stops);
  *   saw_site   mallocs BLOCK bytes, and at every 4th tick frees what
  *              it holds (a batch that rises and falls);
+ *   stair_site mallocs STAIR bytes at every 4th tick, kept (a leak that
+ *              grows in steps: flat for 3 ticks, then a jump);
  * and writes "tick N" to FILE once done.  The SIGUSR1 after the last
- * tick writes "EXPECT leak BYTES_PER_TICK" and ends the process.
- * BLOCK is 1 MiB: sampled at the default mean, every block is kept.
+ * tick writes "EXPECT leak BYTES_PER_TICK" and "EXPECT stair BYTES
+ * EVERY" and ends the process.  BLOCK is 1 MiB and STAIR 3 MiB:
+ * sampled at the default mean, every block is kept.  The sites' bodies
+ * differ, so that no compiler folds two into one function.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +26,10 @@
 #include "usr1.h"
 
 #define BLOCK (1024 * 1024)
+#define STAIR (3 * BLOCK)
+#define STAIR_EVERY 4
 
-static void *kept[4096];
+static void *kept[8192];
 static int nkept;
 static void *saw[4];
 static int nsaw;
@@ -33,9 +39,14 @@ static __attribute__((noinline)) void *leak_site(void)
 	return malloc(BLOCK);
 }
 
-static __attribute__((noinline)) void *cache_site(void)
+static __attribute__((noinline)) void *cache_site(int tick)
 {
-	return malloc(BLOCK);
+	return tick <= 4 ? malloc(BLOCK) : NULL;
+}
+
+static __attribute__((noinline)) void *stair_site(int tick)
+{
+	return tick % STAIR_EVERY == 0 ? malloc(STAIR) : NULL;
 }
 
 static __attribute__((noinline)) void saw_site(int tick)
@@ -72,13 +83,16 @@ int main(int argc, char **argv)
 	for (int t = 1; t <= ticks; t++) {
 		usr1_wait();
 		kept[nkept++] = leak_site();
-		if (t <= 4)
-			kept[nkept++] = cache_site();
+		if ((kept[nkept] = cache_site(t)))
+			nkept++;
+		if ((kept[nkept] = stair_site(t)))
+			nkept++;
 		saw_site(t);
 		fprintf(f, "tick %d\n", t);
 	}
 	usr1_wait();
 	fprintf(f, "EXPECT leak %d\n", BLOCK);
+	fprintf(f, "EXPECT stair %d %d\n", STAIR, STAIR_EVERY);
 	fclose(f);
 	return 0;
 }
