@@ -533,6 +533,8 @@ static long drain_batch(struct ring_src *r)
 			__builtin_prefetch(next);
 			__builtin_prefetch(next + 64);
 			__builtin_prefetch(next + 128);
+			/* a walk's first return addresses, or a copy's top */
+			__builtin_prefetch(next + R_STACK);
 		}
 
 		if (word(rec, R_SEQ) != r->tail + j) {
