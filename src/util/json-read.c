@@ -33,17 +33,28 @@ static int skipped(const struct jparser *j, const char *key)
 
 void jval_release(struct jval *v)
 {
-	size_t i;
-
-	for (i = 0; i < v->n; i++) {
-		jval_release(&v->items[i]);
-		if (v->keys)
-			free(v->keys[i]);
+	if (v->type == J_STR) {
+		free(v->str);
+	} else if (v->type == J_ARR || v->type == J_OBJ) {
+		for (size_t i = 0; i < v->n; i++) {
+			jval_release(&v->items[i]);
+			if (v->keys)
+				free(v->keys[i]);
+		}
+		free(v->items);
+		free(v->keys);
 	}
-	free(v->items);
-	free(v->keys);
-	free(v->str);
 	memset(v, 0, sizeof(*v));
+}
+
+/* A container's arrays to their size: grown by doubling, half may be spare. */
+static void fit(struct jval *v)
+{
+	if (!v->n)
+		return;
+	v->items = xrealloc(v->items, v->n * sizeof(*v->items));
+	if (v->keys)
+		v->keys = xrealloc(v->keys, v->n * sizeof(*v->keys));
 }
 
 /* Record the first error, with the line of the current position. */
@@ -239,6 +250,7 @@ static int parse_container(struct jparser *j, struct jval *v, int obj)
 		}
 		if (j->s < j->end && *j->s == close) {
 			j->s++;
+			fit(v);
 			return 0;
 		}
 		return fail(j, "expected ',' or '%c'", close);

@@ -23,13 +23,18 @@
 
 enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUM, J_STR, J_ARR, J_OBJ };
 
+/* 32 bytes: a recording of a million stacks is tens of millions of them */
 struct jval {
 	enum jtype type;
-	int64_t num;		/* J_NUM */
-	char *str;		/* J_STR, NUL-terminated */
-	struct jval *items;	/* J_ARR, J_OBJ: n of them */
-	char **keys;		/* J_OBJ */
-	size_t n;
+	size_t n;		/* J_ARR, J_OBJ: items (and keys) */
+	union {
+		int64_t num;	/* J_NUM */
+		char *str;	/* J_STR, NUL-terminated */
+		struct {
+			struct jval *items;	/* J_ARR, J_OBJ: n of them */
+			char **keys;		/* J_OBJ */
+		};
+	};
 };
 
 /*
