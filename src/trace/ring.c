@@ -22,8 +22,10 @@
  * private ring is read over them): no copy of a stack in memtap.
  * Records made by a call nested in another probed call (realloc(NULL,
  * n) calling malloc; their return address is in a detoured function or
- * in a stub) are not events, as with int3; a syscall wrapper's always
- * is one (alloc_wrapper_record()), as the seccomp stop would be.
+ * in a stub) are not events, as with int3 (the stubs make none while
+ * their nest table holds every range: detour-abi.h); a syscall
+ * wrapper's always is one (alloc_wrapper_record()), as the seccomp stop
+ * would be.
  *
  * A record reserved but never committed (a signal handler that
  * longjmp'd out of the stub) would block the ring: one left
