@@ -671,6 +671,12 @@ static void read_counts(struct alloc_detours *ad)
 	free(cookies);
 }
 
+void alloc_detours_drain_ring(struct alloc_detours *ad)
+{
+	if (ad && ad->ring)
+		ring_drain(ad->ring);
+}
+
 void alloc_detours_drain(struct alloc_detours *ad)
 {
 	if (!ad || !ad->ring)

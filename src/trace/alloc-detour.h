@@ -85,8 +85,13 @@ void alloc_detours_forget(struct alloc_detours *ad, uint64_t addr);
 void alloc_detours_vfork(struct alloc_detours *ad, pid_t tid, struct proc *child);
 void alloc_detours_vfork_end(struct alloc_detours *ad, struct proc *child);
 
-/* Drain the ring now (a thread exits, the process execs). */
+/*
+ * Drain the ring now, and read the stubs' counters (a thread exits, the
+ * process execs, a report is due).
+ */
 void alloc_detours_drain(struct alloc_detours *ad);
+/* The ring only: records to put in order before another event's. */
+void alloc_detours_drain_ring(struct alloc_detours *ad);
 
 /*
  * Detach, every thread stopped: a last drain, the entries restored

@@ -528,7 +528,7 @@ static enum alloc_action on_sigtrap(struct thread *tcp)
 			/* the detoured wrappers' records first: held ranges in order */
 			if (((const struct probe *)h.cookie)->role >= PR_MMAP &&
 			    alloc_detours_wrappers(s->dt))
-				alloc_detours_drain(s->dt);
+				alloc_detours_drain_ring(s->dt);
 			alloc_hit_return(tcp, h.cookie, &regs, &h);
 		}
 		return ALLOC_RESUME;

@@ -44,9 +44,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define SECTION __attribute__((section("alloc_text"), noinline))
-
-extern char __start_alloc_text[], __stop_alloc_text[];
 extern char **environ;
 
 enum kind {
@@ -59,22 +56,10 @@ static const char *const names[K_N] = {
 	"aligned_alloc", "memalign", "valloc", "pvalloc", "probe",
 };
 
-struct counts {
-	unsigned long calls[K_N], bytes[K_N], failed[K_N];
-	int bad;
-};
+#include "alloc-counts.h"
 
-static unsigned long iters = 100;
-static int nthreads = 1, with_pool;
+static int with_pool;
 static unsigned long min_pool = 1024 * 1024;	/* pool calls counted from this size */
-static int aliased;
-/* NULL, hidden from the compiler: it turns realloc(NULL, n) into malloc(n) */
-static void *volatile nothing;
-
-static inline void escape(void *p)
-{
-	__asm__ volatile("" : : "r"(p) : "memory");
-}
 
 #ifdef FAR_ALLOC
 /*
@@ -93,14 +78,6 @@ void sdallocx(void *p, size_t size, int flags);
 	"	ret\n.cfi_endproc\n.size " name ", . - " name "\n"
 __asm__(".text\n" FAR_FN("mallocx", "malloc") FAR_FN("sdallocx", "free"));
 #endif
-
-static void count(struct counts *c, enum kind k, unsigned long bytes)
-{
-	if (k == K_MEMALIGN && aliased)
-		k = K_ALIGNED_ALLOC;
-	c->calls[k]++;
-	c->bytes[k] += bytes;
-}
 
 /*
  * A local function to probe with --probe pool_alloc:size=arg1 (noipa:
@@ -210,47 +187,6 @@ static SECTION void *worker(void *arg)
 	for (unsigned long i = 0; i < iters; i++)
 		one(c, i);
 	return NULL;
-}
-
-/* One round in nthreads threads; adds to total. */
-static SECTION void round_run(struct counts *total)
-{
-	struct counts *c = calloc(nthreads, sizeof(*c));
-	pthread_t *t = calloc(nthreads, sizeof(*t));
-
-	if (!c || !t)
-		exit(99);
-	count(total, K_CALLOC, nthreads * sizeof(*c));
-	count(total, K_CALLOC, nthreads * sizeof(*t));
-	for (int i = 0; i < nthreads; i++)
-		if (pthread_create(&t[i], NULL, worker, &c[i]))
-			exit(99);
-	for (int i = 0; i < nthreads; i++) {
-		pthread_join(t[i], NULL);
-		for (int k = 0; k < K_N; k++) {
-			total->calls[k] += c[i].calls[k];
-			total->bytes[k] += c[i].bytes[k];
-			total->failed[k] += c[i].failed[k];
-		}
-		total->bad |= c[i].bad;
-	}
-	free(c);
-	free(t);
-	count(total, K_FREE, nthreads * sizeof(*c));
-	count(total, K_FREE, nthreads * sizeof(*t));
-}
-
-static SECTION void report(const struct counts *c)
-{
-	int pid = (int)getpid();
-
-	printf("RANGE %d 0x%016lx 0x%016lx\n", pid, (unsigned long)__start_alloc_text,
-	       (unsigned long)__stop_alloc_text);
-	for (int k = 0; k < K_N; k++)
-		if (c->calls[k])
-			printf("EXPECT %d %s %lu %lu %lu\n", pid, names[k], c->calls[k],
-			       c->bytes[k], c->failed[k]);
-	fflush(stdout);
 }
 
 static SECTION int child_round(void)

@@ -42,10 +42,6 @@
 #include <unistd.h>
 #include "target.h"
 
-#define SECTION __attribute__((section("alloc_text"), noinline))
-
-extern char __start_alloc_text[], __stop_alloc_text[];
-
 enum kind {
 	K_MALLOC, K_CALLOC, K_REALLOC, K_REALLOCARRAY, K_FREE, K_POSIX_MEMALIGN,
 	K_ALIGNED_ALLOC, K_MEMALIGN, K_N
@@ -56,35 +52,15 @@ static const char *const names[K_N] = {
 	"aligned_alloc", "memalign",
 };
 
-struct counts {
-	unsigned long calls[K_N], bytes[K_N], failed[K_N];
-	int bad;
-};
+#include "alloc-counts.h"
 
-static unsigned long iters = 100;
-static int nthreads = 1, aliased;
 static sigset_t set;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int leader_go;	/* -X: the leader may exit */
-/* NULL, hidden from the compiler: it turns realloc(NULL, n) into malloc(n) */
-static void *volatile nothing;
 /* the allocator functions through volatile pointers: no call is elided */
 static void *(*volatile f_malloc)(size_t) = malloc;
 static void (*volatile f_free)(void *) = free;
-
-static inline void escape(void *p)
-{
-	__asm__ volatile("" : : "r"(p) : "memory");
-}
-
-static void count(struct counts *c, enum kind k, unsigned long bytes)
-{
-	if (k == K_MEMALIGN && aliased)
-		k = K_ALIGNED_ALLOC;
-	c->calls[k]++;
-	c->bytes[k] += bytes;
-}
 
 static SECTION void check(struct counts *c, unsigned char *p, size_t n, unsigned char v)
 {
@@ -172,47 +148,6 @@ static SECTION void maps(void)
 	printf("EXPECT %d mmap 2 %lu 0\n", (int)getpid(), 64 * MiB);
 	printf("EXPECT %d mremap 1 %lu 0\n", (int)getpid(), 16 * MiB);
 	printf("EXPECT %d munmap 2 0 %lu\n", (int)getpid(), 80 * MiB);
-}
-
-/* One round in nthreads threads; adds to total. */
-static SECTION void round_run(struct counts *total)
-{
-	struct counts *c = calloc(nthreads, sizeof(*c));
-	pthread_t *t = calloc(nthreads, sizeof(*t));
-
-	if (!c || !t)
-		exit(99);
-	count(total, K_CALLOC, nthreads * sizeof(*c));
-	count(total, K_CALLOC, nthreads * sizeof(*t));
-	for (int i = 0; i < nthreads; i++)
-		if (pthread_create(&t[i], NULL, worker, &c[i]))
-			exit(99);
-	for (int i = 0; i < nthreads; i++) {
-		pthread_join(t[i], NULL);
-		for (int k = 0; k < K_N; k++) {
-			total->calls[k] += c[i].calls[k];
-			total->bytes[k] += c[i].bytes[k];
-			total->failed[k] += c[i].failed[k];
-		}
-		total->bad |= c[i].bad;
-	}
-	free(c);
-	free(t);
-	count(total, K_FREE, nthreads * sizeof(*c));
-	count(total, K_FREE, nthreads * sizeof(*t));
-}
-
-static SECTION void report(const struct counts *c)
-{
-	int pid = (int)getpid();
-
-	printf("RANGE %d 0x%016lx 0x%016lx\n", pid, (unsigned long)__start_alloc_text,
-	       (unsigned long)__stop_alloc_text);
-	for (int k = 0; k < K_N; k++)
-		if (c->calls[k])
-			printf("EXPECT %d %s %lu %lu %lu\n", pid, names[k], c->calls[k],
-			       c->bytes[k], c->failed[k]);
-	fflush(stdout);
 }
 
 /* leader: 0 stays, 1 has exited (-L), 2 exits at the first round (-X) */

@@ -16,17 +16,7 @@
 
 #include "detour-abi.h"
 #include "probe/detour-plan.h"
-
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-		failures++; \
-	} \
-} while (0)
+#include "unit-check.h"
 
 #define FUNC UINT64_C(0x7f0000027920)
 

@@ -22,17 +22,7 @@
 #include "detour-abi.h"
 #include "probe/detour.h"
 #include "stack/modules.h"
-
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-		failures++; \
-	} \
-} while (0)
+#include "unit-check.h"
 
 static uint8_t map[DT_CODE_SIZE] __attribute__((aligned(4096)));
 
