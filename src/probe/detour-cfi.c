@@ -32,6 +32,9 @@
 #include "util/xmalloc.h"
 
 #define WTAB_SIZE (32u << 20)
+/* the chain table, at its end; the tables and directories below */
+#define CHAIN_N (1u << 16)
+#define CHAIN_OFF (WTAB_SIZE - CHAIN_N * CH_SIZE)
 
 _Static_assert(CT_NONE == WK_NONE && CT_RSP == WK_RSP && CT_RBP == WK_RBP && CT_END == WK_END,
 	       "the stubs' row kinds are cfitab's");
@@ -94,7 +97,7 @@ static uint64_t table_at(struct detour_set *ds, uint32_t id, uint64_t bias)
 	if (!t || !t->nrows || t->npages >= UINT32_MAX || t->nrows >= UINT32_MAX)
 		return 0;
 	need = table_bytes(t);
-	if (ds->wtab_used + need > WTAB_SIZE - 64 * 1024)	/* room kept for directories */
+	if (ds->wtab_used + need > CHAIN_OFF - 64 * 1024)	/* room kept for directories */
 		return 0;
 	p = (uint8_t *)ds->wtab + ds->wtab_used;
 	w = (uint32_t)t->nrows;
@@ -139,7 +142,7 @@ void detour_walk_update(struct detour_set *ds)
 		last_hi = hi;
 	}
 	need = n * WD_SIZE;
-	if (ds->wtab_used + need > WTAB_SIZE) {
+	if (ds->wtab_used + need > CHAIN_OFF) {
 		free(dir);
 		return;		/* the one in force stays */
 	}
@@ -156,7 +159,7 @@ void detour_walk_update(struct detour_set *ds)
 
 int detour_walk_start(struct detour_set *ds, pid_t tid, unsigned max_pcs)
 {
-	uint64_t words[2];
+	uint64_t words[2], chains[2];
 	int64_t got;
 	void *local = NULL;
 	int err;
@@ -176,8 +179,12 @@ int detour_walk_start(struct detour_set *ds, pid_t tid, unsigned max_pcs)
 	detour_walk_update(ds);
 	words[0] = ds->wtab_addr;
 	words[1] = max_pcs;
-	/* the table and its size, then the word that turns the walk on */
-	err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_WTAB, &words[0], 8);
+	chains[0] = ds->wtab_addr + CHAIN_OFF;
+	chains[1] = CHAIN_N - 1;
+	/* the tables and their size, then the word that turns the walk on */
+	err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_CHAINS, chains, sizeof(chains));
+	if (err == 0)
+		err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_WTAB, &words[0], 8);
 	if (err == 0) {
 		uint64_t size = WTAB_SIZE;
 
@@ -195,8 +202,59 @@ void detour_walk_free(struct detour_set *ds)
 	if (ds->wpm)
 		proc_modules_free(ds->wpm);
 	free(ds->wmods);
+	free(ds->chains);
+	free(ds->chain_pcs);
+	ds->chains = NULL;
+	ds->chain_pcs = NULL;
+	ds->nchains = ds->chains_cap = ds->chain_pcs_n = ds->chain_pcs_cap = 0;
 	ds->wtab = NULL;
 	ds->wpm = NULL;
 	ds->wmods = NULL;
 	ds->nwmods = ds->wmods_cap = 0;
+}
+
+/*
+ * A 64-bit key stands for the chain: two chains of the same key (odds
+ * of about n^2 / 2^65 for n chains) would share the first one's id.
+ */
+void detour_chain_learn(struct detour_set *ds, const uint64_t *pcs, uint64_t n)
+{
+	uint64_t key, *tab;
+	struct dt_chain *c;
+
+	if (!ds->wtab || n == 0 || n > UINT32_MAX || ds->nchains >= UINT32_MAX)
+		return;
+	tab = (uint64_t *)(void *)((uint8_t *)ds->wtab + CHAIN_OFF);
+	key = dt_chain_hash(pcs, n);
+	for (uint64_t k = 0; k < CH_PROBES; k++) {
+		uint64_t *e = tab + ((key + k) & (CHAIN_N - 1)) * (CH_SIZE / 8);
+
+		if (e[CH_KEY / 8] == key)
+			return;		/* known: memtap is its only writer */
+		if (e[CH_KEY / 8])
+			continue;
+		ds->chains = xgrowarray(ds->chains, &ds->chains_cap, ds->nchains + 1,
+					sizeof(*ds->chains));
+		ds->chain_pcs = xgrowarray(ds->chain_pcs, &ds->chain_pcs_cap, ds->chain_pcs_n + n,
+					   sizeof(*ds->chain_pcs));
+		c = &ds->chains[ds->nchains++];
+		c->key = key;
+		c->off = ds->chain_pcs_n;
+		c->n = (unsigned)n;
+		memcpy(ds->chain_pcs + c->off, pcs, n * sizeof(*pcs));
+		ds->chain_pcs_n += n;
+		/* the id, then the key the stubs look for */
+		e[CH_ID / 8] = ds->nchains;
+		__atomic_store_n(&e[CH_KEY / 8], key, __ATOMIC_RELEASE);
+		return;
+	}
+	ds->chains_full++;
+}
+
+const uint64_t *detour_chain(const struct detour_set *ds, uint64_t id, unsigned *n)
+{
+	if (!id || id > ds->nchains)
+		return NULL;
+	*n = ds->chains[id - 1].n;
+	return ds->chain_pcs + ds->chains[id - 1].off;
 }

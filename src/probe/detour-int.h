@@ -62,6 +62,7 @@ struct detour_set {
 	size_t nnest;
 	int nest_counted;	/* the stubs have the table: their counters leave
 				   nested calls out */
+	int compact;		/* D_COMPACT as last written */
 	size_t nslots;		/* 1 + the highest DESC number used */
 	uint64_t keys[K_NENT];	/* the thread table's keys, as written */
 	pid_t key_tids[K_NENT];
@@ -80,6 +81,16 @@ struct detour_set {
 		uint64_t bias, off;	/* the table of module at bias: at off */
 	} *wmods;
 	size_t nwmods, wmods_cap;
+	/* the chain table (CH_*, at the end of that mapping): by id - 1 */
+	struct dt_chain {
+		uint64_t key;
+		size_t off;	/* its return addresses in chain_pcs */
+		unsigned n;
+	} *chains;
+	size_t nchains, chains_cap;
+	uint64_t *chain_pcs;
+	size_t chain_pcs_n, chain_pcs_cap;
+	uint64_t chains_full;	/* chains the table had no room for */
 };
 
 /* A free range of len bytes within reach of [lo, hi) (hole.h), -ENOMEM or -errno (detour.c). */

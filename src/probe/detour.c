@@ -506,7 +506,7 @@ void detour_nested_refresh(struct detour_set *ds)
  */
 static int nest_publish(struct detour_set *ds, pid_t tid)
 {
-	uint64_t head[3] = { UINT64_MAX, 0, 0 };
+	uint64_t head[4] = { UINT64_MAX, 0, 0, 0 };	/* D_NEST_LO .. D_COMPACT */
 	int err = 0;
 
 	detour_nested_refresh(ds);
@@ -523,11 +523,18 @@ static int nest_publish(struct detour_set *ds, pid_t tid)
 	}
 	if (!head[2])
 		head[0] = 0;
+	head[3] = err == 0 && ds->nest_counted && ds->cfg.compact && ds->local;
 	if (err == 0)
 		err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_NEST_LO, head, sizeof(head));
 	if (err < 0)
 		ds->nest_counted = 0;
+	ds->compact = err == 0 && head[3];
 	return err;
+}
+
+int detour_compact(const struct detour_set *ds)
+{
+	return ds && ds->compact;
 }
 
 int detour_nested_counted(const struct detour_set *ds)

@@ -62,6 +62,8 @@ struct detour_config {
 	uint64_t sample_seed;	/* of the intervals' generator */
 	uint64_t leak_set;	/* sampled: entries of the set of sampled blocks, followed
 				   to their free (a power of 2, 2 .. DT_SET_N); 0: none */
+	int compact;		/* compact records (detour-abi.h, D_COMPACT) with a
+				   shared ring, while the nest table holds every range */
 };
 
 /* How a probe's calls are recorded. */
@@ -112,6 +114,18 @@ void detour_set_free(struct detour_set *ds);
 int detour_walk_start(struct detour_set *ds, pid_t tid, unsigned max_pcs);
 void detour_walk_update(struct detour_set *ds);
 void detour_walk_free(struct detour_set *ds);
+/*
+ * The chain table (detour-abi.h, CH_*), with the walk:
+ * detour_chain_learn() puts the n return addresses of a full record's
+ * walk that ended without a tail into it (a compact record then stands
+ * for the next calls with them); detour_chain() gives those of a
+ * compact record's chain id back, *n of them, or NULL for an id it
+ * never gave.
+ */
+void detour_chain_learn(struct detour_set *ds, const uint64_t *pcs, uint64_t n);
+const uint64_t *detour_chain(const struct detour_set *ds, uint64_t id, unsigned *n);
+/* Are the stubs told to make compact records (detour_config.compact)? */
+int detour_compact(const struct detour_set *ds);
 
 /*
  * Map the stub mapping within reach of [lo, hi) and the ring, through

@@ -351,6 +351,9 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 			dc.leak_set = DT_SET_N;
 	}
 	dc.sample_seed = env_u64("MEMTAP_SAMPLE_SEED", now_ns() ^ (uint64_t)pid << 32);
+	/* compact records: a --trace line shows the caller, which they lack;
+	   MEMTAP_COMPACT=0: full ones, for the tests that compare them */
+	dc.compact = !sink_config()->trace && env_u64("MEMTAP_COMPACT", 1) != 0;
 	ad = xcalloc(1, sizeof(*ad));
 	ad->pid = pid;
 	ad->mm_pid = procfs_live_task(pid);
@@ -694,16 +697,16 @@ void alloc_detours_drain(struct alloc_detours *ad)
 /* Once, while the counters can still be read: what was lost. */
 static void say_lost(struct alloc_detours *ad)
 {
-	uint64_t lost, records, copied;
+	uint64_t lost, records, copied, compact;
 
 	if (!ad->ring)
 		return;
 	lost = ring_lost(ad->ring);
-	records = ring_records(ad->ring, &copied);
-	debug_msg("process %d: %" PRIu64 " records from the in-target ring, %" PRIu64
-		  " bytes of stack a record on average, %" PRIu64
-		  " stacks copied by process_vm_readv", ad->pid, records,
-		  records ? copied / records : 0, ad->copy_slow);
+	records = ring_records(ad->ring, &copied, &compact);
+	debug_msg("process %d: %" PRIu64 " records from the in-target ring (%" PRIu64
+		  " compact), %" PRIu64 " bytes of stack a full record on average, %" PRIu64
+		  " stacks copied by process_vm_readv", ad->pid, records, compact,
+		  records > compact ? copied / (records - compact) : 0, ad->copy_slow);
 	for (size_t i = 0; verbose && ad->counts && i < probes_count(); i++) {
 		const struct detour_counts *c = &ad->counts[i];
 

@@ -102,6 +102,7 @@ struct ring_src {
 	uint64_t stuck_tail, stuck_since;
 	uint64_t records, skipped, nested;
 	uint64_t copied;	/* bytes of stack the records carried */
+	uint64_t compact;	/* records of one line (detour-abi.h, DC_COMPACT) */
 	uint64_t dropped;	/* the stubs' count, as last read */
 	uint64_t pause_until;	/* MEMTAP_RING_PAUSE */
 	enum { DL_NONE, DL_HOLD, DL_RELEASED } dl;	/* ring_dl_cookie's record */
@@ -213,10 +214,12 @@ uint64_t ring_lost(const struct ring_src *r)
 	return r->dropped + r->skipped;
 }
 
-uint64_t ring_records(const struct ring_src *r, uint64_t *copied)
+uint64_t ring_records(const struct ring_src *r, uint64_t *copied, uint64_t *compact)
 {
 	if (copied)
 		*copied = r->copied;
+	if (compact)
+		*compact = r->compact;
 	return r->records;
 }
 
@@ -277,37 +280,55 @@ static int read_records(struct ring_src *r, uint64_t k)
 
 static const struct event zero_event;
 
+/* A walk of n return addresses pcs that ended (no tail), borrowed by snap. */
+static void walked_pcs(struct stack_snapshot *snap, pid_t pid, pid_t tid, const uint64_t *pcs,
+		       uint64_t n, uint64_t rip)
+{
+	memset(&snap->regs, 0, sizeof(snap->regs));
+	snap->pid = pid;
+	snap->tid = tid;
+	snap->pre = pcs;
+	snap->npre = (int)n;
+	snap->walked = STACK_WALK_END;
+	snap->regs.rip = rip;
+	snap->start = 0;
+	snap->len = 0;
+	snap->data = NULL;
+	snap->cap = 0;
+	snap->asked = 0;
+	snap->cut = 0;
+	snap->borrowed = 1;
+}
+
 /*
  * A record of the stub walk (detour-abi.h, R_WALK): its return addresses
  * into snap, then the tail, if any: the frame after them, its pc, rsp
  * and rbp, and the copy from that rsp (unwind.h: walked).
  */
-static void walked(const struct ring_src *r, const uint8_t *rec, struct stack_snapshot *snap,
+static void walked(struct ring_src *r, const uint8_t *rec, struct stack_snapshot *snap,
 		   pid_t pid, pid_t tid)
 {
 	uint64_t room = r->r.rec_size - R_STACK, n = word(rec, R_WALK);
 	uint64_t bytes = word(rec, R_COPIED), trsp = word(rec, R_TRSP);
+	const uint64_t *pcs = (const uint64_t *)(const void *)(rec + R_STACK);
 
 	if (bytes > room)
 		bytes = room;
 	if (n > bytes / 8)
 		n = bytes / 8;
-	memset(&snap->regs, 0, sizeof(snap->regs));
-	snap->pid = pid;
-	snap->tid = tid;
-	snap->pre = (const uint64_t *)(const void *)(rec + R_STACK);
-	snap->npre = (int)n;
-	snap->walked = trsp ? STACK_WALK_TAIL : STACK_WALK_END;
-	snap->regs.rip = trsp ? word(rec, R_TRIP) : word(rec, R_RET);
-	snap->regs.rsp = trsp;
-	snap->regs.rbp = word(rec, R_TRBP);
-	snap->start = trsp;
-	snap->len = trsp ? (size_t)(bytes - n * 8) : 0;
-	snap->data = (unsigned char *)(uintptr_t)(rec + R_STACK + n * 8);
-	snap->cap = snap->len;
-	snap->asked = trsp ? (size_t)(room - n * 8) : 0;
-	snap->cut = 0;
-	snap->borrowed = 1;
+	if (!trsp && n && detour_compact(r->ds))
+		detour_chain_learn(r->ds, pcs, n);	/* the next such calls: compact */
+	walked_pcs(snap, pid, tid, pcs, n, trsp ? word(rec, R_TRIP) : word(rec, R_RET));
+	if (trsp) {
+		snap->walked = STACK_WALK_TAIL;
+		snap->regs.rsp = trsp;
+		snap->regs.rbp = word(rec, R_TRBP);
+		snap->start = trsp;
+		snap->len = (size_t)(bytes - n * 8);
+		snap->data = (unsigned char *)(uintptr_t)(rec + R_STACK + n * 8);
+		snap->cap = snap->len;
+		snap->asked = (size_t)(room - n * 8);
+	}
 }
 
 /* One record: the event at time_ns (its batch's), with the stack copy it carries. */
@@ -315,14 +336,29 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 {
 	static struct stack_snapshot snap;	/* borrowing the record's stack copy */
 	const struct probe *pr = detour_slot_cookie(r->ds, word(rec, R_DESC));
+	int compact = (word(rec, R_DESC) & DC_COMPACT) != 0;
 	uint64_t args[6] = { word(rec, R_ARG0), word(rec, R_ARG1), word(rec, R_ARG2),
-			     word(rec, R_ARG3), word(rec, R_ARG4), 0 };
-	uint64_t ret = word(rec, R_RET), rsp = word(rec, R_RSP);
-	int64_t copied = (int64_t)word(rec, R_COPIED);
+			     compact ? 0 : word(rec, R_ARG3), compact ? 0 : word(rec, R_ARG4), 0 };
+	const uint64_t *chain = NULL;
+	unsigned nchain = 0;
+	uint64_t ret, rsp;
+	int64_t copied;
 	struct stack_snapshot *s = NULL;
 	struct event ev;
 	struct proc *p = r->p;
 	pid_t tid = (pid_t)word(rec, R_TID);
+
+	if (compact) {
+		/* its first line only (detour-abi.h): the rest is an older record's */
+		chain = detour_chain(r->ds, word(rec, R_TID) >> RC_CHAIN_SHIFT, &nchain);
+		ret = chain ? chain[0] : 0;
+		rsp = 0;
+		copied = 0;
+	} else {
+		ret = word(rec, R_RET);
+		rsp = word(rec, R_RSP);
+		copied = (int64_t)word(rec, R_COPIED);
+	}
 
 	if (!pr || (const void *)pr == &ring_sync_cookie || (const void *)pr == &ring_dl_cookie)
 		return;
@@ -345,17 +381,23 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 		ev.tid = tid;
 		ev.comm = p->rec->comm;
 		ev.time_ns = time_ns;
-		if (!probe_fill_event(pr, args, word(rec, R_RESULT), word(rec, R_WORD), &ev))
+		if (!probe_fill_event(pr, args, word(rec, compact ? RC_RESULT : R_RESULT),
+				      compact ? 0 : word(rec, R_WORD), &ev))
 			return;
 		if (detour_nested_counted(r->ds))
 			ev.counted = probe_counted(pr);
 	}
 	ev.caller = ret;
 	ev.leaf = detour_slot_func(r->ds, word(rec, R_DESC));
-	ev.sample_mean = word(rec, R_MEAN);
+	ev.sample_mean = word(rec, compact ? RC_MEAN : R_MEAN);
 	ev.release_only = (word(rec, R_DESC) & (DF_RELEASE << 24)) != 0;
-	if (word(rec, R_WALK) != ~(uint64_t)0 && copied >= 0 && sink_stacks_wanted() &&
-	    sink_wants(p->rec, &ev) == SINK_RECORD) {
+	if (compact) {
+		if (chain && sink_stacks_wanted() && sink_wants(p->rec, &ev) == SINK_RECORD) {
+			walked_pcs(&snap, p->pid, ev.tid, chain, nchain, ret);
+			s = &snap;
+		}
+	} else if (word(rec, R_WALK) != ~(uint64_t)0 && copied >= 0 && sink_stacks_wanted() &&
+		   sink_wants(p->rec, &ev) == SINK_RECORD) {
 		walked(r, rec, &snap, p->pid, ev.tid);
 		s = &snap;
 	} else if (copied > 8 && sink_stacks_wanted() && sink_wants(p->rec, &ev) == SINK_RECORD) {
@@ -543,7 +585,9 @@ static long drain_batch(struct ring_src *r)
 			r->skipped++;
 			continue;
 		}
-		if ((int64_t)word(rec, R_COPIED) > 0)
+		if (word(rec, R_DESC) & DC_COMPACT)
+			r->compact++;
+		else if ((int64_t)word(rec, R_COPIED) > 0)
 			r->copied += word(rec, R_COPIED);
 		emit(r, rec, time_ns);
 	}

@@ -60,8 +60,11 @@ void ring_vfork_end(struct ring_src *r, struct proc *child);
 
 /* Records lost so far: dropped by the stubs (full ring), skipped here. */
 uint64_t ring_lost(const struct ring_src *r);
-/* Records read so far, and (copied, unless NULL) the bytes of stack they carried. */
-uint64_t ring_records(const struct ring_src *r, uint64_t *copied);
+/*
+ * Records read so far, and (unless NULL) the bytes of stack the full ones
+ * carried, and how many were compact (detour-abi.h, DC_COMPACT).
+ */
+uint64_t ring_records(const struct ring_src *r, uint64_t *copied, uint64_t *compact);
 
 /* --overhead PERCENT (record/sample.h's budget); 0: the mean stays. */
 void ring_set_overhead(double percent);

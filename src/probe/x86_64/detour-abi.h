@@ -105,7 +105,7 @@
 #define PT_FAST		0x18	/* calls the prefilter sent on into the function */
 #define PT_SLOT_SHIFT	5	/* 32 bytes a slot */
 #define S_PROBES	16	/* entries tried from a pointer's hash */
-#define DT_TEMPLATE_MAX	0x0c80	/* the common routines fit below this */
+#define DT_TEMPLATE_MAX	0x0e00	/* the common routines fit below this */
 #define DT_SLOT_SIZE	0x80
 #define DT_ORIG		0x30	/* relocated entry, from the slot's start */
 #define DT_PF_LEN	0x14	/* a prefilter's length, the glue after it */
@@ -113,7 +113,7 @@
 #define DT_ORIG_ROOM	(DT_SAVED - DT_ORIG)
 #define DT_NSLOTS	((DT_CODE_SIZE - DT_TEMPLATE_MAX) / DT_SLOT_SIZE)
 #define DT_FAR_MAX	2	/* far code pages */
-#define DT_FAR_SLOTS	39	/* slots of a far page: the counter page holds them all */
+#define DT_FAR_SLOTS	36	/* slots of a far page: the counter page holds them all */
 #define DT_ALL_SLOTS	(DT_NSLOTS + DT_FAR_MAX * DT_FAR_SLOTS)
 
 /* far page header */
@@ -158,6 +158,9 @@
 #define D_NEST_LO	0x1c0	/* the nest table's bounds: no entry below LO */
 #define D_NEST_HI	0x1c8	/* nor at or above HI */
 #define D_NEST_N	0x1d0	/* its entries, at most D_NEST_MAX */
+#define D_COMPACT	0x1d8	/* 1: compact records where they hold it all (RC_*) */
+#define D_CHAINS	0x1e0	/* the chain table (CH_*) in the process; 0: none */
+#define D_CHAIN_MASK	0x1e8	/* its entries - 1 */
 #define D_NEST		0x200	/* entries {lo, hi}: a return address inside is nested */
 #define D_NEST_MAX	96
 #define D_SCRATCH	0x800	/* 16 bytes: the name of the ring's memfd, while it is made */
@@ -300,6 +303,37 @@
 #define R_STACK		0xc0	/* the copy; or R_WALK return addresses, then the tail's copy */
 
 /*
+ * Compact records (D_COMPACT not 0; memtap sets it while the nest table
+ * holds every range and its ring is shared): a record that needs no
+ * more than its first cache line has only that line written, and
+ * DC_COMPACT set in R_DESC.  R_SEQ, R_DESC, R_ARG0..R_ARG2 are as in a
+ * full record; R_TID's upper half holds the chain (0: no stack); the
+ * result and the mean take the places of R_ARG3 and R_ARG4.  Every
+ * other field is stale.  Compact: a call without a stack (DF_NOSTACK),
+ * and a walked one whose walk ended with no tail and whose return
+ * addresses the chain table knows.  Never DF_ALWAYS or DF_WORD probes.
+ *
+ * The chain table (D_CHAINS, D_CHAIN_MASK + 1 entries of CH_SIZE, in
+ * the CFI tables' mapping): memtap writes each walk of return
+ * addresses it has seen in a full record (no tail) into the entry of
+ * its hash (dt_chain_hash() below; CH_PROBES entries tried from hash &
+ * mask, the first empty taken): the id first, then the key.  A stub
+ * with the walk on walks into its own stack first (when the stack has
+ * the room), hashes the return addresses and looks them up: found, the
+ * record is compact with that id; else it walks again into a full one.
+ */
+#define DC_COMPACT	(1ull << 32)	/* in R_DESC */
+#define RC_CHAIN_SHIFT	32		/* in R_TID */
+#define RC_RESULT	0x30
+#define RC_MEAN		0x38
+#define CH_KEY		0x00
+#define CH_ID		0x08
+#define CH_SIZE		16
+#define CH_SHIFT	4
+#define CH_PROBES	8
+#define CH_MARGIN	0x4000	/* stack left below the walk's buffer, at least */
+
+/*
  * The stub walk (D_WALK_MAX not 0, a thread with an entry in the thread
  * table whose rsp is in its stack): from the caller of the function (pc
  * = its return address, rsp above it, rbp as the stub found it), each
@@ -353,6 +387,16 @@
 /* detour-stubs.S: the common routines copied into the stub mapping */
 extern const uint8_t dt_template[], dt_template_end[], dt_common_result[], dt_common_entry[],
 	dt_common_sync[], dt_common_prefilter[];
+
+/* The chain table's key of n return addresses, as the stubs compute it. */
+static inline uint64_t dt_chain_hash(const uint64_t *pcs, uint64_t n)
+{
+	uint64_t h = n * K_HASH_MUL;
+
+	for (uint64_t i = 0; i < n; i++)
+		h = (h ^ pcs[i]) * K_HASH_MUL;
+	return (h ^ (h >> 32)) | 1;
+}
 #endif
 
 #endif /* MEMTAP_DETOUR_ABI_H */

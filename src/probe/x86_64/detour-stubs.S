@@ -460,7 +460,19 @@ keep_record:
 .Lkeep:
 	lock inc qword ptr [rbx + C_KEPT]
 .Lrecord:
-
+	/* [rsp]: until reserved, the chain of a compact record, -1: a full one */
+	mov qword ptr [rsp], -1
+	cmp qword ptr D(D_COMPACT), 0
+	je 1f
+	test dword ptr [rsp + 16], (DF_ALWAYS | DF_WORD) << 24
+	jnz 1f
+	mov qword ptr [rsp], 0		/* no stack: chain 0 */
+	test dword ptr [rsp + 16], DF_NOSTACK << 24
+	jnz 1f
+	mov rsi, qword ptr [rsp + 8]
+	call chain_walk
+	mov qword ptr [rsp], rax
+1:
 	xor r9d, r9d			/* sleeps since TAIL last moved */
 	mov r8, -1			/* TAIL as last seen */
 .Lreserve:
@@ -503,6 +515,7 @@ keep_record:
 	jmp .Lout
 
 .Lreserved:
+	mov rdi, qword ptr [rsp]	/* the chain, or -1 */
 	mov qword ptr [rsp], rax	/* seq */
 	mov rbx, rax
 	and rbx, qword ptr D(D_MASK)
@@ -518,16 +531,18 @@ keep_record:
 	mov eax, 186			/* SYS_gettid */
 	syscall
 .Lhave_tid:
-	mov qword ptr [rbx + R_TID], rax
-	mov rax, qword ptr [rsp + 16]
-	mov qword ptr [rbx + R_DESC], rax
 	mov rsi, qword ptr [rsp + 8]	/* entry rsp */
-	mov rax, qword ptr [rsi - 8]
-	mov qword ptr [rbx + R_ARG0], rax
-	mov rax, qword ptr [rsi - 16]
-	mov qword ptr [rbx + R_ARG1], rax
-	mov rax, qword ptr [rsi - 24]
-	mov qword ptr [rbx + R_ARG2], rax
+	mov rcx, qword ptr [rsi - 8]
+	mov qword ptr [rbx + R_ARG0], rcx
+	mov rcx, qword ptr [rsi - 16]
+	mov qword ptr [rbx + R_ARG1], rcx
+	mov rcx, qword ptr [rsi - 24]
+	mov qword ptr [rbx + R_ARG2], rcx
+	mov rcx, qword ptr [rsp + 16]	/* DESC */
+	cmp rdi, -1
+	jne .Lcompact
+	mov qword ptr [rbx + R_TID], rax
+	mov qword ptr [rbx + R_DESC], rcx
 	mov rax, qword ptr [rsi - 32]
 	mov qword ptr [rbx + R_ARG3], rax
 	mov rax, qword ptr [rsi - 40]
@@ -570,6 +585,7 @@ keep_record:
 	jbe .Lvmreadv
 	cmp qword ptr D(D_WALK_MAX), 0
 	je 3f
+	mov rdx, rcx			/* the room after R_STACK */
 	call table_walk			/* rax: the bytes it wrote */
 	jmp .Lcopy_done
 3:	cmp rcx, rax
@@ -601,8 +617,13 @@ keep_record:
 	lock inc qword ptr D(D_COPY_FAIL)
 .Lcopy_done:
 	mov qword ptr [rbx + R_COPIED], rax
-	mov rax, qword ptr [rsp + 88]
-	mov qword ptr [rbx + R_MEAN], rax
+	mov rcx, qword ptr [rsp + 88]
+	mov qword ptr [rbx + R_MEAN], rcx
+	test rax, rax
+	jns 1f
+	xor eax, eax
+1:	lea r8, [rax + R_STACK]		/* the bytes it filled */
+.Lcommit:
 	mov rax, qword ptr [rsp]	/* seq */
 	mov rdx, rax
 	and rdx, qword ptr D(D_MASK)
@@ -614,15 +635,24 @@ keep_record:
 	and rax, qword ptr D(D_MASK)
 	imul rax, qword ptr D(D_REC_SIZE)
 	add rax, qword ptr D(D_RING)	/* the next record */
-	mov rcx, qword ptr [rbx + R_COPIED]
-	test rcx, rcx
-	jns 1f
-	xor ecx, ecx
-1:	lea rcx, [rax + rcx + R_STACK]
+	add r8, rax
 2:	prefetchw [rax]
 	add rax, 64
-	cmp rax, rcx
+	cmp rax, r8
 	jb 2b
+	jmp .Lout
+.Lcompact:				/* rdi: the chain; eax: the tid */
+	shl rdi, RC_CHAIN_SHIFT
+	or rax, rdi
+	mov qword ptr [rbx + R_TID], rax
+	bts rcx, 32			/* DC_COMPACT */
+	mov qword ptr [rbx + R_DESC], rcx
+	mov rax, qword ptr [rsp + 32]
+	mov qword ptr [rbx + RC_RESULT], rax
+	mov rax, qword ptr [rsp + 88]
+	mov qword ptr [rbx + RC_MEAN], rax
+	mov r8d, 64
+	jmp .Lcommit
 .Lout:
 	add rsp, 8
 	pop r11
@@ -639,9 +669,88 @@ keep_record:
 	ret
 
 /*
+ * chain_walk: rsi = rsp at the function's entry.  rax = the id of the
+ * chain (detour-abi.h) of the stub walk from there, done into a buffer
+ * on the stack; -1 when there is no walk, no room for the buffer, the
+ * walk has a tail, or the chain table does not know it.  Keeps rbx,
+ * rbp and r12-r15; clobbers rcx, rdx, rsi, rdi, r8-r11 and the flags.
+ */
+	.balign 16
+chain_walk:
+	push rbx
+	push r12
+	mov r12, rsp			/* rsp, back at the end */
+	mov rax, -1
+	mov rcx, qword ptr D(D_WALK_MAX)
+	test rcx, rcx
+	jz 8f
+	cmp qword ptr D(D_CHAINS), 0
+	je 8f
+	call lookup_thread		/* r8 */
+	test r8, r8
+	jz 8f
+	cmp rsi, qword ptr [r8 + K_LO]
+	jb 8f
+	cmp rsi, qword ptr [r8 + K_HI]
+	jae 8f
+	lea rdx, [rcx * 8 + R_STACK + 15]
+	and rdx, -16
+	mov rbx, rsp
+	sub rbx, rdx			/* the buffer: a record's fields and the pcs */
+	lea rdi, [rbx - CH_MARGIN]
+	cmp rdi, qword ptr [r8 + K_LO]
+	jb 8f
+	mov rsp, rbx
+	lea rdx, [rcx * 8]		/* room for the pcs, none for a copy */
+	call table_walk
+	mov rax, -1
+	cmp qword ptr [rbx + R_TRSP], 0
+	jne 8f				/* a tail */
+	mov rcx, qword ptr [rbx + R_WALK]
+	test rcx, rcx
+	jz 8f
+	movabs r9, K_HASH_MUL		/* dt_chain_hash() */
+	mov rax, rcx
+	imul rax, r9
+	lea rsi, [rbx + R_STACK]
+	lea rdi, [rsi + rcx * 8]
+1:	xor rax, qword ptr [rsi]
+	imul rax, r9
+	add rsi, 8
+	cmp rsi, rdi
+	jb 1b
+	mov rdx, rax
+	shr rdx, 32
+	xor rax, rdx
+	or rax, 1
+	mov rsi, qword ptr D(D_CHAINS)
+	mov rdi, qword ptr D(D_CHAIN_MASK)
+	mov ecx, CH_PROBES
+	mov rdx, rax
+2:	and rdx, rdi
+	mov r8, rdx
+	shl r8, CH_SHIFT
+	mov r9, qword ptr [rsi + r8 + CH_KEY]
+	cmp r9, rax
+	je 3f
+	test r9, r9
+	jz 7f				/* an empty entry: not known */
+	inc rdx
+	dec ecx
+	jnz 2b
+7:	mov rax, -1
+	jmp 8f
+3:	mov rax, qword ptr [rsi + r8 + CH_ID]
+8:	mov rsp, r12
+	pop r12
+	pop rbx
+	ret
+
+/*
  * table_walk: the stub walk (detour-abi.h, R_WALK).  rbx = the record,
  * rsi = rsp at the function's entry, inside [K_LO, K_HI) of r8, this
- * thread's entry.  rax = the bytes written from R_STACK on.  Keeps rbx,
+ * thread's entry, rdx = the room after R_STACK.  rax = the bytes
+ * written from R_STACK on.  Keeps rbx,
  * rbp and r12-r15; clobbers rcx, rdx, rsi, rdi, r8-r11 and the flags.
  * Registers: r12, r13 the stack's bounds; r14 pc, r15 rsp, rbp the
  * frame's; rdi the next pc's place, r9 the end of their room.
@@ -657,6 +766,7 @@ table_walk:
 	mov r13, qword ptr [r8 + K_HI]
 	mov r14, qword ptr [rsi]	/* the caller's pc: the return address */
 	lea r15, [rsi + 8]
+	mov qword ptr [rbx + R_COPIED], rdx	/* the room, until the end */
 	lea rdi, [rbx + R_STACK]
 	mov r9, qword ptr D(D_WALK_MAX)
 	lea r9, [rdi + r9 * 8]
@@ -789,7 +899,7 @@ table_walk:
 	jae 9f
 	mov rcx, r13
 	sub rcx, r15			/* to the stack's end */
-	mov rax, qword ptr D(D_COPY_LEN)
+	mov rax, qword ptr [rbx + R_COPIED]
 	add rax, rbx
 	add rax, R_STACK
 	sub rax, rdi			/* the room left */
