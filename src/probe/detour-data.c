@@ -112,7 +112,7 @@ int detour_read_counts_of(const struct detour_set *ds, const void *const *cookie
 		const uint64_t *s = cnt + (i << C_SHIFT >> 3);
 		const uint64_t *p = per + i * W;
 		uint64_t calls = s[C_CALLS / 8] + p[PT_CALLS / 8], bytes = s[C_BYTES / 8] + p[PT_BYTES / 8];
-		uint64_t filtered = s[C_FILTERED / 8] + p[PT_FILTERED / 8];
+		uint64_t filtered = s[C_FILTERED / 8] + p[PT_FILTERED / 8], kept;
 		struct detour_counts *c = out;
 		size_t j = 0;
 
@@ -123,14 +123,16 @@ int detour_read_counts_of(const struct detour_set *ds, const void *const *cookie
 		c += n ? j : 0;
 		c->calls += calls;
 		c->bytes += bytes;
-		c->kept += s[C_KEPT / 8];
+		/* D_KEEP_ALL: not counted, every call is */
+		kept = detour_keeps_all(ds) ? calls : s[C_KEPT / 8];
+		c->kept += kept;
 		c->fast += p[PT_FAST / 8];
 		/* not counted in the stubs: one locked add less per call */
 		if (ds->mean) {
 			c->filtered += filtered;
-			c->unsampled += calls - s[C_KEPT / 8] - filtered;
+			c->unsampled += calls - kept - filtered;
 		} else {
-			c->filtered += calls - s[C_KEPT / 8];
+			c->filtered += calls - kept;
 		}
 	}
 	return 0;
@@ -222,4 +224,9 @@ int detour_read_data(const struct detour_set *ds, unsigned off, uint64_t *v)
 	if (!ds->base || off >= DT_PAGE)
 		return 0;
 	return memio_read_all(ds->pid, 0, ds->base + DT_DATA + off, v, sizeof(*v));
+}
+
+int detour_keeps_all(const struct detour_set *ds)
+{
+	return !ds->mean && !ds->cfg.min_size && !ds->cfg.max_size && !ds->cfg.leak_set;
 }

@@ -93,6 +93,8 @@ struct detour_set {
 	uint64_t chains_full;	/* chains the table had no room for */
 };
 
+/* Does every call make a record (detour-abi.h, D_KEEP_ALL)?  (detour-data.c) */
+int detour_keeps_all(const struct detour_set *ds);
 /* A free range of len bytes within reach of [lo, hi) (hole.h), -ENOMEM or -errno (detour.c). */
 int64_t dt_hole(const struct detour_set *ds, uint64_t lo, uint64_t hi, uint64_t len);
 /* mmap at a (fixed, or refused), else -errno (detour.c). */

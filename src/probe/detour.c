@@ -228,6 +228,7 @@ static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
 	data[D_PREFETCH / 8] = feature_has(F_PREFETCHW);
 	if (ds->cfg.leak_set)
 		data[D_SET_MASK / 8] = ds->cfg.leak_set - 1;
+	data[D_KEEP_ALL / 8] = detour_keeps_all(ds);
 	if (ds->mean) {
 		data[D_SHARED_LEFT / 8] = sample_interval(&ds->rng, ds->mean);
 		data[D_SHARED_MEAN / 8] = ds->mean;

@@ -68,6 +68,12 @@ struct event {
 	 */
 	uint64_t leaf;
 	uint64_t old_brk;	/* brk: break before the call (0 = unknown) */
+	/*
+	 * Not 0: the stack the source has for the event already (an id of
+	 * sink_walk_stack() still current), recorded on it without a
+	 * snapshot: nothing is unwound nor looked up.
+	 */
+	uint32_t stack;
 	enum map_kind map_kind;
 	/*
 	 * For the account of VmData and VmRSS (when -e has mprotect, madvise

@@ -420,9 +420,10 @@ static uint64_t weigh_sampled(uint64_t mean, uint64_t *bytes)
 	return (uint64_t)whole + (u < w - whole);
 }
 
-static uint32_t unwind_pending(struct pending *pe)
+/* The stack of snap, leaf innermost (0: none) */
+static uint32_t unwind_snapshot(struct sink_proc *p, uint64_t leaf,
+				const struct stack_snapshot *snap)
 {
-	struct sink_proc *p = pe->proc;
 	int depth;
 
 	if (!stacks)
@@ -434,20 +435,62 @@ static uint32_t unwind_pending(struct pending *pe)
 		if (!p->unwinder)
 			return STACK_ID_LOST;
 	}
-	if (pe->ev.leaf && cfg.max_depth > 1) {
+	if (leaf && cfg.max_depth > 1) {
 		/* the function returned: it is the innermost frame, the rest
 		 * are return addresses */
-		pcs[0] = pe->ev.leaf;
-		depth = unwinder_walk(p->unwinder, &pe->snap, pcs + 1, cfg.max_depth - 1);
+		pcs[0] = leaf;
+		depth = unwinder_walk(p->unwinder, snap, pcs + 1, cfg.max_depth - 1);
 		depth = depth > 0 ? depth + 1 : 1;
 	} else {
-		depth = unwinder_walk(p->unwinder, &pe->snap, pcs, cfg.max_depth);
+		depth = unwinder_walk(p->unwinder, snap, pcs, cfg.max_depth);
 	}
 	if (depth <= 0)
 		return STACK_ID_LOST;
-	if (pe->snap.cut && depth < cfg.max_depth)
+	if (snap->cut && depth < cfg.max_depth)
 		pcs[depth++] = STACK_PC_CUT;	/* the root says the rest is missing */
 	return stack_table_intern_pcs(stacks, p->modules, pcs, depth);
+}
+
+static uint64_t modules_stamp(const struct proc_modules *pm)
+{
+	return pm->serial << 32 | modules_version(pm);
+}
+
+uint32_t sink_walk_stack(struct sink_proc *p, uint64_t leaf, const uint64_t *ret, int n,
+			 uint64_t *stamp)
+{
+	struct proc_modules *pm = proc_modules(p);
+	struct stack_snapshot snap = { .pid = p->pid, .pre = ret, .npre = n,
+				       .walked = STACK_WALK_END, .borrowed = 1 };
+	uint64_t before;
+	uint32_t id;
+
+	if (!sink_recording() || n < 1)
+		return 0;
+	snap.regs.rip = ret[0];
+	modules_event_begin(pm);
+	modules_lookup(pm, ret[0]);
+	if (leaf)
+		modules_lookup(pm, leaf);
+	before = modules_stamp(pm);
+	id = unwind_snapshot(p, leaf, &snap);
+	if (id == STACK_ID_LOST || modules_stamp(pm) != before || !sink_stack_current(p, before))
+		return 0;
+	/* every frame in a module: none a later read could place elsewhere */
+	for (int i = 0; i < n; i++)
+		if (!modules_find_range(pm, i || leaf ? ret[i] - 1 : ret[i]))
+			return 0;
+	if (leaf && !modules_find_range(pm, leaf))
+		return 0;
+	*stamp = before;
+	return id;
+}
+
+int sink_stack_current(const struct sink_proc *p, uint64_t stamp)
+{
+	const struct proc_modules *pm = p->modules;
+
+	return pm && pm->generation == pm->read_generation && modules_stamp(pm) == stamp;
 }
 
 void sink_flush(void)
@@ -476,8 +519,10 @@ void sink_flush(void)
 			record = size_selected(event_weight(p, ev));
 		if (pe->selected && !record)
 			p->filtered++;
-		if (record && pe->has_snap)
-			stack = unwind_pending(pe);
+		if (record && ev->stack)
+			stack = ev->stack;
+		else if (record && pe->has_snap)
+			stack = unwind_snapshot(p, ev->leaf, &pe->snap);
 		if (ev_is_alloc(ev->kind) && ev->sample_mean) {
 			/* frees are only counted */
 			acquired = allocates(ev->kind) && ev->size > 0 ? (uint64_t)ev->size : 0;

@@ -153,6 +153,18 @@ size_t sink_stack_size(void);	/* bytes of stack to copy */
 void sink_emit(struct sink_proc *sp, const struct event *ev, struct stack_snapshot *snap);
 /* After resuming: unwind, count, aggregate what sink_emit() queued. */
 void sink_flush(void);
+/*
+ * The stack of a walk that ended (no copy to unwind): n return addresses
+ * ret below the function leaf (0: none), interned now as sink_flush()
+ * would intern an event's with them.  For a source that sees the same
+ * walk again and again (trace/ring.c's chains): it may give the id as
+ * the next events' stack (event.h) while sink_stack_current(p, *stamp)
+ * says the code mappings that resolved it are unchanged.  0: keep no id
+ * (a frame in no known module, no stacks, the mappings being re-read).
+ */
+uint32_t sink_walk_stack(struct sink_proc *p, uint64_t leaf, const uint64_t *ret, int n,
+			 uint64_t *stamp);
+int sink_stack_current(const struct sink_proc *p, uint64_t stamp);
 
 /* A recorded event that asked for its stack (event.h: stack_tag). */
 struct sink_stacked {

@@ -84,6 +84,11 @@
 #define RING_BUSY_NS 50000ULL
 #define RING_BUSY_MIN 16	/* records a drain finds to stay busy */
 #define RING_STUCK_NS 1000000000ULL
+/*
+ * A shared ring found empty: HEAD (on the line the stubs reserve with
+ * lock cmpxchg; a syscall to read) only once it stayed so this long.
+ */
+#define RING_HEAD_NS 1000000ULL
 #define RING_HOLD_NS 100000000ULL	/* below the stubs' bounded wait (detour-abi.h) */
 #define RING_VFORKS 4		/* vfork children at once, of one process */
 #define BUDGET_PERIOD_NS 100000000ULL
@@ -103,6 +108,14 @@ struct ring_src {
 	uint64_t records, skipped, nested;
 	uint64_t copied;	/* bytes of stack the records carried */
 	uint64_t compact;	/* records of one line (detour-abi.h, DC_COMPACT) */
+	uint64_t empty_since;	/* a shared ring found empty since then; 0: not */
+	/* by chain id: the stack of its last record, for the next (sink_walk_stack()) */
+	struct chain_stack {
+		uint32_t stack;
+		uint32_t slot;
+		uint64_t stamp;
+	} *chain_stacks;
+	size_t nchain_stacks;
 	uint64_t dropped;	/* the stubs' count, as last read */
 	uint64_t pause_until;	/* MEMTAP_RING_PAUSE */
 	enum { DL_NONE, DL_HOLD, DL_RELEASED } dl;	/* ring_dl_cookie's record */
@@ -206,6 +219,7 @@ void ring_remove(struct ring_src *r)
 	free(r->commits);
 	free(r->recs);
 	free(r->segs);
+	free(r->chain_stacks);
 	free(r);
 }
 
@@ -331,6 +345,31 @@ static void walked(struct ring_src *r, const uint8_t *rec, struct stack_snapshot
 	}
 }
 
+/*
+ * The stack of compact records of chain id made by the function of slot,
+ * in the process p of the ring: the last one's while its modules are
+ * unchanged; 0: none to give.
+ */
+static uint32_t chain_stack(struct ring_src *r, struct proc *p, uint64_t id, uint32_t slot,
+			    uint64_t leaf, const uint64_t *pcs, unsigned n)
+{
+	struct chain_stack *cs;
+
+	if (id >= r->nchain_stacks) {
+		size_t have = r->nchain_stacks;
+
+		r->chain_stacks = xgrowarray(r->chain_stacks, &r->nchain_stacks, id + 1,
+					     sizeof(*r->chain_stacks));
+		memset(r->chain_stacks + have, 0, (r->nchain_stacks - have) * sizeof(*r->chain_stacks));
+	}
+	cs = &r->chain_stacks[id];
+	if (cs->stack && cs->slot == slot && sink_stack_current(p->rec, cs->stamp))
+		return cs->stack;
+	cs->slot = slot;
+	cs->stack = sink_walk_stack(p->rec, leaf, pcs, (int)n, &cs->stamp);
+	return cs->stack;
+}
+
 /* One record: the event at time_ns (its batch's), with the stack copy it carries. */
 static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 {
@@ -393,8 +432,14 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 	ev.release_only = (word(rec, R_DESC) & (DF_RELEASE << 24)) != 0;
 	if (compact) {
 		if (chain && sink_stacks_wanted() && sink_wants(p->rec, &ev) == SINK_RECORD) {
-			walked_pcs(&snap, p->pid, ev.tid, chain, nchain, ret);
-			s = &snap;
+			if (p == r->p)
+				ev.stack = chain_stack(r, p, word(rec, R_TID) >> RC_CHAIN_SHIFT,
+						       (uint32_t)(word(rec, R_DESC) & 0xffff), ev.leaf,
+						       chain, nchain);
+			if (!ev.stack) {
+				walked_pcs(&snap, p->pid, ev.tid, chain, nchain, ret);
+				s = &snap;
+			}
 		}
 	} else if (word(rec, R_WALK) != ~(uint64_t)0 && copied >= 0 && sink_stacks_wanted() &&
 		   sink_wants(p->rec, &ev) == SINK_RECORD) {
@@ -454,7 +499,8 @@ void ring_vfork_end(struct ring_src *r, struct proc *child)
 /*
  * Committed records from TAIL on, at most RING_BATCH: how many (0: none
  * with *head = HEAD), or -errno.  A shared ring's commit words are read
- * where they are, and HEAD only when none is committed.
+ * where they are, and HEAD only when none was committed for RING_HEAD_NS
+ * (*head = TAIL until then).
  */
 static long count_committed(struct ring_src *r, uint64_t *head)
 {
@@ -467,8 +513,16 @@ static long count_committed(struct ring_src *r, uint64_t *head)
 			if (__atomic_load_n(&commit[(r->tail + k) & (r->r.nrec - 1)],
 					    __ATOMIC_ACQUIRE) != r->tail + k + 1)
 				break;
-		if (k)
+		if (k) {
+			r->empty_since = 0;
 			return (long)k;
+		}
+		if (!r->empty_since)
+			r->empty_since = now_ns();
+		if (now_ns() - r->empty_since < RING_HEAD_NS) {
+			*head = r->tail;
+			return 0;
+		}
 	}
 	err = memio_read_all(r->r.pid, 0, r->r.data + D_HEAD, head, sizeof(*head));
 	if (err < 0)

@@ -161,6 +161,8 @@
 #define D_COMPACT	0x1d8	/* 1: compact records where they hold it all (RC_*) */
 #define D_CHAINS	0x1e0	/* the chain table (CH_*) in the process; 0: none */
 #define D_CHAIN_MASK	0x1e8	/* its entries - 1 */
+#define D_KEEP_ALL	0x1f0	/* 1: every call is kept (no sampling, no filter, no
+				   set): C_KEPT is not counted, it is C_CALLS */
 #define D_NEST		0x200	/* entries {lo, hi}: a return address inside is nested */
 #define D_NEST_MAX	96
 #define D_SCRATCH	0x800	/* 16 bytes: the name of the ring's memfd, while it is made */
@@ -232,6 +234,9 @@
 #define K_HI		0x10
 #define K_LEFT		0x18	/* bytes to the next sample point */
 #define K_MEAN		0x20	/* the mean of the interval K_LEFT counts down */
+#define K_TAIL		0x28	/* TAIL as the thread last read it (never above TAIL):
+				   while HEAD is less than a ring ahead of it, there is
+				   room, and the line memtap writes is not read */
 #define K_SHIFT		6	/* 64 bytes an entry */
 #define K_NENT		64
 #define K_HASH_SHIFT	58	/* 64 entries */

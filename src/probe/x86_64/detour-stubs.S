@@ -458,6 +458,8 @@ keep_record:
 	mov rdi, qword ptr [rdi]
 12:	call set_put
 .Lkeep:
+	cmp qword ptr D(D_KEEP_ALL), 0
+	jne .Lrecord
 	lock inc qword ptr [rbx + C_KEPT]
 .Lrecord:
 	/* [rsp]: until reserved, the chain of a compact record, -1: a full one */
@@ -476,16 +478,30 @@ keep_record:
 	xor r9d, r9d			/* sleeps since TAIL last moved */
 	mov r8, -1			/* TAIL as last seen */
 .Lreserve:
+	push r8
+	push r9
+	call lookup_thread
+	mov rsi, r8			/* this thread's entry (K_TAIL), or 0 */
+	pop r9
+	pop r8
 	mov rax, qword ptr D(D_HEAD)
 .Lretry:
 	mov rcx, qword ptr D(D_TAILP)
 	test rcx, rcx
 	jz .Ldrop			/* no ring: a fork child's wiped page */
+	test rsi, rsi
+	jz 2f
 	mov rdx, rax
+	sub rdx, qword ptr [rsi + K_TAIL]
+	cmp rdx, qword ptr D(D_NREC)
+	jb 3f				/* room as of the TAIL it last read */
+	mov rdx, qword ptr [rcx]
+	mov qword ptr [rsi + K_TAIL], rdx
+2:	mov rdx, rax
 	sub rdx, qword ptr [rcx]
 	cmp rdx, qword ptr D(D_NREC)
 	jae .Lfull
-	lea rdx, [rax + 1]
+3:	lea rdx, [rax + 1]
 	lock cmpxchg qword ptr D(D_HEAD), rdx
 	jne .Lretry			/* rax = the new head */
 	jmp .Lreserved
