@@ -31,7 +31,7 @@ struct cfitab_row {
 	uint8_t pad;
 };
 
-#define CFITAB_PAGE_SHIFT 12
+#define CFITAB_PAGE_SHIFT 8
 
 /*
  * rows[0].start is 0; index[i] is the last row starting at or before

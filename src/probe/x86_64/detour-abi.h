@@ -358,7 +358,7 @@
  * directory in force, its offset | its count << 32; a directory is
  * sorted entries {lo, hi, table offset} of run-time pcs; a table is
  * {rows, pages} (u32 each), the page index (pages + 1 u32: the first
- * row of each 4 KiB of pcs from lo), then the rows of 12 bytes (WR_*).
+ * row of each 256 bytes of pcs from lo), then the rows of 12 bytes (WR_*).
  * Tables and directories are written once, below W_DIR's next value:
  * memtap appends, then stores W_DIR, so a stub sees an old directory
  * or the new one, each whole.  Every offset read is checked against
@@ -374,7 +374,7 @@
 #define WT_NROWS	0x00
 #define WT_NPAGES	0x04
 #define WT_INDEX	0x08
-#define WT_PAGE_SHIFT	12
+#define WT_PAGE_SHIFT	8
 #define WR_START	0x00	/* u32: from the table's lo */
 #define WR_CFA		0x04	/* s32 */
 #define WR_RBP		0x08	/* s16: rbp at CFA + this; 0: unchanged */
