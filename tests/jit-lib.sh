@@ -2,9 +2,10 @@
 # run-time code for perf (tests/jit-*.test), after tests/lib.sh.
 
 # jit_sum FOLDED REGEX [REGEX2]: bytes of the folded lines (of one
-# event) that match REGEX and REGEX2 (awk regular expressions)
+# event) that match REGEX and REGEX2 (awk regular expressions; from the
+# environment, not -v, whose escapes gawk would take for its own)
 jit_sum() {
-	awk -v re="$2" -v re2="${3:-.}" '$0 ~ re && $0 ~ re2 { s += $NF }
+	JIT_RE=$2 JIT_RE2=${3:-.} awk '$0 ~ ENVIRON["JIT_RE"] && $0 ~ ENVIRON["JIT_RE2"] { s += $NF }
 	END { print s + 0 }' "$1"
 }
 

@@ -105,7 +105,7 @@
 #define PT_FAST		0x18	/* calls the prefilter sent on into the function */
 #define PT_SLOT_SHIFT	5	/* 32 bytes a slot */
 #define S_PROBES	16	/* entries tried from a pointer's hash */
-#define DT_TEMPLATE_MAX	0x0e00	/* the common routines fit below this */
+#define DT_TEMPLATE_MAX	0x0e80	/* the common routines fit below this */
 #define DT_SLOT_SIZE	0x80
 #define DT_ORIG		0x30	/* relocated entry, from the slot's start */
 #define DT_PF_LEN	0x14	/* a prefilter's length, the glue after it */
@@ -113,7 +113,7 @@
 #define DT_ORIG_ROOM	(DT_SAVED - DT_ORIG)
 #define DT_NSLOTS	((DT_CODE_SIZE - DT_TEMPLATE_MAX) / DT_SLOT_SIZE)
 #define DT_FAR_MAX	2	/* far code pages */
-#define DT_FAR_SLOTS	36	/* slots of a far page: the counter page holds them all */
+#define DT_FAR_SLOTS	35	/* slots of a far page: the counter page holds them all */
 #define DT_ALL_SLOTS	(DT_NSLOTS + DT_FAR_MAX * DT_FAR_SLOTS)
 
 /* far page header */

@@ -778,6 +778,7 @@ table_walk:
 	push r13
 	push r14
 	push r15
+	push 0				/* the last frame's directory entry */
 	mov r12, qword ptr [r8 + K_LO]
 	mov r13, qword ptr [r8 + K_HI]
 	mov r14, qword ptr [rsi]	/* the caller's pc: the return address */
@@ -790,9 +791,17 @@ table_walk:
 .Lw_frame:
 	cmp rdi, r9
 	jae .Lw_tail
-	/* the module: the last directory entry with lo <= pc - 1 */
+	/* the module: the last frame's, or the last directory entry with lo <= pc - 1 */
 	mov r10, qword ptr D(D_WTAB)
-	mov rax, qword ptr [r10 + W_DIR]
+	lea rdx, [r14 - 1]
+	mov rcx, qword ptr [rsp]
+	test rcx, rcx
+	jz 0f
+	cmp rdx, qword ptr [rcx + WD_LO]
+	jb 0f
+	cmp rdx, qword ptr [rcx + WD_HI]
+	jb .Lw_module
+0:	mov rax, qword ptr [r10 + W_DIR]
 	mov ecx, eax			/* the directory's offset */
 	shr rax, 32			/* its entries */
 	lea rdx, [rax + rax * 2]
@@ -819,6 +828,8 @@ table_walk:
 	lea rcx, [rcx + r8 * 8]		/* its entry */
 	cmp rdx, qword ptr [rcx + WD_HI]
 	jae .Lw_tail
+	mov qword ptr [rsp], rcx
+.Lw_module:
 	sub rdx, qword ptr [rcx + WD_LO]	/* the key from the table's lo */
 	mov r11, qword ptr [rcx + WD_TAB]
 	mov rax, qword ptr D(D_WTAB_SIZE)
@@ -928,6 +939,7 @@ table_walk:
 	lea rax, [rbx + R_STACK]
 	sub rax, rdi
 	neg rax
+	add rsp, 8
 	pop r15
 	pop r14
 	pop r13
