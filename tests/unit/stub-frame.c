@@ -5,7 +5,8 @@
  * writes them into a slot of a stub mapping laid out in this process's
  * memory (the frame of a slot is read from the process), and the
  * common routines: every syscall the stubs make has a known frame,
- * whose return address leads, stub by stub, to the glue's caller.  A
+ * whose return address leads, stub by stub, to the glue's caller, and
+ * so does chain_walk's frame with its buffer below.  A
  * far page's glue too, which reaches the routines through its header
  * (jmp or call [rip + disp32]).
  * Prints "ok" last.
@@ -234,6 +235,15 @@ int main(void)
 		       f.saved[STUB_RBX]);
 	}
 	CHECK(nsys >= 2, "%d syscalls found in the template", nsys);
+	/* chain_walk's buffer on the stack (sub rsp, CH_BUF after push rbx): known */
+	{
+		int found = 0;
+
+		for (size_t i = 0; i < len && !found; i++)
+			found = frame_at(i, &f) == 0 && f.ra_off == CH_BUF + 8;
+		CHECK(found, "no frame with chain_walk's buffer (return address at rsp + %u)",
+		      (unsigned)(CH_BUF + 8));
+	}
 	/* keep_record returns into the routines: the glue's frame, then its caller */
 	r = first_call_return((uint64_t)(dt_common_result - dt_template));
 	CHECK(frame_at(r, &f) == 0 && f.ra_off == 40, "keep_record's return, result: %u", f.ra_off);

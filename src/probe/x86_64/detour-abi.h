@@ -337,6 +337,8 @@
 #define CH_SHIFT	4
 #define CH_PROBES	8
 #define CH_MARGIN	0x4000	/* stack left below the walk's buffer, at least */
+#define CH_MAX_PCS	256	/* D_WALK_MAX for the buffer, at most */
+#define CH_BUF		(R_STACK + CH_MAX_PCS * 8)	/* the buffer's bytes */
 
 /*
  * The stub walk (D_WALK_MAX not 0, a thread with an entry in the thread

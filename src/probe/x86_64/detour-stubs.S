@@ -694,29 +694,28 @@ keep_record:
 	.balign 16
 chain_walk:
 	push rbx
-	push r12
-	mov r12, rsp			/* rsp, back at the end */
 	mov rax, -1
 	mov rcx, qword ptr D(D_WALK_MAX)
 	test rcx, rcx
-	jz 8f
+	jz 9f
+	cmp rcx, CH_MAX_PCS
+	ja 9f
 	cmp qword ptr D(D_CHAINS), 0
-	je 8f
+	je 9f
 	call lookup_thread		/* r8 */
 	test r8, r8
-	jz 8f
+	jz 9f
 	cmp rsi, qword ptr [r8 + K_LO]
-	jb 8f
+	jb 9f
 	cmp rsi, qword ptr [r8 + K_HI]
-	jae 8f
-	lea rdx, [rcx * 8 + R_STACK + 15]
-	and rdx, -16
-	mov rbx, rsp
-	sub rbx, rdx			/* the buffer: a record's fields and the pcs */
-	lea rdi, [rbx - CH_MARGIN]
+	jae 9f
+	lea rdi, [rsp - CH_BUF - CH_MARGIN]
 	cmp rdi, qword ptr [r8 + K_LO]
-	jb 8f
-	mov rsp, rbx
+	jb 9f
+	/* the buffer: a record's fields and the pcs (a constant: the stub
+	   frames' unwinder follows rsp through sub and add) */
+	sub rsp, CH_BUF
+	mov rbx, rsp
 	lea rdx, [rcx * 8]		/* room for the pcs, none for a copy */
 	call table_walk
 	mov rax, -1
@@ -757,9 +756,8 @@ chain_walk:
 7:	mov rax, -1
 	jmp 8f
 3:	mov rax, qword ptr [rsi + r8 + CH_ID]
-8:	mov rsp, r12
-	pop r12
-	pop rbx
+8:	add rsp, CH_BUF
+9:	pop rbx
 	ret
 
 /*
