@@ -462,6 +462,11 @@ keep_record:
 	jne .Lrecord
 	lock inc qword ptr [rbx + C_KEPT]
 .Lrecord:
+	/* HEAD's line, for the reservation below: other threads take it */
+	cmp qword ptr D(D_PREFETCH), 0
+	je .Lhead_asked
+	prefetchw D(D_HEAD)
+.Lhead_asked:
 	/* [rsp]: until reserved, the chain of a compact record, -1: a full one */
 	mov qword ptr [rsp], -1
 	cmp qword ptr D(D_COMPACT), 0
