@@ -35,6 +35,8 @@
 /* the chain table, at its end; the tables and directories below */
 #define CHAIN_N (1u << 16)
 #define CHAIN_OFF (WTAB_SIZE - CHAIN_N * CH_SIZE)
+/* the walk memos, below it: a block per thread table entry */
+#define MEMO_OFF (CHAIN_OFF - (K_NENT << MEMO_SHIFT))
 
 _Static_assert(CT_NONE == WK_NONE && CT_RSP == WK_RSP && CT_RBP == WK_RBP && CT_END == WK_END,
 	       "the stubs' row kinds are cfitab's");
@@ -97,7 +99,7 @@ static uint64_t table_at(struct detour_set *ds, uint32_t id, uint64_t bias)
 	if (!t || !t->nrows || t->npages >= UINT32_MAX || t->nrows >= UINT32_MAX)
 		return 0;
 	need = table_bytes(t);
-	if (ds->wtab_used + need > CHAIN_OFF - 64 * 1024)	/* room kept for directories */
+	if (ds->wtab_used + need > MEMO_OFF - 64 * 1024)	/* room kept for directories */
 		return 0;
 	p = (uint8_t *)ds->wtab + ds->wtab_used;
 	w = (uint32_t)t->nrows;
@@ -142,7 +144,7 @@ void detour_walk_update(struct detour_set *ds)
 		last_hi = hi;
 	}
 	need = n * WD_SIZE;
-	if (ds->wtab_used + need > CHAIN_OFF) {
+	if (ds->wtab_used + need > MEMO_OFF) {
 		free(dir);
 		return;		/* the one in force stays */
 	}
@@ -159,7 +161,7 @@ void detour_walk_update(struct detour_set *ds)
 
 int detour_walk_start(struct detour_set *ds, pid_t tid, unsigned max_pcs)
 {
-	uint64_t words[2], chains[2];
+	uint64_t words[2], chains[2], memo;
 	int64_t got;
 	void *local = NULL;
 	int err;
@@ -181,8 +183,11 @@ int detour_walk_start(struct detour_set *ds, pid_t tid, unsigned max_pcs)
 	words[1] = max_pcs;
 	chains[0] = ds->wtab_addr + CHAIN_OFF;
 	chains[1] = CHAIN_N - 1;
+	memo = ds->wtab_addr + MEMO_OFF;
 	/* the tables and their size, then the word that turns the walk on */
 	err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_CHAINS, chains, sizeof(chains));
+	if (err == 0)
+		err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_MEMO, &memo, sizeof(memo));
 	if (err == 0)
 		err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_WTAB, &words[0], 8);
 	if (err == 0) {
@@ -257,4 +262,12 @@ const uint64_t *detour_chain(const struct detour_set *ds, uint64_t id, unsigned 
 		return NULL;
 	*n = ds->chains[id - 1].n;
 	return ds->chain_pcs + ds->chains[id - 1].off;
+}
+
+void detour_memo_reset(struct detour_set *ds, unsigned entry)
+{
+	if (ds->wtab && entry < K_NENT)
+		__atomic_store_n((uint64_t *)(void *)((uint8_t *)ds->wtab + MEMO_OFF +
+						      ((uint64_t)entry << MEMO_SHIFT) + MB_BUSY),
+				 0, __ATOMIC_RELAXED);
 }

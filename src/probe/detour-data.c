@@ -43,6 +43,7 @@ int detour_thread_add(struct detour_set *ds, pid_t tid, uint64_t key, uint64_t l
 		bounds[3] = ds->mean;					/* K_MEAN */
 	}
 	at = ds->base + DT_THREADS + ((uint64_t)i << K_SHIFT);
+	detour_memo_reset(ds, i);
 	/* the key last: a stub that finds it finds the bounds */
 	if ((ds->keys[i] && (err = memio_write(ds->pid, tid, at + K_KEY, &zero, 8)) < 0) ||
 	    (err = memio_write(ds->pid, tid, at + K_LO, bounds, sizeof(bounds))) < 0 ||

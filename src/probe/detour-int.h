@@ -93,6 +93,11 @@ struct detour_set {
 	uint64_t chains_full;	/* chains the table had no room for */
 };
 
+/*
+ * The walk memos of thread table entry `entry` (detour-abi.h, MB_BUSY):
+ * usable again by the thread it is given to (detour-cfi.c).
+ */
+void detour_memo_reset(struct detour_set *ds, unsigned entry);
 /* Does every call make a record (detour-abi.h, D_KEEP_ALL)?  (detour-data.c) */
 int detour_keeps_all(const struct detour_set *ds);
 /* A free range of len bytes within reach of [lo, hi) (hole.h), -ENOMEM or -errno (detour.c). */

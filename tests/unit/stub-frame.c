@@ -235,14 +235,14 @@ int main(void)
 		       f.saved[STUB_RBX]);
 	}
 	CHECK(nsys >= 2, "%d syscalls found in the template", nsys);
-	/* chain_walk's buffer on the stack (sub rsp, CH_BUF after push rbx): known */
+	/* chain_walk's buffer on the stack (sub rsp, CH_BUF after its pushes): known */
 	{
 		int found = 0;
 
 		for (size_t i = 0; i < len && !found; i++)
-			found = frame_at(i, &f) == 0 && f.ra_off == CH_BUF + 8;
-		CHECK(found, "no frame with chain_walk's buffer (return address at rsp + %u)",
-		      (unsigned)(CH_BUF + 8));
+			found = frame_at(i, &f) == 0 && f.ra_off > CH_BUF;
+		CHECK(found, "no frame with chain_walk's buffer (return address above rsp + %u)",
+		      (unsigned)CH_BUF);
 	}
 	/* keep_record returns into the routines: the glue's frame, then its caller */
 	r = first_call_return((uint64_t)(dt_common_result - dt_template));

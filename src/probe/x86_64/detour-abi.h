@@ -105,7 +105,7 @@
 #define PT_FAST		0x18	/* calls the prefilter sent on into the function */
 #define PT_SLOT_SHIFT	5	/* 32 bytes a slot */
 #define S_PROBES	16	/* entries tried from a pointer's hash */
-#define DT_TEMPLATE_MAX	0x0e80	/* the common routines fit below this */
+#define DT_TEMPLATE_MAX	0x1100	/* the common routines fit below this */
 #define DT_SLOT_SIZE	0x80
 #define DT_ORIG		0x30	/* relocated entry, from the slot's start */
 #define DT_PF_LEN	0x14	/* a prefilter's length, the glue after it */
@@ -113,7 +113,7 @@
 #define DT_ORIG_ROOM	(DT_SAVED - DT_ORIG)
 #define DT_NSLOTS	((DT_CODE_SIZE - DT_TEMPLATE_MAX) / DT_SLOT_SIZE)
 #define DT_FAR_MAX	2	/* far code pages */
-#define DT_FAR_SLOTS	35	/* slots of a far page: the counter page holds them all */
+#define DT_FAR_SLOTS	30	/* slots of a far page: the counter page holds them all */
 #define DT_ALL_SLOTS	(DT_NSLOTS + DT_FAR_MAX * DT_FAR_SLOTS)
 
 /* far page header */
@@ -163,6 +163,7 @@
 #define D_CHAIN_MASK	0x1e8	/* its entries - 1 */
 #define D_KEEP_ALL	0x1f0	/* 1: every call is kept (no sampling, no filter, no
 				   set): C_KEPT is not counted, it is C_CALLS */
+#define D_MEMO		0x1f8	/* the walk memos (MB_*, ME_*) in the process; 0: none */
 #define D_NEST		0x200	/* entries {lo, hi}: a return address inside is nested */
 #define D_NEST_MAX	96
 #define D_SCRATCH	0x800	/* 16 bytes: the name of the ring's memfd, while it is made */
@@ -338,6 +339,40 @@
 #define CH_PROBES	8
 #define CH_MARGIN	0x4000	/* stack left below the walk's buffer, at least */
 #define CH_MAX_PCS	256	/* D_WALK_MAX for the buffer, at most */
+/*
+ * Walk memos (D_MEMO, in the CFI tables' mapping): a block of
+ * 1 << MEMO_SHIFT bytes per thread table entry (entry i's at D_MEMO +
+ * (i << MEMO_SHIFT)): ME_N entries of 1 << ME_SHIFT bytes, then MB_BUSY.
+ * A walk's first return address has two entries, the one of its hash
+ * (the top ME_N_SHIFT bits of it times K_HASH_MUL) and the other of
+ * their pair; a new memo takes the first unless it is taken.  An
+ * entry holds a walk that found a chain: where it started (the return
+ * address, rsp), what it depended on (W_DIR, the thread's stack bounds,
+ * rbp if a frame's CFA came from it before it was read from the stack:
+ * a pair of address ME_RBP_USED) and every word it read from the stack,
+ * with its value.  A
+ * walk from the same start that would read the same words finds the
+ * same chain: the stub compares them instead of walking.  The thread
+ * writes its own block only, ME_PC last (0 while it is written), with
+ * MB_BUSY set while it reads or writes it: a signal handler's call
+ * inside one finds it busy and walks.  memtap clears MB_BUSY when it
+ * gives the entry to a thread.
+ */
+#define MEMO_SHIFT	15
+#define ME_SHIFT	10
+#define ME_N_SHIFT	4
+#define MB_BUSY		(ME_N << ME_SHIFT)
+#define ME_N		(1 << ME_N_SHIFT)
+#define ME_PC		0x00
+#define ME_RSP		0x08
+#define ME_RBP_USED	1	/* a pair's address: the walk used rbp as the stub found it */
+#define ME_DIR		0x18
+#define ME_LO		0x20
+#define ME_HI		0x28
+#define ME_ID		0x30
+#define ME_NP		0x38	/* words read */
+#define ME_PAIRS	0x40	/* {address, value} */
+#define ME_MAXP		(((1 << ME_SHIFT) - ME_PAIRS) / 16)
 #define CH_BUF		(R_STACK + CH_MAX_PCS * 8)	/* the buffer's bytes */
 
 /*

@@ -690,15 +690,31 @@ keep_record:
 	ret
 
 /*
+ * entry_offset SHIFT: rdi = the index of the thread table entry at r8,
+ * shifted left by SHIFT (its block's offset).  Clobbers rdx.
+ */
+.macro entry_offset shift
+	lea rdx, [rip + THREADS]
+	mov rdi, r8
+	sub rdi, rdx			/* the entry's index << K_SHIFT */
+	shl rdi, \shift - K_SHIFT
+.endm
+
+/*
  * chain_walk: rsi = rsp at the function's entry.  rax = the id of the
- * chain (detour-abi.h) of the stub walk from there, done into a buffer
- * on the stack; -1 when there is no walk, no room for the buffer, the
- * walk has a tail, or the chain table does not know it.  Keeps rbx,
+ * chain (detour-abi.h) of the stub walk from there: the thread's memo of
+ * a walk from there that would read the same words (D_MEMO), else the
+ * walk done into a buffer on the stack (a memo of it made, its reads
+ * logged); -1 when there is no walk, no room for the buffer, the walk
+ * has a tail, or the chain table does not know it.  Keeps rbx,
  * rbp and r12-r15; clobbers rcx, rdx, rsi, rdi, r8-r11 and the flags.
  */
 	.balign 16
 chain_walk:
 	push rbx
+	push r12			/* this thread's memo block, busy; 0: none */
+	push r13			/* the memo entry of this return address */
+	xor r12d, r12d
 	mov rax, -1
 	mov rcx, qword ptr D(D_WALK_MAX)
 	test rcx, rcx
@@ -717,12 +733,93 @@ chain_walk:
 	lea rdi, [rsp - CH_BUF - CH_MARGIN]
 	cmp rdi, qword ptr [r8 + K_LO]
 	jb 9f
-	/* the buffer: a record's fields and the pcs (a constant: the stub
+	/* the memo: unless in use (a signal handler's call inside ours) */
+	mov r13, qword ptr D(D_MEMO)
+	test r13, r13
+	jz 4f
+	entry_offset MEMO_SHIFT
+	add r13, rdi
+	cmp qword ptr [r13 + MB_BUSY], 0
+	jne 4f
+	mov qword ptr [r13 + MB_BUSY], 1
+	mov r12, r13
+	mov rdx, qword ptr [rsi]	/* the return address */
+	movabs rdi, K_HASH_MUL
+	imul rdi, rdx
+	shr rdi, 64 - ME_N_SHIFT
+	shl edi, ME_SHIFT
+	lea r13, [r12 + rdi]		/* its entry, or the other of the pair */
+	cmp qword ptr [r13 + ME_PC], rdx
+	je 13f
+	xor r13, 1 << ME_SHIFT
+	cmp qword ptr [r13 + ME_PC], rdx
+	je 13f
+	xor r13, 1 << ME_SHIFT		/* neither: the first, unless it is taken */
+	cmp qword ptr [r13 + ME_PC], 0
+	je 4f
+	xor r13, 1 << ME_SHIFT
+	jmp 4f
+13:	cmp qword ptr [r13 + ME_RSP], rsi
+	jne 4f
+	mov r9, qword ptr D(D_WTAB)
+	mov r9, qword ptr [r9 + W_DIR]
+	cmp qword ptr [r13 + ME_DIR], r9
+	jne 4f
+	mov r9, qword ptr [r8 + K_LO]
+	cmp qword ptr [r13 + ME_LO], r9
+	jne 4f
+	mov r9, qword ptr [r8 + K_HI]
+	cmp qword ptr [r13 + ME_HI], r9
+	jne 4f
+	mov rcx, qword ptr [r13 + ME_NP]
+	cmp rcx, ME_MAXP
+	ja 4f
+	lea rdi, [r13 + ME_PAIRS]
+5:	test rcx, rcx
+	jz 6f
+	mov r9, qword ptr [rdi]		/* a word the walk read: still the same */
+	cmp r9, ME_RBP_USED
+	jne 11f
+	cmp rbp, qword ptr [rdi + 8]	/* rbp as the stub found it */
+	jne 4f
+	jmp 12f
+11:	cmp r9, qword ptr [r8 + K_LO]
+	jb 4f
+	lea rdx, [r9 + 8]
+	cmp rdx, qword ptr [r8 + K_HI]
+	ja 4f
+	mov r9, qword ptr [r9]
+	cmp r9, qword ptr [rdi + 8]
+	jne 4f
+12:	add rdi, 16
+	dec rcx
+	jmp 5b
+6:	mov rax, qword ptr [r13 + ME_ID]	/* the walk would find it again */
+	jmp 9f
+4:	/* the buffer: a record's fields and the pcs (a constant: the stub
 	   frames' unwinder follows rsp through sub and add) */
 	sub rsp, CH_BUF
 	mov rbx, rsp
+	mov qword ptr [rbx + R_ARG0], rsi
+	mov rdx, qword ptr [r8 + K_LO]
+	mov qword ptr [rbx + R_ARG1], rdx
+	mov rdx, qword ptr [r8 + K_HI]
+	mov qword ptr [rbx + R_ARG2], rdx
+	mov rdx, qword ptr D(D_WTAB)
+	mov rdx, qword ptr [rdx + W_DIR]
+	mov qword ptr [rbx + R_ARG3], rdx
+	mov rcx, qword ptr D(D_WALK_MAX)
 	lea rdx, [rcx * 8]		/* room for the pcs, none for a copy */
-	call table_walk
+	test r12, r12
+	jz 1f
+	mov qword ptr [r13 + ME_PC], 0	/* no entry while it is written */
+	lea rax, [r13 + ME_PAIRS]
+	mov qword ptr [rbx + R_TRIP], rax	/* the walk logs its reads there */
+	lea rax, [r13 + ME_PAIRS + ME_MAXP * 16]
+	mov qword ptr [rbx + R_TRBP], rax
+	mov qword ptr [rbx + R_R12], 0	/* rbp not read from the stack yet */
+	bts rdx, 63
+1:	call table_walk
 	mov rax, -1
 	cmp qword ptr [rbx + R_TRSP], 0
 	jne 8f				/* a tail */
@@ -761,9 +858,55 @@ chain_walk:
 7:	mov rax, -1
 	jmp 8f
 3:	mov rax, qword ptr [rsi + r8 + CH_ID]
+	/* the memo of this walk, its reads all logged: the return address last */
+	test r12, r12
+	jz 8f
+	mov rdx, qword ptr [rbx + R_TRIP]
+	test rdx, rdx
+	jz 8f				/* more reads than it holds */
+	lea rcx, [r13 + ME_PAIRS]
+	sub rdx, rcx
+	shr rdx, 4
+	mov qword ptr [r13 + ME_NP], rdx
+	mov qword ptr [r13 + ME_ID], rax
+	mov rdx, qword ptr [rbx + R_ARG0]
+	mov qword ptr [r13 + ME_RSP], rdx
+	mov rcx, qword ptr [rbx + R_ARG1]
+	mov qword ptr [r13 + ME_LO], rcx
+	mov rcx, qword ptr [rbx + R_ARG2]
+	mov qword ptr [r13 + ME_HI], rcx
+	mov rcx, qword ptr [rbx + R_ARG3]
+	mov qword ptr [r13 + ME_DIR], rcx
+	mov rdx, qword ptr [rdx]
+	mov qword ptr [r13 + ME_PC], rdx
 8:	add rsp, CH_BUF
-9:	pop rbx
+9:	test r12, r12
+	jz 10f
+	mov qword ptr [r12 + MB_BUSY], 0
+10:	pop r13
+	pop r12
+	pop rbx
 	ret
+
+/*
+ * wlog ADDR, VAL: the walk read VAL at ADDR; logged at R_TRIP (the
+ * cursor, 0: no log) while below R_TRBP (the end; past it: no more log,
+ * the cursor 0).  Clobbers rdx.
+ */
+.macro wlog addr, val
+	mov rdx, qword ptr [rbx + R_TRIP]
+	test rdx, rdx
+	jz 77f
+	cmp rdx, qword ptr [rbx + R_TRBP]
+	jb 76f
+	mov qword ptr [rbx + R_TRIP], 0
+	jmp 77f
+76:	mov qword ptr [rdx], \addr
+	mov qword ptr [rdx + 8], \val
+	add rdx, 16
+	mov qword ptr [rbx + R_TRIP], rdx
+77:
+.endm
 
 /*
  * table_walk: the stub walk (detour-abi.h, R_WALK).  rbx = the record,
@@ -786,7 +929,10 @@ table_walk:
 	mov r13, qword ptr [r8 + K_HI]
 	mov r14, qword ptr [rsi]	/* the caller's pc: the return address */
 	lea r15, [rsi + 8]
-	mov qword ptr [rbx + R_COPIED], rdx	/* the room, until the end */
+	btr rdx, 63			/* set: log the reads (chain_walk's memo) */
+	jc 1f
+	mov qword ptr [rbx + R_TRIP], 0	/* no log */
+1:	mov qword ptr [rbx + R_COPIED], rdx	/* the room, until the end */
 	lea rdi, [rbx + R_STACK]
 	mov r9, qword ptr D(D_WALK_MAX)
 	lea r9, [rdi + r9 * 8]
@@ -880,6 +1026,9 @@ table_walk:
 	mov rcx, rbp
 	cmp eax, WK_RBP
 	jne .Lw_tail			/* no row */
+	cmp qword ptr [rbx + R_R12], 0	/* logging: rbp still the stub's */
+	jne 7f
+	wlog ME_RBP_USED, rbp
 7:	movsxd rax, dword ptr [r11 + WR_CFA]
 	add rcx, rax			/* the CFA */
 	mov qword ptr [rdi], r14
@@ -901,7 +1050,13 @@ table_walk:
 	cmp rdx, r13
 	ja .Lw_end
 	mov rbp, qword ptr [rax]
+	wlog rax, rbp
+	cmp qword ptr [rbx + R_TRIP], 0
+	je 8f
+	mov qword ptr [rbx + R_R12], 1	/* logging: rbp from the stack */
 8:	mov r14, qword ptr [rcx - 8]
+	lea rax, [rcx - 8]
+	wlog rax, r14
 	mov r15, rcx
 	test r14, r14
 	jnz .Lw_frame
@@ -962,10 +1117,7 @@ count_call:
 	call lookup_thread
 	test r8, r8
 	jz 1f
-	lea rdx, [rip + THREADS]
-	mov rdi, r8
-	sub rdi, rdx			/* the entry's index << K_SHIFT */
-	shl rdi, PT_SHIFT - K_SHIFT
+	entry_offset PT_SHIFT
 	lea rdx, [rip + PERTHREAD]
 	add rdi, rdx
 	movzx r9d, r10w			/* the slot */
