@@ -279,6 +279,7 @@ dt_common_sync:
  */
 	.balign 16
 keep_record:
+	push 0				/* [rsp + 96]: this thread's entry (count_call), or 0 */
 	push 0				/* [rsp + 88]: the mean it is kept at, 0: every call */
 	push rdi			/* [rsp + 80] after the sub below */
 	push rsi			/* 72 */
@@ -335,6 +336,7 @@ keep_record:
 	mov rax, -1			/* overflow: the largest size */
 .Lcount:
 	call count_call			/* r8: this thread's entry, or 0; r9 */
+	mov qword ptr [rsp + 96], r8
 	test r10d, 0xff << 16
 	jz .Lunsized
 	test r10d, DF_ALWAYS << 24
@@ -477,18 +479,14 @@ keep_record:
 	test dword ptr [rsp + 16], DF_NOSTACK << 24
 	jnz 1f
 	mov rsi, qword ptr [rsp + 8]
+	mov r8, qword ptr [rsp + 96]
 	call chain_walk
 	mov qword ptr [rsp], rax
 1:
 	xor r9d, r9d			/* sleeps since TAIL last moved */
 	mov r8, -1			/* TAIL as last seen */
 .Lreserve:
-	push r8
-	push r9
-	call lookup_thread
-	mov rsi, r8			/* this thread's entry (K_TAIL), or 0 */
-	pop r9
-	pop r8
+	mov rsi, qword ptr [rsp + 96]	/* this thread's entry (K_TAIL), or 0 */
 	mov rax, qword ptr D(D_HEAD)
 .Lretry:
 	mov rcx, qword ptr D(D_TAILP)
@@ -596,7 +594,7 @@ keep_record:
 	jz .Lcopy_done
 	test dword ptr [rsp + 16], DF_NOSTACK << 24
 	jnz .Lcopy_done
-	call lookup_thread		/* r8: this thread's entry */
+	mov r8, qword ptr [rsp + 96]	/* this thread's entry */
 	test r8, r8
 	jz .Lvmreadv
 	cmp rsi, qword ptr [r8 + K_LO]
@@ -686,7 +684,7 @@ keep_record:
 	pop rdx
 	pop rsi
 	pop rdi
-	lea rsp, [rsp + 8]		/* the mean */
+	lea rsp, [rsp + 16]		/* the mean, the entry */
 	ret
 
 /*
@@ -701,7 +699,8 @@ keep_record:
 .endm
 
 /*
- * chain_walk: rsi = rsp at the function's entry.  rax = the id of the
+ * chain_walk: rsi = rsp at the function's entry, r8 = this thread's
+ * entry in the thread table (or 0).  rax = the id of the
  * chain (detour-abi.h) of the stub walk from there: the thread's memo of
  * a walk from there that would read the same words (D_MEMO), else the
  * walk done into a buffer on the stack (a memo of it made, its reads
@@ -723,7 +722,6 @@ chain_walk:
 	ja 9f
 	cmp qword ptr D(D_CHAINS), 0
 	je 9f
-	call lookup_thread		/* r8 */
 	test r8, r8
 	jz 9f
 	cmp rsi, qword ptr [r8 + K_LO]
