@@ -202,7 +202,7 @@ static uint64_t ring_bytes(uint64_t nrec, uint64_t rec_size)
 }
 
 /*
- * The data page, HEAD kept (commit words hold sequence numbers: they
+ * The data page, HEAD kept (records' R_SEQ hold sequence numbers: they
  * must never go back), TAIL = HEAD; the counters zeroed.
  */
 static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
@@ -401,7 +401,7 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		ds->commit = (uint64_t)got;
 		ds->ring = ds->commit + ds->cfg.nrec * 8;
 		ds->tail = ring_tail(ds->commit, ds->cfg.nrec, ds->rec_size);
-		ds->head0 = 0;	/* a new ring: its commit words start at 0 */
+		ds->head0 = 0;	/* a new ring: its records' R_SEQ start at 0 */
 		ds->made += ring_len;
 		ds->made_data += ds->local ? 0 : ring_len;	/* VmData: private only */
 	}

@@ -82,7 +82,7 @@ struct detour_probe {
 struct detour_ring {
 	pid_t pid;
 	uint64_t data;		/* the data page: HEAD, DROPPED */
-	uint64_t commit, ring;	/* commit words and records */
+	uint64_t commit, ring;	/* commit words (no longer written) and records */
 	uint64_t tail;		/* TAIL, after the records */
 	uint64_t nrec, rec_size;
 	uint64_t head;		/* HEAD at install: the first record to read */

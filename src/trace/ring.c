@@ -3,12 +3,13 @@
  * probe/x86_64/detour-abi.h) as a source of events: no thread stops.
  *
  * A shared ring (probe/detour-ring.h: mapped in memtap too) is read
- * where it lies: the commit words from TAIL on, then the committed
- * prefix of records; TAIL, in the same mapping, is stored back after
- * each batch of up to RING_BATCH records, with no syscall (HEAD is read
- * only when no record is committed).  A private ring is copied: HEAD, then the commit words
- * from TAIL on, then (a separate copy: one big copy may read a record's
- * body before its commit word) the committed prefix of records, their
+ * where it lies: the records from TAIL on whose commit (R_SEQ, stored
+ * last) is in; TAIL, in the same mapping, is stored back after each
+ * batch of up to RING_BATCH records, with no syscall (HEAD is read only
+ * when no record was committed for a while).  A private ring is copied:
+ * HEAD, then the R_SEQ words from TAIL on, then (a separate copy: one
+ * big copy may read a record's body before its commit) the committed
+ * prefix of records, their
  * fixed parts and the stack bytes each holds, then TAIL is written
  * back: five accesses per batch, by process_vm_readv/writev
  * (linux/memio.h).  Each record becomes the
@@ -235,18 +236,6 @@ uint64_t ring_records(const struct ring_src *r, uint64_t *copied, uint64_t *comp
 	if (compact)
 		*compact = r->compact;
 	return r->records;
-}
-
-/* n elements of sz bytes of the target array at base, from index first (mod nrec). */
-static int read_wrapped(const struct ring_src *r, uint64_t base, uint64_t sz, uint64_t first,
-			uint64_t n, void *buf)
-{
-	uint64_t i = first & (r->r.nrec - 1), n1 = n < r->r.nrec - i ? n : r->r.nrec - i;
-	int err = memio_read_all(r->r.pid, 0, base + i * sz, buf, n1 * sz);
-
-	if (err == 0 && n > n1)
-		err = memio_read_all(r->r.pid, 0, base, (uint8_t *)buf + n1 * sz, (n - n1) * sz);
-	return err;
 }
 
 static uint64_t word(const uint8_t *rec, unsigned off)
@@ -499,19 +488,20 @@ void ring_vfork_end(struct ring_src *r, struct proc *child)
 
 /*
  * Committed records from TAIL on, at most RING_BATCH: how many (0: none
- * with *head = HEAD), or -errno.  A shared ring's commit words are read
+ * with *head = HEAD), or -errno.  A shared ring's commits are read
  * where they are, and HEAD only when none was committed for RING_HEAD_NS
  * (*head = TAIL until then).
  */
+static const uint8_t *batch_record(const struct ring_src *r, uint64_t j);
+
 static long count_committed(struct ring_src *r, uint64_t *head)
 {
-	const uint64_t *commit = r->r.local;
 	uint64_t n = RING_BATCH, k;
 	int err;
 
-	if (commit) {
+	if (r->r.local) {
 		for (k = 0; k < RING_BATCH; k++)
-			if (__atomic_load_n(&commit[(r->tail + k) & (r->r.nrec - 1)],
+			if (__atomic_load_n((const uint64_t *)(const void *)(batch_record(r, k) + R_SEQ),
 					    __ATOMIC_ACQUIRE) != r->tail + k + 1)
 				break;
 		if (k) {
@@ -528,11 +518,17 @@ static long count_committed(struct ring_src *r, uint64_t *head)
 	err = memio_read_all(r->r.pid, 0, r->r.data + D_HEAD, head, sizeof(*head));
 	if (err < 0)
 		return err;
-	if (commit || *head == r->tail)
+	if (r->r.local || *head == r->tail)
 		return 0;
 	if (*head - r->tail < n)
 		n = *head - r->tail;
-	err = read_wrapped(r, r->r.commit, sizeof(uint64_t), r->tail, n, r->commits);
+	/* the R_SEQ words of the records */
+	for (k = 0; k < n; k++) {
+		r->segs[k].addr = r->r.ring + ((r->tail + k) & (r->r.nrec - 1)) * r->r.rec_size + R_SEQ;
+		r->segs[k].buf = &r->commits[k];
+		r->segs[k].len = sizeof(r->commits[k]);
+	}
+	err = memio_read_many(r->r.pid, r->segs, n);
 	if (err < 0)
 		return err;
 	for (k = 0; k < n; k++)
@@ -556,7 +552,7 @@ static const uint8_t *batch_record(const struct ring_src *r, uint64_t j)
  */
 static int dl_hold(struct ring_src *r, const uint8_t *rec, uint64_t seq)
 {
-	if (word(rec, R_SEQ) != seq ||
+	if (word(rec, R_SEQ) != seq + 1 ||
 	    detour_slot_cookie(r->ds, word(rec, R_DESC)) != (void *)&ring_dl_cookie)
 		return 0;
 	if (r->dl == DL_RELEASED && r->dl_seq == seq) {
@@ -644,7 +640,7 @@ static long drain_batch(struct ring_src *r)
 				__builtin_prefetch(batch_record(r, i));
 		}
 
-		if (word(rec, R_SEQ) != r->tail + j) {
+		if (word(rec, R_SEQ) != r->tail + j + 1) {
 			r->skipped++;
 			continue;
 		}

@@ -65,8 +65,11 @@
  *
  * Ring protocol: a producer reserves sequence number s by cmpxchg on
  * HEAD while HEAD - TAIL < NREC, fills record s & MASK, then stores
- * s + 1 into commit[s & MASK].  memtap reads the commit words from TAIL
- * on, then (a separate copy) the committed records, then writes TAIL.
+ * s + 1 into its R_SEQ, the last store (the commit: the record's own
+ * line, no other line shared with the producers of the records next to
+ * it; the commit words at D_COMMIT are no longer written).  memtap reads
+ * the R_SEQ words from TAIL on, then the committed records, then writes
+ * TAIL.
  * TAIL is in the ring's mapping, on a cache line of its own after the
  * records (the data page has its address, TAILP; 0 in a fork child's
  * wiped page: no ring): memtap stores it where it maps the ring too,
@@ -282,7 +285,7 @@
 #define DF_TAILS	0x80	/* may tail-call a probed function: no prefilter */
 
 /* a ring record */
-#define R_SEQ		0x00
+#define R_SEQ		0x00	/* its sequence number + 1, stored last: the commit */
 #define R_TID		0x08
 #define R_DESC		0x10
 #define R_ARG0		0x18	/* rdi rsi rdx rcx r8 at entry */

@@ -540,7 +540,6 @@ keep_record:
 	and rbx, qword ptr D(D_MASK)
 	imul rbx, qword ptr D(D_REC_SIZE)
 	add rbx, qword ptr D(D_RING)	/* rbx = the record */
-	mov qword ptr [rbx + R_SEQ], rax
 	mov rax, qword ptr D(D_TID_OFF)
 	test rax, rax
 	jz .Lgettid
@@ -644,11 +643,8 @@ keep_record:
 1:	lea r8, [rax + R_STACK]		/* the bytes it filled */
 .Lcommit:
 	mov rax, qword ptr [rsp]	/* seq */
-	mov rdx, rax
-	and rdx, qword ptr D(D_MASK)
-	mov rcx, qword ptr D(D_COMMIT)
 	inc rax
-	mov qword ptr [rcx + rdx * 8], rax	/* commit: the last store */
+	mov qword ptr [rbx + R_SEQ], rax	/* commit: the last store */
 	cmp qword ptr D(D_PREFETCH), 0
 	je .Lout
 	and rax, qword ptr D(D_MASK)
