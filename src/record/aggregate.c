@@ -39,10 +39,30 @@ static void reindex(void)
 	}
 }
 
+/*
+ * The last two entries found (an event looks its stack up two or three
+ * times: what it holds, then its counts): their indexes + 1, 0: none.
+ */
+static size_t recent[2];
+static unsigned recent_next;
+
+static struct agg *remember(size_t i)
+{
+	recent_next ^= 1;
+	recent[recent_next] = i + 1;
+	return &entries[i];
+}
+
 static struct agg *lookup(struct sink_proc *p, enum event_kind kind, uint32_t stack)
 {
 	size_t j;
 
+	for (int i = 0; i < 2; i++) {
+		struct agg *a = recent[i] ? &entries[recent[i] - 1] : NULL;
+
+		if (a && a->stack == stack && a->kind == kind && a->proc == p)
+			return a;
+	}
 	if ((nentries + 1) * 2 > index_size)
 		reindex();
 	j = hash(p, kind, stack) & (index_size - 1);
@@ -50,7 +70,7 @@ static struct agg *lookup(struct sink_proc *p, enum event_kind kind, uint32_t st
 		struct agg *a = &entries[index_[j] - 1];
 
 		if (a->proc == p && a->kind == kind && a->stack == stack)
-			return a;
+			return remember(index_[j] - 1);
 		j = (j + 1) & (index_size - 1);
 	}
 	entries = xgrowarray(entries, &entries_cap, nentries + 1, sizeof(*entries));
@@ -63,7 +83,7 @@ static struct agg *lookup(struct sink_proc *p, enum event_kind kind, uint32_t st
 	a->stack = stack;
 	/* it held nothing at the last peak */
 	a->peak_seq = peaks[held_family_of(kind)].seq;
-	return a;
+	return remember(nentries - 1);
 }
 
 void aggregate_add(struct sink_proc *p, enum event_kind kind, uint32_t stack, int failed,
@@ -155,6 +175,7 @@ uint64_t aggregate_held_at_peak(const struct agg *a)
 void aggregate_clear(void)
 {
 	nentries = 0;
+	recent[0] = recent[1] = 0;
 	memset(peaks, 0, sizeof(peaks));
 	if (index_)
 		memset(index_, 0, index_size * sizeof(*index_));

@@ -256,7 +256,8 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 	w = sink_wants(p, ev);
 	if (!w)
 		return;
-	pending = xgrowarray(pending, &pending_cap, npending + 1, sizeof(*pending));
+	if (npending == pending_cap)
+		pending = xgrowarray(pending, &pending_cap, npending + 1, sizeof(*pending));
 	pe = &pending[npending++];
 	pe->ev = *ev;
 	/* as snprintf "%s" would, at a fraction of the cost (every event) */
