@@ -1,7 +1,7 @@
 /*
  * detour-data.c - the stub mapping's data pages as memtap keeps them
  * (see detour.h): the thread table, the per-probe counters, the pool of
- * sampling intervals, where the ring is.
+ * sampling intervals, where the ring is, the nest table.
  */
 #include "config.h"
 
@@ -230,4 +230,78 @@ int detour_read_data(const struct detour_set *ds, unsigned off, uint64_t *v)
 int detour_keeps_all(const struct detour_set *ds)
 {
 	return !ds->mean && !ds->cfg.min_size && !ds->cfg.max_size && !ds->cfg.leak_set;
+}
+
+/* ---- the nest table ---- */
+
+void detour_nested_refresh(struct detour_set *ds)
+{
+	size_t n = 0;
+
+	for (unsigned pg = 0; pg <= DT_FAR_MAX; pg++) {
+		uint64_t b = dt_page_base(ds, pg);
+
+		if (b) {
+			ds->nest[n].lo = b;
+			ds->nest[n++].hi = b + DT_CODE_SIZE;
+		}
+	}
+	for (size_t i = 0; i < ds->nslots; i++)
+		if (ds->sites[i].live && ds->sites[i].outer && ds->sites[i].size > 1) {
+			ds->nest[n].lo = ds->sites[i].func + 1;
+			ds->nest[n++].hi = ds->sites[i].func + ds->sites[i].size;
+		}
+	ds->nnest = n;
+}
+
+/*
+ * The nest table into the data page (detour-abi.h), for the stubs: the
+ * entries first, then their count, then the bounds.  More entries than
+ * it holds: none (nested calls are then counted, and their records
+ * left out by memtap only).
+ */
+int dt_nest_publish(struct detour_set *ds, pid_t tid)
+{
+	uint64_t head[4] = { UINT64_MAX, 0, 0, 0 };	/* D_NEST_LO .. D_COMPACT */
+	int err = 0;
+
+	detour_nested_refresh(ds);
+	ds->nest_counted = ds->nnest <= D_NEST_MAX;
+	if (ds->nest_counted) {
+		for (size_t i = 0; i < ds->nnest; i++) {
+			head[0] = ds->nest[i].lo < head[0] ? ds->nest[i].lo : head[0];
+			head[1] = ds->nest[i].hi > head[1] ? ds->nest[i].hi : head[1];
+		}
+		head[2] = ds->nnest;
+		if (ds->nnest)
+			err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_NEST, ds->nest,
+					  ds->nnest * sizeof(ds->nest[0]));
+	}
+	if (!head[2])
+		head[0] = 0;
+	head[3] = err == 0 && ds->nest_counted && ds->cfg.compact && ds->local;
+	if (err == 0)
+		err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_NEST_LO, head, sizeof(head));
+	if (err < 0)
+		ds->nest_counted = 0;
+	ds->compact = err == 0 && head[3];
+	return err;
+}
+
+int detour_compact(const struct detour_set *ds)
+{
+	return ds && ds->compact;
+}
+
+int detour_nested_counted(const struct detour_set *ds)
+{
+	return ds && ds->nest_counted;
+}
+
+int detour_nested(const struct detour_set *ds, uint64_t addr)
+{
+	for (size_t i = 0; i < ds->nnest; i++)
+		if (addr >= ds->nest[i].lo && addr < ds->nest[i].hi)
+			return 1;
+	return 0;
 }

@@ -98,6 +98,11 @@ struct detour_set {
  * usable again by the thread it is given to (detour-cfi.c).
  */
 void detour_memo_reset(struct detour_set *ds, unsigned entry);
+/*
+ * The nest table into the data page, and D_COMPACT with it (detour-data.c):
+ * after the set's outer detours changed, through tid (0: any).
+ */
+int dt_nest_publish(struct detour_set *ds, pid_t tid);
 /* Does every call make a record (detour-abi.h, D_KEEP_ALL)?  (detour-data.c) */
 int detour_keeps_all(const struct detour_set *ds);
 /* A free range of len bytes within reach of [lo, hi) (hole.h), -ENOMEM or -errno (detour.c). */

@@ -479,78 +479,6 @@ uint64_t detour_stubs(const struct detour_set *ds, unsigned i, uint64_t *len)
 	return ds && i <= DT_FAR_MAX ? dt_page_base(ds, i) : 0;
 }
 
-void detour_nested_refresh(struct detour_set *ds)
-{
-	size_t n = 0;
-
-	for (unsigned pg = 0; pg <= DT_FAR_MAX; pg++) {
-		uint64_t b = dt_page_base(ds, pg);
-
-		if (b) {
-			ds->nest[n].lo = b;
-			ds->nest[n++].hi = b + DT_CODE_SIZE;
-		}
-	}
-	for (size_t i = 0; i < ds->nslots; i++)
-		if (ds->sites[i].live && ds->sites[i].outer && ds->sites[i].size > 1) {
-			ds->nest[n].lo = ds->sites[i].func + 1;
-			ds->nest[n++].hi = ds->sites[i].func + ds->sites[i].size;
-		}
-	ds->nnest = n;
-}
-
-/*
- * The nest table into the data page (detour-abi.h), for the stubs: the
- * entries first, then their count, then the bounds.  More entries than
- * it holds: none (nested calls are then counted, and their records
- * left out by memtap only).
- */
-static int nest_publish(struct detour_set *ds, pid_t tid)
-{
-	uint64_t head[4] = { UINT64_MAX, 0, 0, 0 };	/* D_NEST_LO .. D_COMPACT */
-	int err = 0;
-
-	detour_nested_refresh(ds);
-	ds->nest_counted = ds->nnest <= D_NEST_MAX;
-	if (ds->nest_counted) {
-		for (size_t i = 0; i < ds->nnest; i++) {
-			head[0] = ds->nest[i].lo < head[0] ? ds->nest[i].lo : head[0];
-			head[1] = ds->nest[i].hi > head[1] ? ds->nest[i].hi : head[1];
-		}
-		head[2] = ds->nnest;
-		if (ds->nnest)
-			err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_NEST, ds->nest,
-					  ds->nnest * sizeof(ds->nest[0]));
-	}
-	if (!head[2])
-		head[0] = 0;
-	head[3] = err == 0 && ds->nest_counted && ds->cfg.compact && ds->local;
-	if (err == 0)
-		err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_NEST_LO, head, sizeof(head));
-	if (err < 0)
-		ds->nest_counted = 0;
-	ds->compact = err == 0 && head[3];
-	return err;
-}
-
-int detour_compact(const struct detour_set *ds)
-{
-	return ds && ds->compact;
-}
-
-int detour_nested_counted(const struct detour_set *ds)
-{
-	return ds && ds->nest_counted;
-}
-
-int detour_nested(const struct detour_set *ds, uint64_t addr)
-{
-	for (size_t i = 0; i < ds->nnest; i++)
-		if (addr >= ds->nest[i].lo && addr < ds->nest[i].hi)
-			return 1;
-	return 0;
-}
-
 uint64_t detour_made(const struct detour_set *ds, uint64_t *data)
 {
 	*data = ds ? ds->made_data : 0;
@@ -756,7 +684,7 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 	if (ds->nslots < g + 1)
 		ds->nslots = g + 1;
 	if (st->outer)
-		nest_publish(ds, tid);
+		dt_nest_publish(ds, tid);
 	debug_msg("process %d: detour at %#" PRIx64 " (%u bytes, %u instructions%s) to %#" PRIx64
 		  "%s%s", ds->pid, addr, p.len, p.ninsns, p.site != addr ? ", after endbr64" : "", slot,
 		  pg ? " in a far page" : "", adopt ? ", adopted from an earlier memtap" : "");
@@ -768,7 +696,7 @@ void detour_forget(struct detour_set *ds, uint64_t addr)
 	for (size_t i = 0; i < ds->nslots; i++)
 		if (ds->sites[i].func == addr)
 			ds->sites[i].live = 0;
-	nest_publish(ds, 0);
+	dt_nest_publish(ds, 0);
 }
 
 int detour_remove_all(struct detour_set *ds, pid_t tid)

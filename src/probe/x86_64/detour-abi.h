@@ -13,20 +13,21 @@
  *            +DT_SAVED the entry's original bytes (a length byte first):
  *            a memtap that attaches after one was killed adopts the
  *            detours it finds
- *   +0x2000  data page (rw-): parameters, ring indexes, drops
- *   +0x3000  counter page (rw-): calls, bytes, kept, filtered per slot
- *   +0x4000  thread page (rw-): the thread table (stack bounds and
+ *   +0x3000  data page (rw-): parameters, ring indexes, drops
+ *   +0x4000  counter page (rw-): calls, bytes, kept, filtered per slot
+ *   +0x5000  thread page (rw-): the thread table (stack bounds and
  *            sampling countdown per thread)
- *   +0x5000  pool pages (rw-): the sampling intervals
- *   +0x15000 set pages (rw-): the sampled blocks still held (--leaks)
- *   +0x25000 per-thread pages (rw-): counters of the threads with an
+ *   +0x6000  pool pages (rw-): the sampling intervals
+ *   +0x16000 set pages (rw-): the sampled blocks still held (--leaks)
+ *   +0x26000 per-thread pages (rw-): counters of the threads with an
  *            entry in the thread table, a block each
  *
  * Far code pages: probed code out of the mapping's reach (another
  * object, terabytes away: a PIE executable and libc) gets slots in a
  * code page of DT_CODE_SIZE (r-x) mapped within reach of it, up to
  * DT_FAR_MAX of them.  Their slots are laid out as the mapping's, from
- * DT_TEMPLATE_MAX on, DT_FAR_SLOTS of them; below, a header (F_*): the
+ * DT_TEMPLATE_MAX on, DT_FAR_SLOTS of them (fewer than the mapping's: the
+ * counter page holds them all); below, a header (F_*): the
  * stub mapping's base and the addresses of its common routines, which
  * the far glue reaches through it (jmp or call [rip + disp32]).  Their
  * slots count in the same counter page, record into the same ring: far
@@ -90,17 +91,17 @@
 #define MEMTAP_DETOUR_ABI_H
 
 #define DT_PAGE		0x1000
-#define DT_CODE_SIZE	0x2000
-#define DT_MAP_SIZE	0x65000
-#define DT_DATA		0x2000	/* data page offset */
-#define DT_COUNTERS	0x3000	/* counter page offset */
-#define DT_THREADS	0x4000	/* thread page offset */
-#define DT_POOL		0x5000	/* pool pages offset: DT_POOL_N entries {interval, its mean} */
+#define DT_CODE_SIZE	0x3000
+#define DT_MAP_SIZE	0x66000
+#define DT_DATA		0x3000	/* data page offset */
+#define DT_COUNTERS	0x4000	/* counter page offset */
+#define DT_THREADS	0x5000	/* thread page offset */
+#define DT_POOL		0x6000	/* pool pages offset: DT_POOL_N entries {interval, its mean} */
 #define DT_POOL_N	4096
 #define P_SHIFT		4	/* 16 bytes a pool entry */
-#define DT_SET		0x15000	/* set pages offset: DT_SET_N pointers */
+#define DT_SET		0x16000	/* set pages offset: DT_SET_N pointers */
 #define DT_SET_N	8192
-#define DT_PERTHREAD	0x25000	/* per-thread counters: K_NENT blocks of 1 << PT_SHIFT */
+#define DT_PERTHREAD	0x26000	/* per-thread counters: K_NENT blocks of 1 << PT_SHIFT */
 #define PT_SHIFT	12	/* DT_ALL_SLOTS slots {calls, bytes, filtered, fast} a thread */
 #define PT_CALLS	0x00
 #define PT_BYTES	0x08
@@ -116,7 +117,7 @@
 #define DT_ORIG_ROOM	(DT_SAVED - DT_ORIG)
 #define DT_NSLOTS	((DT_CODE_SIZE - DT_TEMPLATE_MAX) / DT_SLOT_SIZE)
 #define DT_FAR_MAX	2	/* far code pages */
-#define DT_FAR_SLOTS	30	/* slots of a far page: the counter page holds them all */
+#define DT_FAR_SLOTS	32	/* slots of a far page: the counter page holds them all */
 #define DT_ALL_SLOTS	(DT_NSLOTS + DT_FAR_MAX * DT_FAR_SLOTS)
 
 /* far page header */
