@@ -243,7 +243,6 @@ void detour_chain_learn(struct detour_set *ds, const uint64_t *pcs, uint64_t n)
 		ds->chain_pcs = xgrowarray(ds->chain_pcs, &ds->chain_pcs_cap, ds->chain_pcs_n + n,
 					   sizeof(*ds->chain_pcs));
 		c = &ds->chains[ds->nchains++];
-		c->key = key;
 		c->off = ds->chain_pcs_n;
 		c->n = (unsigned)n;
 		memcpy(ds->chain_pcs + c->off, pcs, n * sizeof(*pcs));
@@ -253,7 +252,7 @@ void detour_chain_learn(struct detour_set *ds, const uint64_t *pcs, uint64_t n)
 		__atomic_store_n(&e[CH_KEY / 8], key, __ATOMIC_RELEASE);
 		return;
 	}
-	ds->chains_full++;
+	/* no room: its calls stay full records */
 }
 
 const uint64_t *detour_chain(const struct detour_set *ds, uint64_t id, unsigned *n)

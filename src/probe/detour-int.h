@@ -83,14 +83,12 @@ struct detour_set {
 	size_t nwmods, wmods_cap;
 	/* the chain table (CH_*, at the end of that mapping): by id - 1 */
 	struct dt_chain {
-		uint64_t key;
 		size_t off;	/* its return addresses in chain_pcs */
 		unsigned n;
 	} *chains;
 	size_t nchains, chains_cap;
 	uint64_t *chain_pcs;
 	size_t chain_pcs_n, chain_pcs_cap;
-	uint64_t chains_full;	/* chains the table had no room for */
 };
 
 /*

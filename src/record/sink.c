@@ -421,9 +421,9 @@ static uint64_t weigh_sampled(uint64_t mean, uint64_t *bytes)
 	return (uint64_t)whole + (u < w - whole);
 }
 
-/* The stack of snap, leaf innermost (0: none) */
+/* The stack of snap, leaf innermost (0: none); *stable as the stack table's (or NULL) */
 static uint32_t unwind_snapshot(struct sink_proc *p, uint64_t leaf,
-				const struct stack_snapshot *snap)
+				const struct stack_snapshot *snap, int *stable)
 {
 	int depth;
 
@@ -449,7 +449,7 @@ static uint32_t unwind_snapshot(struct sink_proc *p, uint64_t leaf,
 		return STACK_ID_LOST;
 	if (snap->cut && depth < cfg.max_depth)
 		pcs[depth++] = STACK_PC_CUT;	/* the root says the rest is missing */
-	return stack_table_intern_pcs(stacks, p->modules, pcs, depth);
+	return stack_table_intern_pcs_stable(stacks, p->modules, pcs, depth, stable);
 }
 
 static uint64_t modules_stamp(const struct proc_modules *pm)
@@ -463,8 +463,8 @@ uint32_t sink_walk_stack(struct sink_proc *p, uint64_t leaf, const uint64_t *ret
 	struct proc_modules *pm = proc_modules(p);
 	struct stack_snapshot snap = { .pid = p->pid, .pre = ret, .npre = n,
 				       .walked = STACK_WALK_END, .borrowed = 1 };
-	uint64_t before;
 	uint32_t id;
+	int stable = 0;
 
 	if (!sink_recording() || n < 1)
 		return 0;
@@ -473,17 +473,10 @@ uint32_t sink_walk_stack(struct sink_proc *p, uint64_t leaf, const uint64_t *ret
 	modules_lookup(pm, ret[0]);
 	if (leaf)
 		modules_lookup(pm, leaf);
-	before = modules_stamp(pm);
-	id = unwind_snapshot(p, leaf, &snap);
-	if (id == STACK_ID_LOST || modules_stamp(pm) != before || !sink_stack_current(p, before))
+	id = unwind_snapshot(p, leaf, &snap, &stable);
+	if (id == STACK_ID_LOST || !stable)
 		return 0;
-	/* every frame in a module: none a later read could place elsewhere */
-	for (int i = 0; i < n; i++)
-		if (!modules_find_range(pm, i || leaf ? ret[i] - 1 : ret[i]))
-			return 0;
-	if (leaf && !modules_find_range(pm, leaf))
-		return 0;
-	*stamp = before;
+	*stamp = modules_stamp(pm);
 	return id;
 }
 
@@ -523,7 +516,7 @@ void sink_flush(void)
 		if (record && ev->stack)
 			stack = ev->stack;
 		else if (record && pe->has_snap)
-			stack = unwind_snapshot(p, ev->leaf, &pe->snap);
+			stack = unwind_snapshot(p, ev->leaf, &pe->snap, NULL);
 		if (ev_is_alloc(ev->kind) && ev->sample_mean) {
 			/* frees are only counted */
 			acquired = allocates(ev->kind) && ev->size > 0 ? (uint64_t)ev->size : 0;

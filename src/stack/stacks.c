@@ -274,6 +274,12 @@ static struct pcs_entry *pcs_slot(struct stack_table *t, const struct proc_modul
 uint32_t stack_table_intern_pcs(struct stack_table *t, struct proc_modules *pm,
 				const uint64_t *pcs, int depth)
 {
+	return stack_table_intern_pcs_stable(t, pm, pcs, depth, NULL);
+}
+
+uint32_t stack_table_intern_pcs_stable(struct stack_table *t, struct proc_modules *pm,
+				       const uint64_t *pcs, int depth, int *stable)
+{
 	struct stack_frame frames[256];
 	struct stack_frame *f = frames;
 	struct pcs_entry *e = NULL;
@@ -281,14 +287,19 @@ uint32_t stack_table_intern_pcs(struct stack_table *t, struct proc_modules *pm,
 	unsigned version = 0;
 	uint32_t id;
 
+	if (stable)
+		*stable = 0;
 	if (depth <= 0)
 		return STACK_ID_LOST;
 	if (depth > STACK_MAX_DEPTH)
 		depth = STACK_MAX_DEPTH;
 	if (pm && (e = pcs_slot(t, pm, pcs, depth)) && e->serial == pm->serial &&
 	    e->version == modules_version(pm) && e->depth == (uint32_t)depth &&
-	    memcmp(e->pcs, pcs, (size_t)depth * sizeof(*pcs)) == 0)
+	    memcmp(e->pcs, pcs, (size_t)depth * sizeof(*pcs)) == 0) {
+		if (stable)
+			*stable = 1;
 		return e->id;
+	}
 	if (pm)
 		version = modules_version(pm);
 	if ((size_t)depth > sizeof(frames) / sizeof(frames[0]))
@@ -313,8 +324,11 @@ uint32_t stack_table_intern_pcs(struct stack_table *t, struct proc_modules *pm,
 	if (f != frames)
 		free(f);
 	/* only what a lookup gives again, with the ranges as they are now */
-	if (e && resolved && id != STACK_ID_LOST && modules_version(pm) == version &&
-	    pm->generation == pm->read_generation) {
+	resolved = resolved && pm && id != STACK_ID_LOST && modules_version(pm) == version &&
+		   pm->generation == pm->read_generation;
+	if (stable)
+		*stable = resolved;
+	if (e && resolved) {
 		e->serial = pm->serial;
 		e->version = modules_version(pm);
 		e->depth = (uint32_t)depth;

@@ -74,6 +74,13 @@ uint32_t stack_table_intern(struct stack_table *t, const struct stack_frame *fra
  */
 uint32_t stack_table_intern_pcs(struct stack_table *t, struct proc_modules *pm,
 				const uint64_t *pcs, int depth);
+/*
+ * The same, and *stable = 1 when pcs give this id again for as long as
+ * pm's ranges stay as they are (its serial and version, no re-read due):
+ * every frame in a module; what the chain cache keeps.
+ */
+uint32_t stack_table_intern_pcs_stable(struct stack_table *t, struct proc_modules *pm,
+				       const uint64_t *pcs, int depth, int *stable);
 
 /*
  * The frames of id (borrowed, leaf first) and their number.  Returns 0,

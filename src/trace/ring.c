@@ -344,13 +344,9 @@ static uint32_t chain_stack(struct ring_src *r, struct proc *p, uint64_t id, uin
 {
 	struct chain_stack *cs;
 
-	if (id >= r->nchain_stacks) {
-		size_t have = r->nchain_stacks;
-
+	if (id >= r->nchain_stacks)	/* the new ones zeroed */
 		r->chain_stacks = xgrowarray(r->chain_stacks, &r->nchain_stacks, id + 1,
 					     sizeof(*r->chain_stacks));
-		memset(r->chain_stacks + have, 0, (r->nchain_stacks - have) * sizeof(*r->chain_stacks));
-	}
 	cs = &r->chain_stacks[id];
 	if (cs->stack && cs->slot == slot && sink_stack_current(p->rec, cs->stamp))
 		return cs->stack;
