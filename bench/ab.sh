@@ -46,6 +46,8 @@ Workloads:
   alloc        alloc-loop -t 1 -n 2000 under -e malloc,free (int3)
   sampled      alloc-loop -t 1 -n 200000 under -e alloc (detours, sampled)
   exact        alloc-loop -t 1 -n 200000 under -e alloc --exact
+  exact4       alloc-loop -t 4 -n 200000 under -e alloc --exact (4 threads
+               of 200,000 iterations: memtap and the loop share the CPUs)
 EOF
 }
 
@@ -87,6 +89,9 @@ setup() {
 		[ -x "$loop" ] || die "no $loop: run make check TESTS= in $builddir"
 		cmd=("$loop" -t 1 -n 200000) mopts=(-e alloc)
 		[ "$1" = sampled ] || mopts+=(--exact) ;;
+	exact4)
+		[ -x "$loop" ] || die "no $loop: run make check TESTS= in $builddir"
+		cmd=("$loop" -t 4 -n 200000) mopts=(-e alloc --exact) ;;
 	*) die "unknown workload: $1" ;;
 	esac
 }

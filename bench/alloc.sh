@@ -67,8 +67,8 @@ iterations of malloc, calloc, realloc, free, free and prints the calls
 it made.  Sizes (total iterations at scale 1; each tool's runs are
 paired with untraced runs of that same size):
   memtap --probes=int3 10,000     ltrace               600
-  memtap (in-target) 200,000       floor (empty_fn)  50,000 calls
-  heaptrack, massif  500,000
+  memtap (in-target), heaptrack, massif 500,000 (the same loop)
+  floor (empty_fn)  50,000 calls
 Every tool also has a start-up cell (1 thread, 0 iterations).
 
 Workloads (whole programs, N at scale 1), each paired with its untraced
@@ -190,9 +190,9 @@ base_size() {
 	case $1 in
 	floor | floor-harness) echo 50000 ;;
 	memtap-int3) echo 10000 ;;
-	memtap-*) echo 200000 ;;
 	ltrace) echo 600 ;;
-	heaptrack | massif) echo 500000 ;;
+	# the in-target probes and the preloaded tools on the same loop
+	memtap-* | heaptrack | massif) echo 500000 ;;
 	esac
 }
 
@@ -541,7 +541,7 @@ elapsed=$((($(now_us) - start) / 1000000))
 
 # stats FILE HITS STOPS0: median untraced s, median traced s, median
 # ratio, min ratio, max ratio, median added ms, spread of the untraced
-# runs (max/min), best (min traced / min untraced), median µs per hit
+# runs (max/min), best (min traced / min untraced), median ns per hit
 stats() {
 	awk -v hits="$2" '
 	function median(a, n,   i, j, t) {
@@ -556,7 +556,7 @@ stats() {
 	{
 		n++; u[n] = $1 / 1e6; t[n] = $2 / 1e6; r[n] = $2 / $1
 		d[n] = ($2 - $1) / 1000
-		p[n] = hits > 0 ? ($2 - $1) / hits : 0
+		p[n] = hits > 0 ? ($2 - $1) * 1000 / hits : 0
 		if (n == 1 || $1 < umin) umin = $1
 		if (n == 1 || $1 > umax) umax = $1
 		if (n == 1 || $2 < tmin) tmin = $2
@@ -603,7 +603,7 @@ echo
 echo "slowdown = median over the pairs of traced/untraced wall time (range: min–max);"
 echo "added ms = median of traced − untraced; hits = the loop's calls of the functions the"
 echo "tool intercepts (5 per iteration for -e alloc, heaptrack and massif; 3 for malloc+free);"
-echo "µs/hit = median of (traced − untraced) / hits; net µs/hit subtracts the tool's start-up"
+echo "ns/hit = median of (traced − untraced) / hits; net ns/hit subtracts the tool's start-up"
 echo "cell (1 thread, 0 iterations); stops = memtap's ptrace stops (malloc, calloc, realloc:"
 echo "2 each, free: 1, plus glibc's own calls); µs/stop = median of (traced − untraced) / stops."
 echo "best = fastest traced / fastest untraced run; spread = slowest / fastest untraced run."
@@ -620,7 +620,7 @@ startup_added() {
 echo
 echo "## Slowdown and cost per hit"
 echo
-echo "| tool | threads | N | hits | untraced s | traced s | slowdown | range | best | spread | added ms | µs/hit | net µs/hit | stops/iter | µs/stop | failed runs |"
+echo "| tool | threads | N | hits | untraced s | traced s | slowdown | range | best | spread | added ms | ns/hit | net ns/hit | stops/iter | µs/stop | failed runs |"
 echo "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for t in $active; do
 	case $t in
@@ -649,7 +649,7 @@ for t in $active; do
 		spi=
 		sps=
 		if [ "$hits" -gt 0 ]; then
-			net=$(awk -v a="$added" -v s="$su0" -v h="$hits" 'BEGIN { printf "%.1f", (a - s) * 1000 / h }')
+			net=$(awk -v a="$added" -v s="$su0" -v h="$hits" 'BEGIN { printf "%.1f", (a - s) * 1000000 / h }')
 		else
 			mp=
 		fi
@@ -671,7 +671,7 @@ for t in $active; do
 done
 
 echo
-echo "## Summary: slowdown (net µs per hit)"
+echo "## Summary: slowdown (net ns per hit)"
 echo
 printf '| tool |'
 for th in $threads_list; do printf ' %s thread(s) |' "$th"; done
@@ -692,9 +692,20 @@ for t in $active; do
 	done
 	echo
 done
+# memtap's in-target modes against heaptrack: their slowdowns less 1
+# (the time each adds to the loop), divided
+for t in $active; do
+	case $t in memtap-exact | memtap-dwarf) ;; *) continue ;; esac
+	for th in $threads_list; do
+		a=${ratio[$t.$th]:-} b=${ratio[heaptrack.$th]:-}
+		case "$a:$b" in *failed* | :* | *:) continue ;; esac
+		awk -v a="$a" -v b="$b" -v l="$(tool_label "$t")" -v th="$th" 'BEGIN {
+			if (b > 1) printf "- %s, %s thread(s): adds %.2f of what heaptrack adds (slowdown - 1)\n", l, th, (a - 1) / (b - 1) }'
+	done
+done
 for t in floor floor-harness; do
 	[ -n "${perhit[$t.1]:-}" ] || continue
-	echo "| $(tool_label "$t") | ${perhit[$t.1]} µs per call | |"
+	echo "| $(tool_label "$t") | ${perhit[$t.1]} ns per call | |"
 done
 
 case " $active " in *" memtap-min1m "*)

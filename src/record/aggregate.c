@@ -40,16 +40,22 @@ static void reindex(void)
 }
 
 /*
- * The last two entries found (an event looks its stack up two or three
- * times: what it holds, then its counts): their indexes + 1, 0: none.
+ * The entries found last, by their key's hash (an event looks two or
+ * three stacks up: what its block held, then its counts; a loop's few
+ * stacks each keep a line here): their indexes + 1, 0: none.
  */
-static size_t recent[2];
-static unsigned recent_next;
+#define MEMO_BITS 6
+static uint32_t memo[1u << MEMO_BITS];
+
+static size_t memo_slot(enum event_kind kind, uint32_t stack)
+{
+	return (size_t)((((uint64_t)stack << 5 | (uint64_t)kind) * 0x9e3779b97f4a7c15ull) >>
+			(64 - MEMO_BITS));
+}
 
 static struct agg *remember(size_t i)
 {
-	recent_next ^= 1;
-	recent[recent_next] = i + 1;
+	memo[memo_slot(entries[i].kind, entries[i].stack)] = (uint32_t)i + 1;
 	return &entries[i];
 }
 
@@ -57,10 +63,12 @@ static struct agg *lookup(struct sink_proc *p, enum event_kind kind, uint32_t st
 {
 	size_t j;
 
-	for (int i = 0; i < 2; i++) {
-		struct agg *a = recent[i] ? &entries[recent[i] - 1] : NULL;
+	uint32_t m = memo[memo_slot(kind, stack)];
 
-		if (a && a->stack == stack && a->kind == kind && a->proc == p)
+	if (m) {
+		struct agg *a = &entries[m - 1];
+
+		if (a->stack == stack && a->kind == kind && a->proc == p)
 			return a;
 	}
 	if ((nentries + 1) * 2 > index_size)
@@ -175,7 +183,7 @@ uint64_t aggregate_held_at_peak(const struct agg *a)
 void aggregate_clear(void)
 {
 	nentries = 0;
-	recent[0] = recent[1] = 0;
+	memset(memo, 0, sizeof(memo));
 	memset(peaks, 0, sizeof(peaks));
 	if (index_)
 		memset(index_, 0, index_size * sizeof(*index_));

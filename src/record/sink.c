@@ -42,7 +42,7 @@ static struct sink_proc *procs, **procs_tail = &procs;
 
 struct pending {
 	struct event ev;
-	char comm[16];
+	char comm[16];		/* with --trace: ev.comm */
 	struct sink_proc *proc;
 	int selected;		/* -e chose its kind */
 	int record;		/* selected and within --min/--max-size */
@@ -244,7 +244,26 @@ int sink_wants(const struct sink_proc *sp, const struct event *ev)
 
 	if (!sink_recording() || (!selected && !releases_memory(ev->kind)))
 		return 0;
-	return selected && size_selected(event_weight(sp, ev)) ? SINK_RECORD : SINK_HELD;
+	if (!selected)
+		return SINK_HELD;
+	/* no size filter: the weight (a free's, a live table lookup) is not asked */
+	return !size_filtered() || size_selected(event_weight(sp, ev)) ? SINK_RECORD : SINK_HELD;
+}
+
+static struct pending *next_pending(void)
+{
+	if (npending == pending_cap)
+		pending = xgrowarray(pending, &pending_cap, npending + 1, sizeof(*pending));
+	return &pending[npending];
+}
+
+struct event *sink_event_slot(void)
+{
+	static const struct event zero;
+	struct event *ev = &next_pending()->ev;
+
+	*ev = zero;	/* not memset: a rep stos, slower at this size */
+	return ev;
 }
 
 void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapshot *snap)
@@ -256,17 +275,19 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 	w = sink_wants(p, ev);
 	if (!w)
 		return;
-	if (npending == pending_cap)
-		pending = xgrowarray(pending, &pending_cap, npending + 1, sizeof(*pending));
-	pe = &pending[npending++];
-	pe->ev = *ev;
-	/* as snprintf "%s" would, at a fraction of the cost (every event) */
-	const char *comm = ev->comm ? ev->comm : "";
-	size_t clen = strnlen(comm, sizeof(pe->comm) - 1);
+	pe = next_pending();
+	npending++;
+	if (cfg.trace) {
+		/* the only reader of the name, at the flush: as it is now */
+		const char *comm = ev->comm ? ev->comm : "";
+		size_t clen = strnlen(comm, sizeof(pe->comm) - 1);
 
-	memcpy(pe->comm, comm, clen);
-	pe->comm[clen] = '\0';
-	pe->ev.comm = NULL;
+		memcpy(pe->comm, comm, clen);
+		pe->comm[clen] = '\0';
+	}
+	if (ev != &pe->ev)
+		pe->ev = *ev;
+	pe->ev.comm = NULL;	/* ev may be pe->ev: from here on, pe's */
 	pe->proc = p;
 	pe->selected = (cfg.events & EV_BIT(ev->kind)) != 0;
 	pe->record = w == SINK_RECORD;
@@ -275,7 +296,7 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 	 * may have handed out (a ring's batch): weighed again at the flush,
 	 * against the live table as the events before it leave it.
 	 */
-	pe->decide = pe->selected && ev->kind == EV_FREE;
+	pe->decide = pe->selected && ev->kind == EV_FREE && size_filtered();
 	pe->has_snap = 0;
 	if (!(pe->record || pe->decide) || !snap)
 		return;		/* only its effect on held memory counts */
@@ -497,7 +518,8 @@ void sink_flush(void)
 		uint32_t stack = 0;
 		uint64_t acquired, released, calls = 1;
 
-		ev->comm = pe->comm;
+		if (cfg.trace)
+			ev->comm = pe->comm;	/* the array may have grown since */
 		aggregate_set_time(ev->time_ns);	/* a peak it makes is then */
 		if (ev->release_only) {
 			/* a sampled block's free: it is no longer held */

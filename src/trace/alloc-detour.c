@@ -686,6 +686,7 @@ void alloc_detours_drain(struct alloc_detours *ad)
 		return;
 	ring_drain(ad->ring);
 	/* the stubs' counters too, while they can be read */
+	ring_lost(ad->ring);
 	detour_read_data(ad->set, D_COPY_SLOW, &ad->copy_slow);
 	uint64_t full;
 

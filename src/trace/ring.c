@@ -117,7 +117,7 @@ struct ring_src {
 		uint64_t stamp;
 	} *chain_stacks;
 	size_t nchain_stacks;
-	uint64_t dropped;	/* the stubs' count, as last read */
+	uint64_t dropped;	/* the stubs' count, as ring_lost() last read it */
 	uint64_t pause_until;	/* MEMTAP_RING_PAUSE */
 	enum { DL_NONE, DL_HOLD, DL_RELEASED } dl;	/* ring_dl_cookie's record */
 	uint64_t dl_seq, dl_since;	/* its sequence number; when the hold began */
@@ -224,8 +224,13 @@ void ring_remove(struct ring_src *r)
 	free(r);
 }
 
-uint64_t ring_lost(const struct ring_src *r)
+uint64_t ring_lost(struct ring_src *r)
 {
+	uint64_t d;
+
+	/* read here, not at each drain (a syscall) */
+	if (detour_read_data(r->ds, D_DROPPED, &d) == 0)
+		r->dropped = d - r->r.dropped;
 	return r->dropped + r->skipped;
 }
 
@@ -281,7 +286,6 @@ static int read_records(struct ring_src *r, uint64_t k)
 	return memio_read_many(r->r.pid, r->segs, n);
 }
 
-static const struct event zero_event;
 
 /* A walk of n return addresses pcs that ended (no tail), borrowed by snap. */
 static void walked_pcs(struct stack_snapshot *snap, pid_t pid, pid_t tid, const uint64_t *pcs,
@@ -368,7 +372,7 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 	uint64_t ret, rsp;
 	int64_t copied;
 	struct stack_snapshot *s = NULL;
-	struct event ev;
+	struct event *ev;
 	struct proc *p = r->p;
 	pid_t tid = (pid_t)word(rec, R_TID);
 
@@ -391,9 +395,10 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 			p = r->vforks[i].child;	/* made by the vfork child */
 			tid = p->pid;
 		}
+	ev = sink_event_slot();	/* filled where the sink queues it */
 	if (pr->role >= PR_MMAP) {
 		/* a syscall wrapper: an event wherever it was called from */
-		if (!alloc_wrapper_record(p, tid, pr, args, word(rec, R_RESULT), &ev))
+		if (!alloc_wrapper_record(p, tid, pr, args, word(rec, R_RESULT), ev))
 			return;
 	} else {
 		/* a compact record's call: the stubs' nest table had every range */
@@ -401,43 +406,42 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 			r->nested++;
 			return;
 		}
-		ev = zero_event;	/* not memset: a rep stos, slower at this size */
-		ev.pid = p->pid;
-		ev.tid = tid;
-		ev.comm = p->rec->comm;
-		ev.time_ns = time_ns;
+		ev->pid = p->pid;
+		ev->tid = tid;
+		ev->comm = p->rec->comm;
+		ev->time_ns = time_ns;
 		if (!probe_fill_event(pr, args, word(rec, compact ? RC_RESULT : R_RESULT),
-				      compact ? 0 : word(rec, R_WORD), &ev))
+				      compact ? 0 : word(rec, R_WORD), ev))
 			return;
 		if (detour_nested_counted(r->ds))
-			ev.counted = probe_counted(pr);
+			ev->counted = probe_counted(pr);
 	}
-	ev.caller = ret;
-	ev.leaf = detour_slot_func(r->ds, word(rec, R_DESC));
-	ev.sample_mean = word(rec, compact ? RC_MEAN : R_MEAN);
-	ev.release_only = (word(rec, R_DESC) & (DF_RELEASE << 24)) != 0;
+	ev->caller = ret;
+	ev->leaf = detour_slot_func(r->ds, word(rec, R_DESC));
+	ev->sample_mean = word(rec, compact ? RC_MEAN : R_MEAN);
+	ev->release_only = (word(rec, R_DESC) & (DF_RELEASE << 24)) != 0;
 	if (compact) {
-		if (chain && sink_stacks_wanted() && sink_wants(p->rec, &ev) == SINK_RECORD) {
+		if (chain && sink_stacks_wanted() && sink_wants(p->rec, ev) == SINK_RECORD) {
 			if (p == r->p)
-				ev.stack = chain_stack(r, p, word(rec, R_TID) >> RC_CHAIN_SHIFT,
-						       (uint32_t)(word(rec, R_DESC) & 0xffff), ev.leaf,
+				ev->stack = chain_stack(r, p, word(rec, R_TID) >> RC_CHAIN_SHIFT,
+						       (uint32_t)(word(rec, R_DESC) & 0xffff), ev->leaf,
 						       chain, nchain);
-			if (!ev.stack) {
-				walked_pcs(&snap, p->pid, ev.tid, chain, nchain, ret);
+			if (!ev->stack) {
+				walked_pcs(&snap, p->pid, ev->tid, chain, nchain, ret);
 				s = &snap;
 			}
 		}
 	} else if (word(rec, R_WALK) != ~(uint64_t)0 && copied >= 0 && sink_stacks_wanted() &&
-		   sink_wants(p->rec, &ev) == SINK_RECORD) {
-		walked(r, rec, &snap, p->pid, ev.tid);
+		   sink_wants(p->rec, ev) == SINK_RECORD) {
+		walked(r, rec, &snap, p->pid, ev->tid);
 		s = &snap;
-	} else if (copied > 8 && sink_stacks_wanted() && sink_wants(p->rec, &ev) == SINK_RECORD) {
+	} else if (copied > 8 && sink_stacks_wanted() && sink_wants(p->rec, ev) == SINK_RECORD) {
 		size_t len = (uint64_t)copied < r->r.rec_size - R_STACK ? (size_t)copied
 									 : (size_t)(r->r.rec_size - R_STACK);
 
 		/* the registers not set here stay 0, as the static was made */
 		snap.pid = p->pid;
-		snap.tid = ev.tid;
+		snap.tid = ev->tid;
 		snap.regs.rip = ret;
 		snap.regs.rsp = rsp + 8;
 		snap.regs.rbx = word(rec, R_RBX);
@@ -459,7 +463,7 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 		snap.walked = 0;
 		s = &snap;
 	}
-	source_emit_proc(p, &ev, s);
+	source_emit_proc(p, ev, s);
 }
 
 void ring_vfork(struct ring_src *r, pid_t tid, struct proc *child)
@@ -669,13 +673,8 @@ int ring_drain(struct ring_src *r)
 	/* one lap at most: a target as fast as the drain must not starve the loop */
 	while ((got = drain_batch(r)) > 0 && r->tail - start < r->r.nrec)
 		detour_sample_refill(r->ds, 0);
-	if (got >= 0) {
-		uint64_t d;
-
-		if (detour_read_data(r->ds, D_DROPPED, &d) == 0)
-			r->dropped = d - r->r.dropped;
+	if (got >= 0)
 		detour_sample_refill(r->ds, 0);
-	}
 	return got < 0 ? (int)got : 0;
 }
 

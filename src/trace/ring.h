@@ -59,7 +59,7 @@ void ring_vfork(struct ring_src *r, pid_t tid, struct proc *child);
 void ring_vfork_end(struct ring_src *r, struct proc *child);
 
 /* Records lost so far: dropped by the stubs (full ring), skipped here. */
-uint64_t ring_lost(const struct ring_src *r);
+uint64_t ring_lost(struct ring_src *r);
 /*
  * Records read so far, and (unless NULL) the bytes of stack the full ones
  * carried, and how many were compact (detour-abi.h, DC_COMPACT).
