@@ -131,6 +131,7 @@ static int stubs_allowed(pid_t tid, uint64_t insn, int gettid, const char **why)
 	} calls[] = {
 		{ SYS_process_vm_readv, "process_vm_readv" },
 		{ SYS_clock_nanosleep, "clock_nanosleep" },
+		{ SYS_sched_yield, "sched_yield" },
 		{ SYS_gettid, "gettid" },
 	};
 	struct sandbox *sb = sandbox_load(tid);

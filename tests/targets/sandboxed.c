@@ -16,6 +16,8 @@
  *              fail personality() with EPERM: nothing memtap injects
  *   memfd      kill the process on memfd_create (memtap's shared ring
  *              is refused: its ring is then private)
+ *   yield      kill the process on sched_yield (the stubs' wait on a
+ *              full ring: no stubs, breakpoints)
  *   none       no filter
  *   MODE+LATER MODE's filter at start, LATER's at the start of the first
  *              round: a filter that comes while memtap is attached
@@ -107,6 +109,21 @@ static void libc_text(uint64_t *lo, uint64_t *hi)
 	}
 }
 
+/* A filter that kills the process on syscall nr, and allows the rest. */
+static void kill_on(uint32_t nr)
+{
+	struct sock_filter f[] = {
+		S(BPF_LD | BPF_W | BPF_ABS, OFF(arch)),
+		J(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 2),
+		S(BPF_LD | BPF_W | BPF_ABS, OFF(nr)),
+		J(BPF_JMP | BPF_JEQ | BPF_K, nr, 1, 0),
+		ALLOW,
+		KILL,
+	};
+
+	install(f, sizeof(f) / sizeof(f[0]));
+}
+
 static void install_mode(const char *mode)
 {
 	if (!strcmp(mode, "exec")) {
@@ -187,15 +204,9 @@ static void install_mode(const char *mode)
 		};
 		install(f, sizeof(f) / sizeof(f[0]));
 	} else if (!strcmp(mode, "memfd")) {
-		struct sock_filter f[] = {
-			S(BPF_LD | BPF_W | BPF_ABS, OFF(arch)),
-			J(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 2),
-			S(BPF_LD | BPF_W | BPF_ABS, OFF(nr)),
-			J(BPF_JMP | BPF_JEQ | BPF_K, SYS_memfd_create, 1, 0),
-			ALLOW,
-			KILL,
-		};
-		install(f, sizeof(f) / sizeof(f[0]));
+		kill_on(SYS_memfd_create);
+	} else if (!strcmp(mode, "yield")) {
+		kill_on(SYS_sched_yield);
 	} else if (!strcmp(mode, "strict")) {
 		char line[32] = "got ?\n", c;
 

@@ -519,7 +519,14 @@ keep_record:
 8:	inc r9
 	cmp r9, qword ptr D(D_WAIT_SPINS)
 	ja .Lstall
-	/* clock_nanosleep(CLOCK_MONOTONIC, 0, &wait_ts, NULL) */
+	cmp r9, DT_WAIT_YIELDS
+	ja 9f
+	/* the CPU to memtap, or to another thread: a sleep's timer slack
+	   would leave it idle (detour-abi.h) */
+	mov eax, 24			/* SYS_sched_yield */
+	syscall
+	jmp .Lreserve
+9:	/* clock_nanosleep(CLOCK_MONOTONIC, 0, &wait_ts, NULL) */
 	mov edi, 1
 	xor esi, esi
 	lea rdx, [rip + .Lwait_ts]
