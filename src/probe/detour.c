@@ -650,14 +650,21 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 			*why = "a thread is stopped inside one of its first instructions";
 			return -ENOTSUP;
 		}
+		/* all of it set: the same probe writes the same bytes again */
+		memset(code + DT_SAVED, 0, DT_SLOT_SIZE - DT_SAVED);
 		code[DT_SAVED] = (uint8_t)p.len;
 		memcpy(code + DT_SAVED + 1, orig, p.len);
 		if (!dt_page_reused(ds, pg) || adopt)
 			break;
-		/* a slot of an earlier memtap: only unused, or the same code again */
+		/*
+		 * A slot of an earlier memtap: only unused, or the same code
+		 * and saved bytes again (what follows them was left unset
+		 * before 0.1.0: each memtap -p took fresh slots until none
+		 * was left, and its probes became breakpoints)
+		 */
 		if ((err = memio_read_all(ds->pid, tid, slot, old, sizeof(old))) < 0)
 			return err;
-		if (!memcmp(old, zero, sizeof(old)) || !memcmp(old, code, sizeof(code)))
+		if (!memcmp(old, zero, sizeof(old)) || !memcmp(old, code, DT_SAVED + 1 + p.len))
 			break;
 		memset(&ds->sites[g], 0, sizeof(ds->sites[0]));
 		j++;	/* another probe's: skip it */
