@@ -250,22 +250,6 @@ int sink_wants(const struct sink_proc *sp, const struct event *ev)
 	return !size_filtered() || size_selected(event_weight(sp, ev)) ? SINK_RECORD : SINK_HELD;
 }
 
-static struct pending *next_pending(void)
-{
-	if (npending == pending_cap)
-		pending = xgrowarray(pending, &pending_cap, npending + 1, sizeof(*pending));
-	return &pending[npending];
-}
-
-struct event *sink_event_slot(void)
-{
-	static const struct event zero;
-	struct event *ev = &next_pending()->ev;
-
-	*ev = zero;	/* not memset: a rep stos, slower at this size */
-	return ev;
-}
-
 void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapshot *snap)
 {
 	struct pending *pe;
@@ -275,8 +259,11 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 	w = sink_wants(p, ev);
 	if (!w)
 		return;
-	pe = next_pending();
-	npending++;
+	if (npending == pending_cap)
+		pending = xgrowarray(pending, &pending_cap, npending + 1, sizeof(*pending));
+	pe = &pending[npending++];
+	pe->ev = *ev;
+	pe->ev.comm = NULL;
 	if (cfg.trace) {
 		/* the only reader of the name, at the flush: as it is now */
 		const char *comm = ev->comm ? ev->comm : "";
@@ -285,9 +272,6 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 		memcpy(pe->comm, comm, clen);
 		pe->comm[clen] = '\0';
 	}
-	if (ev != &pe->ev)
-		pe->ev = *ev;
-	pe->ev.comm = NULL;	/* ev may be pe->ev: from here on, pe's */
 	pe->proc = p;
 	pe->selected = (cfg.events & EV_BIT(ev->kind)) != 0;
 	pe->record = w == SINK_RECORD;

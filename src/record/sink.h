@@ -151,12 +151,6 @@ size_t sink_stack_size(void);	/* bytes of stack to copy */
  * leaves snap another one to take the next snapshot into (no copy).
  */
 void sink_emit(struct sink_proc *sp, const struct event *ev, struct stack_snapshot *snap);
-/*
- * Where the next event sink_emit() queues goes, zeroed: a source that
- * fills it there and passes it to sink_emit() saves the copy (a ring's
- * millions of records).  Valid until the next sink_emit() or flush.
- */
-struct event *sink_event_slot(void);
 /* After resuming: unwind, count, aggregate what sink_emit() queued. */
 void sink_flush(void);
 /*

@@ -286,6 +286,7 @@ static int read_records(struct ring_src *r, uint64_t k)
 	return memio_read_many(r->r.pid, r->segs, n);
 }
 
+static const struct event zero_event;
 
 /* A walk of n return addresses pcs that ended (no tail), borrowed by snap. */
 static void walked_pcs(struct stack_snapshot *snap, pid_t pid, pid_t tid, const uint64_t *pcs,
@@ -372,7 +373,7 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 	uint64_t ret, rsp;
 	int64_t copied;
 	struct stack_snapshot *s = NULL;
-	struct event *ev;
+	struct event ev;
 	struct proc *p = r->p;
 	pid_t tid = (pid_t)word(rec, R_TID);
 
@@ -395,10 +396,9 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 			p = r->vforks[i].child;	/* made by the vfork child */
 			tid = p->pid;
 		}
-	ev = sink_event_slot();	/* filled where the sink queues it */
 	if (pr->role >= PR_MMAP) {
 		/* a syscall wrapper: an event wherever it was called from */
-		if (!alloc_wrapper_record(p, tid, pr, args, word(rec, R_RESULT), ev))
+		if (!alloc_wrapper_record(p, tid, pr, args, word(rec, R_RESULT), &ev))
 			return;
 	} else {
 		/* a compact record's call: the stubs' nest table had every range */
@@ -406,42 +406,43 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 			r->nested++;
 			return;
 		}
-		ev->pid = p->pid;
-		ev->tid = tid;
-		ev->comm = p->rec->comm;
-		ev->time_ns = time_ns;
+		ev = zero_event;	/* not memset: a rep stos, slower at this size */
+		ev.pid = p->pid;
+		ev.tid = tid;
+		ev.comm = p->rec->comm;
+		ev.time_ns = time_ns;
 		if (!probe_fill_event(pr, args, word(rec, compact ? RC_RESULT : R_RESULT),
-				      compact ? 0 : word(rec, R_WORD), ev))
+				      compact ? 0 : word(rec, R_WORD), &ev))
 			return;
 		if (detour_nested_counted(r->ds))
-			ev->counted = probe_counted(pr);
+			ev.counted = probe_counted(pr);
 	}
-	ev->caller = ret;
-	ev->leaf = detour_slot_func(r->ds, word(rec, R_DESC));
-	ev->sample_mean = word(rec, compact ? RC_MEAN : R_MEAN);
-	ev->release_only = (word(rec, R_DESC) & (DF_RELEASE << 24)) != 0;
+	ev.caller = ret;
+	ev.leaf = detour_slot_func(r->ds, word(rec, R_DESC));
+	ev.sample_mean = word(rec, compact ? RC_MEAN : R_MEAN);
+	ev.release_only = (word(rec, R_DESC) & (DF_RELEASE << 24)) != 0;
 	if (compact) {
-		if (chain && sink_stacks_wanted() && sink_wants(p->rec, ev) == SINK_RECORD) {
+		if (chain && sink_stacks_wanted() && sink_wants(p->rec, &ev) == SINK_RECORD) {
 			if (p == r->p)
-				ev->stack = chain_stack(r, p, word(rec, R_TID) >> RC_CHAIN_SHIFT,
-						       (uint32_t)(word(rec, R_DESC) & 0xffff), ev->leaf,
+				ev.stack = chain_stack(r, p, word(rec, R_TID) >> RC_CHAIN_SHIFT,
+						       (uint32_t)(word(rec, R_DESC) & 0xffff), ev.leaf,
 						       chain, nchain);
-			if (!ev->stack) {
-				walked_pcs(&snap, p->pid, ev->tid, chain, nchain, ret);
+			if (!ev.stack) {
+				walked_pcs(&snap, p->pid, ev.tid, chain, nchain, ret);
 				s = &snap;
 			}
 		}
 	} else if (word(rec, R_WALK) != ~(uint64_t)0 && copied >= 0 && sink_stacks_wanted() &&
-		   sink_wants(p->rec, ev) == SINK_RECORD) {
-		walked(r, rec, &snap, p->pid, ev->tid);
+		   sink_wants(p->rec, &ev) == SINK_RECORD) {
+		walked(r, rec, &snap, p->pid, ev.tid);
 		s = &snap;
-	} else if (copied > 8 && sink_stacks_wanted() && sink_wants(p->rec, ev) == SINK_RECORD) {
+	} else if (copied > 8 && sink_stacks_wanted() && sink_wants(p->rec, &ev) == SINK_RECORD) {
 		size_t len = (uint64_t)copied < r->r.rec_size - R_STACK ? (size_t)copied
 									 : (size_t)(r->r.rec_size - R_STACK);
 
 		/* the registers not set here stay 0, as the static was made */
 		snap.pid = p->pid;
-		snap.tid = ev->tid;
+		snap.tid = ev.tid;
 		snap.regs.rip = ret;
 		snap.regs.rsp = rsp + 8;
 		snap.regs.rbx = word(rec, R_RBX);
@@ -463,7 +464,7 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 		snap.walked = 0;
 		s = &snap;
 	}
-	source_emit_proc(p, ev, s);
+	source_emit_proc(p, &ev, s);
 }
 
 void ring_vfork(struct ring_src *r, pid_t tid, struct proc *child)
