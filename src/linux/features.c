@@ -34,6 +34,9 @@
  *                         that memtap maps too, tried when a ring is made
  *                         (probe/detour-ring.c); else memtap reads it
  *                         with process_vm_readv.
+ *   openat2               not probed: the lookup of a target's file
+ *                         (linux/tfile.c), tried at use; else a walk
+ *                         one component at a time.
  * When no child can be traced, the ptrace and memory features keep
  * "yes": the fallbacks are then taken at the first failure instead
  * (feature_lost()).
@@ -92,6 +95,7 @@ static const char *const names[F_NFEATURES] = {
 	[F_SECCOMP_FILTERS] = "seccomp_filters",
 	[F_SHARED_RING] = "shared_ring",
 	[F_PREFETCHW] = "prefetchw",
+	[F_OPENAT2] = "openat2",
 };
 
 static enum state state[F_NFEATURES];

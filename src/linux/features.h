@@ -46,6 +46,9 @@ enum feature {
 				   (memfd_create, 3.17); tried at use (probe/detour-ring.h) */
 	F_PREFETCHW,		/* the CPU's PREFETCHW (CPUID 0x80000001 ECX bit 8), which
 				   the stubs run: the processor's, not the kernel's */
+	F_OPENAT2,		/* openat2 RESOLVE_NO_SYMLINKS, RESOLVE_IN_ROOT (5.6):
+				   tried at use (linux/tfile.h); else a walk
+				   one component at a time */
 	F_NFEATURES
 };
 
