@@ -122,15 +122,17 @@ static int refuse(const struct tfile_req *r, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	if (r->flags & TF_QUIET)
+		goto out;
 	for (i = 0; i < nwarned && warned[i] != h; i++)
 		;
 	if (i == nwarned) {
 		warned = xgrowarray(warned, &warned_cap, nwarned + 1, sizeof(*warned));
 		warned[nwarned++] = h;
 		nrefused++;
-		if (!(r->flags & TF_QUIET))
-			warn_msg("refusing %s '%s': %s", tfile_kind_name(r->kind), shown, why);
+		warn_msg("refusing %s '%s': %s", tfile_kind_name(r->kind), shown, why);
 	}
+out:
 	errno = err;
 	return -1;
 }

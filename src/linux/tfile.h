@@ -53,7 +53,7 @@ enum tfile_kind {
 #define TF_IN_ROOT	0x1	/* path is the target's: looked up under /proc/PID/root */
 #define TF_MAGIC	0x2	/* path is a /proc magic link: followed */
 #define TF_OWNED	0x4	/* owned by one of the target's uids (unless trusted) */
-#define TF_QUIET	0x8	/* refuse without a warning (a probe for a candidate) */
+#define TF_QUIET	0x8	/* refuse without a warning, uncounted (tests) */
 
 struct tfile_req {
 	pid_t pid;		/* the target: its root (TF_IN_ROOT) and uids (TF_OWNED) */
@@ -78,7 +78,7 @@ int tfile_open(const struct tfile_req *r);
 /* Why the last tfile_open() refused its file, in words; "" if it did not. */
 const char *tfile_last_why(void);
 
-/* Files refused so far (each counted once per path), for the report. */
+/* Files refused so far, each counted once per path (not TF_QUIET ones). */
 unsigned long tfile_refused(void);
 
 /* The size cap of a kind, in bytes. */

@@ -141,7 +141,13 @@ int main(int argc, char **argv)
 			close(fd2);
 		close(fd);
 	}
-	CHECK(tfile_refused() > 0, "nothing counted as refused");
+	{
+		struct tfile_req r = { .pid = getpid(), .path = at("fifo"), .kind = TF_PERFMAP };
+		unsigned long before = tfile_refused();
+
+		CHECK(tfile_open(&r) < 0 && tfile_refused() == before + 1, "refusal not counted");
+		CHECK(tfile_open(&r) < 0 && tfile_refused() == before + 1, "refusal counted twice");
+	}
 	printf("%s\n", failures ? "failed" : "ok");
 	return failures != 0;
 }
