@@ -535,12 +535,12 @@ static void read_more(struct jit_source *s, struct jit_file *f, int whole, int f
 		jit_warn(&f->t, "%" PRIu64 " bytes: only the first %llu MiB are read", f->size,
 			 JIT_MAX_BYTES >> 20);
 	limit = f->size < JIT_MAX_BYTES ? f->size : JIT_MAX_BYTES;
-	if (limit <= f->done && !final)
+	if (limit < f->done)	/* truncated: what was read stays */
+		limit = f->done;
+	if (limit == f->done && !final)
 		return;
 	if (!whole && limit - f->done > JIT_READ_STEP)
 		limit = f->done + JIT_READ_STEP;
-	if (limit < f->done)	/* truncated: what was read stays */
-		limit = f->done;
 	final = final && limit == f->size;
 	f->done = limit;
 	if (f == &s->map)
