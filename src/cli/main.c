@@ -17,6 +17,7 @@
 #include "cli/options.h"
 #include "cli/sampling.h"
 #include "linux/features.h"
+#include "linux/tfile.h"
 #include "util/error.h"
 #include "trace/memtap.h"
 #include "util/optparse.h"
@@ -103,6 +104,8 @@ static void usage(void)
 	       "      --title=TEXT        svg: the title\n"
 	       "      --top=N             text: the N heaviest stacks per event (default 10)\n"
 	       "      --trace             print one line per event (and its stack)\n"
+	       "      --trust-files       read perf maps and jitdumps whoever owns them\n"
+	       "                          (default: only the target's user's, as perf)\n"
 	       "      --unwind=METHOD     dwarf (default: libdw), libunwind, fp or none\n"
 	       "  -v, --verbose           more messages (twice: debug)\n"
 	       "  -V, --version           show the version and exit\n"
@@ -303,6 +306,7 @@ enum {
 	OPT_OVERHEAD,
 	OPT_AT_PEAK,
 	OPT_AT_PEAK_STEP,
+	OPT_TRUST_FILES,
 };
 
 /* --at-peak-step: SIZE, or N% of the last peak written. */
@@ -363,6 +367,7 @@ int main(int argc, char **argv)
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "trace", no_argument, NULL, OPT_TRACE },
+		{ "trust-files", no_argument, NULL, OPT_TRUST_FILES },
 		{ "unwind", required_argument, NULL, OPT_UNWIND },
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -544,6 +549,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_TRACE:
 			opt.trace = 1;
+			break;
+		case OPT_TRUST_FILES:
+			tfile_trust_owner(1);
 			break;
 		case 'v':
 			verbose++;

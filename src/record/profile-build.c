@@ -28,6 +28,7 @@
 #include "record/sink.h"
 #include "record/timeline.h"
 #include "report/output.h"
+#include "stack/jitnames.h"
 #include "stack/modules.h"
 #include "stack/stacks.h"
 #include "stack/symbolize.h"
@@ -332,6 +333,8 @@ void profile_build(struct profile *prof, const struct run_info *ri, int interval
 							       rc->unsized_probes));
 	prof->duration_nanos = (int64_t)(now_ns() - start_ns);
 	prof->time_nanos = start_wall_ns;
+
+	jit_names_read_all();	/* the names, whole, for the report */
 
 	struct build b = {
 		.prof = prof,

@@ -2,6 +2,17 @@
  * jitnames.c - names of run-time code from perf maps and jitdumps
  * (jitnames.h): the table of ranges, the perf map reader, and the name
  * source of each process.  The jitdump reader is jitdump.c.
+ *
+ * Both files are hostile input (the target's user writes them, and any
+ * local user can plant /tmp/perf-PID.map): they are opened by
+ * tfile_open() only (linux/tfile.h: no FIFO, device or symbolic link,
+ * no file of another user, none over the cap), and one refused stays
+ * refused for its process: it is looked for again only at the retry
+ * interval, never at a lookup's forced look, and tfile.c warns of it
+ * once.  They are read on the tracer thread, while target threads may
+ * wait for it: an event's refresh hands the readers JIT_READ_STEP bytes
+ * at most, the rest at later refreshes; the exit and a report read up
+ * to the cap (JIT_MAX_BYTES).
  */
 #include "config.h"
 
@@ -16,6 +27,7 @@
 #include <unistd.h>
 
 #include "linux/procfs.h"
+#include "linux/tfile.h"
 #include "stack/jitnames.h"
 #include "stack/jitnames-int.h"
 #include "util/clock.h"
@@ -379,7 +391,10 @@ struct jit_file {
 	struct jit_table t;
 	char *path;		/* for messages */
 	int fd;
-	uint64_t size;		/* what the last read saw */
+	int refused;		/* tfile_open() refused it: looked for again
+				   only at next_try, never forced */
+	uint64_t size;		/* what the last fstat() saw */
+	uint64_t done;		/* bytes handed to the reader so far */
 	uint64_t next_try;	/* clock: look for the file again from */
 };
 
@@ -438,24 +453,41 @@ static long own_pid(pid_t pid)
 static void file_opened(struct jit_file *f, int fd, char *path)
 {
 	f->fd = fd;
+	f->refused = 0;
 	f->path = path;
 	f->t.what = path;
 	files_found++;
 }
 
+/* tfile_open() of f's file; a refusal (warned of once by tfile.c) is kept. */
+static int open_checked(struct jit_file *f, pid_t pid, const char *path, const char *shown,
+			enum tfile_kind kind, unsigned flags)
+{
+	struct tfile_req r = {
+		.pid = pid, .path = path, .shown = shown, .kind = kind, .flags = flags | TF_OWNED,
+	};
+	int fd = tfile_open(&r);
+
+	if (fd < 0 && *tfile_last_why())
+		f->refused = 1;
+	return fd;
+}
+
+/* The perf map, /tmp/perf-PID.map under the process's root, if its own. */
 static void open_map(struct jit_source *s)
 {
-	char path[96];
+	char path[48];
 	long own = own_pid(s->pid);
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%ld.map", s->pid, own);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/tmp/perf-%ld.map", own);
+	fd = open_checked(&s->map, s->pid, path, path, TF_PERFMAP, TF_IN_ROOT);
 	if (fd >= 0)
-		file_opened(&s->map, fd, xasprintf("/tmp/perf-%ld.map", own));
+		file_opened(&s->map, fd, xstrdup(path));
 }
 
-/* The jitdump the runtime mapped, by its mapping. */
+/* The jitdump the runtime mapped, by its mapping (else by its path in
+ * the process's root), if its own. */
 static void open_dump(struct jit_source *s)
 {
 	struct procfs_map *maps;
@@ -474,53 +506,73 @@ static void open_dump(struct jit_source *s)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, s->pid,
 			 maps[i].start, maps[i].end);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			char *root = xasprintf("/proc/%d/root%s", s->pid, maps[i].path);
-
-			fd = open(root, O_RDONLY | O_CLOEXEC);
-			free(root);
-		}
-		if (fd >= 0) {
+		fd = open_checked(&s->dump, s->pid, path, maps[i].path, TF_JITDUMP, TF_MAGIC);
+		if (fd < 0 && !s->dump.refused)
+			fd = open_checked(&s->dump, s->pid, maps[i].path, maps[i].path, TF_JITDUMP,
+					  TF_IN_ROOT);
+		if (fd >= 0)
 			file_opened(&s->dump, fd, xstrdup(maps[i].path));
+		if (fd >= 0 || s->dump.refused)
 			break;
-		}
 	}
 	procfs_maps_free(maps);
 }
 
-/* Read what f gained since the last read: 1 when it grew. */
-static int file_grew(struct jit_file *f)
+/*
+ * Hand f's reader what f gained, JIT_READ_STEP bytes at most unless
+ * whole (then up to JIT_MAX_BYTES); final: the file is complete.
+ */
+static void read_more(struct jit_source *s, struct jit_file *f, int whole, int final)
 {
 	struct stat st;
+	uint64_t limit;
 
-	if (fstat(f->fd, &st) < 0 || (uint64_t)st.st_size == f->size)
-		return 0;
-	f->size = (uint64_t)st.st_size;
-	return 1;
+	if (f->fd < 0)
+		return;
+	if (fstat(f->fd, &st) == 0)
+		f->size = (uint64_t)st.st_size;
+	if (f->size > JIT_MAX_BYTES)
+		jit_warn(&f->t, "%" PRIu64 " bytes: only the first %llu MiB are read", f->size,
+			 JIT_MAX_BYTES >> 20);
+	limit = f->size < JIT_MAX_BYTES ? f->size : JIT_MAX_BYTES;
+	if (limit < f->done)	/* truncated: what was read stays */
+		limit = f->done;
+	if (limit == f->done && !final)
+		return;
+	if (!whole && limit - f->done > JIT_READ_STEP)
+		limit = f->done + JIT_READ_STEP;
+	final = final && limit == f->size;
+	f->done = limit;
+	if (f == &s->map)
+		perfmap_read(&f->t, &s->ms, jit_pread_fd, &f->fd, limit, final);
+	else
+		jitdump_read(&f->t, &s->ds, jit_pread_fd, &f->fd, limit, final);
 }
 
-/* Read more of s's files; force: look for missing ones now. */
-static void refresh(struct jit_source *s, int force)
+/* Look for a missing file of s now (force) or at its next try. */
+static void look_for(struct jit_source *s, struct jit_file *f, int force, uint64_t now)
 {
-	uint64_t now = 0;
+	if (f->fd >= 0 || !((force && !f->refused) || now >= f->next_try))
+		return;
+	if (f == &s->map)
+		open_map(s);
+	else
+		open_dump(s);
+	f->next_try = now + RETRY_NS;
+}
 
+/* Read more of s's files; force: look for missing ones now; whole: read
+ * them up to the cap (a report, the exit). */
+static void refresh(struct jit_source *s, int force, int whole)
+{
 	if (s->map.fd < 0 || s->dump.fd < 0) {
-		now = now_ns();
-		if (s->map.fd < 0 && (force || now >= s->map.next_try)) {
-			open_map(s);
-			s->map.next_try = now + RETRY_NS;
-		}
-		if (s->dump.fd < 0 && (force || now >= s->dump.next_try)) {
-			open_dump(s);
-			s->dump.next_try = now + RETRY_NS;
-		}
+		uint64_t now = now_ns();
+
+		look_for(s, &s->map, force, now);
+		look_for(s, &s->dump, force, now);
 	}
-	if (s->map.fd >= 0 && (file_grew(&s->map) || s->exited))
-		perfmap_read(&s->map.t, &s->ms, jit_pread_fd, &s->map.fd, s->map.size, s->exited);
-	if (s->dump.fd >= 0 && (file_grew(&s->dump) || s->exited))
-		jitdump_read(&s->dump.t, &s->ds, jit_pread_fd, &s->dump.fd, s->dump.size,
-			     s->exited);
+	read_more(s, &s->map, whole || s->exited, s->exited);
+	read_more(s, &s->dump, whole || s->exited, s->exited);
 }
 
 static const struct jit_entry *find(struct jit_source *s, uint64_t pc, struct jit_table **in)
@@ -545,7 +597,7 @@ void jit_names_note(uint32_t module, uint64_t pc)
 	struct jit_table *t;
 
 	if (s && !find(s, pc, &t))
-		refresh(s, 0);
+		refresh(s, 0, 0);
 }
 
 void jit_names_exiting(pid_t pid)
@@ -553,9 +605,15 @@ void jit_names_exiting(pid_t pid)
 	for (size_t i = nsources; i-- > 0;)
 		if (sources[i]->pid == pid) {
 			sources[i]->exited = 1;
-			refresh(sources[i], 1);
+			refresh(sources[i], 1, 1);
 			return;
 		}
+}
+
+void jit_names_read_all(void)
+{
+	for (size_t i = 0; i < nsources; i++)
+		refresh(sources[i], 1, 1);
 }
 
 /* The line of pc in e's DEBUG_INFO: the last entry at or below it. */
@@ -590,7 +648,7 @@ const char *jit_names_lookup(uint32_t module, uint64_t pc, uint64_t *start,
 	if (!s)
 		return NULL;
 	if (!(e = find(s, pc, &t))) {
-		refresh(s, 1);
+		refresh(s, 1, 0);
 		if (!(e = find(s, pc, &t)))
 			return NULL;
 	}

@@ -9,21 +9,31 @@
  * NULL for it) and the raw pc.  The symbolizer names it with
  * jit_names_lookup(); a pc no file names stays "[unknown] (0x...)".
  *
- * The perf map is opened through /proc/PID/root/tmp/perf-PID.map (the
- * process's own /tmp, containers included); the jitdump through the
- * runtime's own mapping of it (a /proc/PID/maps line naming
- * jit-PID.dump, PROT_EXEC as perf asks).  Both are appended to as code
- * is made: each is read from where the last read stopped, when a pc of
- * an event is not covered by what was read (jit_names_note()), when the
- * process exits (jit_names_exiting(): a JVM with -XX:+DumpPerfMapAtExit
- * writes its map then) and before the names are looked up.  The files
- * stay open: what was read, and what is appended later, can be read
- * after the process is gone.  Of ranges that overlap, the one read
- * last names the code (a map's later line, a jitdump's CODE_MOVE).
+ * The perf map is /tmp/perf-PID.map in the process's own root
+ * (containers included); the jitdump is found through the runtime's own
+ * mapping of it (a /proc/PID/maps line naming jit-PID.dump, PROT_EXEC
+ * as perf asks) and opened through /proc/PID/map_files (else by its
+ * path in the process's root).  Both are opened with tfile_open()
+ * (linux/tfile.h) only, and only when owned by one of the process's
+ * uids, as perf requires (--trust-files: whoever owns them); a refused
+ * file is one warning (tfile.c's) and the process goes without it: it
+ * is looked for again at the retry interval only, with no new warning.
+ * Both are appended to as code is made: each is read from where the
+ * last read stopped, when a pc of an event is not covered by what was
+ * read (jit_names_note()), when the process exits (jit_names_exiting():
+ * a JVM with -XX:+DumpPerfMapAtExit writes its map then) and before the
+ * names are looked up.  The files stay open: what was read, and what is
+ * appended later, can be read after the process is gone.  Of ranges
+ * that overlap, the one read last names the code (a map's later line, a
+ * jitdump's CODE_MOVE).
  *
  * Bounds: JIT_NAME_MAX bytes a name (longer ones cut), JIT_MAX_ENTRIES
  * ranges and JIT_MAX_BYTES read a file; a malformed file gives one
- * warning line and what was read before the fault.
+ * warning line and what was read before the fault.  The reads happen on
+ * the tracer thread, while target threads may wait for it: a read for
+ * an event or a lookup takes JIT_READ_STEP bytes of a file at most (the
+ * rest at the next ones); the read at the exit and jit_names_read_all()
+ * (a report) read up to JIT_MAX_BYTES.
  *
  * Not thread-safe: memtap's main thread only.  Everything lives until
  * jit_names_release_all().
@@ -39,6 +49,7 @@
 #define JIT_NAME_MAX 1024
 #define JIT_MAX_ENTRIES (1u << 21)
 #define JIT_MAX_BYTES (1ull << 30)
+#define JIT_READ_STEP (4ull << 20)	/* bytes of a file read for an event */
 
 static inline int jit_is_module(uint32_t module)
 {
@@ -58,6 +69,9 @@ void jit_names_note(uint32_t module, uint64_t pc);
 
 /* pid exits (its address space still there): read its files once more. */
 void jit_names_exiting(pid_t pid);
+
+/* Before a report: read every process's files up to the cap. */
+void jit_names_read_all(void);
 
 /*
  * The name of pc in module, NULL if none; *start: the code's start.

@@ -31,8 +31,13 @@
  *   UNWINDING_INFO garbage (1); a CIE that claims more bytes than there
  *   are and a table pointing into it (2); a CFA a gigabyte above %rsp
  *   (3).
+ * MODE none: the code is made and called but named in no file (a perf
+ *   map or jitdump planted by someone else may name it).
  * -w: print "ready PID" and wait for SIGUSR1 (for memtap -p) before the
  *   calls.
+ * -l: print "code ADDR SIZE" (the code called, in hex) and "ready PID",
+ *   then call the code every 10 ms, each mapping and block given back at
+ *   once, until SIGUSR1; then print "calls N" instead of the EXPECT lines.
  *
  * The name is "jit_alloc_fn".  Prints "EXPECT mmap BYTES" and "EXPECT
  * malloc BYTES" (what the calls through that code asked for), then
@@ -45,6 +50,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <errno.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -344,11 +351,34 @@ static void write_dump(unsigned char *first, unsigned char *second, int evil)
 	close(fd);
 }
 
+/* -l: call the code every 10 ms until SIGUSR1. */
+static int run_loop(void (*call)(void), const unsigned char *at)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	unsigned long total = 0;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	printf("code %lx %zx\nready %d\n", (unsigned long)(uintptr_t)at, tpl_size, getpid());
+	fflush(stdout);
+	do {
+		call();
+		calls--;
+		munmap(maps[calls], SIZE);
+		free(blocks[calls]);
+		total++;
+	} while (sigtimedwait(&set, NULL, &ts) < 0 && (errno == EAGAIN || errno == EINTR));
+	printf("calls %lu\nFILE %s\nOK\n", total, path);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "map";
 	int n = argc > 2 ? atoi(argv[2]) : 10;
 	int wait = argc > 3 && strcmp(argv[3], "-w") == 0;
+	int loop = argc > 3 && strcmp(argv[3], "-l") == 0;
 	int cfi = strstr(mode, "cfi") != NULL;
 	unsigned char *first, *second;
 	void (*call)(void);
@@ -375,9 +405,9 @@ int main(int argc, char **argv)
 		write_cfi_dump(second, mode[0] == 'n' ? -1 : 0);
 	} else if (strncmp(mode, "evil-cfi", 8) == 0 && mode[8] >= '1' && mode[8] <= '3') {
 		write_cfi_dump(second, mode[8] - '0');
-	} else {
+	} else if (strcmp(mode, "none") != 0) {
 		fprintf(stderr, "usage: jit-names map|dump|evil-map|evil-dump|evil-header|"
-			"cfi|nocfi|evil-cfi1|evil-cfi2|evil-cfi3 N [-w]\n");
+			"cfi|nocfi|evil-cfi1|evil-cfi2|evil-cfi3|none N [-w|-l]\n");
 		return 2;
 	}
 	if (wait) {
@@ -386,6 +416,8 @@ int main(int argc, char **argv)
 		usr1_wait();
 	}
 	*(void **)&call = second;
+	if (loop)
+		return run_loop(call, second);
 	for (int i = 0; i < n; i++)
 		call();
 	printf("EXPECT mmap %llu\n", (unsigned long long)n * SIZE);
