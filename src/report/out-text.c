@@ -510,7 +510,8 @@ static void print_stack(FILE *f, const struct text_view *v, const struct prof_sa
 
 /*
  * One section: the samples idx[0..n) of one event kind, those whose
- * weight is not 0.  The header's calls are those of every sample of the
+ * weight is not 0 (by inuse_space, also those holding blocks of 0
+ * bytes: malloc(0)'s blocks are blocks).  The header's calls are those of every sample of the
  * event (failed calls weigh nothing), as in the summary's CALLS column.
  */
 static void print_event(FILE *f, const struct text_view *v, const size_t *idx, size_t n,
@@ -524,7 +525,7 @@ static void print_event(FILE *f, const struct text_view *v, const size_t *idx, s
 		const struct prof_sample *s = &p->samples[idx[i]];
 
 		calls += value(s, v->count);
-		if (!weight(v, s))
+		if (!weight(v, s) && !(v->t == v->inuse && value(s, v->objects)))
 			continue;
 		ranked[nr++] = idx[i];
 		total += weight(v, s);
