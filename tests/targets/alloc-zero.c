@@ -8,8 +8,8 @@
  * realloc(NULL, 0)) and frees them; shrink_zero() gives one more block,
  * malloc(0), to realloc(p, 0), which frees it (glibc: NULL returned;
  * a block it returns instead is freed too).  Then it leaks one block of
- * LEAK bytes from keep_some(), so that the leaks report has a row with
- * bytes.  Prints
+ * LEAK bytes from keep_some(), through leak_it(), always inlined, so
+ * that the leaks report has a row with bytes.  Prints
  *
  *   EXPECT zero-leaked 4
  *   EXPECT leaked-bytes LEAK
@@ -56,9 +56,14 @@ static __attribute__((noinline)) void shrink_zero(void)
 	free(q);
 }
 
+static inline __attribute__((always_inline)) void leak_it(size_t n)
+{
+	sink[4] = malloc(n);
+}
+
 static __attribute__((noinline)) void keep_some(void)
 {
-	sink[4] = malloc(LEAK);
+	leak_it(LEAK);
 }
 
 int main(void)
