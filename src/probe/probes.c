@@ -220,7 +220,12 @@ int probe_fill_event(const struct probe *pr, const uint64_t args[6], uint64_t re
 		want = pr->role == PR_REALLOC ? args[1] : product(args[1], args[2]);
 		ev->old_addr = args[0];
 		if (args[0] && want == 0) {
-			/* realloc(p, 0): a free */
+			/*
+			 * realloc(p, 0): a free (glibc frees p and returns
+			 * NULL); a libc that returns a block instead hands
+			 * out a block of 0 bytes in p's place
+			 */
+			ev->addr = retval;
 			return 1;
 		}
 		break;

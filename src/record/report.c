@@ -154,7 +154,11 @@ static void print_call(FILE *out, const struct event *ev)
 		fprintf(out, " = %#" PRIx64 "\n", (uint64_t)ev->ret);
 }
 
-/* The frames of a stack, one per line, leaf first, for --trace. */
+/*
+ * The frames of a stack, one per line, leaf first, for --trace; a
+ * function inlined into the next line's is marked so, as in the text
+ * report.
+ */
 static void print_trace_stack(FILE *out, uint32_t stack)
 {
 	static struct symbolizer *sz;
@@ -172,9 +176,22 @@ static void print_trace_stack(FILE *out, uint32_t stack)
 
 		for (int i = 0; i < si->nframes; i++) {
 			symbolizer_format(si, i, buf, sizeof(buf));
-			fprintf(out, "%16s%s\n", "", buf);
+			fprintf(out, "%16s%s%s\n", "", buf, i + 1 < si->nframes ? " (inlined)" : "");
 		}
 	}
+}
+
+/*
+ * The address column: the block or range the call handed out; for a
+ * free, and a realloc that freed its block and gave none (realloc(p,
+ * 0)), the block it gave back.
+ */
+static uint64_t trace_address(const struct event *ev)
+{
+	if (ev->kind == EV_FREE ||
+	    ((ev->kind == EV_REALLOC || ev->kind == EV_REALLOCARRAY) && !ev->addr && !ev->failed))
+		return ev->old_addr;
+	return ev->addr;
 }
 
 void report_trace_event(const struct event *ev, uint32_t stack)
@@ -188,7 +205,7 @@ void report_trace_event(const struct event *ev, uint32_t stack)
 		snprintf(bytes, sizeof(bytes), "%+" PRId64, ev->size);
 	fprintf(out, "%4" PRIu64 ".%06" PRIu64 " %7d %7d %-15s %-6s %12s %#-18" PRIx64 " %-4s ",
 		ev->time_ns / 1000000000u, ev->time_ns / 1000u % 1000000u, ev->pid, ev->tid,
-		ev->comm, event_kind_names[ev->kind], bytes, ev->addr,
+		ev->comm, event_kind_names[ev->kind], bytes, trace_address(ev),
 		map_kind_names[ev->map_kind]);
 	print_call(out, ev);
 	print_trace_stack(out, stack);

@@ -343,14 +343,15 @@ static void count_event(struct sink_proc *p, const struct event *ev, uint64_t ca
 }
 
 /*
- * An allocator event against the live table, the block it hands out
- * held at `size` bytes (a sampled call's weight, else its size): the
- * block it frees
- * (free, a moved or shrunk-to-nothing realloc) goes out, the block it
- * hands out goes in.  Returns the bytes given back.
+ * An allocator event against the live table: the block it frees (free,
+ * a moved or shrunk-to-nothing realloc) goes out; with hold, the block
+ * it hands out goes in, held at `size` bytes (a sampled call's weight,
+ * else its size).  A block of 0 bytes (malloc(0), calloc(0, n)) is a
+ * block: held at 0 bytes, and its free a known one.  Returns the bytes
+ * given back.
  */
 static uint64_t track_weighed(struct sink_proc *p, const struct event *ev, uint32_t stack,
-			      uint64_t size)
+			      uint64_t size, int hold)
 {
 	struct live_block b;
 	uint64_t released = 0;
@@ -364,7 +365,7 @@ static uint64_t track_weighed(struct sink_proc *p, const struct event *ev, uint3
 		else if (!ev->sample_mean && !ev->release_only && !size_filtered())
 			p->unknown_frees++;	/* else a block left out by its size, likely */
 	}
-	if (allocates(ev->kind) && ev->addr && size > 0)
+	if (hold && allocates(ev->kind) && ev->addr)
 		live_add(p, ev->addr, size, stack, ev->time_ns, ev->kind);
 	return released;
 }
@@ -507,7 +508,7 @@ void sink_flush(void)
 		aggregate_set_time(ev->time_ns);	/* a peak it makes is then */
 		if (ev->release_only) {
 			/* a sampled block's free: it is no longer held */
-			track_weighed(p, ev, stack, 0);
+			track_weighed(p, ev, stack, 0, 0);
 			continue;
 		}
 		if (i + 1 < npending && pending[i + 1].has_snap && pending[i + 1].snap.borrowed)
@@ -533,7 +534,7 @@ void sink_flush(void)
 				/* the stubs follow the block: held at its weight;
 				   what a realloc gives back stays uncounted, as a
 				   free's (only the sampled blocks' would be seen) */
-				track_weighed(p, ev, stack, acquired);
+				track_weighed(p, ev, stack, acquired, 1);
 		} else if (ev_is_alloc(ev->kind)) {
 			acquired = allocates(ev->kind) && ev->size > 0 ? (uint64_t)ev->size : 0;
 			/*
@@ -542,7 +543,7 @@ void sink_flush(void)
 			 * frees of those only (detour-abi.h's set of kept
 			 * blocks).
 			 */
-			released = track_weighed(p, ev, stack, size_selected(acquired) ? acquired : 0);
+			released = track_weighed(p, ev, stack, acquired, size_selected(acquired));
 			if (ev->kind == EV_FREE)
 				ev->size = -(int64_t)released;
 		} else {

@@ -386,7 +386,7 @@ struct text_view {
 	const struct profile *p;
 	size_t t;		/* the view's type */
 	int moved;		/* byte view: rank by acquired + released */
-	size_t bytes, count, released, inuse, objects;
+	size_t bytes, count, released, inuse, objects, peak;
 };
 
 static int64_t value(const struct prof_sample *s, size_t t)
@@ -467,6 +467,8 @@ static void print_header(FILE *f, const struct text_view *v, const char *event, 
 		fprintf(f, "-%" PRId64 " bytes released", total);
 	} else if (v->t == v->inuse) {
 		fprintf(f, "%" PRId64 " bytes held", total);
+	} else if (v->t == v->peak) {
+		fprintf(f, "%" PRId64 " bytes held at the peak", total);
 	} else if (v->t == v->count) {
 		fprintf(f, "%" PRId64 " call%s in %zu stack%s)\n", total, total == 1 ? "" : "s", n,
 			n == 1 ? "" : "s");
@@ -493,6 +495,9 @@ static void print_stack(FILE *f, const struct text_view *v, const struct prof_sa
 
 		fprintf(f, "%" PRId64 " bytes held in %" PRId64 " block%s  ", value(s, v->inuse),
 			blocks, blocks == 1 ? "" : "s");
+	} else if (v->t == v->peak) {
+		/* what it held then, not what it moved over the run */
+		fprintf(f, "%" PRId64 " bytes held at the peak  ", w);
 	} else if (value(s, v->bytes) || value(s, v->released)) {
 		print_moved(f, value(s, v->bytes), value(s, v->released), "  ");
 		fputs("  ", f);
@@ -510,7 +515,8 @@ static void print_stack(FILE *f, const struct text_view *v, const struct prof_sa
 
 /*
  * One section: the samples idx[0..n) of one event kind, those whose
- * weight is not 0.  The header's calls are those of every sample of the
+ * weight is not 0 (by inuse_space, also those holding blocks of 0
+ * bytes: malloc(0)'s blocks are blocks).  The header's calls are those of every sample of the
  * event (failed calls weigh nothing), as in the summary's CALLS column.
  */
 static void print_event(FILE *f, const struct text_view *v, const size_t *idx, size_t n,
@@ -524,7 +530,7 @@ static void print_event(FILE *f, const struct text_view *v, const size_t *idx, s
 		const struct prof_sample *s = &p->samples[idx[i]];
 
 		calls += value(s, v->count);
-		if (!weight(v, s))
+		if (!weight(v, s) && !(v->t == v->inuse && value(s, v->objects)))
 			continue;
 		ranked[nr++] = idx[i];
 		total += weight(v, s);
@@ -594,6 +600,7 @@ int write_text_stacks(FILE *f, const struct profile *p, const struct output_opti
 	v.released = profile_find_type(p, "released");
 	v.inuse = profile_find_type(p, "inuse_space");
 	v.objects = profile_find_type(p, "inuse_objects");
+	v.peak = profile_find_type(p, "peak_space");
 	v.moved = v.t == v.bytes;
 	idx = xcalloc(p->nsamples + 1, sizeof(*idx));
 	ranked = xcalloc(p->nsamples + 1, sizeof(*ranked));

@@ -672,8 +672,25 @@ static int select_view(const char *path, struct profile *p, int weight, int net,
 	if (!weight && !net && !leaks)
 		return 0;
 	if (leaks && p->have_run && !p->run.held) {
-		error_msg("'%s': what was held at the end is not in this recording (record with "
-			  "--leaks, or with every call that releases memory selected)", path);
+		/*
+		 * Why not, in the order that tells the fix: sampled calls'
+		 * frees are only counted, whatever -e chose, unless --leaks
+		 * had the stubs follow each sampled block; an -i run keeps
+		 * what is held only with --leaks; else only some of the
+		 * calls that release memory were recorded.
+		 */
+		if (p->run.sample_lo)
+			error_msg("'%s': what was held at the end is not in this recording: its "
+				  "allocator calls were sampled, and the blocks were not followed "
+				  "to their frees (record with --leaks, which follows each sampled "
+				  "block: held bytes estimated; or with --exact --leaks)", path);
+		else if (p->nintervals)
+			error_msg("'%s': what was held at the end is not in this recording: an -i "
+				  "run keeps it only with --leaks (record with --leaks)", path);
+		else
+			error_msg("'%s': what was held at the end is not in this recording (record "
+				  "with --leaks, or with every call that releases memory selected)",
+				  path);
 		return -1;
 	}
 	type = view_type(weight, net, leaks, 0);

@@ -3,10 +3,12 @@
  *
  *   peak [-m | -w]
  *
- * f() allocates A bytes, g() B bytes, then A is freed and h() allocates
- * C < A: the held bytes were highest (A + B) with f's and g's blocks,
- * h's never among them.  With -m the same with mmap and munmap.
- * Prints "EXPECT f A", "EXPECT g B", "EXPECT h C", "EXPECT peak A+B".
+ * f() allocates A bytes, g() B bytes (twice from one line, the first
+ * block given back), then A is freed and h() allocates C < A: the held
+ * bytes were highest (A + B) with f's and g's blocks, h's never among
+ * them, and g's stack had asked for 2B bytes by then.  With -m the same
+ * with mmap and munmap.  Prints "EXPECT f A", "EXPECT g B", "EXPECT h C", "EXPECT
+ * peak A+B", "EXPECT g-acquired 2B".
  *
  * -w (--at-peak): "ready PID" and the EXPECT lines, then at each
  * SIGUSR1 a round, "round N done" after it: round 1 the above (g()
@@ -54,7 +56,17 @@ static void put(void *p, size_t n)
 }
 
 static __attribute__((noinline)) void *f(void) { return get(A); }
-static __attribute__((noinline)) void *g(void) { return get(B); }
+static __attribute__((noinline)) void *g(void)
+{
+	void *p = NULL;
+
+	for (volatile int i = 0; i < 2; i++) {
+		if (p)
+			put(p, B);
+		p = get(B);	/* one stack: 2B asked, B held */
+	}
+	return p;
+}
 static __attribute__((noinline)) void *h(void) { return get(C); }
 static __attribute__((noinline)) void *k(void) { return get(D); }
 
@@ -111,7 +123,8 @@ int main(int argc, char **argv)
 	b = g();
 	put(a, A);
 	c = h();
-	printf("EXPECT f %d\nEXPECT g %d\nEXPECT h %d\nEXPECT peak %d\n", A, B, C, A + B);
+	printf("EXPECT f %d\nEXPECT g %d\nEXPECT h %d\nEXPECT peak %d\nEXPECT g-acquired %d\n",
+	       A, B, C, A + B, 2 * B);
 	fflush(stdout);
 	put(b, B);
 	put(c, C);
