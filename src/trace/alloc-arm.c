@@ -27,6 +27,7 @@
 #include "probe/remote.h"
 #include "util/error.h"
 #include "util/xmalloc.h"
+#include "linux/features.h"
 #include "linux/memio.h"
 #include "linux/procfs.h"
 #include "stack/modules.h"
@@ -202,7 +203,10 @@ void alloc_loader_point(struct alloc_space *s, struct thread *tcp)
 	if (!base || !(ep = elfsym_proc_load(s->pid)))
 		return;
 	ld = elfsym_module_at(ep, base);
-	if (ld && elfsym_module_lookup(ld, "_dl_debug_state", &st) == 0 &&
+	/* musl's loader is its C library: __libc_start_main runs them */
+	s->ctors_first = ld && elfsym_module_lookup(ld, "__libc_start_main", &st) < 0;
+	if (ld && feature_has(F_DL_DEBUG_STATE) &&
+	    elfsym_module_lookup(ld, "_dl_debug_state", &st) == 0 &&
 	    elfsym_module_lookup(ld, "_r_debug", &rd) == 0) {
 		err = bp_insert(s->set, tcp->tid, st + ld->bias, 0, &alloc_dl_cookie);
 		if (err == 0) {
@@ -214,6 +218,45 @@ void alloc_loader_point(struct alloc_space *s, struct thread *tcp)
 		}
 	}
 	elfsym_proc_free(ep);
+}
+
+static char *note;
+static unsigned nlate;
+static pid_t first_late;
+
+const char *const *alloc_notes(size_t *n)
+{
+	free(note);
+	note = NULL;
+	*n = 0;
+	if (!nlate)
+		return NULL;
+	if (nlate == 1)
+		note = xasprintf("process %d: allocator probes in at its entry point: what its "
+				 "libraries' constructors allocated before it is not counted",
+				 (int)first_late);
+	else
+		note = xasprintf("%u processes (the first %d): allocator probes in at their entry "
+				 "points: what their libraries' constructors allocated before "
+				 "them is not counted", nlate, (int)first_late);
+	*n = 1;
+	return (const char *const *)&note;
+}
+
+/*
+ * The entry point's breakpoint, the probes not in yet: in now.  A
+ * loader that ran the constructors already (ld.so without its hook):
+ * the report says what that missed.
+ */
+void alloc_arm_at_entry(struct alloc_space *s, struct thread *tcp)
+{
+	if (s->ctors_first) {
+		debug_msg("process %d: probes in at the entry point, after the libraries' "
+			  "constructors", s->pid);
+		if (!nlate++)
+			first_late = s->pid;
+	}
+	alloc_arm(s, tcp);
 }
 
 /*

@@ -35,6 +35,8 @@ struct alloc_space {
 	uint64_t dl_state;	/* _dl_debug_state breakpoint, 0 = none */
 	uint64_t r_debug;	/* exec'd: the loader's _r_debug, 0 = none */
 	int dl_added;		/* exec'd: _r_debug said RT_ADD at a hit */
+	int ctors_first;	/* exec'd: its loader runs the libraries'
+				   constructors before the entry point */
 	struct site *sites;	/* probes inserted */
 	size_t nsites;
 	int refused;		/* its seccomp filters forbid a scratch page */
@@ -55,6 +57,7 @@ void alloc_refuse(struct alloc_space *s, struct proc *p);
 void alloc_arm(struct alloc_space *s, struct thread *tcp);
 void alloc_loader_point(struct alloc_space *s, struct thread *tcp);
 int alloc_loader_hit(struct alloc_space *s, struct thread *tcp);
+void alloc_arm_at_entry(struct alloc_space *s, struct thread *tcp);
 void alloc_rearm(struct alloc_space *s, struct thread *tcp);
 void alloc_try_arm(struct alloc_space *s, struct thread *cur, int cur_listening,
 		   const struct thread *gone);

@@ -509,7 +509,7 @@ static enum alloc_action on_sigtrap(struct thread *tcp)
 		stops.breakpoint++;
 		if (h.cookie == &alloc_entry_cookie) {
 			if (s->state == SP_AT_ENTRY && !tracer_detaching())
-				alloc_arm(s, tcp);
+				alloc_arm_at_entry(s, tcp);
 		} else if (h.cookie == &alloc_dl_cookie) {
 			/*
 			 * The library list changes (before) or changed (after).
