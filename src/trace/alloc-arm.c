@@ -192,6 +192,9 @@ void alloc_arm(struct alloc_space *s, struct thread *tcp)
  * the probes go in then (alloc_loader_hit()).  An interpreter without
  * both symbols (musl's, which runs the constructors after the entry
  * point), or no interpreter (a static binary): the entry point only.
+ * ld.so run as the command ("ld.so PROGRAM"): no interpreter, the
+ * entry point is ld.so's, before it loads anything: there only its
+ * point (a static binary has __libc_start_main).
  */
 void alloc_loader_point(struct alloc_space *s, struct thread *tcp)
 {
@@ -200,11 +203,13 @@ void alloc_loader_point(struct alloc_space *s, struct thread *tcp)
 	struct elfsym_proc *ep;
 	int err;
 
-	if (!base || !(ep = elfsym_proc_load(s->pid)))
+	if (!(ep = elfsym_proc_load(s->pid)))
 		return;
-	ld = elfsym_module_at(ep, base);
+	ld = elfsym_module_at(ep, base ? base : s->entry);
 	/* musl's loader is its C library: __libc_start_main runs them */
 	s->ctors_first = ld && elfsym_module_lookup(ld, "__libc_start_main", &st) < 0;
+	if (!base && !s->ctors_first)
+		ld = NULL;	/* a static binary */
 	if (ld && feature_has(F_DL_DEBUG_STATE) &&
 	    elfsym_module_lookup(ld, "_dl_debug_state", &st) == 0 &&
 	    elfsym_module_lookup(ld, "_r_debug", &rd) == 0) {
@@ -212,11 +217,14 @@ void alloc_loader_point(struct alloc_space *s, struct thread *tcp)
 		if (err == 0) {
 			s->dl_state = st + ld->bias;
 			s->r_debug = rd + ld->bias;
+			s->entry_early = !base;
 		} else {
 			debug_msg("process %d: no breakpoint on %s's _dl_debug_state: %s", s->pid,
 				  ld->path, strerror(-err));
 		}
 	}
+	if (!base && !s->entry_early)
+		s->ctors_first = 0;	/* a static binary, or nothing to wait for */
 	elfsym_proc_free(ep);
 }
 
@@ -250,6 +258,8 @@ const char *const *alloc_notes(size_t *n)
  */
 void alloc_arm_at_entry(struct alloc_space *s, struct thread *tcp)
 {
+	if (s->entry_early)
+		return;		/* ld.so's own: its point comes later */
 	if (s->ctors_first) {
 		debug_msg("process %d: probes in at the entry point, after the libraries' "
 			  "constructors", s->pid);

@@ -37,6 +37,8 @@ struct alloc_space {
 	int dl_added;		/* exec'd: _r_debug said RT_ADD at a hit */
 	int ctors_first;	/* exec'd: its loader runs the libraries'
 				   constructors before the entry point */
+	int entry_early;	/* exec'd: the entry point is ld.so's (run as
+				   the command), before its libraries */
 	struct site *sites;	/* probes inserted */
 	size_t nsites;
 	int refused;		/* its seccomp filters forbid a scratch page */
