@@ -37,6 +37,11 @@
  *   openat2               not probed: the lookup of a target's file
  *                         (linux/tfile.c), tried at use; else a walk
  *                         one component at a time.
+ *   dl_debug_state        not probed, not the kernel's: the dynamic
+ *                         linker's hook (trace/alloc-arm.c); off, a
+ *                         command's probes go in at its entry point,
+ *                         after the libraries' constructors.  Not in
+ *                         "all": the results would not be the same.
  * When no child can be traced, the ptrace and memory features keep
  * "yes": the fallbacks are then taken at the first failure instead
  * (feature_lost()).
@@ -96,6 +101,7 @@ static const char *const names[F_NFEATURES] = {
 	[F_SHARED_RING] = "shared_ring",
 	[F_PREFETCHW] = "prefetchw",
 	[F_OPENAT2] = "openat2",
+	[F_DL_DEBUG_STATE] = "dl_debug_state",
 };
 
 static enum state state[F_NFEATURES];
@@ -110,7 +116,8 @@ const char *feature_name(enum feature f)
 
 /*
  * MEMTAP_DISABLE=a,b,c: each a feature name, or "all": every feature
- * with a fallback (memtap cannot trace without PTRACE_SEIZE).
+ * with a fallback (memtap cannot trace without PTRACE_SEIZE) that gives
+ * the same results (not dl_debug_state).
  */
 static void read_disable(void)
 {
@@ -122,7 +129,8 @@ static void read_disable(void)
 
 		for (int f = 0; f < F_NFEATURES && len; f++)
 			if ((strlen(names[f]) == len && strncmp(env, names[f], len) == 0) ||
-			    (len == 3 && strncmp(env, "all", 3) == 0 && f != F_SEIZE)) {
+			    (len == 3 && strncmp(env, "all", 3) == 0 && f != F_SEIZE &&
+			     f != F_DL_DEBUG_STATE)) {
 				state[f] = FORCED_OFF;
 				found = 1;
 			}
@@ -382,7 +390,8 @@ void features_print(FILE *f)
 	if (!probed)
 		features_probe();
 	for (int i = 0; i < F_NFEATURES; i++) {
-		const char *whose = i == F_PREFETCHW ? "CPU" : "kernel";
+		const char *whose = i == F_PREFETCHW ? "CPU" :
+				    i == F_DL_DEBUG_STATE ? "loader" : "kernel";
 
 		if (state[i] == LOST)
 			fprintf(f, "%s: %s feature %s: %s (%s)\n", program_name, whose, names[i],

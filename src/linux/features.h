@@ -49,6 +49,11 @@ enum feature {
 	F_OPENAT2,		/* openat2 RESOLVE_NO_SYMLINKS, RESOLVE_IN_ROOT (5.6):
 				   tried at use (linux/tfile.h); else a walk
 				   one component at a time */
+	F_DL_DEBUG_STATE,	/* the dynamic linker's _dl_debug_state, where a
+				   command's probes go in before the libraries'
+				   constructors (trace/alloc-arm.c): the loader's,
+				   not the kernel's; not in "all", whose results
+				   are the same */
 	F_NFEATURES
 };
 

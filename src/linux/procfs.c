@@ -1,8 +1,8 @@
 /*
  * procfs.c - the few /proc files memtap reads: status (memory figures,
  * TracerPid, Uid), stat (state, flags), comm, maps (every mapping, the
- * heap's end), auxv (the entry point).  Every function returns -1 (or
- * 0) when the task is gone; none dies.
+ * heap's end), auxv (the entry point, the interpreter).  Every function
+ * returns -1 (or 0) when the task is gone; none dies.
  */
 #include "config.h"
 
@@ -386,11 +386,11 @@ uint64_t procfs_heap_end(pid_t pid)
 	return result;
 }
 
-/* The entry point of the program (AT_ENTRY of /proc/PID/auxv); 0 if unknown. */
-uint64_t procfs_auxv_entry(pid_t pid)
+/* The value of entry type of /proc/PID/auxv; 0 if unknown or absent. */
+uint64_t procfs_auxv(pid_t pid, uint64_t type)
 {
 	char path[64];
-	uint64_t av[2], entry = 0;
+	uint64_t av[2], value = 0;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/auxv", procfs_live_task(pid));
@@ -398,8 +398,13 @@ uint64_t procfs_auxv_entry(pid_t pid)
 	if (fd < 0)
 		return 0;
 	while (read(fd, av, sizeof(av)) == (ssize_t)sizeof(av) && av[0] != AT_NULL)
-		if (av[0] == AT_ENTRY)
-			entry = av[1];
+		if (av[0] == type)
+			value = av[1];
 	close(fd);
-	return entry;
+	return value;
+}
+
+uint64_t procfs_auxv_entry(pid_t pid)
+{
+	return procfs_auxv(pid, AT_ENTRY);
 }

@@ -46,6 +46,11 @@ uint64_t procfs_heap_end(pid_t pid);
 pid_t procfs_live_task(pid_t pid);
 /* AT_ENTRY of /proc/PID/auxv: the program's entry point; 0 if unknown. */
 uint64_t procfs_auxv_entry(pid_t pid);
+/*
+ * The value of entry type (AT_BASE: the program interpreter's load
+ * address) of /proc/PID/auxv; 0 if unknown or absent.
+ */
+uint64_t procfs_auxv(pid_t pid, uint64_t type);
 
 /* One line of /proc/PID/maps. */
 struct procfs_map {

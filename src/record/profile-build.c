@@ -288,6 +288,10 @@ static void add_run(struct profile *prof, const struct run_info *ri)
 		r->unfound = xrealloc(r->unfound, (r->nunfound + 1) * sizeof(*r->unfound));
 		r->unfound[r->nunfound++] = xstrdup(ri->unfound[i]);
 	}
+	for (size_t i = 0; i < ri->nnotes; i++) {
+		r->notes = xrealloc(r->notes, (r->nnotes + 1) * sizeof(*r->notes));
+		r->notes[r->nnotes++] = xstrdup(ri->notes[i]);
+	}
 }
 
 void profile_build(struct profile *prof, const struct run_info *ri, int interval)

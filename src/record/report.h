@@ -35,6 +35,9 @@ struct run_info {
 					   to hi bytes (--overhead); 0: none */
 	const char *const *unfound;	/* --probe specs never found, nunfound */
 	size_t nunfound;
+	const char *const *notes;	/* what the tracer could not see (a
+					   sentence each), nnotes */
+	size_t nnotes;
 };
 
 /* The reports' part of the command line, set once. */

@@ -346,6 +346,14 @@ static void json_run(FILE *f, const struct prof_run *r)
 		}
 		fputs(" ],", f);
 	}
+	if (r->nnotes) {
+		fputs("\n  \"not_seen\": [", f);
+		for (size_t i = 0; i < r->nnotes; i++) {
+			fputs(i ? ", " : " ", f);
+			json_str(f, r->notes[i]);
+		}
+		fputs(" ],", f);
+	}
 }
 
 /* "peaks": each family's peak, when any held anything. */

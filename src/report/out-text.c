@@ -359,6 +359,8 @@ int write_text_summary(FILE *f, const struct profile *p)
 		r->stops_other);
 	for (size_t i = 0; i < r->nunfound; i++)
 		fprintf(f, "memtap: probe '%s' was never found\n", r->unfound[i]);
+	for (size_t i = 0; i < r->nnotes; i++)
+		fprintf(f, "memtap: %s\n", r->notes[i]);
 	print_sampled(f, p);
 	for (size_t i = 0; i < p->nprocesses; i++)
 		print_process(f, &p->processes[i], r->fault_period,

@@ -508,6 +508,9 @@ void profile_release(struct profile *p)
 	for (size_t k = 0; k < p->run.nunfound; k++)
 		free(p->run.unfound[k]);
 	free(p->run.unfound);
+	for (size_t k = 0; k < p->run.nnotes; k++)
+		free(p->run.notes[k]);
+	free(p->run.notes);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -110,6 +110,8 @@ struct prof_run {
 	int held;		/* inuse_* values are what was held at the end */
 	char **unfound;		/* --probe specs never found, nunfound of them */
 	size_t nunfound;
+	char **notes;		/* what the tracer could not see, a sentence each */
+	size_t nnotes;
 };
 
 /*

@@ -175,6 +175,13 @@ static void read_run(struct reader *r, const struct jval *root)
 		pr->unfound = xrealloc(pr->unfound, (pr->nunfound + 1) * sizeof(*pr->unfound));
 		pr->unfound[pr->nunfound++] = xstrdup(nf->items[i].str);
 	}
+	nf = json_get(root, "not_seen", J_ARR);
+	for (size_t i = 0; nf && i < nf->n; i++) {
+		if (nf->items[i].type != J_STR)
+			continue;
+		pr->notes = xrealloc(pr->notes, (pr->nnotes + 1) * sizeof(*pr->notes));
+		pr->notes[pr->nnotes++] = xstrdup(nf->items[i].str);
+	}
 }
 
 /* "peaks": { "alloc": { "bytes": N, "nanos": T }, "mappings": ... } */

@@ -1,8 +1,9 @@
 /*
  * alloc-arm.c - putting the probes in (alloc.c says when): resolving
  * them in the process's objects, inserting each (a detour, else an int3
- * breakpoint), the sync points, and the waits for every thread to stop
- * that detours need.
+ * breakpoint), the sync points, the dynamic loader's point before the
+ * constructors, and the waits for every thread to stop that detours
+ * need.
  */
 #include "config.h"
 
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
+#include <link.h>
 #include <sys/ptrace.h>
 #include <linux/ptrace.h>
 
@@ -24,6 +27,9 @@
 #include "probe/remote.h"
 #include "util/error.h"
 #include "util/xmalloc.h"
+#include "linux/features.h"
+#include "linux/memio.h"
+#include "linux/procfs.h"
 #include "stack/modules.h"
 
 /* ---- inserting ---- */
@@ -173,6 +179,119 @@ void alloc_arm(struct alloc_space *s, struct thread *tcp)
 			error_msg_and_die("nothing to probe in process %d (%s): none of the "
 					  "functions asked for was found", s->pid, tcp->proc->rec->comm);
 	}
+}
+
+/* ---- exec: before the libraries' constructors ---- */
+
+/*
+ * Launch mode, at the exec'd image's first stop, the entry breakpoint
+ * in: a breakpoint on the program interpreter's _dl_debug_state too,
+ * the debuggers' hook.  glibc's ld.so calls it with _r_debug.r_state
+ * RT_ADD before it maps the initial libraries and RT_CONSISTENT once
+ * they are mapped and relocated, before it runs their initialisers;
+ * the probes go in then (alloc_loader_hit()).  An interpreter without
+ * both symbols (musl's, which runs the constructors after the entry
+ * point), or no interpreter (a static binary): the entry point only.
+ * ld.so run as the command ("ld.so PROGRAM"): no interpreter, the
+ * entry point is ld.so's, before it loads anything: there only its
+ * point (a static binary has __libc_start_main).
+ */
+void alloc_loader_point(struct alloc_space *s, struct thread *tcp)
+{
+	uint64_t base = procfs_auxv(s->pid, AT_BASE), st, rd;
+	const struct elfsym_module *ld;
+	struct elfsym_proc *ep;
+	int err;
+
+	if (!(ep = elfsym_proc_load(s->pid)))
+		return;
+	ld = elfsym_module_at(ep, base ? base : s->entry);
+	/* musl's loader is its C library: __libc_start_main runs them */
+	s->ctors_first = ld && elfsym_module_lookup(ld, "__libc_start_main", &st) < 0;
+	if (!base && !s->ctors_first)
+		ld = NULL;	/* a static binary */
+	if (ld && feature_has(F_DL_DEBUG_STATE) &&
+	    elfsym_module_lookup(ld, "_dl_debug_state", &st) == 0 &&
+	    elfsym_module_lookup(ld, "_r_debug", &rd) == 0) {
+		err = bp_insert(s->set, tcp->tid, st + ld->bias, 0, &alloc_dl_cookie);
+		if (err == 0) {
+			s->dl_state = st + ld->bias;
+			s->r_debug = rd + ld->bias;
+			s->entry_early = !base;
+		} else {
+			debug_msg("process %d: no breakpoint on %s's _dl_debug_state: %s", s->pid,
+				  ld->path, strerror(-err));
+		}
+	}
+	if (!base && !s->entry_early)
+		s->ctors_first = 0;	/* a static binary, or nothing to wait for */
+	elfsym_proc_free(ep);
+}
+
+static char *note;
+static unsigned nlate;
+static pid_t first_late;
+
+const char *const *alloc_notes(size_t *n)
+{
+	free(note);
+	note = NULL;
+	*n = 0;
+	if (!nlate)
+		return NULL;
+	if (nlate == 1)
+		note = xasprintf("process %d: allocator probes in at its entry point: what its "
+				 "libraries' constructors allocated before it is not counted",
+				 (int)first_late);
+	else
+		note = xasprintf("%u processes (the first %d): allocator probes in at their entry "
+				 "points: what their libraries' constructors allocated before "
+				 "them is not counted", nlate, (int)first_late);
+	*n = 1;
+	return (const char *const *)&note;
+}
+
+/*
+ * The entry point's breakpoint, the probes not in yet: in now.  A
+ * loader that ran the constructors already (ld.so without its hook):
+ * the report says what that missed.
+ */
+void alloc_arm_at_entry(struct alloc_space *s, struct thread *tcp)
+{
+	if (s->entry_early)
+		return;		/* ld.so's own: its point comes later */
+	if (s->ctors_first) {
+		debug_msg("process %d: probes in at the entry point, after the libraries' "
+			  "constructors", s->pid);
+		if (!nlate++)
+			first_late = s->pid;
+	}
+	alloc_arm(s, tcp);
+}
+
+/*
+ * _dl_debug_state's breakpoint hit before the entry point: the probes
+ * go in at ld.so's RT_CONSISTENT that follows its RT_ADD (an audit
+ * module's namespace, loaded before, leaves the main _r_debug as it
+ * is).  1 when they went in.
+ */
+int alloc_loader_hit(struct alloc_space *s, struct thread *tcp)
+{
+	struct r_debug rd;
+
+	if (!s->r_debug ||
+	    memio_read_all(s->pid, tcp->tid, s->r_debug, &rd, sizeof(rd)) < 0)
+		return 0;
+	if (rd.r_state == RT_ADD) {
+		s->dl_added = 1;
+		return 0;
+	}
+	if (rd.r_state != RT_CONSISTENT || !s->dl_added)
+		return 0;
+	debug_msg("process %d: the initial libraries are loaded: probes in before their "
+		  "constructors", s->pid);
+	alloc_arm(s, tcp);
+	return 1;
 }
 
 /*

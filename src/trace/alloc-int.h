@@ -15,7 +15,7 @@
 
 enum space_state {
 	SP_NEW,			/* exec'd: entry breakpoint at the next interrupt stop */
-	SP_AT_ENTRY,		/* entry breakpoint in, not hit yet */
+	SP_AT_ENTRY,		/* entry breakpoint in (and the loader's), not hit yet */
 	SP_WAIT_ARM,		/* attached: waiting for every thread to stop */
 	SP_ARMED,		/* probes in */
 	SP_WAIT_REARM,		/* armed, new code mapped: waiting for every thread to stop */
@@ -33,6 +33,12 @@ struct alloc_space {
 	enum space_state state;
 	uint64_t entry;		/* entry point breakpoint, 0 = none */
 	uint64_t dl_state;	/* _dl_debug_state breakpoint, 0 = none */
+	uint64_t r_debug;	/* exec'd: the loader's _r_debug, 0 = none */
+	int dl_added;		/* exec'd: _r_debug said RT_ADD at a hit */
+	int ctors_first;	/* exec'd: its loader runs the libraries'
+				   constructors before the entry point */
+	int entry_early;	/* exec'd: the entry point is ld.so's (run as
+				   the command), before its libraries */
 	struct site *sites;	/* probes inserted */
 	size_t nsites;
 	int refused;		/* its seccomp filters forbid a scratch page */
@@ -51,6 +57,9 @@ extern char alloc_entry_cookie, alloc_dl_cookie;
 /* alloc-arm.c */
 void alloc_refuse(struct alloc_space *s, struct proc *p);
 void alloc_arm(struct alloc_space *s, struct thread *tcp);
+void alloc_loader_point(struct alloc_space *s, struct thread *tcp);
+int alloc_loader_hit(struct alloc_space *s, struct thread *tcp);
+void alloc_arm_at_entry(struct alloc_space *s, struct thread *tcp);
 void alloc_rearm(struct alloc_space *s, struct thread *tcp);
 void alloc_try_arm(struct alloc_space *s, struct thread *cur, int cur_listening,
 		   const struct thread *gone);

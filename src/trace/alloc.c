@@ -10,8 +10,11 @@
  *     with the old image.  No syscall can be injected at the exec stop
  *     itself: interrupt the thread, and at that PTRACE_EVENT_STOP (before
  *     the first instruction of the new image) put a breakpoint at the
- *     entry point (AT_ENTRY).  When it is hit, ld.so has mapped every
- *     DT_NEEDED library and LD_PRELOAD: resolve and insert the probes;
+ *     entry point (AT_ENTRY), and one on the interpreter's
+ *     _dl_debug_state (alloc_loader_point()).  When ld.so says there
+ *     that every DT_NEEDED library and LD_PRELOAD is mapped and
+ *     relocated, before it runs their constructors, or else at the entry
+ *     point, resolve and insert the probes;
  *   - dlopen and dlclose: a breakpoint on ld.so's _dl_debug_state, which
  *     ld.so calls before and after each change of the library list:
  *     probes not yet found are looked up again, breakpoints whose code
@@ -305,6 +308,7 @@ enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group)
 		} else {
 			s->entry = e;
 			s->state = SP_AT_ENTRY;
+			alloc_loader_point(s, tcp);
 		}
 		return ALLOC_RESUME;
 	}
@@ -505,7 +509,7 @@ static enum alloc_action on_sigtrap(struct thread *tcp)
 		stops.breakpoint++;
 		if (h.cookie == &alloc_entry_cookie) {
 			if (s->state == SP_AT_ENTRY && !tracer_detaching())
-				alloc_arm(s, tcp);
+				alloc_arm_at_entry(s, tcp);
 		} else if (h.cookie == &alloc_dl_cookie) {
 			/*
 			 * The library list changes (before) or changed (after).
@@ -518,6 +522,8 @@ static enum alloc_action on_sigtrap(struct thread *tcp)
 				modules_map_changed(tcp->proc->rec->modules);
 			if (s->state == SP_ARMED && !tracer_detaching())
 				dl_rearm(s, tcp);
+			else if (s->state == SP_AT_ENTRY && !tracer_detaching())
+				alloc_loader_hit(s, tcp);
 		} else if (h.cookie) {
 			alloc_hit_entry(tcp, h.cookie, &regs, &h);
 		}

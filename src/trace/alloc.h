@@ -93,6 +93,12 @@ void alloc_on_code_mapped(struct thread *tcp);
 const char *alloc_unfound_probe(size_t *iter);
 /* At the end: one warning on stderr per probe never found, once. */
 void alloc_warn_unfound(void);
+/*
+ * What the probes could not see, a sentence each for the report (the
+ * processes whose probes went in at the entry point, after their
+ * libraries' constructors ran): *n of them, valid until the next call.
+ */
+const char *const *alloc_notes(size_t *n);
 
 /*
  * Read now what the in-target probes of tcp's address space recorded

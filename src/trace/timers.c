@@ -174,6 +174,7 @@ static void run_info_get(struct run_info *ri)
 		unfound[ri->nunfound++] = spec;
 	}
 	ri->unfound = unfound;
+	ri->notes = alloc_notes(&ri->nnotes);
 }
 
 void interval_report(int last)
