@@ -58,6 +58,7 @@ struct module {
 	ino_t ino;
 	int fd;			/* the open file, -1 if none */
 	int deleted;		/* maps said " (deleted)" */
+	pid_t pid;		/* the process whose root path is in; 0: memtap's */
 	int elf_ok;		/* program headers read */
 	int elf_type;		/* ET_EXEC, ET_DYN, 0 if unknown */
 	unsigned char build_id[MODULE_BUILD_ID_MAX];
@@ -222,7 +223,7 @@ uint32_t module_count(void);
 
 /*
  * Register a file by path, without a process (tests, tools): the file is
- * opened, its ELF headers read.  Returns its id (an existing one if the
+ * opened (tfile.h, in memtap's root), its ELF headers read.  Returns its id (an existing one if the
  * same file is known), or MODULE_NONE if it cannot be opened.
  */
 uint32_t module_intern_file(const char *path);
