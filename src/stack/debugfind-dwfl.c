@@ -34,6 +34,9 @@
 
 static __thread Dwarf *empty_alt;
 static __thread int empty_tried;
+/* every thread's, kept for the run (Dwfls of any thread may point to them) */
+static Dwarf *empty_alts[8];
+static unsigned n_empty_alts;
 
 /* An ELF file of one 1-byte .debug_line (the least libdw takes as DWARF), in a memfd. */
 static void make_empty_alt(void)
@@ -78,7 +81,12 @@ static void make_empty_alt(void)
 		empty_alt = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	if (!empty_alt)
 		goto fail;
-	return;		/* the fd, Elf and Dwarf are kept for the run */
+	/* the fd, Elf and Dwarf are kept for the run */
+	unsigned i = __atomic_fetch_add(&n_empty_alts, 1, __ATOMIC_RELAXED);
+
+	if (i < sizeof(empty_alts) / sizeof(empty_alts[0]))
+		empty_alts[i] = empty_alt;
+	return;
 fail:
 	debug_msg("no empty dwz file to stand for those not found: %s", elf_errmsg(-1));
 	if (elf)
