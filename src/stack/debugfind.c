@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,33 @@ static int has_build_id(int fd, const unsigned char *id, size_t len)
 	return same;
 }
 
+/* Candidates said to be another file's, so that -v says it once each. */
+static pthread_mutex_t said_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t said[64];
+static unsigned nsaid;
+
+/* -v: path is not the debug file sought (once per path). */
+static void say_mismatch(const char *path, const char *what)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	unsigned i;
+	int first;
+
+	if (!verbose)
+		return;
+	for (const char *s = path; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	pthread_mutex_lock(&said_lock);
+	for (i = 0; i < nsaid && said[i] != h; i++)
+		;
+	first = i == nsaid;	/* (past 64 paths, each is said each time) */
+	if (first && nsaid < sizeof(said) / sizeof(said[0]))
+		said[nsaid++] = h;
+	pthread_mutex_unlock(&said_lock);
+	if (first)
+		info_msg("%s: not used: %s is not the binary's", path, what);
+}
+
 /*
  * Open candidate path under pid's root (own: memtap's) and keep it if it
  * is the file sought: build-id id, else (id NULL) the CRC crc.
@@ -103,8 +131,7 @@ static int try_candidate(pid_t pid, int own, const char *path, const unsigned ch
 	else if (debugfind_crc32(fd, &ok) != crc)
 		ok = 0;
 	if (!ok) {
-		debug_msg("%s: not the debug file sought: %s differs", path,
-			  id && len ? "its build-id" : "its CRC");
+		say_mismatch(path, id && len ? "its build-id" : "its CRC");
 		close(fd);
 		return -1;
 	}
