@@ -14,7 +14,11 @@
  * file open (opened through /proc/PID/map_files or /proc/PID/root, so
  * that files of other mount namespaces, deleted or replaced files still
  * resolve after the process is gone), up to MODULE_MAX_FDS modules;
- * later ones are reopened by path.
+ * later ones are reopened by path, in the root of the process that
+ * mapped it, if still the inode mapped.  Every open is tfile_open()'s
+ * (linux/tfile.h): a FIFO, a symbolic link, a device or a file over the
+ * ELF cap planted at a module's path is refused, and the module has no
+ * file.
  *
  * Per-process list (struct proc_modules): the executable file mappings
  * of /proc/PID/maps, sorted, re-read lazily: modules_map_changed() only
