@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,12 +62,17 @@ static const struct {
 	[TF_JITDUMP] = { "jitdump", 1ULL << 30 },
 };
 
+/*
+ * The symbolizer's store opens debug files on its own thread: the
+ * reason is per thread, the list of paths warned about under a lock.
+ */
 static int trust_owner;
 static int no_openat2;		/* ENOSYS seen, or forced off */
-static char why[160];
+static __thread char why[160];
 static unsigned long nrefused;
 
 /* Paths warned about, so that each is warned about once. */
+static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t *warned;
 static size_t nwarned, warned_cap;
 
@@ -87,7 +93,12 @@ const char *tfile_last_why(void)
 
 unsigned long tfile_refused(void)
 {
-	return nrefused;
+	unsigned long n;
+
+	pthread_mutex_lock(&warned_lock);
+	n = nrefused;
+	pthread_mutex_unlock(&warned_lock);
+	return n;
 }
 
 uint64_t tfile_max_size(enum tfile_kind kind)
@@ -118,20 +129,25 @@ static int refuse(const struct tfile_req *r, int err, const char *fmt, ...)
 	uint64_t h = path_hash(shown) ^ (uint64_t)r->kind;
 	va_list ap;
 	size_t i;
+	int first;
 
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	if (r->flags & TF_QUIET)
 		goto out;
+	pthread_mutex_lock(&warned_lock);
 	for (i = 0; i < nwarned && warned[i] != h; i++)
 		;
-	if (i == nwarned) {
+	first = i == nwarned;
+	if (first) {
 		warned = xgrowarray(warned, &warned_cap, nwarned + 1, sizeof(*warned));
 		warned[nwarned++] = h;
 		nrefused++;
-		warn_msg("refusing %s '%s': %s", tfile_kind_name(r->kind), shown, why);
 	}
+	pthread_mutex_unlock(&warned_lock);
+	if (first)
+		warn_msg("refusing %s '%s': %s", tfile_kind_name(r->kind), shown, why);
 out:
 	errno = err;
 	return -1;

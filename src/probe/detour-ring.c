@@ -28,6 +28,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 
 #include "linux/features.h"
@@ -68,6 +70,34 @@ int64_t detour_ring_share(pid_t pid, pid_t tid, uint64_t insn, uint64_t scratch,
 	return detour_memfd_share(pid, tid, insn, scratch, len, ring_name, local);
 }
 
+/*
+ * The memfd at path (/proc/PID/fd/N) opened for reading and writing.
+ * Another thread of the process may have put something else at N since:
+ * only a regular file of memory (tmpfs, hugetlbfs: a memfd's) is opened,
+ * and without waiting (no FIFO's open, no FUSE file's reads).
+ */
+static int open_memfd(const char *path)
+{
+	char self[48];
+	struct stat st;
+	struct statfs sfs;
+	int pfd = open(path, O_PATH | O_CLOEXEC), fd;
+
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode) || fstatfs(pfd, &sfs) < 0 ||
+	    ((unsigned long)sfs.f_type != 0x01021994UL &&	/* TMPFS_MAGIC */
+	     (unsigned long)sfs.f_type != 0x958458f6UL)) {	/* HUGETLBFS_MAGIC */
+		close(pfd);
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	close(pfd);
+	return fd;
+}
+
 int64_t detour_memfd_share(pid_t pid, pid_t tid, uint64_t insn, uint64_t scratch, uint64_t len,
 			   const char *name, void **local)
 {
@@ -99,7 +129,7 @@ int64_t detour_memfd_share(pid_t pid, pid_t tid, uint64_t insn, uint64_t scratch
 		got = call(tid, insn, SYS_madvise, (uint64_t)addr, len, MADV_DONTFORK, 0, 0);
 	if (got == 0) {
 		snprintf(path, sizeof(path), "/proc/%d/fd/%" PRId64, pid, fd);
-		lfd = open(path, O_RDWR | O_CLOEXEC);
+		lfd = open_memfd(path);
 		if (lfd < 0) {
 			got = -errno;
 		} else {

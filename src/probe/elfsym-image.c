@@ -16,6 +16,7 @@
 #include <elf.h>
 #include <sys/stat.h>
 
+#include "linux/tfile.h"
 #include "probe/elfsym-image.h"
 #include "util/xmalloc.h"
 
@@ -188,8 +189,12 @@ static int parse_image(struct elfsym_image *img, Elf *elf)
 				if (d && d->d_buf && d->d_size > 0) {
 					size_t len = strnlen(d->d_buf, d->d_size);
 
-					if (len > 0 && len < d->d_size)
+					size_t at = (len + 4) & ~(size_t)3;	/* the CRC, 4-aligned */
+
+					if (len > 0 && at + 4 <= d->d_size) {
 						img->debuglink = (ssize_t)pool_add(img, d->d_buf, len);
+						memcpy(&img->debuglink_crc, (char *)d->d_buf + at, 4);
+					}
 				}
 			}
 			break;
@@ -277,8 +282,12 @@ struct elfsym_image *elfsym_image_from_fd(int fd)
 struct elfsym_image *elfsym_image_open(const char *path)
 {
 	struct elfsym_image *img;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a path of memtap's own (a tool's, a test's): its links resolved first */
+	char *abs = realpath(path, NULL);
+	struct tfile_req req = { .path = abs ? abs : path, .shown = path, .kind = TF_ELF };
+	int fd = tfile_open(&req);
 
+	free(abs);
 	if (fd < 0)
 		return NULL;
 	img = elfsym_image_from_fd(fd);

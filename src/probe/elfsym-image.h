@@ -41,6 +41,7 @@ struct elfsym_image {
 	size_t nneeded, needed_cap;
 	ssize_t soname;		/* pool offset or -1 */
 	ssize_t debuglink;	/* pool offset or -1 */
+	uint32_t debuglink_crc;	/* its CRC32 */
 	uint8_t build_id[64];
 	size_t build_id_len;
 	int has_symtab;

@@ -36,8 +36,10 @@
 #include <sys/stat.h>
 
 #include "probe/elfsym-image.h"
+#include "stack/debugfind.h"
 #include "util/error.h"
 #include "linux/procfs.h"
+#include "linux/tfile.h"
 #include "util/xmalloc.h"
 
 #define PAGE_MASK_ (~(uint64_t)4095)
@@ -69,16 +71,20 @@ static int object_mapping(const struct procfs_map *m)
 	return m->ino != 0 && m->path && m->path[0] == '/';
 }
 
-/* Open the object as the target sees it; fd or -1. */
+/* Open the object as the target sees it (tfile.h); fd or -1. */
 static int open_object(pid_t pid, const struct module *mod, int deleted)
 {
-	char path[PATH_MAX + 64];
+	char path[96];
+	struct tfile_req req = {
+		.pid = pid, .path = mod->pub.path, .kind = TF_ELF, .flags = TF_IN_ROOT,
+	};
 	struct stat st;
 	int fd = -1;
 
 	if (!deleted) {
-		snprintf(path, sizeof(path), "/proc/%d/root%s", pid, mod->pub.path);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = tfile_open(&req);
+		if (fd < 0 && tfile_last_why()[0])
+			return -1;	/* refused: a FIFO, a link... */
 		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_ino != mod->ino) {
 			/* replaced on disk since it was mapped */
 			close(fd);
@@ -88,75 +94,40 @@ static int open_object(pid_t pid, const struct module *mod, int deleted)
 	if (fd < 0) {
 		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 			 pid, mod->first_start, mod->first_end);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		req.path = path;
+		req.shown = mod->pub.path;
+		req.flags = TF_MAGIC;
+		fd = tfile_open(&req);
 	}
 	return fd;
 }
 
-static struct elfsym_image *open_debug_file(pid_t pid, const char *name,
-					    const struct elfsym_image *img)
-{
-	const char *roots[2] = { "/proc/self/root", NULL };
-	char root[64], path[PATH_MAX + 128];
-
-	snprintf(root, sizeof(root), "/proc/%d/root", pid);
-	roots[1] = root;
-	for (int r = 1; r >= 0; r--) {
-		struct elfsym_image *d;
-
-		snprintf(path, sizeof(path), "%s%s", roots[r], name);
-		d = elfsym_image_open(path);
-		if (!d)
-			continue;
-		if (d->has_symtab && (!img->build_id_len ||
-		    (d->build_id_len == img->build_id_len &&
-		     memcmp(d->build_id, img->build_id, d->build_id_len) == 0)))
-			return d;
-		elfsym_image_free(d);
-	}
-	return NULL;
-}
-
-/* A separate debug file with .symtab for mod, by build-id then debuglink. */
+/* A separate debug file with .symtab for mod (debugfind.h). */
 static struct elfsym_image *find_debug(pid_t pid, const struct module *mod)
 {
 	const struct elfsym_image *img = mod->img;
-	char name[PATH_MAX + 64], dir[PATH_MAX];
-	struct elfsym_image *d;
+	struct debugfind_req q = {
+		.pid = pid,
+		.path = mod->pub.path,
+		.build_id = img->build_id,
+		.build_id_len = img->build_id_len,
+		.debuglink = img->debuglink >= 0 ? img->pool + img->debuglink : NULL,
+		.crc = img->debuglink_crc,
+	};
+	struct elfsym_image *d = NULL;
+	char *found = NULL;
+	int fd = debugfind_open(&q, &found);
 
-	if (img->build_id_len >= 2) {
-		int n = snprintf(name, sizeof(name), "/usr/lib/debug/.build-id/%02x/",
-				 img->build_id[0]);
-
-		for (size_t i = 1; i < img->build_id_len && n < (int)sizeof(name) - 8; i++)
-			n += snprintf(name + n, sizeof(name) - n, "%02x", img->build_id[i]);
-		snprintf(name + n, sizeof(name) - n, ".debug");
-		if ((d = open_debug_file(pid, name, img)))
-			return d;
+	if (fd >= 0) {
+		d = elfsym_image_from_fd(fd);
+		close(fd);
+		if (d && !d->has_symtab) {
+			elfsym_image_free(d);
+			d = NULL;
+		}
 	}
-	if (img->debuglink < 0)
-		return NULL;
-	const char *link = img->pool + img->debuglink;
-	const char *slash = strrchr(mod->pub.path, '/');
-	size_t dl = slash ? (size_t)(slash - mod->pub.path) : 0;
-
-	if (dl >= sizeof(dir))
-		return NULL;
-	memcpy(dir, mod->pub.path, dl);
-	dir[dl] = '\0';
-	const char *mids[] = { "", "/.debug", NULL };
-
-	for (size_t i = 0; i < 3; i++) {
-		if (mids[i])
-			snprintf(name, sizeof(name), "%s%s/%s", dir, mids[i], link);
-		else
-			snprintf(name, sizeof(name), "/usr/lib/debug%s/%s", dir, link);
-		if (strcmp(name, mod->pub.path) == 0)
-			continue;
-		if ((d = open_debug_file(pid, name, img)))
-			return d;
-	}
-	return NULL;
+	free(found);
+	return d;
 }
 
 /*
@@ -259,8 +230,11 @@ static char *read_preloads(pid_t pid)
 				list = xstrdup(buf + i + 11);
 			}
 	}
-	snprintf(path, sizeof(path), "/proc/%d/root/etc/ld.so.preload", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct tfile_req req = {
+		.pid = pid, .path = "/etc/ld.so.preload", .kind = TF_ELF, .flags = TF_IN_ROOT,
+	};
+
+	fd = tfile_open(&req);
 	if (fd >= 0) {
 		n = read(fd, buf, sizeof(buf) - 1);
 		close(fd);

@@ -103,9 +103,11 @@ int elfsym_module_lookup(const struct elfsym_module *m, const char *name, uint64
 /* ---- one ELF file, for tests and tools ---- */
 
 /*
- * Open and parse one ELF file: its program headers, symbols, DT_NEEDED,
- * build-id.  NULL with errno: ENOENT/EACCES (open), ENOEXEC (not ELF,
- * truncated, malformed).
+ * Open and parse one ELF file of memtap's own (tools, tests: a target's
+ * are opened in its root, elfsym.c): its program headers, symbols,
+ * DT_NEEDED, build-id.  The path's links are resolved, then the file is
+ * opened by tfile_open() (a regular file within the cap).  NULL with
+ * errno: ENOENT/EACCES (open), ENOEXEC (not ELF, truncated, malformed).
  */
 struct elfsym_image *elfsym_image_open(const char *path);
 void elfsym_image_free(struct elfsym_image *img);

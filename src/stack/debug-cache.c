@@ -3,6 +3,14 @@
  * (debug-cache.h).  Called from the symbolizer's Dwfls, on memtap's main
  * thread or on the store's (symbolize-store.c): the directory is found
  * once, under a pthread_once, and the counters are atomic.
+ *
+ * The directory may sit under a home that another user owns (sudo keeps
+ * HOME): it is held open once checked (a directory of memtap's effective
+ * user, writable by no one else), and every copy is opened, written and
+ * renamed relative to that descriptor, so that a path swapped since
+ * leads nowhere else; a copy is opened without following a link or
+ * waiting (O_NOFOLLOW, O_NONBLOCK), used only if it is a regular file
+ * within the debug file cap with the module's build-id.
  */
 #include "config.h"
 
@@ -17,21 +25,28 @@
 #include <sys/stat.h>
 #include <elfutils/libdwelf.h>
 
+#include "linux/tfile.h"
 #include "stack/debug-cache.h"
+#include "stack/debugfind-dwfl.h"
 #include "stack/modules.h"
 #include "util/error.h"
 #include "util/xmalloc.h"
 
 #define ID_MAX 64
 
-static char *cache_dir;		/* NULL: none */
+static char *cache_dir;		/* NULL: none; for messages */
+static int cache_fd = -1;	/* the directory, held open */
 static pthread_once_t dir_once = PTHREAD_ONCE_INIT;
 static unsigned n_written, n_used;
 
-/* mkdir -p, mode 0700; 0 when dir is a directory of the effective user. */
+/*
+ * mkdir -p, mode 0700; the directory's descriptor when it is a directory
+ * of the effective user that no one else can write to, else -1.
+ */
 static int make_dir(char *dir)
 {
 	struct stat st;
+	int fd;
 
 	for (char *p = dir + 1; *p; p++) {
 		if (*p != '/')
@@ -45,7 +60,13 @@ static int make_dir(char *dir)
 	}
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return -1;
-	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() ? 0 : -1;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+			(st.st_mode & 022))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 static void find_dir(void)
@@ -61,8 +82,9 @@ static void find_dir(void)
 		dir = xasprintf("%s/.cache/memtap/debug", base);
 	else
 		dir = NULL;
-	if (dir && (dir[0] != '/' || make_dir(dir) < 0)) {
-		debug_msg("no cache of uncompressed debug files: %s unusable", dir);
+	if (dir && (dir[0] != '/' || (cache_fd = make_dir(dir)) < 0)) {
+		debug_msg("no cache of uncompressed debug files: %s unusable "
+			  "(not a directory of memtap's user that only it can write to)", dir);
 		free(dir);
 		dir = NULL;
 	}
@@ -125,11 +147,35 @@ static int copy_file(int fd, int out)
 	return n < 0 ? -1 : 0;
 }
 
-/* Write path: fd's ELF with its sections inflated, by a temporary name. */
-static int write_copy(int fd, const char *path)
+/* A new file of the cache, name.XXXXXX: its fd, the name in *tmp. */
+static int make_temp(const char *name, char **tmp)
 {
-	char *tmp = xasprintf("%s.XXXXXX", path);
-	int out = mkstemp(tmp), ok = 0;
+	static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+	unsigned long r = (unsigned long)getpid() * 2654435761UL ^ (unsigned long)(uintptr_t)tmp;
+
+	for (int tries = 0; tries < 100; tries++) {
+		char suffix[7];
+		int fd;
+
+		r = r * 6364136223846793005UL + 1442695040888963407UL + (unsigned long)tries;
+		for (int i = 0; i < 6; i++)
+			suffix[i] = digits[(r >> (6 * i + 16)) % 36];
+		suffix[6] = '\0';
+		*tmp = xasprintf("%s.%s", name, suffix);
+		fd = openat(cache_fd, *tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+		free(*tmp);
+	}
+	*tmp = NULL;
+	return -1;
+}
+
+/* Write name (in the cache): fd's ELF with its sections inflated, by a temporary name. */
+static int write_copy(int fd, const char *name)
+{
+	char *tmp = NULL;
+	int out = make_temp(name, &tmp), ok = 0;
 	Elf *elf = NULL;
 
 	if (out >= 0 && copy_file(fd, out) == 0 && (elf = elf_begin(out, ELF_C_RDWR, NULL))) {
@@ -148,28 +194,30 @@ static int write_copy(int fd, const char *path)
 		elf_end(elf);
 	if (out >= 0 && close(out) < 0)
 		ok = 0;
-	if (ok && rename(tmp, path) < 0)
+	if (ok && renameat(cache_fd, tmp, cache_fd, name) < 0)
 		ok = 0;
 	if (!ok && out >= 0)
-		unlink(tmp);
+		unlinkat(cache_fd, tmp, 0);
 	free(tmp);
 	return ok ? 0 : -1;
 }
 
-/* The copy's path for build-id id. */
-static char *copy_path(const unsigned char *id, size_t len)
+/* The copy's name in the cache for build-id id. */
+static char *copy_name(const unsigned char *id, size_t len)
 {
 	char hex[2 * ID_MAX + 1];
 
-	return xasprintf("%s/%s.debug", cache_dir, build_id_hex(id, len, hex, sizeof(hex)));
+	return xasprintf("%s.debug", build_id_hex(id, len, hex, sizeof(hex)));
 }
 
 /* The copy of build-id id, opened if it is one: its fd, or -1. */
-static int open_copy(const char *path, const unsigned char *id, size_t len)
+static int open_copy(const char *name, const unsigned char *id, size_t len)
 {
-	int cfd = open(path, O_RDONLY | O_CLOEXEC);
+	int cfd = openat(cache_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
 
-	if (cfd >= 0 && !same_id(cfd, id, len)) {
+	if (cfd >= 0 && (fstat(cfd, &st) < 0 || !S_ISREG(st.st_mode) ||
+			 (uint64_t)st.st_size > tfile_max_size(TF_DEBUG) || !same_id(cfd, id, len))) {
 		close(cfd);
 		cfd = -1;
 	}
@@ -182,7 +230,7 @@ static void write_for_later(int fd)
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	const void *id = NULL;
 	ssize_t len = elf && compressed(elf) ? dwelf_elf_gnu_build_id(elf, &id) : 0;
-	char *path = len > 0 && len <= ID_MAX ? copy_path(id, (size_t)len) : NULL;
+	char *path = len > 0 && len <= ID_MAX ? copy_name(id, (size_t)len) : NULL;
 
 	if (elf)
 		elf_end(elf);
@@ -195,9 +243,9 @@ static void write_for_later(int fd)
 }
 
 /*
- * The copy is looked up by the module's build-id before the standard
- * search: dwfl_standard_find_debuginfo() may keep the file it found for
- * the module (by build-id), and libdwfl would then read that one.
+ * The copy is looked up by the module's build-id before memtap's search
+ * (debugfind-dwfl.h).  The module's userdata is the pid whose root its
+ * path is in (symbolize.c).
  */
 int debug_cache_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			       Dwarf_Addr base, const char *file_name, const char *debuglink_file,
@@ -208,21 +256,24 @@ int debug_cache_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *mo
 	int len, fd;
 
 	pthread_once(&dir_once, find_dir);
-	len = cache_dir ? dwfl_module_build_id(mod, &bits, &vaddr) : 0;
+	len = cache_dir && !debugfind_dwfl_is_alt(mod, debuglink_file) ?
+	      dwfl_module_build_id(mod, &bits, &vaddr) : 0;
 	if (len > 0 && len <= ID_MAX) {
-		char *path = copy_path(bits, (size_t)len);
-		int cfd = open_copy(path, bits, (size_t)len);
+		char *name = copy_name(bits, (size_t)len);
+		int cfd = open_copy(name, bits, (size_t)len);
 
 		if (cfd >= 0) {
-			debug_msg("%s: debug information from %s", modname, path);
+			*debuginfo_file_name = xasprintf("%s/%s", cache_dir, name);
+			debug_msg("%s: debug information from %s", modname, *debuginfo_file_name);
 			__atomic_add_fetch(&n_used, 1, __ATOMIC_RELAXED);
-			*debuginfo_file_name = path;
+			free(name);
 			return cfd;
 		}
-		free(path);
+		free(name);
 	}
-	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-					  debuglink_file, debuglink_crc, debuginfo_file_name);
+	(void)base;
+	fd = debugfind_dwfl(mod, (pid_t)(intptr_t)*userdata, file_name, debuglink_file,
+			    debuglink_crc, debuginfo_file_name);
 	if (fd >= 0 && len > 0)
 		write_for_later(fd);
 	return fd;

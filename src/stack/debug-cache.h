@@ -12,8 +12,9 @@
  *   $HOME/.cache/memtap/debug; MEMTAP_DEBUG_CACHE=0 (or empty): none.
  *
  * The directory is made mode 0700 and used only when it is the effective
- * user's; a copy is written to a temporary name and renamed, and used
- * only when its build-id is the debug file's.  Any failure: the debug
+ * user's and writable by no one else (held open from then on); a copy is
+ * written to a temporary name and renamed, and used only when it is a
+ * regular file (no link followed) with the debug file's build-id.  Any failure: the debug
  * file as it is, as before.
  */
 #ifndef MEMTAP_DEBUG_CACHE_H
@@ -21,8 +22,12 @@
 
 #include <elfutils/libdwfl.h>
 
-/* A Dwfl_Callbacks.find_debuginfo: dwfl_standard_find_debuginfo's file,
-   or its uncompressed copy. */
+/*
+ * A Dwfl_Callbacks.find_debuginfo: the debug file memtap finds
+ * (debugfind-dwfl.h), or its uncompressed copy.  The Dwfl_Module's
+ * userdata is the pid whose root the module's path is in, as
+ * (void *)(intptr_t)pid (0: memtap's own).
+ */
 int debug_cache_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			       Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			       GElf_Word debuglink_crc, char **debuginfo_file_name);

@@ -28,6 +28,7 @@
 #include "stack/goruntime.h"
 #include "stack/modules.h"
 #include "linux/procfs.h"
+#include "linux/tfile.h"
 #include "util/error.h"
 #include "util/xmalloc.h"
 
@@ -66,6 +67,17 @@ static int key_match(const struct module *m, dev_t dev, ino_t ino, const char *p
 	if (ino)
 		return m->ino == ino && m->dev == dev;
 	return m->ino == 0 && strcmp(m->path, path) == 0;
+}
+
+/*
+ * Is fd's file inode ino (any, when ino is 0)?  The device is not
+ * compared: maps shows an overlayfs file's lower one.
+ */
+static int same_file(int fd, ino_t ino)
+{
+	struct stat st;
+
+	return !ino || (fstat(fd, &st) == 0 && st.st_ino == ino);
 }
 
 static void hash_insert(uint32_t id)
@@ -166,7 +178,8 @@ out:
 	elf_end(elf);
 }
 
-static uint32_t module_add(const char *path, dev_t dev, ino_t ino, int fd, int deleted)
+static uint32_t module_add(const char *path, dev_t dev, ino_t ino, int fd, int deleted,
+			   pid_t pid)
 {
 	struct module *m = xcalloc(1, sizeof(*m));
 	const char *slash;
@@ -179,6 +192,7 @@ static uint32_t module_add(const char *path, dev_t dev, ino_t ino, int fd, int d
 	m->ino = ino;
 	m->fd = fd;
 	m->deleted = deleted;
+	m->pid = pid;
 	module_read_elf(m);
 	if (m->fd >= 0) {
 		if (nfds >= MODULE_MAX_FDS) {
@@ -218,13 +232,14 @@ uint32_t module_intern_file(const char *path)
 	struct stat st;
 	uint32_t id = MODULE_NONE;
 	char *abs = realpath(path, NULL);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct tfile_req req = { .path = abs, .shown = path, .kind = TF_ELF };
+	int fd = abs ? tfile_open(&req) : -1;
 
 	if (fd < 0 || fstat(fd, &st) < 0)
 		goto out;
 	id = module_lookup(st.st_dev, st.st_ino, abs ? abs : path);
 	if (id == MODULE_NONE) {
-		id = module_add(abs ? abs : path, st.st_dev, st.st_ino, fd, 0);
+		id = module_add(abs, st.st_dev, st.st_ino, fd, 0, 0);
 		fd = -1;
 	}
 out:
@@ -253,11 +268,23 @@ char *module_build_id_hex(const struct module *m, char *buf, size_t size)
 
 int module_open(const struct module *m)
 {
+	struct tfile_req req = {
+		.pid = m->pid, .path = m->path, .kind = TF_ELF,
+		.flags = m->pid ? TF_IN_ROOT : 0,
+	};
+	int fd;
+
 	if (m->fd >= 0)
 		return fcntl(m->fd, F_DUPFD_CLOEXEC, 0);
 	if (m->path[0] != '/')
 		return -1;
-	return open(m->path, O_RDONLY | O_CLOEXEC);
+	fd = tfile_open(&req);
+	/* only the file the module is, not one put there since */
+	if (fd >= 0 && !same_file(fd, m->ino)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 void modules_release_all(void)
@@ -418,24 +445,40 @@ void modules_note_mprotect(struct proc_modules *pm, uint64_t addr, uint64_t len)
 	modules_map_changed(pm);
 }
 
-/* Open the file of one mapping of pid, the way that works in containers. */
-static int open_mapped(pid_t pid, uint64_t start, uint64_t end, const char *path)
+/*
+ * Open the file of one mapping of pid, the way that works in containers:
+ * the mapping's own inode through map_files, else the path in pid's
+ * root, else in memtap's, if it is still the inode mapped (tfile.h: a
+ * regular file, no link followed).
+ */
+static int open_mapped(pid_t pid, const struct procfs_map *mp)
 {
-	char buf[4200];
+	char buf[64];
+	struct tfile_req req = {
+		.pid = pid, .path = buf, .shown = mp->path, .kind = TF_ELF, .flags = TF_MAGIC,
+	};
 	int fd;
 
-	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
-	fd = open(buf, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
-	if (path[0] != '/')
+	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid,
+		 mp->start, mp->end);
+	fd = tfile_open(&req);
+	if (fd >= 0 || tfile_last_why()[0])
+		return fd;	/* refused: the path would name the same inode */
+	if (!mp->path || mp->path[0] != '/')
 		return -1;
-	if ((size_t)snprintf(buf, sizeof(buf), "/proc/%d/root%s", pid, path) < sizeof(buf)) {
-		fd = open(buf, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0)
+	req.path = mp->path;
+	req.shown = NULL;
+	for (int own = 0; own < 2; own++) {
+		req.flags = own ? 0 : TF_IN_ROOT;
+		fd = tfile_open(&req);
+		if (fd >= 0 && !same_file(fd, mp->ino)) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd >= 0 || tfile_last_why()[0])
 			return fd;
 	}
-	return open(path, O_RDONLY | O_CLOEXEC);
+	return -1;
 }
 
 static uint64_t range_bias(const struct module *m, uint64_t start, uint64_t off)
@@ -479,7 +522,8 @@ static uint32_t mapping_module(struct proc_modules *pm, const struct module_rang
 	if (id != MODULE_NONE)
 		return id;
 	return module_add(mp->path, mp->dev, mp->ino,
-			  open_mapped(pm->pid, mp->start, mp->end, mp->path), mp->deleted);
+			  open_mapped(pm->pid, mp), mp->deleted,
+			  pm->pid);
 }
 
 int modules_refresh(struct proc_modules *pm, int force)

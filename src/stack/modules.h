@@ -14,7 +14,11 @@
  * file open (opened through /proc/PID/map_files or /proc/PID/root, so
  * that files of other mount namespaces, deleted or replaced files still
  * resolve after the process is gone), up to MODULE_MAX_FDS modules;
- * later ones are reopened by path.
+ * later ones are reopened by path, in the root of the process that
+ * mapped it, if still the inode mapped.  Every open is tfile_open()'s
+ * (linux/tfile.h): a FIFO, a symbolic link, a device or a file over the
+ * ELF cap planted at a module's path is refused, and the module has no
+ * file.
  *
  * Per-process list (struct proc_modules): the executable file mappings
  * of /proc/PID/maps, sorted, re-read lazily: modules_map_changed() only
@@ -58,6 +62,7 @@ struct module {
 	ino_t ino;
 	int fd;			/* the open file, -1 if none */
 	int deleted;		/* maps said " (deleted)" */
+	pid_t pid;		/* the process whose root path is in; 0: memtap's */
 	int elf_ok;		/* program headers read */
 	int elf_type;		/* ET_EXEC, ET_DYN, 0 if unknown */
 	unsigned char build_id[MODULE_BUILD_ID_MAX];
@@ -222,7 +227,7 @@ uint32_t module_count(void);
 
 /*
  * Register a file by path, without a process (tests, tools): the file is
- * opened, its ELF headers read.  Returns its id (an existing one if the
+ * opened (tfile.h, in memtap's root), its ELF headers read.  Returns its id (an existing one if the
  * same file is known), or MODULE_NONE if it cannot be opened.
  */
 uint32_t module_intern_file(const char *path);

@@ -73,6 +73,7 @@ struct sym_module {
 	enum sym_state state;
 	char *name, *path;	/* SM_QUEUED: copies of the module's */
 	int fd;			/* SM_QUEUED: its file, or -1 */
+	pid_t pid;		/* SM_QUEUED: the module's pid (its root) */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	int tried;
@@ -94,9 +95,12 @@ struct sym_module {
 	int go_read;
 };
 
-/* symbolize.c: open sm's file (fd, taken) once: sm->mod, or NULL. */
+/*
+ * symbolize.c: open sm's file (fd, taken) once: sm->mod, or NULL; its
+ * debug files are looked for in pid's root (0: memtap's).
+ */
 Dwfl_Module *sym_module_open(struct sym_module *sm, const char *name, const char *path,
-			     int fd);
+			     pid_t pid, int fd);
 /* symbolize.c: read what lookups need: the aliases, the CUs' code ranges. */
 void sym_module_read(struct sym_module *sm);
 /* symbolize.c: free what sm holds (not sm). */

@@ -63,7 +63,7 @@ static void read_queued(struct sym_module *sm)
 	int fd = sm->fd;
 
 	sm->fd = -1;
-	if (sym_module_open(sm, sm->name, sm->path, fd))
+	if (sym_module_open(sm, sm->name, sm->path, sm->pid, fd))
 		sym_module_read(sm);
 }
 
@@ -131,6 +131,7 @@ void symbolize_prefetch(uint32_t id)
 		if (sm->fd >= 0) {
 			sm->name = xstrdup(m->name);
 			sm->path = xstrdup(m->path);
+			sm->pid = m->pid;
 			sm->state = SM_QUEUED;
 			st.queued++;
 			pthread_cond_broadcast(&st.cond);
@@ -158,7 +159,8 @@ struct sym_module *sym_store_get(const struct module *m)
 	if (queued)
 		read_queued(sm);
 	else if (!sm->tried)
-		sym_module_open(sm, m->name, m->path, m->path[0] == '/' ? module_open(m) : -1);
+		sym_module_open(sm, m->name, m->path, m->pid,
+				m->path[0] == '/' ? module_open(m) : -1);
 	return sm;
 }
 

@@ -6,8 +6,9 @@
  * ELF reported at bias 0: libdwfl addresses are then the module's own
  * (relative) addresses.  The ELF comes from the module table (an open
  * descriptor, so a file of an exited container process or a deleted
- * library still resolves); debug files from dwfl_standard_find_debuginfo,
- * or their uncompressed copies (debug-cache.h).
+ * library still resolves); debug files found by memtap itself
+ * (debugfind.h), or their uncompressed copies (debug-cache.h): libdwfl
+ * opens no path of its own, and asks no debuginfod server.
  *
  * Inlined frames: dwarf_getscopes() lists the DIEs containing the
  * address, innermost first.  Each DW_TAG_inlined_subroutine is one
@@ -57,8 +58,21 @@ struct symbolizer {
 
 static char *sym_debuginfo_path;
 
+/* Never called: the module's ELF is reported open (no search by build-id). */
+static int sym_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
+			Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	*elfp = NULL;
+	return -1;
+}
+
 static const Dwfl_Callbacks sym_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
+	.find_elf = sym_find_elf,
 	.find_debuginfo = debug_cache_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &sym_debuginfo_path,
@@ -284,8 +298,10 @@ static const char *function_at(struct sym_module *sm, uint64_t addr, GElf_Off *o
 }
 
 Dwfl_Module *sym_module_open(struct sym_module *sm, const char *name, const char *path,
-			     int fd)
+			     pid_t pid, int fd)
 {
+	void **ud = NULL;
+
 	sm->tried = 1;
 	if (fd < 0)
 		return NULL;
@@ -299,6 +315,9 @@ Dwfl_Module *sym_module_open(struct sym_module *sm, const char *name, const char
 	sm->mod = dwfl_report_elf(sm->dwfl, name, path, fd, 0, true);
 	if (!sm->mod)
 		close(fd);
+	/* the root its debug files are looked for in (debug-cache.h) */
+	else if (dwfl_module_info(sm->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL) && ud)
+		*ud = (void *)(intptr_t)pid;
 	dwfl_report_end(sm->dwfl, NULL, NULL);
 	return sm->mod;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stack/debugfind-dwfl.h"
 #include "stack/modules.h"
 #include "stack/unwind-dwfl.h"
 
@@ -35,11 +36,27 @@ static int dw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 	return fd;
 }
 
+/* The module's debug file, found by memtap (debugfind.h), in its process's root. */
+static int dw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	uintptr_t v = (uintptr_t)*userdata;
+	const struct module *m = v ? module_get((uint32_t)(v - 1)) : NULL;
+
+	(void)modname;
+	(void)base;
+	if (!m)
+		return -1;
+	return debugfind_dwfl(mod, m->pid, file_name, debuglink_file, debuglink_crc,
+			      debuginfo_file_name);
+}
+
 static char *dw_debuginfo_path;
 
 static const Dwfl_Callbacks dw_callbacks = {
 	.find_elf = dw_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = dw_find_debuginfo,
 	.debuginfo_path = &dw_debuginfo_path,
 };
 

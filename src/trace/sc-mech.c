@@ -15,6 +15,7 @@
 #include "probe/elfsym.h"
 #include "probe/probes.h"
 #include "linux/procfs.h"
+#include "linux/tfile.h"
 #include "stack/gopclntab.h"
 #include "util/error.h"
 
@@ -65,11 +66,12 @@ int sc_mech_missed(const struct proc *p)
 static int is_go(pid_t pid)
 {
 	char path[64];
+	struct tfile_req req = { .pid = pid, .path = path, .kind = TF_ELF, .flags = TF_MAGIC };
 	Elf *elf;
 	int fd, go;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = tfile_open(&req);
 	if (fd < 0)
 		return 0;
 	elf_version(EV_CURRENT);
