@@ -426,6 +426,26 @@ static uint64_t weigh_sampled(uint64_t mean, uint64_t *bytes)
 	return (uint64_t)whole + (u < w - whole);
 }
 
+/* p's unwinder, made at its first use; NULL if none can be made */
+static struct unwinder *proc_unwinder(struct sink_proc *p)
+{
+	if (!p->unwinder)
+		p->unwinder = unwinder_new(cfg.unwind, p->pid, proc_modules(p));
+	return p->unwinder;
+}
+
+void sink_stack_extend(struct sink_proc *p, struct stack_snapshot *snap)
+{
+	size_t max = cfg.stack_size * STACK_SNAPSHOT_GROW;
+
+	if (!snap->asked || snap->len != snap->asked)
+		return;		/* the common case: the stack ended in the copy */
+	if (max > STACK_SNAPSHOT_GROW_MAX)
+		max = STACK_SNAPSHOT_GROW_MAX;	/* --stack-size is at most that */
+	modules_event_begin(proc_modules(p));
+	stack_snapshot_extend(proc_unwinder(p), snap, cfg.max_depth, max);
+}
+
 /* The stack of snap, leaf innermost (0: none); *stable as the stack table's (or NULL) */
 static uint32_t unwind_snapshot(struct sink_proc *p, uint64_t leaf,
 				const struct stack_snapshot *snap, int *stable)
@@ -436,11 +456,8 @@ static uint32_t unwind_snapshot(struct sink_proc *p, uint64_t leaf,
 		stacks = stack_table_new(STACK_TABLE_DEFAULT_MAX);
 	if (!pcs)
 		pcs = xcalloc((size_t)cfg.max_depth, sizeof(*pcs));
-	if (!p->unwinder) {
-		p->unwinder = unwinder_new(cfg.unwind, p->pid, proc_modules(p));
-		if (!p->unwinder)
-			return STACK_ID_LOST;
-	}
+	if (!proc_unwinder(p))
+		return STACK_ID_LOST;
 	if (leaf && cfg.max_depth > 1) {
 		/* the function returned: it is the innermost frame, the rest
 		 * are return addresses */

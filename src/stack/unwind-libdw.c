@@ -672,7 +672,9 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 		next = *s;
 		next.regs = st->stub_regs;
 		next.regs.rip--;
-		return n + dw_walk_from(uw, &next, pcs + n, max_depth - n, 1);
+		n += dw_walk_from(uw, &next, pcs + n, max_depth - n, 1);
+		stack_snapshot_marks(s, &next);
+		return n;
 	}
 	next = *s;
 	next.regs = st->stub_regs;
@@ -688,7 +690,9 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 		next.regs.rsp = sp;
 		next.regs.rbp = fp;
 		next.regs.rip = ra - 1;
-		return n + dw_walk_from(uw, &next, pcs + n, max_depth - n, 1);
+		n += dw_walk_from(uw, &next, pcs + n, max_depth - n, 1);
+		stack_snapshot_marks(s, &next);
+		return n;
 	}
 	if (!st->stub || unwind_stub_step(uw, s, &next.regs) <= 0)
 		return n;
@@ -697,7 +701,9 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 	if (keep >= max_depth)
 		return n;
 	next.regs.rip--;
-	return keep + dw_walk_from(uw, &next, pcs + keep, max_depth - keep, 1);
+	keep += dw_walk_from(uw, &next, pcs + keep, max_depth - keep, 1);
+	stack_snapshot_marks(s, &next);
+	return keep;
 }
 
 static int dw_walk(struct unwinder *uw, const struct stack_snapshot *s,
@@ -725,6 +731,7 @@ static int dw_walk(struct unwinder *uw, const struct stack_snapshot *s,
 
 		call.regs.rip--;
 		n = dw_walk_from(uw, &call, pcs, max_depth, 1);
+		stack_snapshot_marks(s, &call);
 	} else {
 		n = dw_walk_from(uw, s, pcs, max_depth, 0);
 	}

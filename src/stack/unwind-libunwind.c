@@ -277,6 +277,7 @@ static int lu_walk(struct unwinder *uw, const struct stack_snapshot *s,
 	}
 	cur_snap = NULL;
 	cur_state = NULL;
+	stack_snapshot_marks(s, &next);
 	return n;
 }
 

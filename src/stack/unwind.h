@@ -61,6 +61,9 @@ struct stack_snapshot {
 	int borrowed;		/* data is not the snapshot's but its source's (a
 				 * record of an in-target ring), valid until the
 				 * sink is flushed: never freed nor grown */
+	int live;		/* stack_snapshot_extend()'s walk: the thread is
+				 * stopped, reads above the copy go to it */
+	uint64_t reach;		/* and the end of the highest of them */
 	/*
 	 * A Go program's thread stopped on its g0 stack: the goroutine that
 	 * switched there (go_snapshot_take()), the top of its stack copied
@@ -106,20 +109,42 @@ int stack_snapshot_take(struct stack_snapshot *s, pid_t pid, pid_t tid,
 /* Free the buffer; s can be taken again afterwards. */
 void stack_snapshot_release(struct stack_snapshot *s);
 
+/* The copy grows to at most this many times the bytes first asked for. */
+#define STACK_SNAPSHOT_GROW 64
+/* and to at most this many bytes */
+#define STACK_SNAPSHOT_GROW_MAX ((size_t)64 << 20)
+
 /*
  * Read len bytes at tracee address addr: from the copy when it holds
  * them all; a read at or above start that it does not hold fails (the
  * stack as the thread left it later: no frame may come from it), and
- * marks the snapshot cut when the copy has all the bytes asked for;
+ * marks the snapshot cut when the copy has all the bytes asked for
+ * (with live set, stack_snapshot_extend()'s walk: it is read from the
+ * stopped thread, and raises reach);
  * other addresses are read from the process (linux/memio.h: the
  * PTRACE_PEEKDATA fallback on tid works only while it is stopped).
- * Returns 0 or -1.  Changes nothing in s but its cut mark, set when a
+ * Returns 0 or -1.  Changes nothing in s but its cut mark (and reach), set when a
  * read above a copy of all the bytes asked for fails (the stack goes on
  * beyond the copy, and the process no longer gives it: without
  * process_vm_readv and /proc/PID/mem, once the thread runs again).
  */
 int stack_snapshot_read(const struct stack_snapshot *s, uint64_t addr,
 			void *buf, size_t len);
+
+/*
+ * A walk that reads through a copy of s (its registers changed: a stub's
+ * or a goroutine's frame) gives s the marks its reads left on the copy:
+ * cut, reach.
+ */
+static inline void stack_snapshot_marks(const struct stack_snapshot *s,
+					const struct stack_snapshot *copy)
+{
+	struct stack_snapshot *m = (struct stack_snapshot *)s;
+
+	m->cut |= copy->cut;
+	if (copy->reach > m->reach)
+		m->reach = copy->reach;
+}
 
 /* Read from a process without a snapshot (same fallbacks). */
 int unwind_read_remote(pid_t pid, pid_t tid, uint64_t addr, void *buf, size_t len);
@@ -214,6 +239,24 @@ int unwinder_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		  uint64_t *pcs, int max_depth);
 
 void unwinder_free(struct unwinder *uw);
+
+/*
+ * A copy too short for its walk.  At a stop (the thread still stopped,
+ * s just taken by stack_snapshot_take(): not borrowed, no stub walk, no
+ * goroutine yet) whose copy holds all the bytes asked for: walk s as
+ * unwinder_walk() will, reading what lies above the copy from the
+ * thread, and grow the copy with one more read to the end of the
+ * highest of those reads, at most max_bytes from s->start in all.  The
+ * walk that comes later, the thread resumed, then finds in the copy
+ * every byte of the stack it reads; one that needs more than max_bytes
+ * ends cut as before.  A copy cut short by the stack's end, or one that
+ * the walk did not go beyond, is left alone (one test, no walk, for the
+ * first).  Returns the bytes added.  The walk is not counted
+ * (uw->walks); nothing of s changes but its copy (data, cap, len,
+ * asked).
+ */
+size_t stack_snapshot_extend(struct unwinder *uw, struct stack_snapshot *s, int max_depth,
+			     size_t max_bytes);
 
 /*
  * Stub frames (stack/modules.h, struct stub_frame: the in-target
