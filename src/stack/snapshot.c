@@ -149,6 +149,21 @@ static int read_go(const struct stack_snapshot *s, uint64_t addr, void *buf, siz
 	return 0;
 }
 
+/*
+ * A read of the goroutine's stack that its copy does not hold fails, as
+ * one above the thread's copy: the goroutine may have run since the
+ * stop.  The snapshot is marked cut when the copy stops short of the
+ * stack's top.  Returns 1 when addr is such a read.
+ */
+static int in_go_stack(const struct stack_snapshot *s, uint64_t addr)
+{
+	if (!s->go_len || addr < s->go_start || addr >= s->go_hi)
+		return 0;
+	if (s->go_len < s->go_hi - s->go_start)
+		((struct stack_snapshot *)s)->cut = 1;
+	return 1;
+}
+
 int stack_snapshot_read(const struct stack_snapshot *s, uint64_t addr,
 			void *buf, size_t len)
 {
@@ -159,6 +174,8 @@ int stack_snapshot_read(const struct stack_snapshot *s, uint64_t addr,
 	}
 	if (read_go(s, addr, buf, len) == 0)
 		return 0;
+	if (in_go_stack(s, addr))
+		return -1;
 	if (above_copy(s, addr, len))
 		return read_live(s, addr, buf, len);
 	return read_beyond(s, addr, buf, len);
@@ -174,6 +191,8 @@ int unwind_memcache_read(struct unwind_memcache *c, const struct stack_snapshot 
 	}
 	if (read_go(s, addr, buf, len) == 0)
 		return 0;
+	if (in_go_stack(s, addr))
+		return -1;
 	if (above_copy(s, addr, len))
 		return read_live(s, addr, buf, len);
 	if (len > sizeof(c->buf))

@@ -66,9 +66,9 @@ struct stack_snapshot {
 	uint64_t reach;		/* and the end of the highest of them */
 	/*
 	 * A Go program's thread stopped on its g0 stack: the goroutine that
-	 * switched there (go_snapshot_take()), the top of its stack copied
-	 * to data[go_off, go_off + go_len) (after the stack's copy), from
-	 * go_start (its sched.sp).  go_len 0: none.
+	 * switched there (go_snapshot_take()), its stack copied to
+	 * data[go_off, go_off + go_len) (after the stack's copy), from
+	 * go_start (its sched.sp) up to go_hi at most.  go_len 0: none.
 	 */
 	int go_g0;		/* the thread was on its g0 stack */
 	uint64_t go_start;
@@ -278,12 +278,15 @@ int unwind_stub_step(const struct unwinder *uw, const struct stack_snapshot *s,
  * Go's stack switches (stack/goruntime.h).  At a stop (thread still
  * stopped, s not borrowed) of a process whose module list has a Go
  * runtime (pm->go): when the thread runs on its g0 stack for a
- * goroutine (m.curg), that goroutine's frame and the top of its stack
- * (at most s->asked bytes) are copied into s, which reads serve from
- * then (stack_snapshot_read()).  Anything unreadable or implausible
- * (a g, m or sched of garbage) leaves s without them.
+ * goroutine (m.curg), that goroutine's frame and its stack from its sp
+ * up (to its top, at most max_bytes) are copied into s, which reads
+ * serve from then (stack_snapshot_read()): a read of the goroutine's
+ * stack beyond that copy fails, and marks s cut (the goroutine may
+ * have run on since).  Anything unreadable or implausible (a g, m or
+ * sched of garbage) leaves s without them.
  */
-void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm);
+void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm,
+		      size_t max_bytes);
 
 /*
  * A frame of a walk over s whose rip is a return address (not the
