@@ -258,6 +258,12 @@ static struct unwinder *proc_unwinder(struct sink_proc *p)
 	return p->unwinder;
 }
 
+void sink_proc_code_written(struct sink_proc *p)
+{
+	if (p->unwinder)
+		unwinder_code_changed(p->unwinder);
+}
+
 /* The most a stack's copy grows to at a stop: STACK_SNAPSHOT_GROW times --stack-size */
 static size_t stack_copy_max(void)
 {

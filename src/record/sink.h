@@ -150,6 +150,12 @@ size_t sink_stack_size(void);	/* bytes of stack to copy */
  * Before anything else reads it (bp_fix_stack() on the part added too).
  */
 void sink_stack_extend(struct sink_proc *sp, struct stack_snapshot *snap);
+/*
+ * sp made memory executable (mmap, mprotect with PROT_EXEC): code may
+ * have been written where there was code, and the unwinder's rules of
+ * run-time code are made again (unwinder_code_changed()).
+ */
+void sink_proc_code_written(struct sink_proc *sp);
 
 /*
  * At the stop of ev (any event, wanted or not: mappings of code matter

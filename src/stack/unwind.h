@@ -193,6 +193,9 @@ struct unwinder {
 	struct proc_modules *pm;	/* borrowed, may be NULL */
 	unsigned pm_version;		/* modules_version() last seen */
 	int dirty;			/* maps_changed pending */
+	unsigned code_gen;		/* unwinder_code_changed() calls: a back
+					 * end that keeps rules of run-time code
+					 * makes them again when it changed */
 	void *priv;			/* the back end's state */
 	uint64_t walks, frames, failures;
 	/* frames stepped by CFI, by instruction analysis (code without
@@ -223,6 +226,20 @@ struct unwinder *unwinder_new(enum unwind_kind kind, pid_t pid, struct proc_modu
  * effect without this call.
  */
 void unwinder_maps_changed(struct unwinder *uw);
+
+/*
+ * Code may have been written where there was code (memory made
+ * executable: a JIT's page rewritten and made executable again, an
+ * executable mapping replaced by another at the same address).  No
+ * mapping of a file need have changed, so unwinder_maps_changed() is
+ * not called: what the back ends keep of code in no module (rules read
+ * from its instructions or a jitdump's CFI, by pc) is made again at
+ * its next use; their rules of modules' code stay.  Cheap.
+ */
+static inline void unwinder_code_changed(struct unwinder *uw)
+{
+	uw->code_gen++;
+}
 
 /*
  * Unwind the thread of snapshot s into pcs (see the frame convention
