@@ -9,7 +9,7 @@
  * the word above their stack pointer: an unwinder that steps the second
  * by the first's rule reads it as the return address.
  *
- *   jit-replace N
+ *   jit-replace N          (N at most 1000; the blocks are freed at the end)
  *
  * Every malloc's stack is main;run;<the code>;work;malloc.  Prints
  * "EXPECT malloc <calls> <bytes>" for each phase.
@@ -22,14 +22,21 @@
 
 #define SIZE_A 3331
 #define SIZE_B 7771
+#define MAX_N 1000
 
 static size_t size = SIZE_A;
+/* freed at the end: a leak checker in the target finds none */
+static void *blocks[2 * MAX_N];
+static unsigned long nblocks;
 
 __attribute__((noinline)) static void work(void)
 {
 	void *p = malloc(size);
 
 	__asm__ volatile("" : : "r"(p) : "memory");
+	if (!p || nblocks >= 2 * MAX_N)
+		exit(99);
+	blocks[nblocks++] = p;
 }
 
 __attribute__((noinline)) static void run(void (*call)(void), unsigned long n)
@@ -70,7 +77,7 @@ int main(int argc, char **argv)
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	void (*call)(void);
 
-	if (page == MAP_FAILED)
+	if (page == MAP_FAILED || n > MAX_N)
 		return 99;
 	*(void **)&call = page;
 	/* 8 bytes of frame, the word at 0(%rsp) */
@@ -80,6 +87,9 @@ int main(int argc, char **argv)
 	size = SIZE_B;
 	write_code(page, 0x48, 0x08);
 	run(call, n);
+	for (unsigned long i = 0; i < nblocks; i++)
+		free(blocks[i]);
+	munmap(page, 4096);
 	printf("EXPECT malloc %lu %lu\n", n, n * SIZE_A);
 	printf("EXPECT malloc %lu %lu\n", n, n * SIZE_B);
 	return 0;
