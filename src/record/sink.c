@@ -250,6 +250,37 @@ int sink_wants(const struct sink_proc *sp, const struct event *ev)
 	return !size_filtered() || size_selected(event_weight(sp, ev)) ? SINK_RECORD : SINK_HELD;
 }
 
+/* p's unwinder, made at its first use; NULL if none can be made */
+static struct unwinder *proc_unwinder(struct sink_proc *p)
+{
+	if (!p->unwinder)
+		p->unwinder = unwinder_new(cfg.unwind, p->pid, proc_modules(p));
+	return p->unwinder;
+}
+
+void sink_proc_code_written(struct sink_proc *p)
+{
+	if (p->unwinder)
+		unwinder_code_changed(p->unwinder);
+}
+
+/* The most a stack's copy grows to at a stop: STACK_SNAPSHOT_GROW times --stack-size */
+static size_t stack_copy_max(void)
+{
+	size_t max = cfg.stack_size * STACK_SNAPSHOT_GROW;
+
+	/* --stack-size is at most STACK_SNAPSHOT_GROW_MAX */
+	return max > STACK_SNAPSHOT_GROW_MAX ? STACK_SNAPSHOT_GROW_MAX : max;
+}
+
+void sink_stack_extend(struct sink_proc *p, struct stack_snapshot *snap)
+{
+	if (!snap->asked || snap->len != snap->asked)
+		return;		/* the common case: the stack ended in the copy */
+	modules_event_begin(proc_modules(p));
+	stack_snapshot_extend(proc_unwinder(p), snap, cfg.max_depth, stack_copy_max());
+}
+
 void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapshot *snap)
 {
 	struct pending *pe;
@@ -313,7 +344,7 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 		modules_lookup(pm, ev->leaf);
 	/* a Go program on its g0 stack: the goroutine too, while it is stopped */
 	if (pm->go && !pe->snap.borrowed)
-		go_snapshot_take(&pe->snap, pm);
+		go_snapshot_take(&pe->snap, pm, stack_copy_max());
 }
 
 static void count_event(struct sink_proc *p, const struct event *ev, uint64_t calls,
@@ -437,11 +468,8 @@ static uint32_t unwind_snapshot(struct sink_proc *p, uint64_t leaf,
 		stacks = stack_table_new(STACK_TABLE_DEFAULT_MAX);
 	if (!pcs)
 		pcs = xcalloc((size_t)cfg.max_depth, sizeof(*pcs));
-	if (!p->unwinder) {
-		p->unwinder = unwinder_new(cfg.unwind, p->pid, proc_modules(p));
-		if (!p->unwinder)
-			return STACK_ID_LOST;
-	}
+	if (!proc_unwinder(p))
+		return STACK_ID_LOST;
 	if (leaf && cfg.max_depth > 1) {
 		/* the function returned: it is the innermost frame, the rest
 		 * are return addresses */

@@ -143,6 +143,19 @@ int sink_held_known(void);
 int sink_wants(const struct sink_proc *sp, const struct event *ev);
 int sink_stacks_wanted(void);	/* --unwind is not none */
 size_t sink_stack_size(void);	/* bytes of stack to copy */
+/*
+ * snap, just taken from a thread of sp that is still stopped, holds all
+ * the bytes asked for: grow it to the bytes its walk will read, up to
+ * STACK_SNAPSHOT_GROW times sink_stack_size() (stack_snapshot_extend()).
+ * Before anything else reads it (bp_fix_stack() on the part added too).
+ */
+void sink_stack_extend(struct sink_proc *sp, struct stack_snapshot *snap);
+/*
+ * sp made memory executable (mmap, mprotect with PROT_EXEC): code may
+ * have been written where there was code, and the unwinder's rules of
+ * run-time code are made again (unwinder_code_changed()).
+ */
+void sink_proc_code_written(struct sink_proc *sp);
 
 /*
  * At the stop of ev (any event, wanted or not: mappings of code matter

@@ -7,7 +7,8 @@
  * pc, sp and bp its switch saved) and the top of its stack are copied
  * into the snapshot, while the thread is stopped: unwinding comes
  * after it runs again, when the goroutine may be running and its stack
- * changed.  For a Go program's stops only: none on a goroutine's stack
+ * changed, so that no frame of it is read then (a walk that needs more
+ * than the copy ends cut).  For a Go program's stops only: none on a goroutine's stack
  * (once the thread's g0 is known), four on g0.
  *
  * At the walk: a frame of g0 that returns into a switch function
@@ -79,7 +80,8 @@ static struct seen {
 	uint64_t fs, g0, m, lo, hi;
 } seen[SEEN];
 
-void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm)
+void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm,
+		      size_t max_bytes)
 {
 	const struct go_runtime *rt = pm->go;
 	unsigned char cg[4096 + 56];
@@ -90,7 +92,7 @@ void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm)
 
 	s->go_len = 0;
 	s->go_g0 = 0;
-	if (!rt || !fs || s->borrowed || !s->asked || rt->g_sched > sizeof(cg) - 56)
+	if (!rt || !fs || s->borrowed || !max_bytes || rt->g_sched > sizeof(cg) - 56)
 		return;
 	if (e->pid == s->pid && e->tid == s->tid && e->fs == fs) {
 		if (s->regs.rsp < e->lo || s->regs.rsp >= e->hi)
@@ -133,7 +135,8 @@ void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm)
 	bp = word(cg, rt->g_sched + GO_GOBUF_BP);
 	if (lo >= hi || hi - lo > GO_STACK_MAX || sp < lo || sp >= hi || (sp & 7) || !pc)
 		return;
-	max = hi - sp < s->asked ? hi - sp : s->asked;
+	/* the whole stack when it fits: no frame of it is read later */
+	max = hi - sp < max_bytes ? hi - sp : max_bytes;
 	off = (s->len + 7) & ~(size_t)7;
 	if (s->cap < off + max) {
 		s->data = xrealloc(s->data, off + max);

@@ -7,10 +7,12 @@
  * from the copy.  Reads go through linux/memio.h: without
  * process_vm_readv (no CONFIG_CROSS_MEMORY_ATTACH, or MEMTAP_DISABLE)
  * /proc/PID/mem, else PTRACE_PEEKDATA, and the copy is always complete
- * since it is taken while the thread is stopped.  Reads the copy cannot
- * serve (a frame deeper than the copy, code, unwind tables) go to the
- * process the same way, PTRACE_PEEKDATA only while the thread is still
- * stopped.
+ * since it is taken while the thread is stopped.  A read of the stack
+ * above the copy fails (the stack is the thread's now, no longer the
+ * stop's), but in the walk that stack_snapshot_extend() makes at the
+ * stop, where it goes to the thread; other reads the copy cannot serve
+ * (code, unwind tables) go to the process the same way, PTRACE_PEEKDATA
+ * only while the thread is still stopped.
  */
 #include "config.h"
 
@@ -36,6 +38,8 @@ int stack_snapshot_take(struct stack_snapshot *s, pid_t pid, pid_t tid,
 	s->len = 0;
 	s->asked = max_bytes;
 	s->cut = 0;
+	s->live = 0;
+	s->reach = 0;
 	s->go_len = 0;
 	s->go_g0 = 0;
 	s->pre = NULL;
@@ -115,10 +119,24 @@ static int above_copy(const struct stack_snapshot *s, uint64_t addr, size_t len)
 {
 	if (addr < s->start || !s->data)
 		return 0;
-	if (s->asked && s->len == s->asked)
+	if (s->asked && s->len == s->asked && !s->live)
 		((struct stack_snapshot *)s)->cut = 1;
 	(void)len;
 	return 1;
+}
+
+/*
+ * Such a read while the thread is still stopped (stack_snapshot_extend()):
+ * from the thread, its end remembered in reach.  0, or -1 (always, when
+ * the snapshot is not live).
+ */
+static int read_live(const struct stack_snapshot *s, uint64_t addr, void *buf, size_t len)
+{
+	if (!s->live || unwind_read_remote(s->pid, s->tid, addr, buf, len) < 0)
+		return -1;
+	if (addr + len > s->reach)
+		((struct stack_snapshot *)s)->reach = addr + len;
+	return 0;
 }
 
 /* From the copy of a goroutine's stack (go_snapshot_take()): 0, or -1. */
@@ -131,6 +149,21 @@ static int read_go(const struct stack_snapshot *s, uint64_t addr, void *buf, siz
 	return 0;
 }
 
+/*
+ * A read of the goroutine's stack that its copy does not hold fails, as
+ * one above the thread's copy: the goroutine may have run since the
+ * stop.  The snapshot is marked cut when the copy stops short of the
+ * stack's top.  Returns 1 when addr is such a read.
+ */
+static int in_go_stack(const struct stack_snapshot *s, uint64_t addr)
+{
+	if (!s->go_len || addr < s->go_start || addr >= s->go_hi)
+		return 0;
+	if (s->go_len < s->go_hi - s->go_start)
+		((struct stack_snapshot *)s)->cut = 1;
+	return 1;
+}
+
 int stack_snapshot_read(const struct stack_snapshot *s, uint64_t addr,
 			void *buf, size_t len)
 {
@@ -141,8 +174,10 @@ int stack_snapshot_read(const struct stack_snapshot *s, uint64_t addr,
 	}
 	if (read_go(s, addr, buf, len) == 0)
 		return 0;
-	if (above_copy(s, addr, len))
+	if (in_go_stack(s, addr))
 		return -1;
+	if (above_copy(s, addr, len))
+		return read_live(s, addr, buf, len);
 	return read_beyond(s, addr, buf, len);
 }
 
@@ -156,8 +191,10 @@ int unwind_memcache_read(struct unwind_memcache *c, const struct stack_snapshot 
 	}
 	if (read_go(s, addr, buf, len) == 0)
 		return 0;
-	if (above_copy(s, addr, len))
+	if (in_go_stack(s, addr))
 		return -1;
+	if (above_copy(s, addr, len))
+		return read_live(s, addr, buf, len);
 	if (len > sizeof(c->buf))
 		return read_beyond(s, addr, buf, len);
 	if (!(c->len && addr >= c->page && addr - c->page <= c->len &&
@@ -183,8 +220,11 @@ int unwind_memcache_read(struct unwind_memcache *c, const struct stack_snapshot 
 int unwind_memcache_read_code(struct unwind_memcache *c, const struct stack_snapshot *s,
 			      uint64_t addr, void *buf, size_t len)
 {
+	uint64_t reach = s->reach;
 	int cut = s->cut, k = unwind_memcache_read(c, s, addr, buf, len);
 
+	/* code says nothing of how far the stack goes either */
 	((struct stack_snapshot *)s)->cut = cut;
+	((struct stack_snapshot *)s)->reach = reach;
 	return k;
 }

@@ -56,6 +56,7 @@ struct fp_state {
 	struct unwind_memcache cache;
 	const struct stack_snapshot *snap;	/* the walk in progress */
 	struct fp_leaf leaf[FP_LEAF_RULES];
+	unsigned code_gen;	/* the unwinder's, when leaf was emptied */
 };
 
 static int fp_init(struct unwinder *uw)
@@ -193,6 +194,11 @@ static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 	int n = 0, k;
 
 	unwind_memcache_reset(&st->cache);
+	if (uw->code_gen != st->code_gen) {
+		/* code written where there was code: its leaves' rules again */
+		st->code_gen = uw->code_gen;
+		memset(st->leaf, 0, sizeof(st->leaf));
+	}
 	pcs[n++] = pc;
 	if ((k = fp_stub(uw, s, &pc, &sp, &fp)) < 0)
 		return n;

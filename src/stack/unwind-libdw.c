@@ -96,6 +96,8 @@ struct dw_rule {
 	uint8_t kind;		/* RULE_* */
 	uint8_t cfa_reg;	/* DW_REG_RSP or DW_REG_RBP */
 	uint8_t src;		/* SRC_* */
+	uint8_t gen;		/* code in no module (run-time code): the
+				 * dw_state gen it was made at; 0: a module's */
 };
 
 #define RULES_MIN 1024
@@ -114,6 +116,8 @@ struct dw_state {
 	int n, max;
 	const struct proc_modules *pm;	/* the unwinder's */
 	pid_t pid;
+	unsigned code_gen;		/* the unwinder's code_gen last seen */
+	uint8_t gen;			/* and its count, 1..255 (struct dw_rule) */
 	int bump;			/* the walk's pc is a return address less 1 */
 	int stub;			/* libdwfl's walk ended in a stub: */
 	int nocfi;			/* or at a frame without CFI: */
@@ -295,6 +299,7 @@ static __attribute__((noinline)) void rule_compute(struct dw_state *st, uint64_t
 	r->pc = key;
 	r->kind = RULE_COMPLEX;
 	r->src = SRC_CFI;
+	r->gen = mod ? 0 : st->gen;	/* run-time code may be written again */
 	for (int pass = 0; mod && pass < 2; pass++) {
 		Dwarf_Addr bias;
 		Dwarf_CFI *cfi = pass ? dwfl_module_dwarf_cfi(mod, &bias)
@@ -357,8 +362,12 @@ rule_get(struct dw_state *st, uint64_t pc, int exact)
 		rules_grow(st);
 	mask = st->rules_size - 1;
 	for (j = rule_slot(pc, st->rules_size); st->rules[j].pc; j = (j + 1) & mask)
-		if (st->rules[j].pc == pc)
+		if (st->rules[j].pc == pc) {
+			/* run-time code written since: the rule of the new code */
+			if (__builtin_expect(st->rules[j].gen && st->rules[j].gen != st->gen, 0))
+				rule_compute(st, pc, exact, &st->rules[j]);
 			return &st->rules[j];
+		}
 	rule_compute(st, pc, exact, &st->rules[j]);
 	st->nrules++;
 	return &st->rules[j];
@@ -521,6 +530,7 @@ static int dw_init(struct unwinder *uw)
 	}
 	st->pm = uw->pm;
 	st->pid = uw->pid;
+	st->gen = 1;
 	uw->priv = st;
 	return 0;
 }
@@ -672,7 +682,9 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 		next = *s;
 		next.regs = st->stub_regs;
 		next.regs.rip--;
-		return n + dw_walk_from(uw, &next, pcs + n, max_depth - n, 1);
+		n += dw_walk_from(uw, &next, pcs + n, max_depth - n, 1);
+		stack_snapshot_marks(s, &next);
+		return n;
 	}
 	next = *s;
 	next.regs = st->stub_regs;
@@ -688,7 +700,9 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 		next.regs.rsp = sp;
 		next.regs.rbp = fp;
 		next.regs.rip = ra - 1;
-		return n + dw_walk_from(uw, &next, pcs + n, max_depth - n, 1);
+		n += dw_walk_from(uw, &next, pcs + n, max_depth - n, 1);
+		stack_snapshot_marks(s, &next);
+		return n;
 	}
 	if (!st->stub || unwind_stub_step(uw, s, &next.regs) <= 0)
 		return n;
@@ -697,7 +711,9 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 	if (keep >= max_depth)
 		return n;
 	next.regs.rip--;
-	return keep + dw_walk_from(uw, &next, pcs + keep, max_depth - keep, 1);
+	keep += dw_walk_from(uw, &next, pcs + keep, max_depth - keep, 1);
+	stack_snapshot_marks(s, &next);
+	return keep;
 }
 
 static int dw_walk(struct unwinder *uw, const struct stack_snapshot *s,
@@ -708,6 +724,14 @@ static int dw_walk(struct unwinder *uw, const struct stack_snapshot *s,
 
 	if (!st->reported)
 		dw_report(uw);
+	if (uw->code_gen != st->code_gen) {
+		/* a rule of run-time code is valid at its gen only: at the
+		 * wrap, none of the 255 before may stay */
+		st->code_gen = uw->code_gen;
+		st->gen = st->gen % 255 + 1;
+		if (st->gen == 1)
+			rules_clear(st);
+	}
 	if (!st->attached) {
 		st->snap = s;
 		/* Retried on later walks: no module may have an ELF yet. */
@@ -725,6 +749,7 @@ static int dw_walk(struct unwinder *uw, const struct stack_snapshot *s,
 
 		call.regs.rip--;
 		n = dw_walk_from(uw, &call, pcs, max_depth, 1);
+		stack_snapshot_marks(s, &call);
 	} else {
 		n = dw_walk_from(uw, s, pcs, max_depth, 0);
 	}

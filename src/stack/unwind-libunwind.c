@@ -40,6 +40,7 @@ struct lu_state {
 	unw_addr_space_t as;
 	void *upt;			/* _UPT_create(pid) */
 	struct unwind_memcache cache;
+	unsigned code_gen;		/* the unwinder's, at the last flush */
 };
 
 /* The walk in progress (see above). */
@@ -222,6 +223,11 @@ static int lu_walk(struct unwinder *uw, const struct stack_snapshot *s,
 	cur_state = st;
 	cur_snap = &next;
 	unwind_memcache_reset(&st->cache);
+	if (uw->code_gen != st->code_gen) {
+		/* code written where there was code: no rule of the old */
+		st->code_gen = uw->code_gen;
+		unw_flush_cache(st->as, 0, 0);
+	}
 	for (;;) {
 		int first = n, stub = 0, go = 0;
 
@@ -277,6 +283,7 @@ static int lu_walk(struct unwinder *uw, const struct stack_snapshot *s,
 	}
 	cur_snap = NULL;
 	cur_state = NULL;
+	stack_snapshot_marks(s, &next);
 	return n;
 }
 

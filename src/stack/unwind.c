@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linux/memio.h"
 #include "stack/modules.h"
 #include "stack/unwind.h"
 #include "util/xmalloc.h"
@@ -170,6 +171,56 @@ static int walk_copy(struct unwinder *uw, const struct stack_snapshot *s, uint64
 		}
 	}
 	return walk_done(uw, s, pcs, depth);
+}
+
+/*
+ * The thread is stopped, so the stack above the copy is still the
+ * stop's: one walk now, its reads above the copy made live, says how
+ * far the later one will read (the same reads of the same bytes), and
+ * one more read copies that far.  Only a copy of all the bytes asked
+ * for is walked: a shorter one ends where the stack does.
+ */
+size_t stack_snapshot_extend(struct unwinder *uw, struct stack_snapshot *s, int max_depth,
+			     size_t max_bytes)
+{
+	uint64_t pcs[UNWIND_MAX_DEPTH];
+	struct unwinder counted;	/* its counts, put back */
+	size_t want, old = s->len;
+	ssize_t n;
+
+	if (!s->asked || s->len != s->asked || s->len >= max_bytes)
+		return 0;	/* the common case: the copy holds the stack */
+	if (!uw || s->borrowed || s->walked || s->go_len || max_depth < 1)
+		return 0;
+	counted = *uw;
+	if (max_depth > UNWIND_MAX_DEPTH)
+		max_depth = UNWIND_MAX_DEPTH;
+	s->live = 1;
+	s->reach = 0;
+	walk_copy(uw, s, pcs, max_depth);
+	s->live = 0;
+	s->cut = 0;
+	uw->walks = counted.walks;
+	uw->frames = counted.frames;
+	uw->failures = counted.failures;
+	uw->by_cfi = counted.by_cfi;
+	uw->by_insn = counted.by_insn;
+	uw->by_fp = counted.by_fp;
+	uw->by_jit = counted.by_jit;
+	if (s->reach <= s->start + s->len)
+		return 0;
+	want = s->reach - s->start < max_bytes ? (size_t)(s->reach - s->start) : max_bytes;
+	if (s->cap < want) {
+		s->data = xrealloc(s->data, want);
+		s->cap = want;
+	}
+	/* short where the stack's mapping ends, as the first read */
+	n = memio_read(s->pid, s->tid, s->start + s->len, s->data + s->len, want - s->len);
+	if (n > 0) {
+		s->len += (size_t)n;
+		s->asked = want;
+	}
+	return s->len - old;
 }
 
 /* A walk of depth frames is done: counted; none gives the pc alone. */

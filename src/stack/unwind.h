@@ -61,11 +61,14 @@ struct stack_snapshot {
 	int borrowed;		/* data is not the snapshot's but its source's (a
 				 * record of an in-target ring), valid until the
 				 * sink is flushed: never freed nor grown */
+	int live;		/* stack_snapshot_extend()'s walk: the thread is
+				 * stopped, reads above the copy go to it */
+	uint64_t reach;		/* and the end of the highest of them */
 	/*
 	 * A Go program's thread stopped on its g0 stack: the goroutine that
-	 * switched there (go_snapshot_take()), the top of its stack copied
-	 * to data[go_off, go_off + go_len) (after the stack's copy), from
-	 * go_start (its sched.sp).  go_len 0: none.
+	 * switched there (go_snapshot_take()), its stack copied to
+	 * data[go_off, go_off + go_len) (after the stack's copy), from
+	 * go_start (its sched.sp) up to go_hi at most.  go_len 0: none.
 	 */
 	int go_g0;		/* the thread was on its g0 stack */
 	uint64_t go_start;
@@ -106,20 +109,42 @@ int stack_snapshot_take(struct stack_snapshot *s, pid_t pid, pid_t tid,
 /* Free the buffer; s can be taken again afterwards. */
 void stack_snapshot_release(struct stack_snapshot *s);
 
+/* The copy grows to at most this many times the bytes first asked for. */
+#define STACK_SNAPSHOT_GROW 64
+/* and to at most this many bytes */
+#define STACK_SNAPSHOT_GROW_MAX ((size_t)64 << 20)
+
 /*
  * Read len bytes at tracee address addr: from the copy when it holds
  * them all; a read at or above start that it does not hold fails (the
  * stack as the thread left it later: no frame may come from it), and
- * marks the snapshot cut when the copy has all the bytes asked for;
+ * marks the snapshot cut when the copy has all the bytes asked for
+ * (with live set, stack_snapshot_extend()'s walk: it is read from the
+ * stopped thread, and raises reach);
  * other addresses are read from the process (linux/memio.h: the
  * PTRACE_PEEKDATA fallback on tid works only while it is stopped).
- * Returns 0 or -1.  Changes nothing in s but its cut mark, set when a
+ * Returns 0 or -1.  Changes nothing in s but its cut mark (and reach), set when a
  * read above a copy of all the bytes asked for fails (the stack goes on
  * beyond the copy, and the process no longer gives it: without
  * process_vm_readv and /proc/PID/mem, once the thread runs again).
  */
 int stack_snapshot_read(const struct stack_snapshot *s, uint64_t addr,
 			void *buf, size_t len);
+
+/*
+ * A walk that reads through a copy of s (its registers changed: a stub's
+ * or a goroutine's frame) gives s the marks its reads left on the copy:
+ * cut, reach.
+ */
+static inline void stack_snapshot_marks(const struct stack_snapshot *s,
+					const struct stack_snapshot *copy)
+{
+	struct stack_snapshot *m = (struct stack_snapshot *)s;
+
+	m->cut |= copy->cut;
+	if (copy->reach > m->reach)
+		m->reach = copy->reach;
+}
 
 /* Read from a process without a snapshot (same fallbacks). */
 int unwind_read_remote(pid_t pid, pid_t tid, uint64_t addr, void *buf, size_t len);
@@ -168,6 +193,9 @@ struct unwinder {
 	struct proc_modules *pm;	/* borrowed, may be NULL */
 	unsigned pm_version;		/* modules_version() last seen */
 	int dirty;			/* maps_changed pending */
+	unsigned code_gen;		/* unwinder_code_changed() calls: a back
+					 * end that keeps rules of run-time code
+					 * makes them again when it changed */
 	void *priv;			/* the back end's state */
 	uint64_t walks, frames, failures;
 	/* frames stepped by CFI, by instruction analysis (code without
@@ -200,6 +228,20 @@ struct unwinder *unwinder_new(enum unwind_kind kind, pid_t pid, struct proc_modu
 void unwinder_maps_changed(struct unwinder *uw);
 
 /*
+ * Code may have been written where there was code (memory made
+ * executable: a JIT's page rewritten and made executable again, an
+ * executable mapping replaced by another at the same address).  No
+ * mapping of a file need have changed, so unwinder_maps_changed() is
+ * not called: what the back ends keep of code in no module (rules read
+ * from its instructions or a jitdump's CFI, by pc) is made again at
+ * its next use; their rules of modules' code stay.  Cheap.
+ */
+static inline void unwinder_code_changed(struct unwinder *uw)
+{
+	uw->code_gen++;
+}
+
+/*
  * Unwind the thread of snapshot s into pcs (see the frame convention
  * above).  The module list is brought up to date first (re-read when
  * marked changed, or when the pc is in no known module); a walk that
@@ -214,6 +256,24 @@ int unwinder_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		  uint64_t *pcs, int max_depth);
 
 void unwinder_free(struct unwinder *uw);
+
+/*
+ * A copy too short for its walk.  At a stop (the thread still stopped,
+ * s just taken by stack_snapshot_take(): not borrowed, no stub walk, no
+ * goroutine yet) whose copy holds all the bytes asked for: walk s as
+ * unwinder_walk() will, reading what lies above the copy from the
+ * thread, and grow the copy with one more read to the end of the
+ * highest of those reads, at most max_bytes from s->start in all.  The
+ * walk that comes later, the thread resumed, then finds in the copy
+ * every byte of the stack it reads; one that needs more than max_bytes
+ * ends cut as before.  A copy cut short by the stack's end, or one that
+ * the walk did not go beyond, is left alone (one test, no walk, for the
+ * first).  Returns the bytes added.  The walk is not counted
+ * (uw->walks); nothing of s changes but its copy (data, cap, len,
+ * asked).
+ */
+size_t stack_snapshot_extend(struct unwinder *uw, struct stack_snapshot *s, int max_depth,
+			     size_t max_bytes);
 
 /*
  * Stub frames (stack/modules.h, struct stub_frame: the in-target
@@ -235,12 +295,15 @@ int unwind_stub_step(const struct unwinder *uw, const struct stack_snapshot *s,
  * Go's stack switches (stack/goruntime.h).  At a stop (thread still
  * stopped, s not borrowed) of a process whose module list has a Go
  * runtime (pm->go): when the thread runs on its g0 stack for a
- * goroutine (m.curg), that goroutine's frame and the top of its stack
- * (at most s->asked bytes) are copied into s, which reads serve from
- * then (stack_snapshot_read()).  Anything unreadable or implausible
- * (a g, m or sched of garbage) leaves s without them.
+ * goroutine (m.curg), that goroutine's frame and its stack from its sp
+ * up (to its top, at most max_bytes) are copied into s, which reads
+ * serve from then (stack_snapshot_read()): a read of the goroutine's
+ * stack beyond that copy fails, and marks s cut (the goroutine may
+ * have run on since).  Anything unreadable or implausible (a g, m or
+ * sched of garbage) leaves s without them.
  */
-void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm);
+void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm,
+		      size_t max_bytes);
 
 /*
  * A frame of a walk over s whose rip is a return address (not the

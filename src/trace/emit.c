@@ -3,7 +3,8 @@
  * source fills a struct event begun by source_event_init() and hands it
  * over with source_emit(), at the stop where it happened.  When the
  * sink records it and stacks are on, the top of the thread's stack is
- * copied then, with one read, and the return addresses memtap's
+ * copied then, with one read (and one more when the walk will need
+ * more: sink_stack_extend()), and the return addresses memtap's
  * breakpoints replaced are put back in the copy; the sink unwinds it
  * after the thread runs again.
  */
@@ -46,6 +47,8 @@ void source_emit(struct thread *tcp, const struct event *ev, const arch_regs_t *
 	    stack_snapshot_take(&snap, sp->pid, tcp->tid, regs, sink_stack_size()) == 0) {
 		struct bp_set *bps = alloc_bp_set(tcp->proc);
 
+		/* a copy too short for the walk grows, the thread still stopped */
+		sink_stack_extend(sp, &snap);
 		/* return addresses replaced by memtap's trampoline: the real ones */
 		if (bps)
 			bp_fix_stack(bps, snap.start, snap.data, snap.len);

@@ -308,6 +308,14 @@ static void code_mapped(struct thread *tcp, const struct syscall_def *def,
 
 	if (is_error(ret))
 		return;
+	/*
+	 * A JIT's code rewritten in place: no rule of the old code may stay.
+	 * What the in-target probes recorded before is unwound first, with
+	 * the rules of before (as a dlclose's, alloc.c).
+	 */
+	if (alloc_drain(tcp))
+		sink_flush();
+	sink_proc_code_written(p->rec);
 	if (p->rec->modules && def->id == SC_MPROTECT)
 		modules_note_mprotect(p->rec->modules, addr, args[1]);
 	else if (p->rec->modules)

@@ -78,7 +78,7 @@ static void take_as(struct stack_snapshot *s, struct proc_modules *pm, int same)
 		tid++;
 	if (stack_snapshot_take(s, getpid(), tid, &regs, 4096) < 0)
 		CHECK(0, "no snapshot");
-	go_snapshot_take(s, pm);
+	go_snapshot_take(s, pm, s->asked);
 }
 
 static void take(struct stack_snapshot *s, struct proc_modules *pm)
