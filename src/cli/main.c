@@ -601,6 +601,8 @@ int main(int argc, char **argv)
 		usage_error("--min-age goes with --leaks");
 	if (opt.fault_period && !(opt.events & EV_FAULT_KINDS))
 		usage_error("--fault-period goes with -e faults, minor-faults or major-faults");
+	if (opt.fault_period > 1 && opt.exact)
+		usage_error("--fault-period and --exact exclude each other");
 	if (opt.leaks && opt.unwind == UNWIND_NONE)
 		usage_error("--leaks needs stacks: not with --unwind=none");
 	if (!unwind_kind_available(opt.unwind))
@@ -693,6 +695,7 @@ int main(int argc, char **argv)
 		.trace = opt.trace,
 		.fault_period = opt.fault_period ? opt.fault_period : 1,
 		.fault_stack = trace_config.fault_stack,
+		.fault_exact = opt.exact,
 		.probes = opt.probes,
 		.min_size = opt.min_size,
 		.max_size = opt.max_size,
