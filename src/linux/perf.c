@@ -451,15 +451,22 @@ int perf_thread_is_tripwire(const struct perf_thread *pt, int signo, int code, i
 	return pt->trip_fd >= 0 && signo == sig && code == POLL_IN && fd == pt->trip_fd;
 }
 
-void perf_thread_tripwire_close(struct perf_thread *pt)
+void perf_thread_tripwire_quiet(struct perf_thread *pt)
 {
 	int fl;
 
 	if (pt->trip_fd < 0)
 		return;
 	fl = fcntl(pt->trip_fd, F_GETFL);
-	if (fl >= 0)
+	if (fl >= 0 && (fl & O_ASYNC))
 		fcntl(pt->trip_fd, F_SETFL, fl & ~O_ASYNC);
+}
+
+void perf_thread_tripwire_close(struct perf_thread *pt)
+{
+	if (pt->trip_fd < 0)
+		return;
+	perf_thread_tripwire_quiet(pt);
 	close(pt->trip_fd);
 	pt->trip_fd = -1;
 }

@@ -221,6 +221,10 @@ int perf_thread_tripwire(struct perf_thread *pt, enum perf_fault_kind kind, uint
 int perf_thread_is_tripwire(const struct perf_thread *pt, int signo, int code, int fd,
 			    int sig);
 
+/* The tripwire sends no more signals (O_ASYNC off); its fd stays, to
+   tell its signals already queued (perf_thread_is_tripwire()). */
+void perf_thread_tripwire_quiet(struct perf_thread *pt);
+
 /* Close the tripwire alone (O_ASYNC off first: no signal after it). */
 void perf_thread_tripwire_close(struct perf_thread *pt);
 

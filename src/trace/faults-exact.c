@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -50,6 +51,34 @@ int fault_trip_signal(pid_t tid, int status, siginfo_t *si)
 int fault_trip_mine(const struct perf_thread *pt, const siginfo_t *si)
 {
 	return perf_thread_is_tripwire(pt, si->si_signo, si->si_code, si->si_fd, FAULT_TRIP_SIG);
+}
+
+/* PTRACE_PEEKSIGINFO's arguments (struct ptrace_peeksiginfo_args) */
+struct peek_args {
+	uint64_t off;
+	uint32_t flags;	/* 0: the thread's own queue */
+	int32_t nr;
+};
+
+#define PEEK_MAX 32
+
+int fault_trip_queued(pid_t tid, const struct perf_thread *pt)
+{
+	siginfo_t si[PEEK_MAX];
+	struct peek_args a = { .off = 0, .flags = 0, .nr = PEEK_MAX };
+	uint64_t blocked;
+	long n;
+
+	if (pt->trip_fd < 0)
+		return 0;
+	n = ptrace(PTRACE_PEEKSIGINFO, tid, &a, si);
+	if (n <= 0 || procfs_status_hex(tid, "SigBlk", &blocked) < 0 ||
+	    (blocked & (1ull << (FAULT_TRIP_SIG - 1))))
+		return 0;
+	for (long i = 0; i < n && i < PEEK_MAX; i++)
+		if (fault_trip_mine(pt, &si[i]))
+			return 1;
+	return 0;
 }
 
 int fault_trip_blocked(pid_t tid)

@@ -60,6 +60,13 @@ int fault_trip_signal(pid_t tid, int status, siginfo_t *si);
 int fault_trip_mine(const struct perf_thread *pt, const siginfo_t *si);
 
 /*
+ * Is one of pt's tripwire signals queued for stopped thread tid, and
+ * not blocked (PTRACE_PEEKSIGINFO, /proc/TID/status)?  Then the thread
+ * takes it at its next stop once resumed.
+ */
+int fault_trip_queued(pid_t tid, const struct perf_thread *pt);
+
+/*
  * The ring of thread tid is over half full in spite of its tripwire:
  * does it block FAULT_TRIP_SIG?  Then it is said, and 1.
  */

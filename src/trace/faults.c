@@ -713,6 +713,23 @@ static enum stop_verdict faults_stop(void *self, struct thread *tcp, int status)
 	return STOP_RESUME;
 }
 
+/*
+ * Detaching: ft's tripwires send no more, and one of their signals
+ * still queued for tcp is taken out (faults_stop()) before it goes.
+ */
+static int faults_release(void *self, struct thread *tcp)
+{
+	struct fault_thread *ft = tcp->faults;
+	int queued = 0;
+
+	(void)self;
+	for (int i = 0; ft && i < ft->nkinds; i++) {
+		perf_thread_tripwire_quiet(&ft->k[i].pt);
+		queued |= fault_trip_queued(tcp->tid, &ft->k[i].pt);
+	}
+	return queued;
+}
+
 static void faults_detach(void *self)
 {
 	while (fs.head)
@@ -733,6 +750,7 @@ static const struct source_ops faults_ops = {
 	.next_drain_ns = faults_next_ns,
 	.drain = faults_drain,
 	.stop = faults_stop,
+	.release = faults_release,
 	.detach = faults_detach,
 	.settle = faults_settle,
 	.thread_new = faults_thread_new,

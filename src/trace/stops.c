@@ -240,6 +240,11 @@ static void detaching_stop(struct thread *tcp, int status)
 	} else if (event == PTRACE_EVENT_STOP) {
 		good = is_group_stop_sig(sig) ? 2 : 1;
 	}
+	if (good == 1 && sources_release(tcp)) {
+		/* a source's signal is queued: its stop comes first */
+		resume(tcp, pass);
+		return;
+	}
 	detach_or_park(tcp, pass, good);
 }
 
