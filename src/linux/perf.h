@@ -35,6 +35,12 @@
  * So the ring is sized to the work (PERF_RING_DEFAULT; larger rings for
  * root, whose locked memory is not limited), the reader drains it
  * often, and what is lost is counted and compensated by the scale.
+ * A third event can (perf_thread_tripwire(), memtap --exact): sampled
+ * every N faults with no ring, O_ASYNC to the thread, it signals one
+ * fault in N, so the retried fault of one aborted brings no new signal.
+ * Such a fault (VM_FAULT_RETRY with the signal pending: a file page
+ * being read in, a first fault in an anonymous mapping under the
+ * per-VMA lock) is counted, and sampled, twice.
  *
  * How the tracer plugs it in (trace/faults.c, with the source interface
  * of trace/source.h; what it does beyond this plan is said there):

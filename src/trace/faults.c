@@ -31,6 +31,8 @@
  * PTRACE_EVENT_STOP it is held until its ring is read to the end and
  * the sink has unwound what was read, then resumed.  The target only waits, as at
  * any ptrace stop; detaching resumes held threads like any other.
+ * --exact adds tripwires that stop a thread before its ring fills
+ * however late memtap is (faults-exact.h; faults_stop()).
  *
  * Weights: the page size of the mapping the fault is in: the base page,
  * or the huge page size of a hugetlb mapping (statfs of the mapping's
