@@ -12,8 +12,8 @@
  * than a quarter of its room plus the faults taken between the
  * tripwire's and the stop: those the kernel takes within one syscall
  * (a read() into fresh pages) at most, which three quarters of the
- * room must hold (a 16 MiB ring with 8 KiB stack copies: 1,400
- * faults, 5.6 MiB read at once).  Idle, memtap has read the ring
+ * room must hold (a 16 MiB ring with 8 KiB stack copies: 1,489
+ * faults, 5.8 MiB read at once).  Idle, memtap has read the ring
  * before, and a stop costs a stop.  Not O_ASYNC on the sampling fd
  * itself: the kernel sends its signal at every sample there, not at
  * the ring's wakeup watermark.
