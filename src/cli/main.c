@@ -58,8 +58,14 @@ static void usage(void)
 	       "                          mprotect: bytes made accessible; madvise:\n"
 	       "                          resident bytes given back (DONTNEED, FREE, REMOVE)\n"
 	       "      --exact             record every allocator call (default with --trace,\n"
-	       "                          --probes=int3), frees without their stacks but\n"
-	       "                          with --probes=int3; --leaks: exact held bytes\n"
+	       "                          --probes=int3), frees without their stacks but
+"
+	       "                          with --probes=int3; --leaks: exact held bytes;
+"
+	       "                          -e faults: no sample lost (a thread waits when
+"
+	       "                          its ring is a quarter full and memtap is late)
+"
 	       "      --fault-period=N    -e faults: sample one fault in N (default 1);\n"
 	       "                          totals stay exact, stacks are scaled\n"
 	       "  -f, --follow-forks      -p: follow fork children (with probes of their\n"
@@ -611,6 +617,8 @@ int main(int argc, char **argv)
 		usage_error("--min-age goes with --leaks");
 	if (opt.fault_period && !(opt.events & EV_FAULT_KINDS))
 		usage_error("--fault-period goes with -e faults, minor-faults or major-faults");
+	if (opt.fault_period > 1 && opt.exact)
+		usage_error("--fault-period and --exact exclude each other");
 	if (opt.leaks && opt.unwind == UNWIND_NONE)
 		usage_error("--leaks needs stacks: not with --unwind=none");
 	if (!unwind_kind_available(opt.unwind))
@@ -703,6 +711,7 @@ int main(int argc, char **argv)
 		.trace = opt.trace,
 		.fault_period = opt.fault_period ? opt.fault_period : 1,
 		.fault_stack = trace_config.fault_stack,
+		.fault_exact = opt.exact,
 		.probes = opt.probes,
 		.min_size = opt.min_size,
 		.max_size = opt.max_size,

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,7 +167,7 @@ int perf_thread_open(struct perf_thread *pt, pid_t tid, const struct perf_fault_
 
 	memset(pt, 0, sizeof(*pt));
 	pt->tid = tid;
-	pt->count_fd = pt->sample_fd = -1;
+	pt->count_fd = pt->sample_fd = pt->trip_fd = -1;
 	pt->period = c->period ? c->period : 1;
 	pt->stack_bytes = (c->stack_bytes > PERF_STACK_MAX ? PERF_STACK_MAX : c->stack_bytes) &
 			  ~(size_t)7;
@@ -414,8 +415,65 @@ double perf_sample_scale(const struct perf_thread *pt, uint64_t count)
 	return (double)count / (double)pt->samples;
 }
 
+int perf_thread_tripwire(struct perf_thread *pt, enum perf_fault_kind kind, uint64_t every,
+			 int sig)
+{
+	struct perf_event_attr a;
+	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = pt->tid };
+	int fd, fl, err;
+
+	if (kind >= PERF_FAULTS_NKINDS || !every || !sig) {
+		errno = EINVAL;
+		return -1;
+	}
+	attr_init(&a, kind, pt->user_only);
+	a.sample_period = every;
+	a.sample_type = PERF_SAMPLE_IP;
+	fd = sys_perf_event_open(&a, pt->tid);
+	if (fd < 0)
+		return -1;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETOWN_EX, &owner) < 0 || fcntl(fd, F_SETSIG, sig) < 0 ||
+	    fcntl(fd, F_SETFL, fl | O_ASYNC) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	pt->trip_fd = fd;
+	pt->trip_every = every;
+	return 0;
+}
+
+int perf_thread_is_tripwire(const struct perf_thread *pt, int signo, int code, int fd,
+			    int sig)
+{
+	return pt->trip_fd >= 0 && signo == sig && code == POLL_IN && fd == pt->trip_fd;
+}
+
+void perf_thread_tripwire_quiet(struct perf_thread *pt)
+{
+	int fl;
+
+	if (pt->trip_fd < 0)
+		return;
+	fl = fcntl(pt->trip_fd, F_GETFL);
+	if (fl >= 0 && (fl & O_ASYNC))
+		fcntl(pt->trip_fd, F_SETFL, fl & ~O_ASYNC);
+}
+
+void perf_thread_tripwire_close(struct perf_thread *pt)
+{
+	if (pt->trip_fd < 0)
+		return;
+	perf_thread_tripwire_quiet(pt);
+	close(pt->trip_fd);
+	pt->trip_fd = -1;
+}
+
 void perf_thread_close(struct perf_thread *pt)
 {
+	perf_thread_tripwire_close(pt);
 	if (pt->ring)
 		munmap(pt->ring, pt->ring_len);
 	pt->ring = NULL;

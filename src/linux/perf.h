@@ -35,6 +35,12 @@
  * So the ring is sized to the work (PERF_RING_DEFAULT; larger rings for
  * root, whose locked memory is not limited), the reader drains it
  * often, and what is lost is counted and compensated by the scale.
+ * A third event can (perf_thread_tripwire(), memtap --exact): sampled
+ * every N faults with no ring, O_ASYNC to the thread, it signals one
+ * fault in N, so the retried fault of one aborted brings no new signal.
+ * Such a fault (VM_FAULT_RETRY with the signal pending: a file page
+ * being read in, a first fault in an anonymous mapping under the
+ * per-VMA lock) is counted, and sampled, twice.
  *
  * How the tracer plugs it in (trace/faults.c, with the source interface
  * of trace/source.h; what it does beyond this plan is said there):
@@ -154,6 +160,9 @@ struct perf_thread {
 	uint64_t bad;		/* records not understood (skipped) */
 	uint64_t fill;		/* the most bytes in the ring during the last drain */
 	uint64_t left;		/* and when it ended (its max reached) */
+	/* the tripwire (perf_thread_tripwire()), -1 when none */
+	int trip_fd;
+	uint64_t trip_every;	/* faults between two of its signals */
 };
 
 /*
@@ -193,6 +202,37 @@ int perf_thread_count(const struct perf_thread *pt, uint64_t *count);
  * when one fault in period was sampled and nothing lost).
  */
 double perf_sample_scale(const struct perf_thread *pt, uint64_t count);
+
+/*
+ * The tripwire: a third event of the same kind on the same thread,
+ * sampled every `every` faults, with no ring, in O_ASYNC mode owned by
+ * the thread itself (F_SETOWN_EX F_OWNER_TID) with F_SETSIG sig: every
+ * `every` faults the kernel queues sig to the faulting thread (si_code
+ * POLL_IN, si_fd pt->trip_fd), which a tracer sees as a
+ * signal-delivery-stop on the thread's way back to user mode, the
+ * thread's ring then holding at most `every` samples more than at the
+ * last stop.  Not O_ASYNC on the sampling fd: the kernel signals every
+ * sample there, not its wakeup watermark.  sig should be one whose
+ * default action is to ignore: a signal still queued when the tracer
+ * dies is the target's.  0, or -1 with errno set (nothing stays open).
+ */
+int perf_thread_tripwire(struct perf_thread *pt, enum perf_fault_kind kind, uint64_t every,
+			 int sig);
+
+/*
+ * Is the siginfo (si_signo, si_code, si_fd) one of pt's tripwire?  A
+ * signal sent with kill(), tgkill() or sigqueue() never is: only the
+ * kernel sends POLL_IN, and to another process only for a file it owns.
+ */
+int perf_thread_is_tripwire(const struct perf_thread *pt, int signo, int code, int fd,
+			    int sig);
+
+/* The tripwire sends no more signals (O_ASYNC off); its fd stays, to
+   tell its signals already queued (perf_thread_is_tripwire()). */
+void perf_thread_tripwire_quiet(struct perf_thread *pt);
+
+/* Close the tripwire alone (O_ASYNC off first: no signal after it). */
+void perf_thread_tripwire_close(struct perf_thread *pt);
 
 /* Unmap the ring and close the fds (drain and count first). */
 void perf_thread_close(struct perf_thread *pt);

@@ -31,6 +31,8 @@
  * PTRACE_EVENT_STOP it is held until its ring is read to the end and
  * the sink has unwound what was read, then resumed.  The target only waits, as at
  * any ptrace stop; detaching resumes held threads like any other.
+ * --exact adds tripwires that stop a thread before its ring fills
+ * however late memtap is (faults-exact.h; faults_stop()).
  *
  * Weights: the page size of the mapping the fault is in: the base page,
  * or the huge page size of a hugetlb mapping (statfs of the mapping's
@@ -62,6 +64,7 @@
 #include "stack/unwind.h"
 #include "trace/emit.h"
 #include "trace/faults.h"
+#include "trace/faults-exact.h"
 #include "trace/source.h"
 #include "trace/tracer.h"
 #include "util/error.h"
@@ -116,6 +119,8 @@ struct fault_thread {
 	struct fault_kind k[NKINDS];
 	int interrupted;	/* PTRACE_INTERRUPT sent: hold its stop */
 	int held;		/* kept stopped until faults_round_end() */
+	uint64_t trip_stops;	/* --exact: tripwire stops */
+	int trip_told;		/* --exact: said that it blocks the tripwire's signal */
 	struct fault_thread *next, **prevp;
 };
 
@@ -133,6 +138,7 @@ static struct {
 	int epfd;
 	int refused;		/* said why once; no events from then on */
 	int pace;		/* PTRACE_INTERRUPT is there */
+	int exact;		/* --exact: tripwires (faults_stop()) */
 	size_t nthreads;	/* threads with events */
 	int discard;		/* samples of memtap's child before the command */
 	uint64_t next_ns;
@@ -450,8 +456,12 @@ static void faults_drain(void *self)
 	(void)self;
 	/* first the threads that fault fast: they run on while memtap reads */
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next)
-		if (thread_unread(ft) > PACE_SAMPLES * (fs.pc.stack_bytes + SAMPLE_HEAD))
+		if (thread_unread(ft) > PACE_SAMPLES * (fs.pc.stack_bytes + SAMPLE_HEAD)) {
 			interrupt(ft);
+			if (fs.exact && !ft->trip_told &&
+			    thread_unread(ft) > ft->k[0].pt.data_size / 2)
+				ft->trip_told = fault_trip_blocked(ft->tcp->tid);
+		}
 	thp_new_round();
 	take_stacked();
 	pending_check(NULL, 0, 0);
@@ -547,6 +557,9 @@ static void faults_thread_new(void *self, struct thread *tcp)
 		}
 		ft->nkinds++;
 	}
+	for (int i = 0; fs.exact && i < ft->nkinds; i++)
+		fault_trip_arm(&ft->k[i].pt, perf_kind(ft->k[i].kind),
+			       fs.pc.stack_bytes + SAMPLE_HEAD, event_kind_names[ft->k[i].kind]);
 	ft->next = fs.head;
 	if (fs.head)
 		fs.head->prevp = &ft->next;
@@ -580,6 +593,8 @@ static void faults_thread_gone(void *self, struct thread *tcp)
 		return;
 	faults_thread_exit(self, tcp);	/* its last samples */
 	thread_settle(ft, 1);
+	if (fs.exact)
+		debug_msg("faults: thread %d: %" PRIu64 " tripwire stops", tcp->tid, ft->trip_stops);
 	for (int i = 0; i < ft->nkinds; i++) {
 		perf_thread_close(&ft->k[i].pt);
 		free(ft->k[i].stacks);
@@ -675,6 +690,48 @@ static void faults_round_end(void *self)
 	}
 }
 
+/*
+ * --exact: a signal-delivery-stop of one of ft's tripwires
+ * (trace/faults-exact.h) is suppressed once its rings are read to the
+ * end; any other stop with TRIP_SIG reads them too (the thread is
+ * stopped: a TRIP_SIG of someone else's pending may have swallowed
+ * ours, non-realtime signals being queued once) and is delivered.
+ */
+static enum stop_verdict faults_stop(void *self, struct thread *tcp, int status)
+{
+	struct fault_thread *ft = tcp->faults;
+	siginfo_t si;
+	int mine = 0;
+
+	(void)self;
+	if (!ft || !fs.exact || !fault_trip_signal(tcp->tid, status, &si))
+		return STOP_NOT_MINE;
+	for (int i = 0; i < ft->nkinds; i++)
+		mine |= fault_trip_mine(&ft->k[i].pt, &si);
+	thread_drain(ft, 0, NULL);
+	if (!mine)
+		return STOP_NOT_MINE;
+	ft->trip_stops++;
+	return STOP_RESUME;
+}
+
+/*
+ * Detaching: ft's tripwires send no more, and one of their signals
+ * still queued for tcp is taken out (faults_stop()) before it goes.
+ */
+static int faults_release(void *self, struct thread *tcp)
+{
+	struct fault_thread *ft = tcp->faults;
+	int queued = 0;
+
+	(void)self;
+	for (int i = 0; ft && i < ft->nkinds; i++) {
+		perf_thread_tripwire_quiet(&ft->k[i].pt);
+		queued |= fault_trip_queued(tcp->tid, &ft->k[i].pt);
+	}
+	return queued;
+}
+
 static void faults_detach(void *self)
 {
 	while (fs.head)
@@ -694,6 +751,8 @@ static const struct source_ops faults_ops = {
 	.fd = faults_fd,
 	.next_drain_ns = faults_next_ns,
 	.drain = faults_drain,
+	.stop = faults_stop,
+	.release = faults_release,
 	.detach = faults_detach,
 	.settle = faults_settle,
 	.thread_new = faults_thread_new,
@@ -711,6 +770,7 @@ void faults_init(const struct trace_config *cfg)
 	if (!fs.kinds)
 		return;
 	fs.pc.period = cfg->fault_period ? cfg->fault_period : 1;
+	fs.exact = cfg->fault_exact;
 	fs.pc.stack_bytes = !sink_stacks_wanted() ? 0 : cfg->fault_stack ? cfg->fault_stack :
 			    FAULT_STACK_DEFAULT;
 	if (fs.pc.stack_bytes > PERF_STACK_MAX)

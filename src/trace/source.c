@@ -154,6 +154,17 @@ int sources_hold(struct thread *tcp)
 	return 0;
 }
 
+int sources_release(struct thread *tcp)
+{
+	int any = 0;
+
+	/* every source: each turns its own signals off */
+	for (size_t i = 0; i < nsources; i++)
+		if (sources[i].ops->release && sources[i].ops->release(sources[i].self, tcp))
+			any = 1;
+	return any;
+}
+
 void sources_round_end(void)
 {
 	EACH(round_end);

@@ -80,6 +80,14 @@ struct source_ops {
 	int (*hold)(void *self, struct thread *tcp);
 	void (*round_end)(void *self);
 	/*
+	 * Detaching, tcp at a stop where it would go (a
+	 * PTRACE_EVENT_STOP or signal-delivery-stop): 1 if a signal of
+	 * the source's own is queued for it, which the source wants to
+	 * take out first: the loop resumes tcp, and the signal's stop
+	 * comes to stop().
+	 */
+	int (*release)(void *self, struct thread *tcp);
+	/*
 	 * Images: the entry of an execve by tcp (a seccomp or syscall
 	 * stop, the old image still mapped); PTRACE_EVENT_EXEC of pid,
 	 * before the old image's modules are forgotten.
@@ -127,6 +135,9 @@ void sources_thread_gone(struct thread *tcp);
 /* Offer the stop of tcp to each source's hold(), in order, until one
    keeps it: 1 if one did. */
 int sources_hold(struct thread *tcp);
+
+/* Detaching: 1 if a source's release() wants tcp resumed before it goes. */
+int sources_release(struct thread *tcp);
 
 /* Each source's round_end(), execve_entry(), exec(), in order. */
 void sources_round_end(void);

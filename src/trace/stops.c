@@ -231,13 +231,19 @@ static void detaching_stop(struct thread *tcp, int status)
 	int pass = 0, good = 0;
 
 	if (sig != (SIGTRAP | 0x80) && !event) {
-		/* a signal-delivery-stop: deliver it, unless a breakpoint's */
+		/* a signal-delivery-stop: deliver it, unless a source's
+		   (a breakpoint's SIGTRAP, a faults tripwire's signal) */
 		pass = sig;
 		good = 1;
-		if (sig == SIGTRAP && sources_stop(tcp, status) != STOP_NOT_MINE)
+		if (sources_stop(tcp, status) != STOP_NOT_MINE)
 			pass = 0;
 	} else if (event == PTRACE_EVENT_STOP) {
 		good = is_group_stop_sig(sig) ? 2 : 1;
+	}
+	if (good == 1 && sources_release(tcp)) {
+		/* a source's signal is queued: its stop comes first */
+		resume(tcp, pass);
+		return;
 	}
 	detach_or_park(tcp, pass, good);
 }

@@ -49,6 +49,7 @@ struct trace_config {
 	uint64_t fault_period;		/* --fault-period: one fault sampled in N */
 	size_t fault_stack;		/* faults: stack bytes per sample (--stack-size,
 					   else 0: FAULT_STACK_DEFAULT) */
+	int fault_exact;		/* --exact: faults' rings paced by tripwires */
 	enum probes_mode probes;	/* --probes */
 	uint64_t min_size, max_size;	/* --min-size, --max-size (0: none): detours filter */
 	uint64_t sample_mean;		/* --sample: detours sample at this mean, 0: every call */

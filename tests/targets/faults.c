@@ -30,6 +30,10 @@
  * target waits for SIGUSR1 before touching anything; when every thread
  * is done it prints "touched" and waits for SIGUSR1 again to exit (for
  * memtap -p).
+ * -W N: a SIGWINCH handler, and the main thread sends itself N SIGWINCH
+ * (raise()) before faults_forty; prints "WINCH <sent by the process>
+ * <others>" at the end (memtap's own must never reach it).
+ * -B: every thread blocks SIGWINCH.
  * With an argument N (MiB), touches N MiB page by page from
  * faults_forty alone and prints nothing (the bench/faults workload).
  */
@@ -50,6 +54,17 @@
 
 static char *area;
 static pthread_barrier_t start;
+static volatile sig_atomic_t winch_own, winch_other;
+
+static void on_winch(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if (si->si_code == SI_TKILL || si->si_code == SI_USER)
+		winch_own++;
+	else
+		winch_other++;
+}
 
 static long thread_minflt(void)
 {
@@ -170,12 +185,20 @@ int main(int argc, char **argv)
 	pthread_t t[MAX_THREADS];
 	int opt, wait = 0, small = 0, bench = argc > 1 && argv[1][0] != '-';
 	size_t huge = 0, thp = 0, unit = 2 * MiB;
+	long winch = -1;
+	int block_winch = 0;
 	char *exec_prog = NULL;
 
 	if (bench)
 		len = strtoul(argv[1], NULL, 0) * MiB;
-	while (!bench && (opt = getopt(argc, argv, "H:mnT:t:wx:")) != -1) {
+	while (!bench && (opt = getopt(argc, argv, "BH:mnT:t:W:wx:")) != -1) {
 		switch (opt) {
+		case 'B':
+			block_winch = 1;
+			break;
+		case 'W':
+			winch = strtol(optarg, NULL, 10);
+			break;
 		case 'H':
 			huge = strtoul(optarg, NULL, 10);
 			break;
@@ -219,6 +242,21 @@ int main(int argc, char **argv)
 	}
 	/* SIGUSR1 is for sigwait() alone, in every thread */
 	usr1_block();
+	if (winch >= 0) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_winch;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sigaction(SIGWINCH, &sa, NULL);
+	}
+	if (block_winch) {
+		sigset_t set;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGWINCH);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
+	}
 	pthread_barrier_init(&start, NULL, (unsigned)nthreads + 1);
 	for (long i = 0; i < nthreads; i++)
 		if (pthread_create(&t[i], NULL, thread_main, (void *)i) != 0) {
@@ -246,6 +284,8 @@ int main(int argc, char **argv)
 	}
 	if (thp && !exec_prog)
 		thp_region(thp, small, unit);
+	for (long i = 0; i < winch; i++)
+		raise(SIGWINCH);
 	f0 = thread_minflt();
 	faults_forty(area, 40 * MiB);
 	f1 = thread_minflt();
@@ -265,6 +305,8 @@ int main(int argc, char **argv)
 	pthread_barrier_wait(&start);
 	for (long i = 0; i < nthreads; i++)
 		pthread_join(t[i], NULL);
+	if (winch >= 0)
+		printf("WINCH %ld %ld\n", (long)winch_own, (long)winch_other);
 	if (wait) {
 		printf("touched\n");
 		fflush(stdout);
