@@ -58,14 +58,10 @@ static void usage(void)
 	       "                          mprotect: bytes made accessible; madvise:\n"
 	       "                          resident bytes given back (DONTNEED, FREE, REMOVE)\n"
 	       "      --exact             record every allocator call (default with --trace,\n"
-	       "                          --probes=int3), frees without their stacks but
-"
-	       "                          with --probes=int3; --leaks: exact held bytes;
-"
-	       "                          -e faults: no sample lost (a thread waits when
-"
-	       "                          its ring is a quarter full and memtap is late)
-"
+	       "                          --probes=int3), frees without their stacks but\n"
+	       "                          with --probes=int3; --leaks: exact held bytes;\n"
+	       "                          -e faults: no sample lost (a thread waits when\n"
+	       "                          its ring is a quarter full and memtap is late)\n"
 	       "      --fault-period=N    -e faults: sample one fault in N (default 1);\n"
 	       "                          totals stay exact, stacks are scaled\n"
 	       "  -f, --follow-forks      -p: follow fork children (with probes of their\n"
