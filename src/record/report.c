@@ -375,13 +375,18 @@ static struct outfile *interval_file(unsigned n)
 #define RECORD_SHARE 0.1
 static uint64_t record_due_ns;	/* since the start */
 
-/* Rewrite the recording at interval n's end (to_ns): full, built since t0. */
-static void rewrite_recording(unsigned n, uint64_t to_ns, const struct profile *full, uint64_t t0)
+/*
+ * Rewrite the recording at interval n's end (to_ns): full, whose build
+ * took build_ns.
+ */
+static void rewrite_recording(unsigned n, uint64_t to_ns, const struct profile *full,
+			      uint64_t build_ns)
 {
-	uint64_t cost;
+	uint64_t t0 = now_ns(), cost;
 
-	write_recording(full);
-	cost = now_ns() - t0;
+	if (output_write(cfg.record, "recording file", write_recording_json, full) < 0)
+		return;
+	cost = build_ns + (now_ns() - t0);
 	record_due_ns = to_ns + (uint64_t)((double)cost * (1 / RECORD_SHARE - 1));
 	debug_msg("--record: wrote '%s' at interval %u in %.1f ms", cfg.record, n,
 		  (double)cost / 1e6);
@@ -390,7 +395,7 @@ static void rewrite_recording(unsigned n, uint64_t to_ns, const struct profile *
 void report_write_interval(unsigned n, int last, const struct run_info *ri)
 {
 	FILE *out = cfg.out;
-	uint64_t t0 = now_ns(), to_ns = t0 - start_ns;
+	uint64_t to_ns = now_ns() - start_ns, build_ns = now_ns();
 	int record = cfg.record && (last || to_ns >= record_due_ns);
 	struct outfile *f;
 	struct profile full = { 0 };
@@ -398,6 +403,7 @@ void report_write_interval(unsigned n, int last, const struct run_info *ri)
 	timeline_interval_end(to_ns, sink_held_known() && cfg.leaks);
 	if (last || record)
 		profile_build(&full, ri, 0);
+	build_ns = now_ns() - build_ns;
 	if (cfg.format == FORMAT_HTML) {
 		/* one page, every interval in it, at the end */
 		if (last) {
@@ -421,7 +427,7 @@ void report_write_interval(unsigned n, int last, const struct run_info *ri)
 		output_commit(f);
 done:
 	if (record)
-		rewrite_recording(n, to_ns, &full, t0);
+		rewrite_recording(n, to_ns, &full, build_ns);
 	else if (last)
 		write_recording(&full);
 	if (last || record)
