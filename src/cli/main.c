@@ -737,10 +737,10 @@ int main(int argc, char **argv)
 	if (verbose && opt.unwind != UNWIND_NONE)
 		sink_print_costs(stops.code);
 	sink_release();
-	if (output_file ? outfile_commit(output_file) < 0 : fflush(out) != 0) {
-		error_msg("cannot write output%s%s: %s", opt.output ? " to " : "",
-			  opt.output ? opt.output : "", strerror(errno));
-		return status ? status : EXIT_RUNTIME;
-	}
-	return status;
+	/* a failure exits 1 at once; an output gone already: -o is left as it was */
+	if (output_file)
+		output_commit(output_file);
+	else if (!output_gone() && fflush(out) != 0)
+		output_fail(out, NULL, errno);
+	return output_gone() ? EXIT_RUNTIME : status;
 }

@@ -278,11 +278,15 @@ static int write_recording_json(FILE *f, const void *arg)
 	return write_json(f, arg, &oo);
 }
 
-/* --record FILE: the recording `memtap report` reads (JSON). */
+/*
+ * --record FILE: the recording `memtap report` reads (JSON), written
+ * whole beside FILE and renamed over it: FILE is always a complete
+ * recording.  A failure is the output failing (util/outfile.h).
+ */
 static void write_recording(const struct profile *prof)
 {
 	if (cfg.record)
-		outfile_write(cfg.record, write_recording_json, prof);
+		output_write(cfg.record, "recording file", write_recording_json, prof);
 }
 
 void report_final(const struct run_info *ri)
@@ -313,7 +317,7 @@ static void write_interval(FILE *out, unsigned n, int last, const struct run_inf
 
 	profile_build(&prof, ri, 1);
 	if (cfg.format != FORMAT_TEXT) {
-		if (write_format(out, &prof) < 0)
+		if (write_format(out, &prof) < 0 && !ferror(out))
 			error_msg("cannot write interval %u: %s", n, strerror(errno));
 		if (last)
 			summary_to_stderr(&prof);
@@ -363,7 +367,7 @@ static char *interval_path(unsigned n)
 	return pct ? xasprintf("%.*s%u%s", (int)(pct - cfg.output), cfg.output, n, pct + 2) : NULL;
 }
 
-/* The output file of interval n, or NULL. */
+/* The output file of interval n, or NULL (none, or the output failing). */
 static struct outfile *interval_file(unsigned n)
 {
 	char *path = interval_path(n);
@@ -373,21 +377,50 @@ static struct outfile *interval_file(unsigned n)
 		return NULL;
 	f = outfile_open(path);
 	if (!f)
-		error_msg("cannot open output file '%s': %s", path, strerror(errno));
+		output_open_failed("output file", path, errno);
 	free(path);
 	return f;
+}
+
+/*
+ * --record with -i: the recording is rewritten whole at an interval's
+ * end, so that the file holds every interval written so far should
+ * memtap be killed or its disk fill up; at most RECORD_SHARE of the
+ * time, measured, goes to it: after a rewrite that took T, the next
+ * waits for the first interval that ends (1 / RECORD_SHARE - 1) T later.
+ */
+#define RECORD_SHARE 0.1
+static uint64_t record_due_ns;	/* since the start */
+
+/*
+ * Rewrite the recording at interval n's end (to_ns): full, whose build
+ * took build_ns.
+ */
+static void rewrite_recording(unsigned n, uint64_t to_ns, const struct profile *full,
+			      uint64_t build_ns)
+{
+	uint64_t t0 = now_ns(), cost;
+
+	if (output_write(cfg.record, "recording file", write_recording_json, full) < 0)
+		return;
+	cost = build_ns + (now_ns() - t0);
+	record_due_ns = to_ns + (uint64_t)((double)cost * (1 / RECORD_SHARE - 1));
+	debug_msg("--record: wrote '%s' at interval %u in %.1f ms", cfg.record, n,
+		  (double)cost / 1e6);
 }
 
 void report_write_interval(unsigned n, int last, const struct run_info *ri)
 {
 	FILE *out = cfg.out;
-	uint64_t to_ns = now_ns() - start_ns;
+	uint64_t to_ns = now_ns() - start_ns, build_ns = now_ns();
+	int record = cfg.record && (last || to_ns >= record_due_ns);
 	struct outfile *f;
 	struct profile full = { 0 };
 
 	timeline_interval_end(to_ns, sink_held_known() && cfg.leaks);
-	if (last)
+	if (last || record)
 		profile_build(&full, ri, 0);
+	build_ns = now_ns() - build_ns;
 	if (cfg.format == FORMAT_HTML) {
 		/* one page, every interval in it, at the end */
 		if (last) {
@@ -406,22 +439,16 @@ void report_write_interval(unsigned n, int last, const struct run_info *ri)
 		goto done;
 	write_interval(out, n, last, ri, to_ns, &full);
 	fflush(out);
-	if (f) {
-		char *path = interval_path(n);
-
-		if (output_check(outfile_stream(f), path) < 0)
-			outfile_abort(f);
-		else if (outfile_commit(f) < 0)
-			output_closed(path, errno);
-		free(path);
-	} else {
-		output_check(out, NULL);
-	}
+	output_check(out, NULL);
+	if (f)
+		output_commit(f);
 done:
-	if (last) {
+	if (record)
+		rewrite_recording(n, to_ns, &full, build_ns);
+	else if (last)
 		write_recording(&full);
+	if (last || record)
 		profile_release(&full);
-	}
 	live_capture(n);
 	aggregate_mark();
 	for (struct sink_proc *p = sink_procs(); p; p = p->next)
@@ -430,7 +457,7 @@ done:
 
 /* --at-peak: per held family, the peak last written */
 static uint64_t peak_written[HELD_NFAMILIES];
-static int at_peak_failed;
+static int at_peak_failed;	/* a write failed: the output failing, no more */
 
 /* Is peak past the step above what was written? */
 static int past_step(uint64_t peak, uint64_t written)
@@ -471,7 +498,7 @@ void report_at_peak_write(const struct run_info *ri)
 		prof.default_type = t;
 	for (int f = 0; f < HELD_NFAMILIES; f++)
 		peak_written[f] = aggregate_peak(f)->bytes;
-	if (outfile_write(cfg.at_peak, write_at_peak, &prof) < 0)
+	if (output_write(cfg.at_peak, "peak file", write_at_peak, &prof) < 0)
 		at_peak_failed = 1;
 	else
 		debug_msg("--at-peak: wrote '%s', peaks %" PRIu64 " bytes of blocks, %" PRIu64

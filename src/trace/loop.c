@@ -40,6 +40,7 @@
 #include "trace/ring.h"
 #include "trace/source.h"
 #include "util/error.h"
+#include "util/outfile.h"
 #include "util/xmalloc.h"
 
 struct stop_counts stops;
@@ -181,11 +182,12 @@ static int out_fd = -1;		/* the output, when a pipe: POLLERR once its reader is 
 
 static void loop_init(void)
 {
+	int fd = outfile_fileno(tr.cfg->out);
 	struct stat st;
 	sigset_t set;
 
-	if (fstat(fileno(tr.cfg->out), &st) == 0 && S_ISFIFO(st.st_mode))
-		out_fd = fileno(tr.cfg->out);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+		out_fd = fd;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);

@@ -2,6 +2,12 @@
  * outfile.c - output files: written to a new file beside the target
  * path, then renamed over it (see outfile.h); and the run's output
  * failing, once.
+ *
+ * An outfile's stream writes through write(2) itself (fopencookie()),
+ * so that the first call that failed on it, and its errno, are known
+ * exactly: stdio keeps only an error flag, and errno has been changed
+ * by other calls by the time a caller looks (the symbolizer opening
+ * files while a report is written).
  */
 #include "config.h"
 
@@ -23,6 +29,9 @@ struct outfile {
 	char *path;		/* where the output goes */
 	char *tmp;		/* the new file beside it; NULL when written in place */
 	FILE *fp;
+	int fd;
+	int err;		/* errno of the first call that failed, or 0 */
+	const char *call;	/* that call: "write", "close", "rename" */
 	struct outfile *next;	/* in the list of open outfiles */
 };
 
@@ -53,6 +62,55 @@ static void list_del(struct outfile *of)
 			*p = of->next;
 			return;
 		}
+}
+
+/* The open outfile whose stream is f, or NULL. */
+static struct outfile *outfile_of(const FILE *f)
+{
+	for (struct outfile *of = open_files; of; of = of->next)
+		if (of->fp == f)
+			return of;
+	return NULL;
+}
+
+/* Keep the first failure of of: call, and its errno. */
+static void note_failure(struct outfile *of, const char *call, int err)
+{
+	if (!of->err) {
+		of->err = err ? err : EIO;
+		of->call = call;
+	}
+}
+
+/* The stream's writes: all of buf, or 0 (the stream's error) and noted. */
+static ssize_t stream_write(void *cookie, const char *buf, size_t size)
+{
+	struct outfile *of = cookie;
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = write(of->fd, buf + done, size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			note_failure(of, "write", n < 0 ? errno : EIO);
+			return 0;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)size;
+}
+
+static int stream_close(void *cookie)
+{
+	struct outfile *of = cookie;
+
+	if (close(of->fd) < 0 && errno != EINTR) {
+		note_failure(of, "close", errno);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -149,7 +207,10 @@ struct outfile *outfile_open(const char *path)
 	fd = place ? open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC) : create_beside(path, &tmp);
 	if (fd < 0)
 		return NULL;
-	fp = fdopen(fd, "w");
+	of = xcalloc(1, sizeof(*of));
+	of->fd = fd;
+	fp = fopencookie(of, "w", (cookie_io_functions_t){ .write = stream_write,
+							    .close = stream_close });
 	if (!fp) {
 		int err = errno;
 
@@ -157,10 +218,10 @@ struct outfile *outfile_open(const char *path)
 		if (tmp)
 			unlink(tmp);
 		free(tmp);
+		free(of);
 		errno = err;
 		return NULL;
 	}
-	of = xcalloc(1, sizeof(*of));
 	of->path = xstrdup(path);
 	of->tmp = tmp;
 	of->fp = fp;
@@ -173,6 +234,13 @@ FILE *outfile_stream(const struct outfile *of)
 	return of->fp;
 }
 
+int outfile_fileno(FILE *f)
+{
+	struct outfile *of = outfile_of(f);
+
+	return of ? of->fd : fileno(f);
+}
+
 static void outfile_free(struct outfile *of)
 {
 	list_del(of);
@@ -181,16 +249,28 @@ static void outfile_free(struct outfile *of)
 	free(of);
 }
 
+/*
+ * Close of's stream, and with keep (and no call failed on it) rename
+ * the file over its path; else remove it.  0, or -1 with the failure
+ * in of->call, of->err.  of stays allocated.
+ */
+static int outfile_close(struct outfile *of, int keep)
+{
+	if (!keep || of->err)
+		__fpurge(of->fp);	/* not worth a write */
+	if (fclose(of->fp) != 0)
+		note_failure(of, "close", errno);
+	if (keep && !of->err && of->tmp && rename(of->tmp, of->path) < 0)
+		note_failure(of, "rename", errno);
+	if ((!keep || of->err) && of->tmp)
+		unlink(of->tmp);
+	return of->err ? -1 : 0;
+}
+
 int outfile_commit(struct outfile *of)
 {
-	int err = 0;
+	int err = outfile_close(of, 1) < 0 ? of->err : 0;
 
-	if (fclose(of->fp) != 0)
-		err = errno;
-	if (!err && of->tmp && rename(of->tmp, of->path) < 0)
-		err = errno;
-	if (err && of->tmp)
-		unlink(of->tmp);
 	outfile_free(of);
 	errno = err;
 	return err ? -1 : 0;
@@ -198,41 +278,66 @@ int outfile_commit(struct outfile *of)
 
 void outfile_abort(struct outfile *of)
 {
-	fclose(of->fp);
-	if (of->tmp)
-		unlink(of->tmp);
+	outfile_close(of, 0);
 	outfile_free(of);
+}
+
+/*
+ * One error line: call (open, write, close, rename) failed with err for
+ * what ("output file", "recording file"...) at path.
+ */
+static void say_failed(const char *what, const char *call, const char *path, int err)
+{
+	if (!strcmp(call, "rename"))
+		error_msg("cannot rename the new %s to '%s': %s", what, path, strerror(err));
+	else
+		error_msg("cannot %s %s '%s': %s", call, what, path, strerror(err));
+}
+
+/*
+ * write(f, arg) to a new file for path, committed when write returns 0.
+ * 0, or -1 with the call that failed in *call and its errno in *err;
+ * nothing said.
+ */
+static int write_whole(const char *path, int (*write)(FILE *f, const void *arg),
+		       const void *arg, const char **call, int *err)
+{
+	struct outfile *of = outfile_open(path);
+	int r;
+
+	if (!of) {
+		*call = "open";
+		*err = errno;
+		return -1;
+	}
+	errno = 0;
+	if (write(of->fp, arg) < 0)
+		note_failure(of, "write", errno);	/* the writer's own, unless a write's */
+	r = outfile_close(of, 1);
+	*call = of->call;
+	*err = of->err;
+	outfile_free(of);
+	return r;
 }
 
 int outfile_write(const char *path, int (*write)(FILE *f, const void *arg),
 		  const void *arg)
 {
-	int to_stdout = !path || !strcmp(path, "-");
-	struct outfile *of = NULL;
-	FILE *f = stdout;
-	int r;
+	const char *call;
+	int err;
 
-	if (!to_stdout) {
-		of = outfile_open(path);
-		if (!of) {
-			perror_msg("cannot open output file '%s'", path);
-			return -1;
-		}
-		f = outfile_stream(of);
+	if (path && strcmp(path, "-")) {
+		if (write_whole(path, write, arg, &call, &err) == 0)
+			return 0;
+		say_failed("output file", call, path, err);
+		return -1;
 	}
 	errno = 0;
-	r = write(f, arg);
-	if (r < 0 && of) {
-		int err = errno;
-
-		outfile_abort(of);
-		errno = err;
-	} else if (of ? outfile_commit(of) : fflush(f)) {
-		r = -1;
+	if (write(stdout, arg) < 0 || fflush(stdout) != 0) {
+		perror_msg("cannot write standard output");
+		return -1;
 	}
-	if (r < 0)
-		perror_msg("cannot write %s", to_stdout ? "standard output" : path);
-	return r < 0 ? -1 : 0;
+	return 0;
 }
 
 int outfile_check(const char *path)
@@ -273,23 +378,43 @@ int output_gone(void)
 }
 
 /*
- * The output is gone (err): say so once, drop what is still buffered in
- * f (NULL: closed already); the tracer then stops recording and ends
- * the session.
+ * An output is gone: said already (or now, when what is not NULL); the
+ * tracer then stops recording and ends the session.
  */
-void output_fail(FILE *f, const char *path, int err)
+static void output_lost(const char *what, const char *call, const char *path, int err)
 {
 	if (output_err)
 		return;
 	output_err = err ? err : EIO;
+	if (what)
+		say_failed(what, call, path, output_err);
+	if (!tracing)
+		exit(EXIT_RUNTIME);
+}
+
+/*
+ * The output is gone (err): say so once, drop what is still buffered in
+ * f (NULL: closed already); an output file's own failure (the call,
+ * its errno) is said rather than err.
+ */
+void output_fail(FILE *f, const char *path, int err)
+{
+	struct outfile *of = f ? outfile_of(f) : NULL;
+
+	if (output_err)
+		return;
 	if (f)
 		__fpurge(f);
+	if (of) {
+		output_lost("output file", of->err ? of->call : "write", of->path,
+			    of->err ? of->err : err);
+		return;
+	}
 	if (!path)
 		path = f == stdout ? NULL : f == stderr ? "standard error" : output_path;
 	error_msg("cannot write output%s%s: %s", path ? " to " : "", path ? path : "",
-		  strerror(output_err));
-	if (!tracing)
-		exit(EXIT_RUNTIME);
+		  strerror(err ? err : EIO));
+	output_lost(NULL, NULL, NULL, err);
 }
 
 int output_check(FILE *f, const char *path)
@@ -306,8 +431,44 @@ int output_check(FILE *f, const char *path)
 	return -1;
 }
 
-int output_closed(const char *path, int err)
+int output_commit(struct outfile *of)
 {
-	output_fail(NULL, path, err);
+	const char *call;
+	char *path;
+	int err;
+
+	if (output_err) {
+		outfile_abort(of);
+		return -1;
+	}
+	if (outfile_close(of, 1) == 0) {
+		outfile_free(of);
+		return 0;
+	}
+	call = of->call;
+	err = of->err;
+	path = xstrdup(of->path);
+	outfile_free(of);
+	output_lost("output file", call, path, err);
+	free(path);
 	return -1;
+}
+
+int output_write(const char *path, const char *what, int (*write)(FILE *f, const void *arg),
+		 const void *arg)
+{
+	const char *call;
+	int err;
+
+	if (output_err)
+		return -1;
+	if (write_whole(path, write, arg, &call, &err) == 0)
+		return 0;
+	output_lost(what, call, path, err);
+	return -1;
+}
+
+void output_open_failed(const char *what, const char *path, int err)
+{
+	output_lost(what, "open", path, err);
 }
