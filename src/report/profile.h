@@ -106,6 +106,12 @@ struct prof_run {
 	uint64_t sample_lo, sample_hi;	/* allocator calls sampled at these means; 0: none */
 	uint64_t stops, stops_seccomp, stops_syscall, stops_breakpoint,
 		 stops_signal, stops_other;
+	/* the longest a thread stayed stopped by memtap (record/report.h's
+	   stop_counts), NULL kind: not known; stops over 1, 10, 100 ms */
+	uint64_t longest_stop_ns;
+	int longest_stop_pid, longest_stop_tid;
+	char *longest_stop_kind;
+	uint64_t stops_over_ms[3];
 	int stacks;		/* stacks were unwound (not --unwind=none) */
 	int held;		/* inuse_* values are what was held at the end */
 	char **unfound;		/* --probe specs never found, nunfound of them */
