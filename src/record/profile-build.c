@@ -243,6 +243,8 @@ static void add_processes(struct profile *prof)
 			e->samples = ks->samples;
 			e->lost = ks->lost;
 			e->throttles = ks->throttles;
+			e->neighbour = ks->neighbour;
+			e->neighbour_bytes = ks->neighbour_bytes;
 			e->data = ks->data;
 			e->resident = ks->resident;
 		}

@@ -68,7 +68,9 @@
  *   blocks, those a fork child holds of its parent's); per event: "anon", "file";
  *   per fault event also "samples", "lost" (records lost: the ring was
  *   full) and "throttles" (the kernel's rate limit), "calls" being the
- *   exact count; "fault_period": N beside "run" with fault events;
+ *   exact count, and when not 0 "neighbour" and "neighbour_bytes": the
+ *   faults without a sample of their own (lost) put on the stack sampled
+ *   next to them, and their bytes (of "calls" and "acquired"); "fault_period": N beside "run" with fault events;
  *   "sample_mean": [LO, HI] beside "run" when allocator calls were
  *   sampled (the means in force, bytes; calls and bytes of their stacks
  *   are estimates);
@@ -312,6 +314,9 @@ static void json_processes(FILE *f, const struct profile *p)
 			if (e->sampled)
 				fprintf(f, ", \"samples\": %" PRIu64 ", \"lost\": %" PRIu64
 					", \"throttles\": %" PRIu64, e->samples, e->lost, e->throttles);
+			if (e->neighbour)
+				fprintf(f, ", \"neighbour\": %" PRIu64 ", \"neighbour_bytes\": %" PRIu64,
+					e->neighbour, e->neighbour_bytes);
 			if (e->counted)
 				fprintf(f, ", \"counted\": \"%s\"", e->counted & PROF_COUNTED_BYTES ?
 					"calls acquired" : "calls");

@@ -69,6 +69,9 @@ struct prof_event_totals {
 	/* fault kinds: samples (calls is the exact count), lost, throttles */
 	int sampled;
 	uint64_t samples, lost, throttles;
+	/* of calls and acquired, the faults without a sample of their own
+	   put on the stack sampled next to them, and their bytes */
+	uint64_t neighbour, neighbour_bytes;
 	/* with -e mprotect, madvise or faults: VmData change, resident
 	   bytes given back (record/event.h) */
 	int64_t data;

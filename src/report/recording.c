@@ -287,6 +287,8 @@ static int read_processes(struct reader *r, const struct jval *root)
 			t->samples = num_or(e, "samples", 0);
 			t->lost = num_or(e, "lost", 0);
 			t->throttles = num_or(e, "throttles", 0);
+			t->neighbour = num_or(e, "neighbour", 0);
+			t->neighbour_bytes = num_or(e, "neighbour_bytes", 0);
 			t->data = json_get(e, "data", J_NUM) ? json_get(e, "data", J_NUM)->num : 0;
 			t->resident = num_or(e, "resident", 0);
 			t->counted = counted_of(json_get_str(e, "counted"));
