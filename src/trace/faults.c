@@ -473,7 +473,13 @@ static void faults_drain(void *self)
 	pending_check(NULL, 0, 0);
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next) {
 		int ft_left = 0;
-		uint64_t n = thread_drain(ft, DRAIN_MAX, &ft_left);
+		uint64_t n;
+
+		if (tracer_stop_pending()) {
+			left = 1;	/* the loop detaches first: the rest later */
+			break;
+		}
+		n = thread_drain(ft, DRAIN_MAX, &ft_left);
 
 		if (n > PACE_SAMPLES || ft_left)
 			interrupt(ft);

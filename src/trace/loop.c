@@ -47,6 +47,10 @@ struct stop_counts stops;
 struct tracer tr = { .launched_status = -1, .launched_exec_fd = -1 };
 
 static volatile sig_atomic_t stop_signal;
+/* the first signal that asked to detach, and when (now_ns(): clock_gettime
+   is async-signal-safe) */
+static volatile sig_atomic_t asked_signal;
+static volatile uint64_t asked_ns;
 
 unsigned long tracer_ptrace_options(void)
 {
@@ -199,6 +203,11 @@ int tracer_detaching(void)
 	return tr.detaching;
 }
 
+int tracer_stop_pending(void)
+{
+	return stop_signal != 0;
+}
+
 int tracer_before_command_exec(pid_t pid)
 {
 	return pid == tr.launched_pid && !tr.launched_exec_seen;
@@ -220,6 +229,10 @@ void tracer_request_stop(int sig)
 		/* the command decides what the signal means */
 		kill(tr.launched_pid, sig);
 		return;
+	}
+	if (!asked_signal && sig != SIGALRM) {
+		asked_ns = now_ns();
+		asked_signal = sig;
 	}
 	stop_signal = sig;
 	/* wake waitpid(): an interrupt stop of one thread will do */
@@ -468,6 +481,8 @@ static int probes_armed(void)
 
 int tracer_run(void)
 {
+	uint64_t left_ns;
+
 	/*
 	 * memtap's own sleeps to the microsecond, not the default 50 us
 	 * late: a busy ring is drained when due (the command, forked
@@ -482,6 +497,9 @@ int tracer_run(void)
 
 		for (size_t i = 0; i < n; i++)
 			serve_wait(batch[i].pid, batch[i].status, batch[i].ns);
+		/* detach before any long work of the round (drains, reports) */
+		if (stop_signal && !tr.launched_pid)
+			serve_stop_request();
 		sources_drain(now_ns());
 		/* every thread of the batch runs again: now unwind */
 		sink_flush();
@@ -508,6 +526,7 @@ int tracer_run(void)
 		if (!n)
 			wait_for_stops();
 	}
+	left_ns = now_ns();	/* every thread left (attach mode) */
 	sources_detach();
 	sink_flush();
 	output_set_tracing(0);
@@ -515,6 +534,9 @@ int tracer_run(void)
 	if (tr.detach_ns)
 		debug_msg("detached in %.1f ms, %.1f ms after the probes were in",
 			  (double)(now_ns() - tr.detach_ns) / 1e6, (double)(now_ns() - clock_ns) / 1e6);
+	if (verbose && asked_signal && !tr.launched_pid)
+		info_msg("%s: every thread detached %.1f ms after it", strsignal(asked_signal),
+			 (double)(left_ns - asked_ns) / 1e6);
 	if (verbose)
 		print_longest_stop();
 	if (output_gone())
