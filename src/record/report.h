@@ -35,6 +35,10 @@ struct stop_counts {
 	int longest_pid, longest_tid;
 	const char *longest_kind;
 	uint64_t over_ms[3];
+	/* the longest while recording: every probe in, not detaching (-v only) */
+	uint64_t longest_rec_ns;
+	int longest_rec_tid;
+	const char *longest_rec_kind;
 };
 
 /* What the tracer knows of the run, for one report. */

@@ -47,6 +47,7 @@ struct stop_counts stops;
 struct tracer tr = { .launched_status = -1, .launched_exec_fd = -1 };
 
 static volatile sig_atomic_t stop_signal;
+static uint64_t clock_ns;		/* when every probe was in */
 /* the first signal that asked to detach, and when (now_ns(): clock_gettime
    is async-signal-safe) */
 static volatile sig_atomic_t asked_signal;
@@ -161,6 +162,11 @@ void stop_ended(struct thread *tcp)
 	for (int i = 0, ms = 1; i < 3; i++, ms *= 10)
 		if (d > (uint64_t)ms * 1000000u)
 			stops.over_ms[i]++;
+	if (clock_ns && !tr.detaching && d > stops.longest_rec_ns) {
+		stops.longest_rec_ns = d;
+		stops.longest_rec_tid = tcp->tid;
+		stops.longest_rec_kind = stop_kind_names[tcp->stop_kind];
+	}
 	if (d <= stops.longest_ns)
 		return;
 	stops.longest_ns = d;
@@ -176,10 +182,18 @@ static void print_longest_stop(void)
 		info_msg("longest stop: none timed");
 		return;
 	}
+	char rec[96] = "; none while recording";
+
+	if (!clock_ns)
+		rec[0] = '\0';
+	else if (stops.longest_rec_kind)
+		snprintf(rec, sizeof(rec), "; while recording: %.3f ms (%s) of thread %d",
+			 (double)stops.longest_rec_ns / 1e6, stops.longest_rec_kind,
+			 stops.longest_rec_tid);
 	info_msg("longest stop: %.3f ms (%s) of thread %d, process %d; stops over 1 ms: %"
-		 PRIu64 ", over 10 ms: %" PRIu64 ", over 100 ms: %" PRIu64,
+		 PRIu64 ", over 10 ms: %" PRIu64 ", over 100 ms: %" PRIu64 "%s",
 		 (double)stops.longest_ns / 1e6, stops.longest_kind, stops.longest_tid,
-		 stops.longest_pid, stops.over_ms[0], stops.over_ms[1], stops.over_ms[2]);
+		 stops.longest_pid, stops.over_ms[0], stops.over_ms[1], stops.over_ms[2], rec);
 }
 
 void resume(struct thread *tcp, int sig)
@@ -271,7 +285,6 @@ static struct wait_rec *batch;
 static size_t batch_cap;
 static int sigchld_fd = -1;
 static int no_children;
-static uint64_t clock_ns;		/* when every probe was in */
 
 /*
  * Block SIGCHLD and read it through a signalfd: the loop sleeps in
