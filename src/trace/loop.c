@@ -178,12 +178,12 @@ void stop_ended(struct thread *tcp)
 /* -v: the longest stop, at the end. */
 static void print_longest_stop(void)
 {
+	char rec[96] = "; none while recording";
+
 	if (!stops.longest_kind) {
 		info_msg("longest stop: none timed");
 		return;
 	}
-	char rec[96] = "; none while recording";
-
 	if (!clock_ns)
 		rec[0] = '\0';
 	else if (stops.longest_rec_kind)
