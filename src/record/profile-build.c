@@ -244,6 +244,8 @@ static void add_processes(struct profile *prof)
 			e->samples = ks->samples;
 			e->lost = ks->lost;
 			e->throttles = ks->throttles;
+			e->neighbour = ks->neighbour;
+			e->neighbour_bytes = ks->neighbour_bytes;
 			e->data = ks->data;
 			e->resident = ks->resident;
 		}
@@ -282,6 +284,13 @@ static void add_run(struct profile *prof, const struct run_info *ri)
 	r->stops_breakpoint = st->breakpoint;
 	r->stops_signal = st->signal;
 	r->stops_other = st->event + st->group;
+	if (st->longest_kind) {
+		r->longest_stop_ns = st->longest_ns;
+		r->longest_stop_pid = st->longest_pid;
+		r->longest_stop_tid = st->longest_tid;
+		r->longest_stop_kind = xstrdup(st->longest_kind);
+		memcpy(r->stops_over_ms, st->over_ms, sizeof(r->stops_over_ms));
+	}
 	r->stacks = sink_stacks_wanted();
 	r->held = held_reported();
 	for (size_t i = 0; i < ri->nunfound; i++) {

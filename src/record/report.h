@@ -24,6 +24,21 @@ struct sink_proc;
 struct stop_counts {
 	uint64_t total, seccomp, syscall, signal, event, group, breakpoint;
 	uint64_t code;		/* syscalls stopped at for a code mapping only */
+	/*
+	 * How long threads stayed stopped by memtap: from the waitpid() that
+	 * returned the stop to the ptrace request that resumed (or detached)
+	 * the thread.  The longest, its thread and what kind of stop it was
+	 * ("seccomp", "int3", "interrupt"...; NULL: none timed), and how many
+	 * lasted over 1, 10 and 100 ms.
+	 */
+	uint64_t longest_ns;
+	int longest_pid, longest_tid;
+	const char *longest_kind;
+	uint64_t over_ms[3];
+	/* the longest while recording: every probe in, not detaching (-v only) */
+	uint64_t longest_rec_ns;
+	int longest_rec_tid;
+	const char *longest_rec_kind;
 };
 
 /* What the tracer knows of the run, for one report. */

@@ -665,6 +665,17 @@ void sink_add_samples(struct sink_proc *p, enum event_kind kind, uint64_t sample
 	ks->throttles += throttles;
 }
 
+void sink_add_neighbour(struct sink_proc *p, enum event_kind kind, uint64_t faults,
+			uint64_t bytes)
+{
+	struct kind_stats *ks = &p->stats[kind];
+
+	if (!sink_recording() || !(cfg.events & EV_BIT(kind)))
+		return;
+	ks->neighbour += faults;
+	ks->neighbour_bytes += bytes;
+}
+
 void sink_print_costs(uint64_t code_stops)
 {
 	uint64_t walks = 0, frames = 0, failures = 0, reads = 0, miss_reads = 0, indexed, searched;

@@ -44,6 +44,9 @@ struct kind_stats {
 	/* faults: samples taken, lost (ring full) and throttle records;
 	   calls are the exact count, the samples scaled to it */
 	uint64_t samples, lost, throttles;
+	/* faults: of calls and acquired, those without a sample of their
+	   own put on the stack sampled next to them (sink_add_neighbour()) */
+	uint64_t neighbour, neighbour_bytes;
 	int64_t data;		/* VmData change (event.h's data) */
 	uint64_t resident;	/* resident bytes given back */
 	/*
@@ -214,6 +217,15 @@ void sink_add_counted(struct sink_proc *sp, enum event_kind kind, uint64_t calls
  */
 int sink_kind_totals(const struct kind_stats *ks, const struct kind_stats *base,
 		     uint64_t *calls, uint64_t *acquired);
+
+/*
+ * Fault kinds: of the weight given with sink_add_weight(), the faults
+ * and bytes that had no sample of their own and went on the stack
+ * sampled next to them (their samples lost), for the report.  Nothing
+ * while not recording.
+ */
+void sink_add_neighbour(struct sink_proc *sp, enum event_kind kind, uint64_t faults,
+			uint64_t bytes);
 
 /* Fault kinds: samples taken, lost and throttle records, for the report. */
 void sink_add_samples(struct sink_proc *sp, enum event_kind kind, uint64_t samples,

@@ -57,6 +57,10 @@
  *   "run": { "syscalls": "seccomp", "stacks": true, "held": true,
  *            "stops": { "total": 18, "seccomp": 8, "syscall": 8,
  *                       "breakpoint": 0, "signal": 0, "other": 2 } },
+ *   in "stops" of a run, when timed: "longest": { "ns": 81234, "pid": 7,
+ *   "tid": 9, "kind": "seccomp" } (the longest a thread stayed stopped
+ *   by memtap, from the waitpid() that returned the stop to its resume)
+ *   and "over_ms": [a, b, c] (stops over 1, 10 and 100 ms);
  *   "probes_not_found": [ "sqlite3_malloc64" ],   --probe specs never
  *                                                 found (when any)
  *   per process: "filtered", "unknown_frees", "live_blocks",
@@ -64,7 +68,9 @@
  *   blocks, those a fork child holds of its parent's); per event: "anon", "file";
  *   per fault event also "samples", "lost" (records lost: the ring was
  *   full) and "throttles" (the kernel's rate limit), "calls" being the
- *   exact count; "fault_period": N beside "run" with fault events;
+ *   exact count, and when not 0 "neighbour" and "neighbour_bytes": the
+ *   faults without a sample of their own (lost) put on the stack sampled
+ *   next to them, and their bytes (of "calls" and "acquired"); "fault_period": N beside "run" with fault events;
  *   "sample_mean": [LO, HI] beside "run" when allocator calls were
  *   sampled (the means in force, bytes; calls and bytes of their stacks
  *   are estimates);
@@ -308,6 +314,9 @@ static void json_processes(FILE *f, const struct profile *p)
 			if (e->sampled)
 				fprintf(f, ", \"samples\": %" PRIu64 ", \"lost\": %" PRIu64
 					", \"throttles\": %" PRIu64, e->samples, e->lost, e->throttles);
+			if (e->neighbour)
+				fprintf(f, ", \"neighbour\": %" PRIu64 ", \"neighbour_bytes\": %" PRIu64,
+					e->neighbour, e->neighbour_bytes);
 			if (e->counted)
 				fprintf(f, ", \"counted\": \"%s\"", e->counted & PROF_COUNTED_BYTES ?
 					"calls acquired" : "calls");
@@ -329,10 +338,18 @@ static void json_run(FILE *f, const struct prof_run *r)
 	json_str(f, r->syscalls);
 	fprintf(f, ", \"stacks\": %s, \"held\": %s,\n    \"stops\": { \"total\": %" PRIu64
 		", \"seccomp\": %" PRIu64 ", \"syscall\": %" PRIu64 ", \"breakpoint\": %" PRIu64
-		", \"signal\": %" PRIu64 ", \"other\": %" PRIu64 " } },",
+		", \"signal\": %" PRIu64 ", \"other\": %" PRIu64,
 		r->stacks ? "true" : "false", r->held ? "true" : "false", r->stops,
 		r->stops_seccomp, r->stops_syscall, r->stops_breakpoint, r->stops_signal,
 		r->stops_other);
+	if (r->longest_stop_kind) {
+		fprintf(f, ",\n      \"longest\": { \"ns\": %" PRIu64 ", \"pid\": %d, \"tid\": %d, "
+			"\"kind\": ", r->longest_stop_ns, r->longest_stop_pid, r->longest_stop_tid);
+		json_str(f, r->longest_stop_kind);
+		fprintf(f, " },\n      \"over_ms\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]",
+			r->stops_over_ms[0], r->stops_over_ms[1], r->stops_over_ms[2]);
+	}
+	fputs(" } },", f);
 	if (r->fault_period)
 		fprintf(f, "\n  \"fault_period\": %" PRIu64 ",", r->fault_period);
 	if (r->sample_lo)

@@ -339,10 +339,20 @@ static int write_gzip(FILE *f, const struct pbuf *buf)
 	return ret;
 }
 
+/* A comment c (allocated: the table owns it from now). */
+static void add_comment(struct pbuf *b, struct strtab *t, char *c)
+{
+	/* owned by the table, as its repaired copies */
+	t->owned = xgrowarray(t->owned, &t->owned_alloc, t->nowned + 1, sizeof(*t->owned));
+	t->owned[t->nowned++] = c;
+	pb_uint(b, PROFILE_COMMENT, strtab_index(t, c), 1);
+}
+
 /*
  * The allocator calls counted in the target (profile.h: counted), exact
- * where the samples are estimates: a comment per process and function
- * (pprof -comments).
+ * where the samples are estimates, and the faults put on the stack
+ * sampled next to them (their samples lost): a comment per process and
+ * function or fault kind (pprof -comments).
  */
 static void encode_counted(struct pbuf *b, struct strtab *t, const struct profile *p)
 {
@@ -353,6 +363,13 @@ static void encode_counted(struct pbuf *b, struct strtab *t, const struct profil
 			const struct prof_event_totals *e = &pr->events[k];
 			char *c;
 
+			if (e->neighbour)
+				add_comment(b, t, xasprintf("pid %d (%s): %s: %" PRIu64 " faults, %"
+							    PRIu64 " bytes put on the stack sampled "
+							    "next to them (their samples lost)",
+							    (int)pr->pid, pr->comm ? pr->comm : "?",
+							    e->event, e->neighbour,
+							    e->neighbour_bytes));
 			if (!e->counted || !e->calls)
 				continue;
 			if ((e->counted & PROF_COUNTED_BYTES) && e->acquired)
@@ -363,10 +380,7 @@ static void encode_counted(struct pbuf *b, struct strtab *t, const struct profil
 				c = xasprintf("pid %d (%s): %s: %" PRIu64 " calls, counted in the "
 					      "process", (int)pr->pid, pr->comm ? pr->comm : "?",
 					      e->event, e->calls);
-			/* owned by the table, as its repaired copies */
-			t->owned = xgrowarray(t->owned, &t->owned_alloc, t->nowned + 1, sizeof(*t->owned));
-			t->owned[t->nowned++] = c;
-			pb_uint(b, PROFILE_COMMENT, strtab_index(t, c), 1);
+			add_comment(b, t, c);
 		}
 	}
 }

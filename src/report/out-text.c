@@ -236,7 +236,9 @@ more:
 
 /*
  * A fault kind's samples: calls are its exact count (the counting
- * event), the stacks its samples scaled to it.
+ * event), the stacks its samples scaled to it; then, when some were,
+ * the faults (and bytes) that had no sample of their own and were put
+ * on the stack sampled next to them.
  */
 static void print_sampling(FILE *f, const struct prof_event_totals *e, uint64_t period)
 {
@@ -245,10 +247,16 @@ static void print_sampling(FILE *f, const struct prof_event_totals *e, uint64_t 
 		period ? period : 1, e->lost, e->throttles);
 	if (e->samples && e->calls > e->samples && (e->throttles || period > 1))
 		fprintf(f, ": stacks scaled x%.3f", (double)e->calls / (double)e->samples);
+	else if (e->calls > e->samples && e->neighbour)
+		fprintf(f, ": %" PRIu64 " without a sample", e->calls - e->samples);
 	else if (e->calls > e->samples)
 		fprintf(f, ": %" PRIu64 " without a sample, each on the stack sampled next to it "
 			"(or none)", e->calls - e->samples);
 	fputc('\n', f);
+	if (e->neighbour)
+		fprintf(f, "  %s: %" PRIu64 " faults, %" PRIu64 " bytes put on the stack sampled "
+			"next to them (their samples lost)\n", e->event, e->neighbour,
+			e->neighbour_bytes);
 }
 
 /* Did the stubs count some process's allocator calls (profile.h: counted)? */

@@ -505,6 +505,7 @@ void profile_release(struct profile *p)
 	}
 	free(p->intervals);
 	free(p->run.syscalls);
+	free(p->run.longest_stop_kind);
 	for (size_t k = 0; k < p->run.nunfound; k++)
 		free(p->run.unfound[k]);
 	free(p->run.unfound);

@@ -69,6 +69,9 @@ struct prof_event_totals {
 	/* fault kinds: samples (calls is the exact count), lost, throttles */
 	int sampled;
 	uint64_t samples, lost, throttles;
+	/* of calls and acquired, the faults without a sample of their own
+	   put on the stack sampled next to them, and their bytes */
+	uint64_t neighbour, neighbour_bytes;
 	/* with -e mprotect, madvise or faults: VmData change, resident
 	   bytes given back (record/event.h) */
 	int64_t data;
@@ -106,6 +109,12 @@ struct prof_run {
 	uint64_t sample_lo, sample_hi;	/* allocator calls sampled at these means; 0: none */
 	uint64_t stops, stops_seccomp, stops_syscall, stops_breakpoint,
 		 stops_signal, stops_other;
+	/* the longest a thread stayed stopped by memtap (record/report.h's
+	   stop_counts), NULL kind: not known; stops over 1, 10, 100 ms */
+	uint64_t longest_stop_ns;
+	int longest_stop_pid, longest_stop_tid;
+	char *longest_stop_kind;
+	uint64_t stops_over_ms[3];
 	int stacks;		/* stacks were unwound (not --unwind=none) */
 	int held;		/* inuse_* values are what was held at the end */
 	char **unfound;		/* --probe specs never found, nunfound of them */

@@ -150,7 +150,7 @@ static void read_sample_mean(const struct jval *root, struct prof_run *pr)
 
 static void read_run(struct reader *r, const struct jval *root)
 {
-	const struct jval *run = json_get(root, "run", J_OBJ), *st, *nf;
+	const struct jval *run = json_get(root, "run", J_OBJ), *st, *nf, *longest;
 	struct prof_run *pr = &r->p->run;
 
 	if (!run)
@@ -166,6 +166,17 @@ static void read_run(struct reader *r, const struct jval *root)
 	pr->stops_breakpoint = num_or(st, "breakpoint", 0);
 	pr->stops_signal = num_or(st, "signal", 0);
 	pr->stops_other = num_or(st, "other", 0);
+	longest = st ? json_get(st, "longest", J_OBJ) : NULL;
+	if (longest && (pr->longest_stop_kind = dup_str(longest, "kind"))) {
+		const struct jval *over = json_get(st, "over_ms", J_ARR);
+
+		pr->longest_stop_ns = num_or(longest, "ns", 0);
+		pr->longest_stop_pid = (int)num_or(longest, "pid", 0);
+		pr->longest_stop_tid = (int)num_or(longest, "tid", 0);
+		for (size_t i = 0; over && i < over->n && i < 3; i++)
+			if (over->items[i].type == J_NUM)
+				pr->stops_over_ms[i] = (uint64_t)over->items[i].num;
+	}
 	pr->fault_period = num_or(root, "fault_period", 0);
 	read_sample_mean(root, pr);
 	nf = json_get(root, "probes_not_found", J_ARR);
@@ -283,6 +294,8 @@ static int read_processes(struct reader *r, const struct jval *root)
 			t->samples = num_or(e, "samples", 0);
 			t->lost = num_or(e, "lost", 0);
 			t->throttles = num_or(e, "throttles", 0);
+			t->neighbour = num_or(e, "neighbour", 0);
+			t->neighbour_bytes = num_or(e, "neighbour_bytes", 0);
 			t->data = json_get(e, "data", J_NUM) ? json_get(e, "data", J_NUM)->num : 0;
 			t->resident = num_or(e, "resident", 0);
 			t->counted = counted_of(json_get_str(e, "counted"));

@@ -23,6 +23,7 @@
 
 void detach_thread(struct thread *tcp, int sig)
 {
+	stop_ended(tcp);
 	if (ptrace(PTRACE_DETACH, tcp->tid, 0L, (unsigned long)sig) < 0 &&
 	    errno != ESRCH)
 		perror_msg("ptrace(PTRACE_DETACH, %d)", tcp->tid);
@@ -194,9 +195,11 @@ void tracer_detach_all(void)
 
 		if (!tcp)
 			continue;
-		if (WIFEXITED(status) || WIFSIGNALED(status))
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
 			on_death(tcp, status);
-		else if (WIFSTOPPED(status))
+		} else if (WIFSTOPPED(status)) {
+			stop_began(tcp, status, now_ns());
 			handle_stop(tcp, pid, status);
+		}
 	}
 }

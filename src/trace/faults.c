@@ -68,6 +68,7 @@
 #include "trace/source.h"
 #include "trace/tracer.h"
 #include "util/error.h"
+#include "util/optparse.h"
 #include "util/xmalloc.h"
 
 #define DRAIN_NS (10 * 1000000ull)
@@ -141,6 +142,7 @@ static struct {
 	int exact;		/* --exact: tripwires (faults_stop()) */
 	size_t nthreads;	/* threads with events */
 	int discard;		/* samples of memtap's child before the command */
+	size_t ring_pages;	/* MEMTAP_FAULT_RING (tests): pages per ring, 0: ours */
 	uint64_t next_ns;
 	struct fault_thread *head;
 	struct stack_snapshot snap;	/* a buffer the sink swaps */
@@ -187,6 +189,18 @@ static struct fault_stack *stack_slot(struct fault_kind *fk, uint32_t stack)
 }
 
 /*
+ * Faults without a sample of their own (lost) put on the stack sampled
+ * next to them: weighed, and counted as such for the report.
+ */
+static void neighbour_weight(struct sink_proc *sp, const struct fault_kind *fk, uint64_t faults,
+			     uint64_t bytes)
+{
+	sink_add_weight(sp, fk->kind, fk->last_stack, faults, bytes);
+	if (fk->last_stack != STACK_ID_LOST)	/* no sample yet: on no stack */
+		sink_add_neighbour(sp, fk->kind, faults, bytes);
+}
+
+/*
  * The stack a sample was recorded on (sink_take_stacked()), in the
  * ring's order.  The samples lost just before it (args[2]) weigh on the
  * stack of the sample before them: the ring filled up while the thread
@@ -205,8 +219,7 @@ static void on_stacked(const struct event *ev, uint32_t stack, struct fault_kind
 		fk->last_page = (uint64_t)ev->size;
 	}
 	if (lost && fk->ft->tcp->proc)
-		sink_add_weight(fk->ft->tcp->proc->rec, fk->kind, fk->last_stack, lost,
-				lost * fk->last_page);
+		neighbour_weight(fk->ft->tcp->proc->rec, fk, lost, lost * fk->last_page);
 	fk->last_stack = stack;
 	fk->last_page = (uint64_t)ev->size;
 	if (ev->args[3] && fs.npending < PENDING_MAX) {
@@ -297,7 +310,7 @@ static void spread(struct fault_kind *fk, struct sink_proc *sp, uint64_t count, 
 	if (lost > delta)
 		lost = delta;
 	if (lost) {
-		sink_add_weight(sp, fk->kind, fk->last_stack, lost, lost * last_page);
+		neighbour_weight(sp, fk, lost, lost * last_page);
 		fk->credited += lost;
 		delta -= lost;
 	}
@@ -308,7 +321,7 @@ static void spread(struct fault_kind *fk, struct sink_proc *sp, uint64_t count, 
 			return;
 		fk->credited += delta;
 		if (fk->samples && fk->full_seen)
-			sink_add_weight(sp, fk->kind, fk->last_stack, delta, delta * last_page);
+			neighbour_weight(sp, fk, delta, delta * last_page);
 		else
 			sink_add_weight(sp, fk->kind, STACK_ID_LOST, delta,
 					delta * hugepages_base_size());
@@ -352,7 +365,10 @@ static void on_sample(const struct perf_sample *s, void *arg)
 	/* the lost records come before the next sample that fits */
 	fk->lost_seen = fk->pt.lost;
 	fk->credited += 1 + lost;
-	if (!tcp->proc || tcp->proc->unfollowed || fs.discard)
+	/* memtap's child before the command: drained in a round before its
+	   exec as at the exec (faults_exec()) */
+	if (!tcp->proc || tcp->proc->unfollowed || fs.discard ||
+	    tracer_before_command_exec(tcp->proc->pid))
 		return;
 	source_event_init(&ev, tcp);
 	ev.kind = fk->kind;
@@ -467,7 +483,13 @@ static void faults_drain(void *self)
 	pending_check(NULL, 0, 0);
 	for (struct fault_thread *ft = fs.head; ft; ft = ft->next) {
 		int ft_left = 0;
-		uint64_t n = thread_drain(ft, DRAIN_MAX, &ft_left);
+		uint64_t n;
+
+		if (tracer_stop_pending()) {
+			left = 1;	/* the loop detaches first: the rest later */
+			break;
+		}
+		n = thread_drain(ft, DRAIN_MAX, &ft_left);
 
 		if (n > PACE_SAMPLES || ft_left)
 			interrupt(ft);
@@ -539,7 +561,8 @@ static void faults_thread_new(void *self, struct thread *tcp)
 		fk->ft = ft;
 		fk->kind = (enum event_kind)k;
 		fs.pc.kind = perf_kind(fk->kind);
-		fs.pc.ring_bytes = fs.nthreads < RING_BIG_THREADS ? RING_BIG : PERF_RING_DEFAULT;
+		fs.pc.ring_bytes = fs.ring_pages ? fs.ring_pages * hugepages_base_size() :
+				   fs.nthreads < RING_BIG_THREADS ? RING_BIG : PERF_RING_DEFAULT;
 		/* early, so that memtap runs before the ring is full even when late */
 		fs.pc.wakeup_bytes = fs.pc.ring_bytes / 16;
 		if (perf_thread_open(&fk->pt, tcp->tid, &fs.pc) < 0 ||
@@ -766,6 +789,8 @@ static const struct source_ops faults_ops = {
 
 void faults_init(const struct trace_config *cfg)
 {
+	const char *env;
+
 	fs.kinds = cfg->events & EV_FAULT_KINDS;
 	if (!fs.kinds)
 		return;
@@ -777,6 +802,15 @@ void faults_init(const struct trace_config *cfg)
 		fs.pc.stack_bytes = PERF_STACK_MAX;
 
 	fs.pace = feature_has(F_SEIZE);
+	/* for the tests: rings so small that samples are lost */
+	if ((env = getenv("MEMTAP_FAULT_RING")) && *env) {
+		long pages;
+
+		if (parse_whole(env, 1, 1 << 16, &pages) < 0 || (pages & (pages - 1)))
+			warn_msg("MEMTAP_FAULT_RING=%s: not a power of two of pages: ignored", env);
+		else
+			fs.ring_pages = (size_t)pages;
+	}
 	if (!feature_has(F_PERF)) {
 		warn_msg("-e faults: perf events are off (MEMTAP_DISABLE=perf): page faults "
 			 "are not traced");

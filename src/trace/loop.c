@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -47,6 +48,11 @@ struct stop_counts stops;
 struct tracer tr = { .launched_status = -1, .launched_exec_fd = -1 };
 
 static volatile sig_atomic_t stop_signal;
+static uint64_t clock_ns;		/* when every probe was in */
+/* the first signal that asked to detach, and when (now_ns(): clock_gettime
+   is async-signal-safe) */
+static volatile sig_atomic_t asked_signal;
+static volatile uint64_t asked_ns;
 
 unsigned long tracer_ptrace_options(void)
 {
@@ -91,12 +97,113 @@ void ptrace_or_warn(int req, pid_t tid, unsigned long data, const char *what)
 		perror_msg("ptrace(%s, %d)", what, tid);
 }
 
+/* ---- how long threads stay stopped ---- */
+
+enum stop_kind {
+	SK_SECCOMP, SK_SYSCALL_ENTRY, SK_SYSCALL_EXIT, SK_INT3, SK_SIGNAL, SK_CLONE,
+	SK_FORK, SK_VFORK, SK_EXEC, SK_EXIT, SK_INTERRUPT, SK_GROUP, SK_FIRST, SK_OTHER,
+};
+
+static const char *const stop_kind_names[] = {
+	[SK_SECCOMP] = "seccomp", [SK_SYSCALL_ENTRY] = "syscall-entry",
+	[SK_SYSCALL_EXIT] = "syscall-exit", [SK_INT3] = "int3 (SIGTRAP)",
+	[SK_SIGNAL] = "signal", [SK_CLONE] = "clone event", [SK_FORK] = "fork event",
+	[SK_VFORK] = "vfork event", [SK_EXEC] = "exec event", [SK_EXIT] = "exit event",
+	[SK_INTERRUPT] = "interrupt", [SK_GROUP] = "group-stop", [SK_FIRST] = "first stop",
+	[SK_OTHER] = "other",
+};
+
+/* What a wait status of tcp's says the stop is, before it is served. */
+static enum stop_kind stop_kind_of(const struct thread *tcp, int status)
+{
+	int sig = WSTOPSIG(status);
+
+	switch ((unsigned)status >> 16) {
+	case 0:
+		if (sig == (SIGTRAP | 0x80))
+			return tcp->sc == SC_AWAIT_EXIT || (tcp->flags & T_IN_SC) ?
+			       SK_SYSCALL_EXIT : SK_SYSCALL_ENTRY;
+		return sig == SIGTRAP ? SK_INT3 : SK_SIGNAL;
+	case PTRACE_EVENT_SECCOMP:
+		return SK_SECCOMP;
+	case PTRACE_EVENT_CLONE:
+		return SK_CLONE;
+	case PTRACE_EVENT_FORK:
+		return SK_FORK;
+	case PTRACE_EVENT_VFORK:
+		return SK_VFORK;
+	case PTRACE_EVENT_EXEC:
+		return SK_EXEC;
+	case PTRACE_EVENT_EXIT:
+		return SK_EXIT;
+	case PTRACE_EVENT_STOP:
+		if (!(tcp->flags & T_STARTED))
+			return SK_FIRST;
+		return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU ?
+		       SK_GROUP : SK_INTERRUPT;
+	default:
+		return SK_OTHER;
+	}
+}
+
+void stop_began(struct thread *tcp, int status, uint64_t ns)
+{
+	tcp->stop_ns = ns;
+	tcp->stop_kind = (int)stop_kind_of(tcp, status);
+}
+
+void stop_ended(struct thread *tcp)
+{
+	uint64_t d;
+
+	if (!tcp->stop_ns)
+		return;
+	d = now_ns() - tcp->stop_ns;
+	tcp->stop_ns = 0;
+	for (int i = 0, ms = 1; i < 3; i++, ms *= 10)
+		if (d > (uint64_t)ms * 1000000u)
+			stops.over_ms[i]++;
+	if (clock_ns && !tr.detaching && d > stops.longest_rec_ns) {
+		stops.longest_rec_ns = d;
+		stops.longest_rec_tid = tcp->tid;
+		stops.longest_rec_kind = stop_kind_names[tcp->stop_kind];
+	}
+	if (d <= stops.longest_ns)
+		return;
+	stops.longest_ns = d;
+	stops.longest_tid = tcp->tid;
+	stops.longest_pid = tcp->proc ? tcp->proc->pid : 0;
+	stops.longest_kind = stop_kind_names[tcp->stop_kind];
+}
+
+/* -v: the longest stop, at the end. */
+static void print_longest_stop(void)
+{
+	char rec[96] = "; none while recording";
+
+	if (!stops.longest_kind) {
+		info_msg("longest stop: none timed");
+		return;
+	}
+	if (!clock_ns)
+		rec[0] = '\0';
+	else if (stops.longest_rec_kind)
+		snprintf(rec, sizeof(rec), "; while recording: %.3f ms (%s) of thread %d",
+			 (double)stops.longest_rec_ns / 1e6, stops.longest_rec_kind,
+			 stops.longest_rec_tid);
+	info_msg("longest stop: %.3f ms (%s) of thread %d, process %d; stops over 1 ms: %"
+		 PRIu64 ", over 10 ms: %" PRIu64 ", over 100 ms: %" PRIu64 "%s",
+		 (double)stops.longest_ns / 1e6, stops.longest_kind, stops.longest_tid,
+		 stops.longest_pid, stops.over_ms[0], stops.over_ms[1], stops.over_ms[2], rec);
+}
+
 void resume(struct thread *tcp, int sig)
 {
 	int syscall_stops = !tr.detaching && (tr.ptrace_syscalls || tcp->sc != SC_IDLE ||
 					      (tcp->proc && tcp->proc->ptrace_syscalls));
 
 	tcp->flags &= ~(T_STOPPED | T_PARKED | T_GOOD_STOP);
+	stop_ended(tcp);
 	ptrace_or_warn(syscall_stops ? PTRACE_SYSCALL : PTRACE_CONT, tcp->tid,
 		       (unsigned long)sig, syscall_stops ? "PTRACE_SYSCALL" : "PTRACE_CONT");
 }
@@ -109,6 +216,11 @@ void tracer_resume(struct thread *tcp, int sig)
 int tracer_detaching(void)
 {
 	return tr.detaching;
+}
+
+int tracer_stop_pending(void)
+{
+	return stop_signal != 0;
 }
 
 int tracer_before_command_exec(pid_t pid)
@@ -132,6 +244,10 @@ void tracer_request_stop(int sig)
 		/* the command decides what the signal means */
 		kill(tr.launched_pid, sig);
 		return;
+	}
+	if (!asked_signal && sig != SIGALRM) {
+		asked_ns = now_ns();
+		asked_signal = sig;
 	}
 	stop_signal = sig;
 	/* wake waitpid(): an interrupt stop of one thread will do */
@@ -163,13 +279,13 @@ static void serve_stop_request(void)
 struct wait_rec {
 	pid_t pid;
 	int status;
+	uint64_t ns;		/* when waitpid() returned it */
 };
 
 static struct wait_rec *batch;
 static size_t batch_cap;
 static int sigchld_fd = -1;
 static int no_children;
-static uint64_t clock_ns;		/* when every probe was in */
 
 /*
  * Block SIGCHLD and read it through a signalfd: the loop sleeps in
@@ -230,6 +346,7 @@ static size_t collect_stops(int block)
 		batch = xgrowarray(batch, &batch_cap, n + 1, sizeof(*batch));
 		batch[n].pid = pid;
 		batch[n].status = status;
+		batch[n].ns = now_ns();
 		n++;
 		if (block && tr.procs.nthreads <= 1)
 			break;
@@ -313,8 +430,8 @@ static int may_block(void)
 	       !sources_next_ns() && !sources_pollfds(pfd);
 }
 
-/* One wait status: a death, or a stop to handle. */
-static void serve_wait(pid_t pid, int status)
+/* One wait status, returned by waitpid() at ns: a death, or a stop to handle. */
+static void serve_wait(pid_t pid, int status, uint64_t ns)
 {
 	struct thread *tcp = procs_find(&tr.procs, pid);
 
@@ -342,12 +459,14 @@ static void serve_wait(pid_t pid, int status)
 	if (!tcp) {
 		/* A new task whose parent's event has not come yet. */
 		tcp = procs_new_thread(&tr.procs, pid, NULL);
+		stop_began(tcp, status, ns);
 		tcp->flags |= T_HELD | T_STOPPED | T_STARTED;
 		stops.event++;
 		if (tr.detaching && !alloc_any_active())
 			detach_thread(tcp, 0);
 		return;
 	}
+	stop_began(tcp, status, ns);
 	handle_stop(tcp, pid, status);
 }
 
@@ -377,6 +496,8 @@ static int probes_armed(void)
 
 int tracer_run(void)
 {
+	uint64_t left_ns;
+
 	/*
 	 * memtap's own sleeps to the microsecond, not the default 50 us
 	 * late: a busy ring is drained when due (the command, forked
@@ -390,7 +511,10 @@ int tracer_run(void)
 		size_t n = collect_stops(may_block());
 
 		for (size_t i = 0; i < n; i++)
-			serve_wait(batch[i].pid, batch[i].status);
+			serve_wait(batch[i].pid, batch[i].status, batch[i].ns);
+		/* detach before any long work of the round (drains, reports) */
+		if (stop_signal && !tr.launched_pid)
+			serve_stop_request();
 		sources_drain(now_ns());
 		/* every thread of the batch runs again: now unwind */
 		sink_flush();
@@ -417,6 +541,7 @@ int tracer_run(void)
 		if (!n)
 			wait_for_stops();
 	}
+	left_ns = now_ns();	/* every thread left (attach mode) */
 	sources_detach();
 	sink_flush();
 	output_set_tracing(0);
@@ -424,6 +549,11 @@ int tracer_run(void)
 	if (tr.detach_ns)
 		debug_msg("detached in %.1f ms, %.1f ms after the probes were in",
 			  (double)(now_ns() - tr.detach_ns) / 1e6, (double)(now_ns() - clock_ns) / 1e6);
+	if (verbose && asked_signal && !tr.launched_pid)
+		info_msg("%s: every thread detached %.1f ms after it", strsignal(asked_signal),
+			 (double)(left_ns - asked_ns) / 1e6);
+	if (verbose)
+		print_longest_stop();
 	if (output_gone())
 		return EXIT_RUNTIME;
 	if (tr.launched_pid) {

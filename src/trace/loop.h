@@ -43,6 +43,16 @@ void ptrace_or_warn(int req, pid_t tid, unsigned long data, const char *what);
  */
 void resume(struct thread *tcp, int sig);
 
+/*
+ * How long threads stay stopped (struct stop_counts): stop_began() when
+ * waitpid() returned a stop of tcp, at ns, before it is served;
+ * stop_ended() at the ptrace request that resumes or detaches it (resume(),
+ * detach_thread()), which counts the time; a thread that stays stopped by
+ * its own group-stop has its stop_ns cleared, uncounted.
+ */
+void stop_began(struct thread *tcp, int status, uint64_t ns);
+void stop_ended(struct thread *tcp);
+
 /* Forget a thread that is gone or left. */
 void thread_free(struct thread *tcp);
 

@@ -67,6 +67,10 @@ struct thread {
 	int pending_sig;	/* detach: the signal to pass on */
 	struct alloc_thread *alloc;	/* probed calls awaiting their return */
 	struct fault_thread *faults;	/* faults.c: its perf events, or NULL */
+	/* loop.c: when memtap learnt of its stop (now_ns()), 0: not stopped
+	   by memtap; what the stop was (stop_kind_names[]) */
+	uint64_t stop_ns;
+	int stop_kind;
 };
 
 /* struct thread flags */

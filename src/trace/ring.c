@@ -75,6 +75,7 @@
 #include "trace/alloc.h"
 #include "trace/emit.h"
 #include "trace/ring.h"
+#include "trace/tracer.h"
 #include "trace/source.h"
 #include "util/clock.h"
 #include "util/error.h"
@@ -671,8 +672,11 @@ int ring_drain(struct ring_src *r)
 	uint64_t start = r->tail;
 	long got;
 
-	/* one lap at most: a target as fast as the drain must not starve the loop */
-	while ((got = drain_batch(r)) > 0 && r->tail - start < r->r.nrec)
+	/*
+	 * One lap at most: a target as fast as the drain must not starve the
+	 * loop; a batch when a stop is asked for: the loop detaches first.
+	 */
+	while ((got = drain_batch(r)) > 0 && r->tail - start < r->r.nrec && !tracer_stop_pending())
 		detour_sample_refill(r->ds, 0);
 	if (got >= 0)
 		detour_sample_refill(r->ds, 0);

@@ -138,8 +138,12 @@ void on_exec(struct thread *tcp, pid_t pid)
 		struct thread *execer = procs_find(&tr.procs, (pid_t)former);
 
 		if (execer && execer != tcp) {
-			if (tcp)
+			if (tcp) {
+				/* the exec's stop is the execer's now */
+				execer->stop_ns = tcp->stop_ns;
+				execer->stop_kind = tcp->stop_kind;
 				thread_free(tcp);
+			}
 			procs_rename_thread(&tr.procs, execer, pid);
 			tcp = execer;
 		}
@@ -256,6 +260,7 @@ static void on_event_stop(struct thread *tcp, int sig)
 		alloc_on_event_stop(tcp, 0, 1);
 		tcp->flags &= ~T_STOPPED;
 		tcp->flags |= T_LISTENING;
+		tcp->stop_ns = 0;	/* its own stop, not memtap's */
 		ptrace_or_warn(PTRACE_LISTEN, tcp->tid, 0, "PTRACE_LISTEN");
 		return;
 	}

@@ -224,6 +224,9 @@ int timers_serve(void)
 {
 	uint64_t now = now_ns();
 
+	/* a stop is asked for: detach first, the last report tells all */
+	if (tracer_stop_pending())
+		return 0;
 	if (!sink_recording())
 		next_interval_ns = next_status_ns = 0;
 	if (next_interval_ns && now >= next_interval_ns) {

@@ -93,6 +93,14 @@ unsigned long tracer_ptrace_options(void);
 void tracer_resume(struct thread *tcp, int sig);
 int tracer_detaching(void);
 
+/*
+ * Is a stop asked for (a signal, -d) and not served yet?  Long work on
+ * the loop's thread (draining a busy ring, the -i reports) looks at it
+ * between steps and leaves the rest for later, so that the loop
+ * detaches first (within a second of SIGINT, SIGTERM or SIGHUP).
+ */
+int tracer_stop_pending(void);
+
 /* Is pid the launched command before its first exec (memtap's child still)? */
 int tracer_before_command_exec(pid_t pid);
 
