@@ -18,8 +18,8 @@
  * kernel's rate limit: THROTTLE), and with --fault-period N only one
  * fault in N is sampled.  So before each report and when a thread goes,
  * its count is read, and the faults not yet credited to a stack are
- * credited (spread()): lost samples to the stack sampled before the
- * loss, the unsampled faults of --fault-period or throttling to the
+ * credited (fault_spread() of faults-credit.c): lost samples to the
+ * stack sampled before the loss, the unsampled faults of --fault-period or throttling to the
  * stacks its samples had, in proportion to their samples (as
  * perf_sample_scale(), per thread): each thread's total is its exact
  * count, and the samples, losses and throttles are reported.
@@ -65,6 +65,7 @@
 #include "trace/emit.h"
 #include "trace/faults.h"
 #include "trace/faults-exact.h"
+#include "trace/faults-int.h"
 #include "trace/source.h"
 #include "trace/tracer.h"
 #include "util/error.h"
@@ -88,42 +89,6 @@
 #define NKINDS PERF_FAULTS_NKINDS
 #define PENDING_NS (200 * 1000000ull)
 #define PENDING_MAX 4096
-
-/* One stack of a kind's samples, for spreading the uncredited faults. */
-struct fault_stack {
-	uint32_t stack;
-	uint64_t samples;
-	uint64_t units;		/* bytes / UNIT of those samples */
-};
-
-#define UNIT 4096u
-
-/* The events of one kind on one thread. */
-struct fault_kind {
-	struct fault_thread *ft;
-	enum event_kind kind;
-	struct perf_thread pt;
-	uint64_t credited;	/* faults credited: samples + spread */
-	uint64_t said_samples, said_lost, said_throttles;	/* told the sink */
-	uint64_t lost_seen;	/* lost samples credited to a stack */
-	struct fault_stack *stacks;	/* open addressing on the stack id */
-	size_t size, used;
-	uint64_t samples;	/* in stacks */
-	int full_seen;		/* a drain found the ring full */
-	uint32_t last_stack;	/* of the last sample recorded */
-	uint64_t last_page;	/* its page size */
-};
-
-struct fault_thread {
-	struct thread *tcp;
-	int nkinds;
-	struct fault_kind k[NKINDS];
-	int interrupted;	/* PTRACE_INTERRUPT sent: hold its stop */
-	int held;		/* kept stopped until faults_round_end() */
-	uint64_t trip_stops;	/* --exact: tripwire stops */
-	int trip_told;		/* --exact: said that it blocks the tripwire's signal */
-	struct fault_thread *next, **prevp;
-};
 
 /* A sample whose page was not there yet when it was read. */
 struct pending {
@@ -156,50 +121,6 @@ static enum perf_fault_kind perf_kind(enum event_kind k)
 	       k == EV_MAJOR_FAULTS ? PERF_FAULTS_MAJOR : PERF_FAULTS_ALL;
 }
 
-/* ---- the stacks of a kind's samples ---- */
-
-static struct fault_stack *stack_slot(struct fault_kind *fk, uint32_t stack)
-{
-	size_t j;
-
-	if ((fk->used + 1) * 2 > fk->size) {
-		struct fault_stack *old = fk->stacks;
-		size_t old_size = fk->size;
-
-		fk->size = fk->size ? fk->size * 2 : 16;
-		fk->stacks = xcalloc(fk->size, sizeof(*fk->stacks));
-		for (size_t i = 0; i < old_size; i++) {
-			if (!old[i].samples)
-				continue;
-			j = (old[i].stack * 2654435761u) & (fk->size - 1);
-			while (fk->stacks[j].samples)
-				j = (j + 1) & (fk->size - 1);
-			fk->stacks[j] = old[i];
-		}
-		free(old);
-	}
-	j = (stack * 2654435761u) & (fk->size - 1);
-	while (fk->stacks[j].samples && fk->stacks[j].stack != stack)
-		j = (j + 1) & (fk->size - 1);
-	if (!fk->stacks[j].samples) {
-		fk->stacks[j].stack = stack;
-		fk->used++;
-	}
-	return &fk->stacks[j];
-}
-
-/*
- * Faults without a sample of their own (lost) put on the stack sampled
- * next to them: weighed, and counted as such for the report.
- */
-static void neighbour_weight(struct sink_proc *sp, const struct fault_kind *fk, uint64_t faults,
-			     uint64_t bytes)
-{
-	sink_add_weight(sp, fk->kind, fk->last_stack, faults, bytes);
-	if (fk->last_stack != STACK_ID_LOST)	/* no sample yet: on no stack */
-		sink_add_neighbour(sp, fk->kind, faults, bytes);
-}
-
 /*
  * The stack a sample was recorded on (sink_take_stacked()), in the
  * ring's order.  The samples lost just before it (args[2]) weigh on the
@@ -209,7 +130,7 @@ static void neighbour_weight(struct sink_proc *sp, const struct fault_kind *fk, 
  */
 static void on_stacked(const struct event *ev, uint32_t stack, struct fault_kind *fk)
 {
-	struct fault_stack *s = stack_slot(fk, stack);
+	struct fault_stack *s = fault_stack_slot(fk, stack);
 	uint64_t lost = ev->args[2];
 
 	s->samples++;
@@ -219,7 +140,7 @@ static void on_stacked(const struct event *ev, uint32_t stack, struct fault_kind
 		fk->last_page = (uint64_t)ev->size;
 	}
 	if (lost && fk->ft->tcp->proc)
-		neighbour_weight(fk->ft->tcp->proc->rec, fk, lost, lost * fk->last_page);
+		fault_neighbour_weight(fk->ft->tcp->proc->rec, fk, lost, lost * fk->last_page);
 	fk->last_stack = stack;
 	fk->last_page = (uint64_t)ev->size;
 	if (ev->args[3] && fs.npending < PENDING_MAX) {
@@ -275,80 +196,13 @@ static void pending_check(const struct fault_kind *only, pid_t pid, int final)
 			continue;
 		}
 		if (size > base) {
-			struct fault_stack *s = stack_slot(fk, p->stack);
+			struct fault_stack *s = fault_stack_slot(fk, p->stack);
 
 			s->units += (size - base) / UNIT;
 			sink_add_weight(tcp->proc->rec, fk->kind, p->stack, 0, size - base);
 		}
 	}
 	fs.npending = kept;
-}
-
-/*
- * Credit the faults counted and not yet credited (count - credited).
- *   - samples lost after the last sample read (no sample after them
- *     brought their record to on_stacked()): to the last sample's stack;
- *   - with --fault-period N > 1, or once the kernel throttled: to the
- *     stacks of the samples, in proportion to their samples;
- *   - else (period 1, nothing throttled) what is left is faults the
- *     sampling event did not see (the two events are not one), or lost
- *     at the end with no record to say so: left for later while the
- *     thread lives; at its end (final) on the last sample's stack when
- *     its ring was ever found full, else on no stack.
- * lost: samples lost after the last sample read.  Each stack's faults
- * weigh its samples' mean page size.
- */
-static void spread(struct fault_kind *fk, struct sink_proc *sp, uint64_t count, uint64_t lost,
-		   int final)
-{
-	uint64_t delta, cum = 0, given = 0, last_page = fk->last_page ? fk->last_page :
-							 hugepages_base_size();
-
-	if (count <= fk->credited)
-		return;
-	delta = count - fk->credited;
-	if (lost > delta)
-		lost = delta;
-	if (lost) {
-		neighbour_weight(sp, fk, lost, lost * last_page);
-		fk->credited += lost;
-		delta -= lost;
-	}
-	if (!delta)
-		return;
-	if (fs.pc.period == 1 && !fk->pt.throttles) {
-		if (!final)
-			return;
-		fk->credited += delta;
-		if (fk->samples && fk->full_seen)
-			neighbour_weight(sp, fk, delta, delta * last_page);
-		else
-			sink_add_weight(sp, fk->kind, STACK_ID_LOST, delta,
-					delta * hugepages_base_size());
-		return;
-	}
-	fk->credited += delta;
-	if (!fk->samples) {
-		sink_add_weight(sp, fk->kind, STACK_ID_LOST, delta,
-				delta * hugepages_base_size());
-		return;
-	}
-	for (size_t i = 0; i < fk->size; i++) {
-		const struct fault_stack *s = &fk->stacks[i];
-		uint64_t upto, n;
-
-		if (!s->samples)
-			continue;
-		cum += s->samples;
-		upto = cum == fk->samples ? delta :
-		       (uint64_t)((long double)delta * (long double)cum / (long double)fk->samples);
-		n = upto - given;
-		given = upto;
-		if (n)
-			sink_add_weight(sp, fk->kind, s->stack, n,
-					(uint64_t)((long double)n * (long double)s->units /
-						   (long double)s->samples) * UNIT);
-	}
 }
 
 /* ---- reading the rings ---- */
@@ -433,7 +287,7 @@ static void thread_settle(struct fault_thread *ft, int final)
 		fk->said_samples = pt->samples;
 		fk->said_lost = pt->lost;
 		fk->said_throttles = pt->throttles;
-		spread(fk, tcp->proc->rec, count, lost, final);
+		fault_spread(fk, tcp->proc->rec, count, lost, final, fs.pc.period);
 	}
 }
 
