@@ -139,6 +139,35 @@ int detour_read_counts_of(const struct detour_set *ds, const void *const *cookie
 	return 0;
 }
 
+int detour_read_thread_counts(const struct detour_set *ds, pid_t tid,
+			      const void *const *cookies, size_t n, struct detour_counts *out)
+{
+	enum { W = 1 << PT_SLOT_SHIFT >> 3 };
+	uint64_t blk[DT_ALL_SLOTS * W];
+	unsigned t = 0;
+	int err;
+
+	memset(out, 0, n * sizeof(*out));
+	while (ds->base && t < K_NENT && !(ds->keys[t] && ds->key_tids[t] == tid))
+		t++;
+	if (!ds->base || t == K_NENT)
+		return -ENOENT;
+	if (!ds->nslots)
+		return 0;
+	err = memio_read_all(ds->pid, 0, ds->base + DT_PERTHREAD + ((uint64_t)t << PT_SHIFT), blk,
+			     ds->nslots << PT_SLOT_SHIFT);
+	if (err < 0)
+		return err;
+	for (size_t i = 0; i < ds->nslots; i++)
+		for (size_t j = 0; j < n; j++)
+			if (cookies[j] == ds->sites[i].cookie) {
+				out[j].calls += blk[i * W + PT_CALLS / 8];
+				out[j].bytes += blk[i * W + PT_BYTES / 8];
+				break;
+			}
+	return 0;
+}
+
 /*
  * The pool entries the stubs took since the last refill get fresh
  * intervals of the mean in force: from the oldest taken on, at most the

@@ -248,6 +248,16 @@ int detour_read_counts(const struct detour_set *ds, const void *cookie,
 int detour_read_counts_of(const struct detour_set *ds, const void *const *cookies, size_t n,
 			  struct detour_counts *out);
 /*
+ * The calls and bytes thread tid counted in its own block of the
+ * per-thread pages (detour-abi.h), per cookie into out[0 .. n) (the
+ * other fields 0): 0, -ENOENT when tid has no entry in the thread table
+ * (its calls count in the counter page, with those of every other
+ * thread without one), or -errno.  A vfork child counts in the block of
+ * the thread that vforked: it runs on that thread's TCB.
+ */
+int detour_read_thread_counts(const struct detour_set *ds, pid_t tid,
+			      const void *const *cookies, size_t n, struct detour_counts *out);
+/*
  * Sampling (cfg.sample_mean not 0): fresh intervals into the pool
  * entries the stubs took since the last call, drawn at mean (0: the
  * mean in force; another mean becomes the one in force).  At each

@@ -54,6 +54,7 @@
 #include "record/sink.h"
 #include "trace/alloc.h"
 #include "trace/alloc-detour.h"
+#include "trace/alloc-vcount.h"
 #include "trace/ring.h"
 #include "util/clock.h"
 #include "util/error.h"
@@ -84,6 +85,7 @@ struct alloc_detours {
 	uint64_t set_full;		/* D_SET_FULL, as last read */
 	int sampled;			/* a set full makes the leak view approximate */
 	size_t wrappers;		/* syscall wrappers detoured */
+	struct vcount vforks[VCOUNT_MAX];	/* vfork children's counts */
 };
 
 /* Does a wrapper's event need nothing read at the call's entry? */
@@ -631,16 +633,31 @@ void alloc_detours_forget(struct alloc_detours *ad, uint64_t addr)
 		detour_forget(ad->set, addr);
 }
 
+static void read_counts(struct alloc_detours *ad);
+
 void alloc_detours_vfork(struct alloc_detours *ad, pid_t tid, struct proc *child)
 {
-	if (ad && ad->ring)
-		ring_vfork(ad->ring, tid, child);
+	if (!ad || !ad->ring)
+		return;
+	ring_vfork(ad->ring, tid, child);
+	read_counts(ad);	/* the parent's until now */
+	vcount_begin(ad->vforks, ad->set, tid, child);
 }
 
 void alloc_detours_vfork_end(struct alloc_detours *ad, struct proc *child)
 {
 	if (ad && ad->ring)
 		ring_vfork_end(ad->ring, child);
+	if (ad)
+		vcount_end(ad->vforks, ad->set, child, ad->rec);
+}
+
+void alloc_detours_vfork_stop(struct alloc_detours *ad, struct proc *child, int execve)
+{
+	if (ad && execve)
+		vcount_hold(ad->vforks, child);
+	else if (ad)
+		vcount_stopped(ad->vforks, ad->set, child);
 }
 
 /*
@@ -659,6 +676,9 @@ static void read_counts(struct alloc_detours *ad)
 	for (size_t i = 0; i < n; i++)
 		cookies[i] = probes_get(i);
 	if (n && detour_read_counts_of(ad->set, cookies, n, now) == 0) {
+		/* a vfork child's, read after now: the parent's may be behind given */
+		int vforks = vcount_take(ad->vforks, ad->set, ad->counts);
+
 		for (size_t i = 0; i < n; i++) {
 			const struct probe *pr = probes_get(i);
 			int counted = probe_counted(pr);
@@ -667,7 +687,8 @@ static void read_counts(struct alloc_detours *ad)
 			    now[i].calls >= ad->counts[i].calls)
 				sink_add_counted(ad->rec, pr->kind, now[i].calls - ad->counts[i].calls,
 						 now[i].bytes - ad->counts[i].bytes, counted);
-			ad->counts[i] = now[i];
+			if (now[i].calls >= ad->counts[i].calls || !vforks)
+				ad->counts[i] = now[i];
 		}
 	}
 	free(now);
@@ -762,6 +783,7 @@ void alloc_detours_free(struct alloc_detours *ad)
 	if (ad->ring)
 		say_lost(ad);
 	detour_set_free(ad->set);
+	vcount_release(ad->vforks);
 	free(ad->counts);
 	free(ad);
 }

@@ -84,6 +84,13 @@ void alloc_detours_forget(struct alloc_detours *ad, uint64_t addr);
  */
 void alloc_detours_vfork(struct alloc_detours *ad, pid_t tid, struct proc *child);
 void alloc_detours_vfork_end(struct alloc_detours *ad, struct proc *child);
+/*
+ * The stubs' counts of child (alloc-vcount.h): it stopped at its execve
+ * entry (execve, after its last drain: what its parent's thread counts
+ * from then on is held), or elsewhere (before a drain: what was held is
+ * child's, its exec failed).
+ */
+void alloc_detours_vfork_stop(struct alloc_detours *ad, struct proc *child, int execve);
 
 /*
  * Drain the ring now, and read the stubs' counters (a thread exits, the

@@ -434,6 +434,7 @@ void alloc_thread_exiting(struct thread *tcp)
 	struct thread *t;
 	size_t it = 0;
 
+	alloc_execve_entry(tcp);	/* a vfork child leaves the memory too */
 	if (!s || s->pid != tcp->tid)
 		return;
 	/* the leader, its others live on: their memory through one of them */
@@ -453,8 +454,18 @@ int alloc_drain(struct thread *tcp)
 
 	if (!s || !s->dt)
 		return 0;
+	if (tcp->proc->vfork_child)
+		alloc_detours_vfork_stop(s->dt, tcp->proc, 0);
 	alloc_detours_drain(s->dt);
 	return 1;
+}
+
+void alloc_execve_entry(struct thread *tcp)
+{
+	struct alloc_space *s = alloc_active_space(tcp->proc);
+
+	if (s && s->dt && tcp->proc->vfork_child)
+		alloc_detours_vfork_stop(s->dt, tcp->proc, 1);
 }
 
 void alloc_thread_free(struct thread *tcp)

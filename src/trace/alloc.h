@@ -107,11 +107,18 @@ const char *const *alloc_notes(size_t *n);
  * copy of the live blocks.  1 if the space has in-target probes.
  */
 int alloc_drain(struct thread *tcp);
+/*
+ * At the entry of execve, after alloc_drain(): a vfork child's calls
+ * are counted to here (alloc-vcount.h); its parent may run once the
+ * exec is done.  alloc_thread_exiting() does the same at its exit.
+ */
+void alloc_execve_entry(struct thread *tcp);
 
 /*
- * At a thread's PTRACE_EVENT_EXIT: the leader of a process whose other
- * threads live on becomes a zombie, its /proc/PID/maps empty: its
- * address space is read through another thread from then on.
+ * At a thread's PTRACE_EVENT_EXIT, after alloc_drain(): the leader of a
+ * process whose other threads live on becomes a zombie, its
+ * /proc/PID/maps empty: its address space is read through another
+ * thread from then on.  A vfork child's calls are counted to here.
  */
 void alloc_thread_exiting(struct thread *tcp);
 

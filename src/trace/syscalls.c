@@ -431,6 +431,7 @@ static void exec_entry(struct thread *tcp)
 		debug_msg("thread %d: execve: the in-target ring read first", tcp->tid);
 		sink_flush();
 	}
+	alloc_execve_entry(tcp);
 	sources_execve_entry(tcp);
 }
 
