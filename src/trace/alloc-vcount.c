@@ -52,8 +52,13 @@ void vcount_begin(struct vcount *vc, const struct detour_set *set, pid_t tid,
 	while (i < VCOUNT_MAX && vc[i].child)
 		i++;
 	if (err < 0 || i == VCOUNT_MAX) {
-		debug_msg("vfork child %d: its calls count in its parent's figures (%s)", child->pid,
-			  err < 0 ? strerror(-err) : "too many vfork children");
+		static int warned;
+
+		if (!warned++)
+			warn_msg("vfork child %d: its allocator calls are counted in its parent's "
+				 "figures (%s)", child->pid, err == -ENOENT ?
+				 "its thread is not in the stubs' thread table" :
+				 err < 0 ? strerror(-err) : "too many vfork children at once");
 		free(base);
 		return;
 	}

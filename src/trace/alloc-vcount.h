@@ -8,7 +8,7 @@
  * thread waits in vfork: its growth from the vfork event on is the
  * child's, whatever the parent's other threads do.  A thread without an
  * entry in the thread table counts in the shared counter page: its
- * child's calls stay in the parent's figures (a debug line says so).
+ * child's calls stay in the parent's figures (a warning says so, once).
  *
  * Until the child execs or exits the parent's thread waits; but an exec
  * lets it go before memtap has the child's exec event, and it may call
