@@ -290,6 +290,21 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 	w = sink_wants(p, ev);
 	if (!w)
 		return;
+	if (snap && p->unwinder) {
+		/*
+		 * The process's perf map or jitdump says code was rewritten
+		 * where code was, by now: the stacks copied before are unwound
+		 * with the rules of before, and the rules of run-time code made
+		 * again for this one and the next.
+		 */
+		uint64_t rw = jit_names_rewrites(p->pid);
+
+		if (rw != p->jit_rewrites) {
+			p->jit_rewrites = rw;
+			sink_flush();
+			sink_proc_code_written(p);
+		}
+	}
 	if (npending == pending_cap)
 		pending = xgrowarray(pending, &pending_cap, npending + 1, sizeof(*pending));
 	pe = &pending[npending++];

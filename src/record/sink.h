@@ -79,6 +79,7 @@ struct sink_proc {
 	uint64_t left_size, left_data;
 	struct proc_modules *modules;	/* executable mappings, for stacks */
 	struct unwinder *unwinder;	/* created at the first stack */
+	uint64_t jit_rewrites;		/* jit_names_rewrites() last seen */
 	struct live_table *live;	/* live allocations (live.c) */
 	struct map_table *maps;		/* held brk/mmap ranges (maptrack.c) */
 	int unfollowed;		/* fork child not followed: gets no copy */

@@ -121,6 +121,7 @@ static void code_move(struct jit_table *t, struct jitdump_state *s, const unsign
 	if (!e)
 		return;
 	old = *e;
+	t->rewrites++;	/* code at the new range: other than what ran there */
 	jit_table_add(t, u64(s, b + 24), u64(s, b + 32), old.name, old.dbg, old.unwind);
 }
 

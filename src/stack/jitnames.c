@@ -133,6 +133,8 @@ int jit_table_add(struct jit_table *t, uint64_t start, uint64_t size, uint32_t n
 		jit_warn(t, "more than %u ranges: the rest is not read", JIT_MAX_ENTRIES);
 		return -1;
 	}
+	if (jit_table_at(t, start))
+		t->rewrites++;	/* the runtime wrote other code there */
 	t->e = xgrowarray(t->e, &t->cap, t->n + 1, sizeof(*t->e));
 	e = &t->e[t->n++];
 	e->start = start;
@@ -598,6 +600,22 @@ void jit_names_note(uint32_t module, uint64_t pc)
 
 	if (s && !find(s, pc, &t))
 		refresh(s, 0, 0);
+}
+
+uint64_t jit_names_rewrites(pid_t pid)
+{
+	struct jit_source *s = NULL;
+
+	if (last_hit < nsources && sources[last_hit]->pid == pid)
+		s = sources[last_hit];
+	for (size_t i = nsources; !s && i-- > 0;)
+		if (sources[i]->pid == pid)
+			s = sources[i];
+	if (!s || (s->map.fd < 0 && s->dump.fd < 0))
+		return 0;
+	read_more(s, &s->map, s->exited, s->exited);
+	read_more(s, &s->dump, s->exited, s->exited);
+	return s->map.t.rewrites + s->dump.t.rewrites;
 }
 
 void jit_names_exiting(pid_t pid)

@@ -67,6 +67,18 @@ uint32_t jit_names_module(pid_t pid);
  * the files when no range read so far covers pc and they grew. */
 void jit_names_note(uint32_t module, uint64_t pc);
 
+/*
+ * Code rewritten where code was, as pid's files say: the count of
+ * ranges read over an earlier range's start (a perf map's later line, a
+ * jitdump's CODE_LOAD) and of CODE_MOVEs, after reading what the files
+ * gained (JIT_READ_STEP bytes at most, as jit_names_note()).  0, with
+ * no read and no file looked for, when no file of pid is open.  A
+ * change of the count means the rules kept by pc of pid's run-time code
+ * are stale (unwinder_code_changed()): the tracer asks at each stack
+ * it copies, two fstat() calls for a process with a file.
+ */
+uint64_t jit_names_rewrites(pid_t pid);
+
 /* pid exits (its address space still there): read its files once more. */
 void jit_names_exiting(pid_t pid);
 

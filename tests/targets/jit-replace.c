@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define SIZE_A 3331
 #define SIZE_B 7771
@@ -70,23 +71,45 @@ static void write_code(unsigned char *page, unsigned char frame, unsigned char d
 		exit(99);
 }
 
+/* with map: a line for the code at page, flushed before it runs */
+static void map_line(FILE *map, unsigned char *page)
+{
+	if (map && (fprintf(map, "%lx 1e jit_fn\n", (unsigned long)(uintptr_t)page) < 0 ||
+		    fflush(map) != 0))
+		exit(99);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 100;
 	unsigned char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	void (*call)(void);
+	FILE *map = NULL;
 
 	if (page == MAP_FAILED || n > MAX_N)
 		return 99;
+	if (argc > 2 && strcmp(argv[2], "map") == 0) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+		if (!(map = fopen(path, "w")))
+			return 99;
+		printf("FILE %s\n", path);
+		fflush(stdout);
+	}
 	*(void **)&call = page;
 	/* 8 bytes of frame, the word at 0(%rsp) */
 	write_code(page, 0x08, 0x00);
+	map_line(map, page);
 	run(call, n);
 	/* 72 bytes, the word at 8(%rsp): where the first's return address was */
 	size = SIZE_B;
 	write_code(page, 0x48, 0x08);
+	map_line(map, page);
 	run(call, n);
+	if (map)
+		fclose(map);
 	for (unsigned long i = 0; i < nblocks; i++)
 		free(blocks[i]);
 	munmap(page, 4096);
