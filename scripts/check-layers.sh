@@ -6,7 +6,7 @@
 # layers depend one way and `memtap report FILE` needs no tracer.  From
 # the bottom up:
 #
-#   util linux report stack record probe trace cli
+#   util linux report stack record probe trace agent cli
 #
 # Headers are included by their path under src/ ("record/sink.h"); the
 # architecture's headers, found through -I, are named here: arch.h is
@@ -24,7 +24,7 @@ set -u
 top=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top/src" || { echo "check-layers: no $top/src" >&2; exit 2; }
 MAX_LINES=${MAX_LINES:-800}
-layers="util linux report stack record probe trace cli"
+layers="util linux report stack record probe trace agent cli"
 loop_files="trace/loop.c trace/stops.c trace/detach.c trace/launch.c"
 
 rank() {
