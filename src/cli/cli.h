@@ -9,5 +9,6 @@
 
 int diff_main(int argc, char **argv);	/* memtap diff [OPTIONS] BEFORE AFTER */
 int report_main(int argc, char **argv);	/* memtap report [OPTIONS] RECORDING */
+void usage(void);			/* memtap --help */
 
 #endif /* MEMTAP_CLI_H */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/time.h>
 
+#include "cli/agent.h"
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/sampling.h"
@@ -27,113 +28,13 @@
 #include "probe/probes.h"
 #include "trace/tracer.h"
 #include "util/xmalloc.h"
+#include "agent/agent.h"
 
 struct options opt;
 static FILE *out;		/* -o's file or stdout */
 static struct trace_config trace_config;	/* the tracer's part of opt */
 static uint64_t sample_mean;	/* allocator sampling (sampling.c), 0: every call */
-
-static void usage(void)
-{
-	printf("Usage: memtap [OPTIONS] -p PID[,PID...]\n"
-	       "       memtap [OPTIONS] -- COMMAND [ARGS...]\n"
-	       "       memtap report [OPTIONS] RECORDING\n"
-	       "       memtap diff [OPTIONS] BEFORE AFTER\n"
-	       "Show which code paths make a process's memory grow.\n"
-	       "\n"
-	       "      --at-peak=FILE      rewrite FILE with the profile at the peak of held\n"
-	       "                          bytes (peak_space) as it rises, at most once a\n"
-	       "                          second; format by suffix, folded otherwise\n"
-	       "      --at-peak-step=STEP --at-peak: only when the peak exceeds the last\n"
-	       "                          one written by more than SIZE or N%% (default 10%%)\n"
-	       "  -d, --duration=SECONDS  stop after SECONDS (-p: detach; command: stop\n"
-	       "                          recording, report, let it run to its end)\n"
-	       "  -e, --events=LIST       events to trace: brk,mmap,munmap,mremap (group\n"
-	       "                          syscalls, the default), malloc,calloc,realloc,\n"
-	       "                          reallocarray,free,posix_memalign,aligned_alloc,\n"
-	       "                          memalign,valloc,pvalloc (group alloc), all;\n"
-	       "                          probe: only the --probe functions;\n"
-	       "                          faults,minor-faults,major-faults: page faults\n"
-	       "                          (perf events), weighed by the pages' bytes;\n"
-	       "                          mprotect: bytes made accessible; madvise:\n"
-	       "                          resident bytes given back (DONTNEED, FREE, REMOVE)\n"
-	       "      --exact             record every allocator call (default with --trace,\n"
-	       "                          --probes=int3), frees without their stacks but\n"
-	       "                          with --probes=int3; --leaks: exact held bytes;\n"
-	       "                          -e faults: no sample lost (a thread waits when\n"
-	       "                          its ring is a quarter full and memtap is late)\n"
-	       "      --fault-period=N    -e faults: sample one fault in N (default 1);\n"
-	       "                          totals stay exact, stacks are scaled\n"
-	       "  -f, --follow-forks      -p: follow fork children (with probes of their\n"
-	       "                          own); without it they are detached\n"
-	       "  -F, --format=FORMAT     text (default), folded, svg, pprof, json or html\n"
-	       "                          (with -i: a timeline page); also chosen by -o\n"
-	       "                          FILE's suffix (.folded .svg .pb.gz .json .html)\n"
-	       "  -h, --help              show this help and exit\n"
-	       "  -i, --interval=SECONDS  a report every SECONDS (numbered files if -o has %%n)\n"
-	       "      --inverted          svg: icicle graph, roots at the top\n"
-	       "      --leaks             weigh stacks by what they still hold at the end\n"
-	       "      --lines             add source file:line to function names\n"
-	       "      --max-depth=N       unwind at most N frames (default 64)\n"
-	       "      --max-size=SIZE     ignore events of more bytes\n"
-	       "      --min-age=SECONDS   --leaks: only what is held for SECONDS or more\n"
-	       "      --min-size=SIZE     ignore events of fewer bytes (suffixes K, M, G)\n"
-	       "      --net               weigh stacks by bytes acquired minus released\n"
-	       "      --no-demangle       show C++ and Rust names as in the binary\n"
-	       "      --overhead=PERCENT  allocator sampling: move the mean so that records\n"
-	       "                          cost about PERCENT of the target's CPU time\n"
-	       "  -o, --output=FILE       write the output to FILE instead of stdout\n"
-	       "  -p, --pid=PID[,PID...]  attach to running processes\n"
-	       "      --probe=SYMBOL[@OBJECT][:size=argN]\n"
-	       "                          count calls of SYMBOL, weighed by argument N\n"
-	       "                          (0 = first); repeatable\n"
-	       "      --probes=MODE       allocator probes (and -p's syscall wrappers):\n"
-	       "                          detour (default: in-target stubs, no stop per\n"
-	       "                          call; int3 where they cannot go) or int3 (a\n"
-	       "                          breakpoint stop per call)\n"
-	       "  -q, --quiet             no informational messages on stderr\n"
-	       "      --record=FILE       also save the recording (JSON) for memtap report;\n"
-	       "                          with -i, every interval (memtap report --suspects)\n"
-	       "      --sample=SIZE       allocator calls: keep one per SIZE bytes on average\n"
-	       "                          (default 128K; 0: every call); stacks weighted,\n"
-	       "                          totals per function exact\n"
-	       "      --stack-size=SIZE   bytes of stack copied at each event (default 32K;\n"
-	       "                          -e faults: 8K, as perf record); at a stop,\n"
-	       "                          more as the unwinder needs (to 64 x SIZE)\n"
-	       "      --symbol-prefix=PREFIX\n"
-	       "                          allocator symbols carry PREFIX (je_, _rjem_)\n"
-	       "      --syscalls=MODE     how syscalls are caught: seccomp (default for a\n"
-	       "                          command), breakpoints on libc's wrappers (default\n"
-	       "                          for -p) or ptrace (every syscall stops)\n"
-	       "      --title=TEXT        svg: the title\n"
-	       "      --top=N             text: the N heaviest stacks per event (default 10)\n"
-	       "      --trace             print one line per event (and its stack)\n"
-	       "      --trust-files       read perf maps and jitdumps whoever owns them\n"
-	       "                          (default: only the target's user's, as perf)\n"
-	       "      --unwind=METHOD     dwarf (default: libdw), libunwind, fp or none\n"
-	       "  -v, --verbose           more messages (twice: debug)\n"
-	       "  -V, --version           show the version and exit\n"
-	       "      --weight=WHAT       weigh stacks by bytes acquired (default; calls\n"
-	       "                          with a --probe without size=), count (calls)\n"
-	       "                          released (bytes given back) or peak (held when\n"
-	       "                          the held bytes were highest; needs what is held:\n"
-	       "                          --leaks, or the default syscalls without -i)\n"
-	       "\n"
-	       "Examples:\n"
-	       "  memtap -- ./server --port 8080          trace a command to its end\n"
-	       "  memtap -p 1234 -d 30                    attach for 30 seconds\n"
-	       "  memtap -e alloc -- ./server             every malloc, free... of a command\n"
-	       "  memtap --probe je_extent_alloc_mmap:size=arg1 --min-size 128M -p 1234\n"
-	       "                                          jemalloc's large extents\n"
-	       "  memtap --trace -e mmap --min-size 128M -p 1234\n"
-	       "                                          every mmap of 128 MiB or more\n"
-	       "  memtap -e brk -d 30 -o heap.svg -p 1234 flame graph of heap growth\n"
-	       "  memtap -e faults -d 30 -o rss.svg -p 1234\n"
-	       "                                          which code paths make RSS grow\n"
-	       "  memtap diff before.folded after.folded  what grew between two runs\n"
-	       "  memtap --record run.json -p 1234 -d 60  record; later, anywhere:\n"
-	       "  memtap report --leaks -o held.svg run.json\n");
-}
+static int agent;		/* memtap agent */
 
 static void parse_pids(const char *arg)
 {
@@ -196,7 +97,9 @@ static void parse_events(const char *arg)
 /* SIGALRM is caught and means nothing: memtap arms no alarm. */
 static void on_signal(int sig)
 {
-	if (sig != SIGALRM)
+	if (agent && sig == SIGHUP)
+		agent_request_reload();
+	else if (sig != SIGALRM)
 		tracer_request_stop(sig);
 }
 
@@ -378,6 +281,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct option *opts = longopts;
 	int c, status, nprobes = 0;
 	struct outfile *output_file = NULL;
 	enum syscalls_mode mode;
@@ -394,8 +298,15 @@ int main(int argc, char **argv)
 	opt.top = 10;
 	opt.format = -1;
 	opt.at_peak_pct = 10;
+	if (argc > 1 && !strcmp(argv[1], "agent")) {
+		agent = 1;
+		argc--;
+		argv++;
+		agent_defaults();
+		opts = agent_longopts(longopts);
+	}
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:d:e:fF:hi:o:p:qvV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:d:e:fF:hi:o:p:qvV", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_AT_PEAK:
 			opt.at_peak = optarg;
@@ -426,7 +337,10 @@ int main(int argc, char **argv)
 					    "json or html)", optarg);
 			break;
 		case 'h':
-			usage();
+			if (agent)
+				agent_usage();
+			else
+				usage();
 			return 0;
 		case 'i':
 			if (parse_decimal(optarg, &opt.interval) < 0 || !(opt.interval >= 0.1) ||
@@ -566,18 +480,22 @@ int main(int argc, char **argv)
 		case ':':
 			usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
+			if (agent && agent_option(c, optarg))
+				break;
 			if (optopt && optopt < 256)
 				usage_error("invalid option '-%c'", optopt);
 			usage_error("unrecognized option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc)
+	if (agent)
+		agent_check(argc, argv, optind);
+	else if (optind < argc)
 		opt.argv = argv + optind;
 	if (opt.npids && opt.argv)
 		usage_error("give either -p PID or a command, not both");
-	if (!opt.npids && !opt.argv)
+	if (!opt.npids && !opt.argv && !agent)
 		usage_error("give -p PID or a command to run (memtap -- COMMAND)");
-	if (opt.npids && opt.syscalls == SYSCALLS_SECCOMP)
+	if (opt.npids && !agent && opt.syscalls == SYSCALLS_SECCOMP)
 		usage_error("--syscalls=seccomp cannot be used with -p: a seccomp filter cannot be "
 			    "removed from a running process, which would be left with failing "
 			    "memory syscalls after memtap detaches; use --syscalls=breakpoints "
@@ -698,7 +616,7 @@ int main(int argc, char **argv)
 		.syscalls = mode,
 		.syscalls_given = opt.syscalls != SYSCALLS_AUTO,
 		.follow_forks = opt.follow_forks,
-		.npids = opt.npids,
+		.npids = agent ? SIZE_MAX : opt.npids,
 		.symbol_prefix = opt.symbol_prefix,
 		.duration = opt.duration,
 		.interval = opt.interval,
@@ -715,11 +633,20 @@ int main(int argc, char **argv)
 		.overhead = opt.overhead,
 		.leaks = opt.leaks,
 	};
+	if (agent)
+		agent_cli_setup(&trace_config);
 	tracer_init(&trace_config);
 	report_init_from_opt();	/* after the probes are known */
 	setup_signals(opt.argv != NULL);
 	die_hook = die_detach;
 
+	if (agent) {
+		status = agent_run();
+		die_hook = NULL;
+		timers_stop();
+		sink_release();
+		return status;
+	}
 	if (opt.argv) {
 		tracer_launch(opt.argv);
 	} else {

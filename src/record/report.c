@@ -450,6 +450,11 @@ done:
 	if (last || record)
 		profile_release(&full);
 	live_capture(n);
+	report_interval_done();
+}
+
+void report_interval_done(void)
+{
 	aggregate_mark();
 	for (struct sink_proc *p = sink_procs(); p; p = p->next)
 		memcpy(p->prev, p->stats, sizeof(p->prev));

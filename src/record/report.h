@@ -92,6 +92,11 @@ void report_final(const struct run_info *ri);
  * (outputs that fail end the session: util/outfile.h).
  */
 void report_write_interval(unsigned n, int last, const struct run_info *ri);
+/*
+ * An interval ends without a report of its own (memtap agent builds
+ * its own with profile_build()): the next interval counts from now.
+ */
+void report_interval_done(void);
 
 /*
  * --at-peak FILE: is there a peak (aggregate.h: of allocator blocks or

@@ -118,6 +118,11 @@ struct suspect {
 };
 
 size_t profile_suspects(const struct profile *p, struct suspect **out);
+/*
+ * The same rule on one series, y[i] held at the end of interval i: 1
+ * when it is a suspect (r->slope: bytes per interval), else 0.
+ */
+int series_suspect(const double *y, size_t n, struct suspect *r);
 int write_suspects(FILE *f, const struct profile *p, const struct output_options *o);
 
 /*

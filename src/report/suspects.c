@@ -76,6 +76,52 @@ static double sampled_err(const struct profile *p, const struct prof_sample *s, 
 	return sqrt(h * size * (1 - keep) / keep) / h;
 }
 
+/*
+ * The rule on one series y[0 .. n): r filled but for sample, per_hour
+ * and err; -1 when y never rose (r not a candidate).  most: room for n.
+ */
+static int series_rule(const double *y, size_t n, double *most, struct suspect *r)
+{
+	double high = 0, prev = 0, most_slope, r2;
+
+	memset(r, 0, sizeof(*r));
+	r->slope = ls_fit(y, 0, n, NULL);
+	for (size_t i = 0; i < n; i++) {
+		if (y[i] > prev)
+			r->grew++;
+		if (y[i] > high)
+			high = y[i];
+		if (high - y[i] > (double)r->gave_back)
+			r->gave_back = (uint64_t)(high - y[i]);
+		prev = y[i];
+		most[i] = high;
+	}
+	if (!(r->slope > 0) || !r->grew)
+		return -1;
+	most_slope = ls_fit(most, 0, n, &r2);
+	r->late_slope = ls_fit(most, n / 2, n, NULL);
+	r->high = high > 0 ? (uint64_t)high : 0;
+	r->end = y[n - 1] > 0 ? (uint64_t)y[n - 1] : 0;
+	/*
+	 * Rising all along (a line fits the most held so far), still
+	 * rising in the last half as fast as half the whole run's
+	 * pace, and giving little back.
+	 */
+	r->suspect = n >= 4 && r->grew >= SUSPECT_MIN_RISES && r2 >= SUSPECT_MIN_R2 &&
+		     most_slope > 0 && r->late_slope * 2 >= most_slope &&
+		     r->gave_back * 4 <= r->high;
+	return 0;
+}
+
+int series_suspect(const double *y, size_t n, struct suspect *r)
+{
+	double *most = xcalloc(n ? n : 1, sizeof(*most));
+	int rose = series_rule(y, n, most, r) == 0;
+
+	free(most);
+	return rose && r->suspect;
+}
+
 static int cmp_suspects(const void *a, const void *b)
 {
 	const struct suspect *x = a, *y = b;
@@ -123,37 +169,12 @@ size_t profile_suspects(const struct profile *p, struct suspect **out)
 	for (size_t s = 0; s < ns; s++) {
 		const double *y = series + s * n;
 		struct suspect *r = &res[count];
-		double high = 0, prev = 0, most_slope, r2;
 
-		memset(r, 0, sizeof(*r));
-		r->sample = s;
-		r->slope = ls_fit(y, 0, n, NULL);
-		for (size_t i = 0; i < n; i++) {
-			if (y[i] > prev)
-				r->grew++;
-			if (y[i] > high)
-				high = y[i];
-			if (high - y[i] > (double)r->gave_back)
-				r->gave_back = (uint64_t)(high - y[i]);
-			prev = y[i];
-			most[i] = high;
-		}
-		if (!(r->slope > 0) || !r->grew)
+		if (series_rule(y, n, most, r) < 0)
 			continue;
-		most_slope = ls_fit(most, 0, n, &r2);
-		r->late_slope = ls_fit(most, n / 2, n, NULL);
-		r->high = high > 0 ? (uint64_t)high : 0;
-		r->end = y[n - 1] > 0 ? (uint64_t)y[n - 1] : 0;
+		r->sample = s;
 		r->per_hour = span > 0 ? r->slope * 3600e9 / span : 0;
 		r->err = sampled_err(p, &p->samples[s], y[n - 1]);
-		/*
-		 * Rising all along (a line fits the most held so far), still
-		 * rising in the last half as fast as half the whole run's
-		 * pace, and giving little back.
-		 */
-		r->suspect = n >= 4 && r->grew >= SUSPECT_MIN_RISES && r2 >= SUSPECT_MIN_R2 &&
-			     most_slope > 0 && r->late_slope * 2 >= most_slope &&
-			     r->gave_back * 4 <= r->high;
 		count++;
 	}
 	free(series);

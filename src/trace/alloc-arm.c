@@ -175,7 +175,8 @@ void alloc_arm(struct alloc_space *s, struct thread *tcp)
 	if (!alloc_armed_once) {
 		alloc_armed_once = 1;
 		/* a --probe may be in a library loaded later: run, and tell at the end */
-		if (!in && !s->refused && !probes_user_pending() && !tcp->proc->ptrace_syscalls)
+		if (!in && !s->refused && !probes_user_pending() && !tcp->proc->ptrace_syscalls &&
+		    !alloc_cfg->agent)
 			error_msg_and_die("nothing to probe in process %d (%s): none of the "
 					  "functions asked for was found", s->pid, tcp->proc->rec->comm);
 	}

@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,24 @@
 #include "util/xmalloc.h"
 
 #define PF_KTHREAD 0x00200000UL
+
+/* Why the last attach_pid() failed: one line, for the caller to say. */
+static char why_not[1024];
+
+static int __attribute__((format(printf, 1, 2))) refuse(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why_not, sizeof(why_not), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+const char *attach_error(void)
+{
+	return why_not;
+}
 
 static int yama_scope(void)
 {
@@ -98,23 +117,23 @@ static char *other_lsms(void)
 	return names;
 }
 
-static void __attribute__((noreturn)) die_already_traced(pid_t pid, pid_t tid, long tracer)
+static int already_traced(pid_t pid, pid_t tid, long tracer)
 {
 	char comm[32];
 
 	if (tracer == getpid())
-		error_msg_and_die("cannot attach to process %d: memtap traces it already "
+		return refuse("cannot attach to process %d: memtap traces it already "
 				  "(a thread of a process named before it in -p)", pid);
 	procfs_read_comm((pid_t)tracer, comm, sizeof(comm));
 	if (tid == pid)
-		error_msg_and_die("cannot attach to process %d: already traced by process %ld (%s); "
+		return refuse("cannot attach to process %d: already traced by process %ld (%s); "
 				  "detach that tracer first", pid, tracer, comm);
-	error_msg_and_die("cannot attach to process %d: thread %d is already traced by process "
+	return refuse("cannot attach to process %d: thread %d is already traced by process "
 			  "%ld (%s); detach that tracer first", pid, tid, tracer, comm);
 }
 
 /* Refuse when any thread of pid has a tracer: the leader's is named first. */
-static void check_tracers(pid_t pid)
+static int check_tracers(pid_t pid)
 {
 	char path[64];
 	struct dirent *de;
@@ -122,26 +141,28 @@ static void check_tracers(pid_t pid)
 	DIR *d;
 
 	if (procfs_status_long(pid, "TracerPid", &tracer) == 0 && tracer != 0)
-		die_already_traced(pid, pid, tracer);
+		return already_traced(pid, pid, tracer);
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	d = opendir(path);
 	if (!d)
-		return;
+		return 0;
 	while ((de = readdir(d))) {
 		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
 
 		if (tid > 0 && procfs_status_long(tid, "TracerPid", &tracer) == 0 && tracer != 0) {
 			closedir(d);
-			die_already_traced(pid, tid, tracer);
+			return already_traced(pid, tid, tracer);
 		}
 	}
 	closedir(d);
+	return 0;
 }
 
 /*
- * Refuse what can be refused before any ptrace call.  Returns 1 when
- * the leader has exited (a zombie) while other threads of the process
- * run: those are to be seized, the leader cannot be.
+ * Refuse what can be refused before any ptrace call (-1, attach_error()
+ * says why).  Returns 1 when the leader has exited (a zombie) while other
+ * threads of the process run: those are to be seized, the leader cannot
+ * be.
  */
 static int check_target(pid_t pid)
 {
@@ -150,29 +171,31 @@ static int check_target(pid_t pid)
 	int leader_gone = 0;
 
 	if (pid == getpid())
-		error_msg_and_die("cannot attach to process %d: that is memtap itself", pid);
+		return refuse("cannot attach to process %d: that is memtap itself", pid);
 	if (procfs_stat_state(pid, &state, &flags) < 0)
-		error_msg_and_die("cannot attach to process %d: no such process", pid);
+		return refuse("cannot attach to process %d: no such process", pid);
 	if (flags & PF_KTHREAD)
-		error_msg_and_die("cannot attach to process %d: it is a kernel thread", pid);
+		return refuse("cannot attach to process %d: it is a kernel thread", pid);
 	if (state == 'Z' || state == 'X') {
 		if (procfs_live_task(pid) == pid)
-			error_msg_and_die("cannot attach to process %d: it is a zombie (exited, not "
+			return refuse("cannot attach to process %d: it is a zombie (exited, not "
 					  "yet reaped)", pid);
 		leader_gone = 1;
 	}
-	check_tracers(pid);
+	if (check_tracers(pid) < 0)
+		return -1;
 	return leader_gone;
 }
 
 /*
  * PTRACE_SEIZE of thread tid said EPERM: find which rule of the kernel's
- * ptrace_may_access() refused, in its order, say how to fix it, exit.
+ * ptrace_may_access() refused, in its order, and how to fix it: -1,
+ * attach_error() says it.
  * The uid and gid rule and the dumpable rule yield to CAP_SYS_PTRACE;
  * then the capability rule (the target's permitted set within memtap's),
  * then Yama, then any other security module.
  */
-static void __attribute__((noreturn)) die_eperm(pid_t pid, pid_t tid)
+static int eperm(pid_t pid, pid_t tid)
 {
 	long uids[4], gids[4], tracer = 0, me = (long)getuid(), my_gid = (long)getgid();
 	uint64_t my_eff = 0, my_prm = 0, prm = 0;
@@ -181,12 +204,12 @@ static void __attribute__((noreturn)) die_eperm(pid_t pid, pid_t tid)
 	char path[64], *lsms;
 
 	if (procfs_status_long(tid, "TracerPid", &tracer) == 0 && tracer != 0)
-		die_already_traced(pid, tid, tracer);
+		return already_traced(pid, tid, tracer);
 	procfs_status_hex(getpid(), "CapEff", &my_eff);
 	procfs_status_hex(getpid(), "CapPrm", &my_prm);
 	cap = (my_eff >> CAP_SYS_PTRACE) & 1;
 	if (yama == 3)
-		error_msg_and_die("cannot attach to process %d: Yama ptrace_scope is 3, "
+		return refuse("cannot attach to process %d: Yama ptrace_scope is 3, "
 				  "attaching is disabled until reboot", pid);
 	if (!cap && procfs_status_ids(tid, "Uid", uids) == 0) {
 		int same = 1;
@@ -195,28 +218,28 @@ static void __attribute__((noreturn)) die_eperm(pid_t pid, pid_t tid)
 			if (uids[i] != me)
 				same = 0;
 		if (!same && me == 0)
-			error_msg_and_die("cannot attach to process %d: memtap lacks CAP_SYS_PTRACE, "
+			return refuse("cannot attach to process %d: memtap lacks CAP_SYS_PTRACE, "
 					  "needed for a process of uid %ld", pid, uids[1]);
 		if (!same && uids[0] == me)
-			error_msg_and_die("cannot attach to process %d: it changed its user ids "
+			return refuse("cannot attach to process %d: it changed its user ids "
 					  "(uid %ld, effective %ld, saved %ld: a set-user-ID program); "
 					  "run memtap as root (CAP_SYS_PTRACE)", pid, uids[0],
 					  uids[1], uids[2]);
 		if (!same)
-			error_msg_and_die("cannot attach to process %d: it belongs to another user "
+			return refuse("cannot attach to process %d: it belongs to another user "
 					  "(uid %ld, memtap runs as uid %ld); run memtap as that "
 					  "user or as root", pid, uids[0], me);
 	}
 	if (!cap && procfs_status_ids(tid, "Gid", gids) == 0 &&
 	    (gids[0] != my_gid || gids[1] != my_gid || gids[2] != my_gid))
-		error_msg_and_die("cannot attach to process %d: it runs with other group ids "
+		return refuse("cannot attach to process %d: it runs with other group ids "
 				  "(gid %ld, effective %ld, saved %ld; memtap has gid %ld: a "
 				  "set-group-ID program?); run memtap as root (CAP_SYS_PTRACE)",
 				  pid, gids[0], gids[1], gids[2], my_gid);
 	/* a process that is not dumpable has its /proc/PID/ files owned by root */
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
 	if (!cap && stat(path, &st) == 0 && st.st_uid == 0 && me != 0)
-		error_msg_and_die("cannot attach to process %d: it is not dumpable (it ran a "
+		return refuse("cannot attach to process %d: it is not dumpable (it ran a "
 				  "set-user-ID, set-group-ID or capability program, or called "
 				  "prctl(PR_SET_DUMPABLE, 0)); only CAP_SYS_PTRACE may attach: "
 				  "run memtap as root", pid);
@@ -224,28 +247,32 @@ static void __attribute__((noreturn)) die_eperm(pid_t pid, pid_t tid)
 		char names[512];
 
 		cap_list(prm & ~my_prm, names, sizeof(names));
-		error_msg_and_die("cannot attach to process %d: it holds capabilities memtap "
+		return refuse("cannot attach to process %d: it holds capabilities memtap "
 				  "does not (%s) and memtap lacks CAP_SYS_PTRACE; run memtap with "
 				  "those capabilities or as root", pid, names);
 	}
 	if (yama == 2 && !cap)
-		error_msg_and_die("cannot attach to process %d: Yama ptrace_scope is 2, "
+		return refuse("cannot attach to process %d: Yama ptrace_scope is 2, "
 				  "only CAP_SYS_PTRACE may attach; run memtap as root", pid);
 	if (yama == 1 && !cap)
-		error_msg_and_die("cannot attach to process %d: Yama ptrace_scope is 1, "
+		return refuse("cannot attach to process %d: Yama ptrace_scope is 1, "
 				  "only its ancestors may attach; run memtap as root or set "
 				  "kernel.yama.ptrace_scope=0", pid);
 	lsms = other_lsms();
-	if (lsms)
-		error_msg_and_die("cannot attach to process %d: ptrace(PTRACE_SEIZE, %d): %s, "
+	if (lsms) {
+		int r = refuse("cannot attach to process %d: ptrace(PTRACE_SEIZE, %d): %s, "
 				  "though the uid, dumpable, capability and Yama rules allow it: "
 				  "a security module (%s) refused it", pid, tid, strerror(EPERM), lsms);
-	error_msg_and_die("cannot attach to process %d: ptrace(PTRACE_SEIZE, %d): %s, "
+
+		free(lsms);
+		return r;
+	}
+	return refuse("cannot attach to process %d: ptrace(PTRACE_SEIZE, %d): %s, "
 			  "though the uid, dumpable, capability and Yama rules allow it",
 			  pid, tid, strerror(EPERM));
 }
 
-/* Seize one thread; 1 if seized now, 0 if ours already or gone. */
+/* Seize one thread; 1 if seized now, 0 if ours already or gone, -1 refused. */
 static int seize_thread(struct procs *pt, pid_t pid, pid_t tid, struct proc *p)
 {
 	struct thread *tcp;
@@ -266,9 +293,9 @@ static int seize_thread(struct procs *pt, pid_t pid, pid_t tid, struct proc *p)
 		    (state == 'Z' || state == 'X'))
 			return 0;	/* exited: an exited leader, or one exiting now */
 		if (errno == EPERM)
-			die_eperm(pid, tid);
-		perror_msg_and_die("cannot attach to process %d: ptrace(PTRACE_SEIZE, %d)",
-				   pid, tid);
+			return eperm(pid, tid);
+		return refuse("cannot attach to process %d: ptrace(PTRACE_SEIZE, %d): %s", pid, tid,
+			      strerror(errno));
 	}
 	tcp = procs_new_thread(pt, tid, p);
 	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) < 0 && errno != ESRCH)
@@ -325,7 +352,7 @@ void attach_refuse_probes(const struct trace_config *cfg, const struct procs *pt
 
 	if (allocs && at_attach && !(cfg->events & EV_SYSCALL_STOPS)) {
 		/* probes are all memtap wants of it: one of several -p goes on */
-		if (cfg->npids <= 1 || ++refused == cfg->npids)
+		if (!cfg->agent && (cfg->npids <= 1 || ++refused == cfg->npids))
 			error_msg_and_die("cannot probe allocator functions in process %d (%s): %s%s",
 					  p->pid, p->rec->comm, why,
 					  cfg->npids > 1 ? " (nor in the other processes)" : "");
@@ -360,24 +387,53 @@ static int choose_mechanisms(const struct trace_config *cfg, const struct procs 
 	return 0;
 }
 
-void attach_pid(struct procs *pt, const struct trace_config *cfg, pid_t pid)
+/*
+ * Let the threads of p seized so far go again: each is waited for at its
+ * first stop (the PTRACE_INTERRUPT's, or a signal's, passed on) and
+ * detached.  Nothing of memtap is in the process yet.
+ */
+static void unseize(struct procs *pt, struct proc *p)
+{
+	size_t it = 0;
+	struct thread *tcp;
+
+	while ((tcp = procs_next_thread(pt, &it))) {
+		int status, sig = 0;
+
+		if (tcp->proc != p)
+			continue;
+		while (waitpid(tcp->tid, &status, __WALL) < 0 && errno == EINTR)
+			;
+		if (WIFSTOPPED(status) && (status >> 16) == 0 && WSTOPSIG(status) != SIGTRAP)
+			sig = WSTOPSIG(status);
+		if (WIFSTOPPED(status))
+			ptrace(PTRACE_DETACH, tcp->tid, 0L, (unsigned long)sig);
+		tracer_forget_thread(tcp);
+	}
+	p->rec->detached = 1;
+}
+
+int attach_pid(struct procs *pt, const struct trace_config *cfg, pid_t pid)
 {
 	char path[64];
 	struct proc *p;
 	int seized, total = 0, leader_gone;
 
 	leader_gone = check_target(pid);
+	if (leader_gone < 0)
+		return -1;
+	/* Seize the leader first: ESRCH there means the process is gone. */
+	if (!leader_gone && ptrace(PTRACE_SEIZE, pid, 0L, tracer_ptrace_options()) < 0) {
+		if (errno == ESRCH)
+			return refuse("cannot attach to process %d: no such process", pid);
+		if (errno == EPERM)
+			return eperm(pid, pid);
+		return refuse("cannot attach to process %d: ptrace(PTRACE_SEIZE): %s", pid,
+			      strerror(errno));
+	}
 	p = procs_new_proc(pt, pid, 0);
 	procfs_read_vmstat(pid, &p->rec->vm_start);
-	/* Seize the leader first: ESRCH there means the process is gone. */
 	if (!leader_gone) {
-		if (ptrace(PTRACE_SEIZE, pid, 0L, tracer_ptrace_options()) < 0) {
-			if (errno == ESRCH)
-				error_msg_and_die("cannot attach to process %d: no such process", pid);
-			if (errno == EPERM)
-				die_eperm(pid, pid);
-			perror_msg_and_die("cannot attach to process %d: ptrace(PTRACE_SEIZE)", pid);
-		}
 		procs_new_thread(pt, pid, p);
 		ptrace(PTRACE_INTERRUPT, pid, 0L, 0L);
 		total = 1;
@@ -394,20 +450,27 @@ void attach_pid(struct procs *pt, const struct trace_config *cfg, pid_t pid)
 			break;
 		while ((de = readdir(d))) {
 			pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+			int r = tid > 0 ? seize_thread(pt, pid, tid, p) : 0;
 
-			if (tid > 0 && seize_thread(pt, pid, tid, p)) {
-				seized++;
-				total++;
+			if (r < 0) {
+				closedir(d);
+				unseize(pt, p);
+				return -1;
 			}
+			seized += r;
+			total += r;
 		}
 		closedir(d);
 	} while (seized);
-	if (!total)
-		error_msg_and_die("cannot attach to process %d: no such process (its last "
-				  "threads exited)", pid);
+	if (!total) {
+		p->rec->detached = 1;
+		return refuse("cannot attach to process %d: no such process (its last threads "
+			      "exited)", pid);
+	}
 	if (choose_mechanisms(cfg, pt, p))
 		alloc_attach(p);
 	if (!p->alloc)
 		info_msg("attached to process %d (%s), %d thread%s", pid, p->rec->comm, total,
 		 total == 1 ? "" : "s");
+	return 0;
 }

@@ -9,8 +9,12 @@
 #include "trace/procs.h"
 #include "trace/tracer.h"
 
-/* Seize every thread of pid into pt; exits with a message on failure. */
-void attach_pid(struct procs *pt, const struct trace_config *cfg, pid_t pid);
+/*
+ * Seize every thread of pid into pt; -1 when refused (nothing of the
+ * process is left seized), attach_error() saying why in one line.
+ */
+int attach_pid(struct procs *pt, const struct trace_config *cfg, pid_t pid);
+const char *attach_error(void);
 
 /*
  * p's seccomp state forbids the scratch page that breakpoints need (why:

@@ -86,7 +86,23 @@ void tracer_launch(char **argv)
 
 void tracer_attach(pid_t pid)
 {
-	attach_pid(&tr.procs, tr.cfg, pid);
+	if (attach_pid(&tr.procs, tr.cfg, pid) < 0)
+		error_msg_and_die("%s", attach_error());
+}
+
+int tracer_attach_soft(pid_t pid, char *err, size_t size)
+{
+	if (attach_pid(&tr.procs, tr.cfg, pid) == 0)
+		return 0;
+	snprintf(err, size, "%s", attach_error());
+	return -1;
+}
+
+int tracer_traces(pid_t pid)
+{
+	struct thread *tcp = procs_find(&tr.procs, pid);
+
+	return tcp && tcp->proc && tcp->proc->pid == pid;
 }
 
 /* ---- resuming ---- */
@@ -226,6 +242,11 @@ int tracer_stop_pending(void)
 int tracer_before_command_exec(pid_t pid)
 {
 	return pid == tr.launched_pid && !tr.launched_exec_seen;
+}
+
+void tracer_forget_thread(struct thread *tcp)
+{
+	thread_free(tcp);
 }
 
 void thread_free(struct thread *tcp)
@@ -479,6 +500,12 @@ static void check_out_pipe(void)
 		output_fail(tr.cfg->out, NULL, EPIPE);
 }
 
+/* memtap agent: the loop waits for processes to come, until a signal. */
+static int keep_running(void)
+{
+	return tr.cfg->agent && !tr.detaching && !stop_signal;
+}
+
 static int timer_due(void)
 {
 	uint64_t t = timers_next_ns();
@@ -507,7 +534,7 @@ int tracer_run(void)
 	timers_start(tr.cfg);
 	loop_init();
 	output_set_tracing(1);
-	while (tr.procs.nthreads > 0) {
+	while (tr.procs.nthreads > 0 || keep_running()) {
 		size_t n = collect_stops(may_block());
 
 		for (size_t i = 0; i < n; i++)
@@ -536,8 +563,9 @@ int tracer_run(void)
 			serve_stop_request();
 		if (tr.detaching)
 			detach_progress();
-		if (!tr.procs.nthreads || no_children)
+		if ((!tr.procs.nthreads || no_children) && !keep_running())
 			break;
+		no_children = 0;	/* memtap agent: processes come later */
 		if (!n)
 			wait_for_stops();
 	}

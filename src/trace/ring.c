@@ -209,10 +209,15 @@ struct ring_src *ring_add(struct proc *p, struct detour_set *ds)
 	return r;
 }
 
+/* of the rings removed: their records read and lost */
+static uint64_t records_gone, lost_gone;
+
 void ring_remove(struct ring_src *r)
 {
 	if (!r)
 		return;
+	records_gone += r->records;
+	lost_gone += ring_lost(r);
 	for (struct ring_src **pp = &rings; *pp; pp = &(*pp)->next)
 		if (*pp == r) {
 			*pp = r->next;
@@ -223,6 +228,16 @@ void ring_remove(struct ring_src *r)
 	free(r->segs);
 	free(r->chain_stacks);
 	free(r);
+}
+
+void ring_totals(uint64_t *records, uint64_t *lost)
+{
+	*records = records_gone;
+	*lost = lost_gone;
+	for (struct ring_src *r = rings; r; r = r->next) {
+		*records += r->records;
+		*lost += ring_lost(r);
+	}
 }
 
 uint64_t ring_lost(struct ring_src *r)

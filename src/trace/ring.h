@@ -60,6 +60,8 @@ void ring_vfork_end(struct ring_src *r, struct proc *child);
 
 /* Records lost so far: dropped by the stubs (full ring), skipped here. */
 uint64_t ring_lost(struct ring_src *r);
+/* Records read and lost by every ring so far, the removed ones included. */
+void ring_totals(uint64_t *records, uint64_t *lost);
 /*
  * Records read so far, and (unless NULL) the bytes of stack the full ones
  * carried, and how many were compact (detour-abi.h, DC_COMPACT).

@@ -46,7 +46,7 @@ void timers_start(const struct trace_config *config)
 {
 	cfg = config;
 	/* no status line between trace lines on the same terminal */
-	status_on = !quiet && isatty(STDERR_FILENO) && !cfg->trace;
+	status_on = !quiet && isatty(STDERR_FILENO) && !cfg->trace && !cfg->agent;
 	if (status_on)
 		next_status_ns = now_ns() + 1000000000u;
 	at_peak_on = report_config()->at_peak != NULL;
@@ -186,7 +186,10 @@ void interval_report(int last)
 	sink_flush();
 	status_clear();
 	run_info_get(&ri);
-	report_write_interval(interval_no, last, &ri);
+	if (cfg->on_interval)
+		cfg->on_interval(last, &ri);
+	else
+		report_write_interval(interval_no, last, &ri);
 	/* back at once, with the interval's top */
 	if (!last && next_status_ns)
 		status_print(now_ns());

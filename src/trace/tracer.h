@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 struct thread;
+struct run_info;
 
 enum syscalls_mode {
 	SYSCALLS_AUTO,		/* seccomp for commands, breakpoints for -p */
@@ -39,7 +40,8 @@ struct trace_config {
 	enum syscalls_mode syscalls;	/* how syscalls are caught, never SYSCALLS_AUTO */
 	int syscalls_given;		/* --syscalls= given: kept for every process */
 	int follow_forks;		/* -f: -p follows fork children */
-	size_t npids;			/* -p: how many processes, 0 = a command */
+	size_t npids;			/* -p: how many processes, 0 = a command;
+					   memtap agent: SIZE_MAX */
 	const char *symbol_prefix;	/* --symbol-prefix, or NULL */
 	double duration;		/* -d seconds, 0 = until the end */
 	double interval;		/* -i seconds, 0 = one report at the end */
@@ -55,6 +57,11 @@ struct trace_config {
 	uint64_t sample_mean;		/* --sample: detours sample at this mean, 0: every call */
 	double overhead;		/* --overhead PERCENT: the mean adapts; 0: it stays */
 	int leaks;			/* --leaks: sampled blocks are followed to their free */
+	/* -i: called at each interval's end instead of the report (agent) */
+	void (*on_interval)(int last, const struct run_info *ri);
+	int agent;			/* memtap agent: run with no process, attach
+					   at any time (tracer_attach_soft()), until
+					   a signal */
 };
 
 /*
@@ -68,6 +75,13 @@ void tracer_launch(char **argv);
 
 /* Seize every thread of pid; exits with a message on failure. */
 void tracer_attach(pid_t pid);
+/*
+ * The same, at any time (memtap agent): -1 with the one-line reason in
+ * err when refused; the process is then left as it was.
+ */
+int tracer_attach_soft(pid_t pid, char *err, size_t size);
+/* Is process pid traced now (its leader known and not gone)? */
+int tracer_traces(pid_t pid);
 
 /*
  * Run the event loop.  Returns the exit status memtap should have:
@@ -82,6 +96,9 @@ void tracer_request_stop(int sig);
 void tracer_detach_all(void);
 
 /* ---- inside trace/ ---- */
+
+/* Forget a thread no longer traced (detached, or never stopped). */
+void tracer_forget_thread(struct thread *tcp);
 
 /* The ptrace options memtap sets on every tracee. */
 unsigned long tracer_ptrace_options(void);
