@@ -226,6 +226,10 @@ void agent_check(int argc, char **argv, int optind_)
 	    !ac.push_url)
 		usage_error("--service-name, --push-label, --push-pid, --spool and --tenant go "
 			    "with --push");
+	/* sampled at a mean that keeps the records within 1% of the targets' CPU */
+	if (!opt.overhead && !opt.exact && !(opt.sample_given && !opt.sample) &&
+	    (opt.events & EV_ALLOC) && opt.probes != PROBES_INT3)
+		opt.overhead = 1;
 	ac.interval = opt.interval;
 	ac.top = (unsigned)opt.top;
 }

@@ -98,6 +98,25 @@ int tracer_attach_soft(pid_t pid, char *err, size_t size)
 	return -1;
 }
 
+void tracer_forget_gone(void (*forget)(struct sink_proc *rec))
+{
+	struct proc **pp = &tr.procs.head;
+
+	tr.procs.tail = &tr.procs.head;
+	while (*pp) {
+		struct proc *p = *pp;
+
+		if (p->nthreads || p->alloc || p->fork_src || p->pid == tr.launched_pid) {
+			pp = &p->next;
+			tr.procs.tail = pp;
+			continue;
+		}
+		*pp = p->next;
+		forget(p->rec);
+		free(p);
+	}
+}
+
 int tracer_traces(pid_t pid)
 {
 	struct thread *tcp = procs_find(&tr.procs, pid);

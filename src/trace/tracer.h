@@ -20,6 +20,7 @@
 
 struct thread;
 struct run_info;
+struct sink_proc;
 
 enum syscalls_mode {
 	SYSCALLS_AUTO,		/* seccomp for commands, breakpoints for -p */
@@ -82,6 +83,11 @@ void tracer_attach(pid_t pid);
 int tracer_attach_soft(pid_t pid, char *err, size_t size);
 /* Is process pid traced now (its leader known and not gone)? */
 int tracer_traces(pid_t pid);
+/*
+ * memtap agent: forget the processes gone (no thread traced, nothing of
+ * memtap's kept for them), each after forget(its sink_proc).
+ */
+void tracer_forget_gone(void (*forget)(struct sink_proc *rec));
 
 /*
  * Run the event loop.  Returns the exit status memtap should have:
