@@ -19,8 +19,10 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +56,7 @@ static struct {
 	double spool_max;
 	int spool_fd;
 	char *spool_dir;
+	int cancel_fd;		/* readable: the drain time is up */
 	struct item *head, **tail;
 	int in_flight;
 	size_t mem_count, mem_bytes;
@@ -61,7 +64,7 @@ static struct {
 	struct push_stats st;
 	uint64_t warned[10];	/* statuses 0..639 already reported */
 	int spool_warned;
-} P = { .lock = PTHREAD_MUTEX_INITIALIZER, .spool_fd = -1 };
+} P = { .lock = PTHREAD_MUTEX_INITIALIZER, .spool_fd = -1, .cancel_fd = -1 };
 
 static double mono_now(void)
 {
@@ -69,6 +72,20 @@ static double mono_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The CLOCK_REALTIME time s seconds from now, for the timed waits. */
+static void realtime_in(double s, struct timespec *ts)
+{
+	if (s < 0)
+		s = 0;
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += (time_t)s;
+	ts->tv_nsec += (long)((s - (time_t)s) * 1e9);
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
 }
 
 static int64_t wall_now(void)
@@ -336,8 +353,11 @@ static enum outcome send_item(struct item *it, double drain_left, double *wait, 
 	}
 	if (drain_left >= 0)
 		timeout = drain_left < 0.1 ? 0.1 : drain_left < timeout ? drain_left : timeout;
-	if (http_post(&P.url, it->query, headers, body, len, timeout, &r, err, sizeof(err)) < 0) {
-		if (!(*streak)++)
+	if (http_post(&P.url, it->query, headers, body, len, timeout, P.cancel_fd, &r, err,
+		      sizeof(err)) < 0) {
+		struct pollfd cut = { .fd = P.cancel_fd, .events = POLLIN };
+
+		if (poll(&cut, 1, 0) <= 0 && !(*streak)++)	/* not cut short at exit */
 			warn_msg("push: %s: retrying", err);
 		o = RETRY;
 	} else if (r.status >= 200 && r.status < 300) {
@@ -426,15 +446,8 @@ static void *sender(void *arg)
 
 		while (mono_now() < until && !(P.stopping && until > P.drain_deadline)) {
 			struct timespec ts;
-			double left = until - mono_now();
 
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_sec += (time_t)left;
-			ts.tv_nsec += (long)((left - (time_t)left) * 1e9);
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
+			realtime_in(until - mono_now(), &ts);
 			pthread_cond_timedwait(&P.cond, &P.lock, &ts);
 		}
 		if (P.stopping && mono_now() < until)
@@ -513,6 +526,11 @@ int push_start(const struct push_config *c, char *err, size_t errsize)
 			info_msg("push spool '%s': %zu profile%s left by an earlier memtap to send",
 				 c->spool_dir, n, n == 1 ? "" : "s");
 	}
+	P.cancel_fd = eventfd(0, EFD_CLOEXEC);
+	if (P.cancel_fd < 0) {
+		snprintf(err, errsize, "push: eventfd: %s", strerror(errno));
+		goto fail;
+	}
 	pthread_cond_init(&P.cond, NULL);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -523,6 +541,7 @@ int push_start(const struct push_config *c, char *err, size_t errsize)
 	if (rc) {
 		snprintf(err, errsize, "push: pthread_create: %s", strerror(rc));
 		P.started = 0;
+		pthread_cond_destroy(&P.cond);
 		goto fail;
 	}
 	return 0;
@@ -537,6 +556,9 @@ fail:
 	if (P.spool_fd >= 0)
 		close(P.spool_fd);
 	P.spool_fd = -1;
+	if (P.cancel_fd >= 0)
+		close(P.cancel_fd);
+	P.cancel_fd = -1;
 	free(P.spool_dir);
 	P.spool_dir = NULL;
 	free(P.tenant_header);
@@ -549,6 +571,9 @@ fail:
 
 void push_stop(double drain_seconds)
 {
+	struct timespec ts;
+	double deadline;
+
 	pthread_mutex_lock(&P.lock);
 	if (!P.started) {
 		pthread_mutex_unlock(&P.lock);
@@ -556,14 +581,26 @@ void push_stop(double drain_seconds)
 	}
 	P.stopping = 1;
 	P.drain_deadline = mono_now() + (drain_seconds > 0 ? drain_seconds : 0);
+	deadline = P.drain_deadline;
 	pthread_cond_broadcast(&P.cond);
 	pthread_mutex_unlock(&P.lock);
-	pthread_join(P.thread, NULL);
+	/* a request still running at the deadline is cut short */
+	realtime_in(deadline - mono_now() + 0.1, &ts);
+	if (pthread_timedjoin_np(P.thread, NULL, &ts)) {
+		uint64_t one = 1;
+
+		if (write(P.cancel_fd, &one, sizeof(one)) < 0) {
+			/* an eventfd below its maximum always takes it */
+		}
+		pthread_join(P.thread, NULL);
+	}
 	pthread_mutex_lock(&P.lock);
 	P.started = 0;
 	if (P.spool_fd >= 0)
 		close(P.spool_fd);
 	P.spool_fd = -1;
+	close(P.cancel_fd);
+	P.cancel_fd = -1;
 	free(P.spool_dir);
 	P.spool_dir = NULL;
 	free(P.tenant_header);

@@ -212,17 +212,25 @@ static double mono_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Wait for events on fd until the deadline: 1 ready, 0 timed out, -1. */
-static int wait_fd(int fd, short events, double deadline)
+/*
+ * Wait for events on fd until the deadline: 1 ready, 0 timed out, -1
+ * (errno ECANCELED when cancel_fd became readable).
+ */
+static int wait_fd(int fd, short events, double deadline, int cancel_fd)
 {
 	for (;;) {
 		double left = deadline - mono_now();
-		struct pollfd pfd = { .fd = fd, .events = events };
+		struct pollfd pfd[2] = { { .fd = fd, .events = events },
+					 { .fd = cancel_fd, .events = POLLIN } };
 		int r;
 
 		if (left <= 0)
 			return 0;
-		r = poll(&pfd, 1, (int)(left * 1000) + 1);
+		r = poll(pfd, cancel_fd >= 0 ? 2 : 1, (int)(left * 1000) + 1);
+		if (r > 0 && cancel_fd >= 0 && pfd[1].revents) {
+			errno = ECANCELED;
+			return -1;
+		}
 		if (r > 0)
 			return 1;
 		if (r == 0)
@@ -232,7 +240,7 @@ static int wait_fd(int fd, short events, double deadline)
 	}
 }
 
-static int connect_one(const struct addrinfo *ai, double deadline)
+static int connect_one(const struct addrinfo *ai, double deadline, int cancel_fd)
 {
 	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
 			ai->ai_protocol);
@@ -245,7 +253,7 @@ static int connect_one(const struct addrinfo *ai, double deadline)
 		return fd;
 	if (errno != EINPROGRESS)
 		goto fail;
-	switch (wait_fd(fd, POLLOUT, deadline)) {
+	switch (wait_fd(fd, POLLOUT, deadline, cancel_fd)) {
 	case 1:
 		break;
 	case 0:
@@ -268,7 +276,7 @@ fail:
 	return -1;
 }
 
-static int send_all(int fd, const void *d, size_t n, double deadline)
+static int send_all(int fd, const void *d, size_t n, double deadline, int cancel_fd)
 {
 	const char *p = d;
 
@@ -284,7 +292,7 @@ static int send_all(int fd, const void *d, size_t n, double deadline)
 			continue;
 		if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
 			return -1;
-		int r = wait_fd(fd, POLLOUT, deadline);
+		int r = wait_fd(fd, POLLOUT, deadline, cancel_fd);
 
 		if (r <= 0) {
 			if (!r)
@@ -391,8 +399,8 @@ static long response_length(const char *buf)
 }
 
 int http_post(const struct http_url *u, const char *path, const char *const *headers,
-	      const void *body, size_t len, double timeout, struct http_response *r,
-	      char *err, size_t errsize)
+	      const void *body, size_t len, double timeout, int cancel_fd,
+	      struct http_response *r, char *err, size_t errsize)
 {
 	double deadline = mono_now() + timeout;
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_ADDRCONFIG };
@@ -409,7 +417,7 @@ int http_post(const struct http_url *u, const char *path, const char *const *hea
 	}
 	e = ECONNREFUSED;
 	for (ai = res; ai && fd < 0; ai = ai->ai_next) {
-		fd = connect_one(ai, deadline);
+		fd = connect_one(ai, deadline, cancel_fd);
 		if (fd < 0)
 			e = errno;
 	}
@@ -430,8 +438,8 @@ int http_post(const struct http_url *u, const char *path, const char *const *hea
 			 "User-Agent: memtap/" PACKAGE_VERSION "\r\nConnection: close\r\n%s\r\n",
 			 u->prefix, path, u->hostport, u->auth ? "Authorization: " : "",
 			 u->auth ? u->auth : "", u->auth ? "\r\n" : "", len, extra ? extra : "");
-	if (send_all(fd, head, strlen(head), deadline) < 0 ||
-	    send_all(fd, body, len, deadline) < 0) {
+	if (send_all(fd, head, strlen(head), deadline, cancel_fd) < 0 ||
+	    send_all(fd, body, len, deadline, cancel_fd) < 0) {
 		/* the server may have answered early (413) and closed */
 		if (errno != EPIPE && errno != ECONNRESET) {
 			snprintf(err, errsize, "send to %s: %s", u->hostport, strerror(errno));
@@ -462,9 +470,13 @@ int http_post(const struct http_url *u, const char *path, const char *const *hea
 			snprintf(err, errsize, "read from %s: %s", u->hostport, strerror(errno));
 			goto out;
 		}
-		int w = wait_fd(fd, POLLIN, deadline);
+		int w = wait_fd(fd, POLLIN, deadline, cancel_fd);
 
-		if (w <= 0) {
+		if (w < 0) {
+			snprintf(err, errsize, "read from %s: %s", u->hostport, strerror(errno));
+			goto out;
+		}
+		if (w == 0) {
 			if (n && strstr(buf, "\r\n\r\n"))
 				break;	/* headers in: enough to act on */
 			snprintf(err, errsize, "%s: no answer within %g s", u->hostport, timeout);

@@ -43,13 +43,14 @@ struct http_response {
  * may hold a query), with the extra header lines in headers (each
  * "Name: value", NULL-terminated; Host, Content-Length, Connection and
  * u's Authorization are added).  The request ends within timeout
- * seconds of the call, connect included.  0 with *r filled when a status
- * line came back (whatever the status), or -1 with a one-line message
- * in err (connect refused, timed out, not HTTP).
+ * seconds of the call, connect included, or as soon as cancel_fd (-1:
+ * none) is readable.  0 with *r filled when a status line came back
+ * (whatever the status), or -1 with a one-line message in err (connect
+ * refused, timed out, cancelled, not HTTP).
  */
 int http_post(const struct http_url *u, const char *path, const char *const *headers,
-	      const void *body, size_t len, double timeout, struct http_response *r,
-	      char *err, size_t errsize);
+	      const void *body, size_t len, double timeout, int cancel_fd,
+	      struct http_response *r, char *err, size_t errsize);
 
 /*
  * The value of a Retry-After header: delta-seconds or an HTTP-date

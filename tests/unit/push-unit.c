@@ -492,11 +492,27 @@ static void case_silent(void)
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d", ntohs(a.sin_port));
 	http_url_parse(url, &u, err, sizeof(err));
 	t = now_s();
-	rc = http_post(&u, "/ingest", NULL, "x", 1, 1.0, &r, err, sizeof(err));
+	rc = http_post(&u, "/ingest", NULL, "x", 1, 1.0, -1, &r, err, sizeof(err));
 	t = now_s() - t;
 	CHECK(rc < 0 && strstr(err, "no answer within 1 s"), "silent server: %d %s", rc, err);
 	CHECK(t < 30, "silent server: %.1f s", t);
 	http_url_release(&u);
+
+	/* push_stop() cuts the request short at the end of the drain time */
+	struct push_stats st;
+	char spool[1024];
+
+	snprintf(spool, sizeof(spool), "%s/spool-silent", work);
+	start(url, spool);
+	submit(0);
+	usleep(200000);		/* sent or not yet: spooled either way */
+	t = now_s();
+	push_stop(0.5);
+	t = now_s() - t;
+	push_get_stats(&st);
+	CHECK(t < 6, "push_stop(0.5) took %.1f s: the request was not cut short", t);
+	CHECK(st.spooled == 1 && st.queued == 1 && st.pushed == 0,
+	      "silent: spooled %" PRIu64 " queued %" PRIu64, st.spooled, st.queued);
 	close(s);
 }
 
