@@ -392,8 +392,13 @@ static long response_length(const char *buf)
 		return -1;
 	for (p = strstr(buf, "\r\n"); p && p < hend; p = strstr(p, "\r\n")) {
 		p += 2;
-		if (!strncasecmp(p, "content-length:", n))
-			return (hend + 4 - buf) + strtol(p + n, NULL, 10);
+		if (!strncasecmp(p, "content-length:", n)) {
+			long v = strtol(p + n, NULL, 10);
+
+			if (v < 0 || v > HTTP_MAX_RESPONSE)
+				v = HTTP_MAX_RESPONSE;
+			return (hend + 4 - buf) + v;
+		}
 	}
 	return -1;
 }

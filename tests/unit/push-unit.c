@@ -566,6 +566,51 @@ static void case_pyro_pprof(void)
 	free(deep);
 }
 
+/* (h) a server that sends endless headers and keeps the line open: 64 KiB read, no more */
+static void case_flood(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	int s = socket(AF_INET, SOCK_STREAM, 0), rc;
+	struct http_url u;
+	struct http_response r = { 0 };
+	char err[256] = "", url[64];
+	pid_t pid;
+	double t;
+
+	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, 4) < 0 ||
+	    getsockname(s, (struct sockaddr *)&a, &al) < 0) {
+		CHECK(0, "flood server: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int c = accept(s, NULL, NULL);
+		const char *line = "X-Junk: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n";
+
+		const char *head = "HTTP/1.1 503 Busy\r\nRetry-After: 2\r\n";
+
+		if (c < 0 || write(c, head, strlen(head)) != (ssize_t)strlen(head))
+			_exit(1);
+		for (int i = 0; i < 4000; i++)
+			if (write(c, line, strlen(line)) < 0)
+				break;
+		sleep(60);
+		_exit(0);
+	}
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", ntohs(a.sin_port));
+	http_url_parse(url, &u, err, sizeof(err));
+	t = now_s();
+	rc = http_post(&u, "/ingest", NULL, "x", 1, 20.0, -1, &r, err, sizeof(err));
+	t = now_s() - t;
+	CHECK(rc == 0 && r.status == 503, "flood: %d %d %s", rc, r.status, err);
+	CHECK(t < 15, "flood: %.1f s: read past 64 KiB or waited for the end", t);
+	http_url_release(&u);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -578,6 +623,7 @@ int main(int argc, char **argv)
 	case_pyro_pprof();
 	case_urls();
 	case_silent();
+	case_flood();
 	case_order();
 	case_retry_after();
 	case_refused();
