@@ -2,14 +2,17 @@
 """pyroscope-recv.py - a local receiver speaking Grafana Pyroscope's
 /ingest contract, for memtap's push tests (only on 127.0.0.1).
 
-    pyroscope-recv.py --dir DIR [--script S] [--down-until FILE]
+    pyroscope-recv.py --dir DIR [--script S] [--down-until FILE] [--prefix P]
+                      [--ipv6] [--auth USER:PASS] [--tenant ID]
     pyroscope-recv.py --dump FILE.pb.gz
 
 It checks each request: POST, path /ingest (after an optional prefix
 given by --prefix), the query (name=APP{k=v,...} with from <= until
 integers, format=pprof, spyName), Content-Type application/octet-stream,
 a gzipped pprof body whose sample types are exactly inuse_space/bytes
-and alloc_space/bytes.  A request that breaks the contract is answered
+and alloc_space/bytes; with --auth, Basic authentication with those
+credentials (none without); with --tenant, that X-Scope-OrgID (none
+without).  --ipv6 listens on ::1.  A request that breaks the contract is answered
 422 and written to DIR/errors.  Otherwise it answers the next status of
 the script (a comma-separated list: 200, 400, 401, 503, or 429:SECONDS
 for a 429 with Retry-After; 200 once the list is used up), and writes
@@ -24,9 +27,11 @@ refused) until FILE exists.  --dump prints a decoded profile: its types,
 period type, and one line per sample "INUSE ALLOC DEPTH LEAF ROOT".
 """
 import argparse
+import base64
 import gzip
 import http.server
 import os
+import socket
 import sys
 import time
 import urllib.parse
@@ -235,6 +240,13 @@ def make_handler(args):
                 return self.bad("format %r spyName %r" % (q["format"], q["spyName"]))
             if self.headers.get("Content-Type") != "application/octet-stream":
                 return self.bad("Content-Type %s" % self.headers.get("Content-Type"))
+            auth = self.headers.get("Authorization")
+            want = ("Basic " + base64.b64encode(args.auth.encode()).decode()
+                    if args.auth else None)
+            if auth != want:
+                return self.bad("Authorization %s, want %s" % (auth, want))
+            if self.headers.get("X-Scope-OrgID") != args.tenant:
+                return self.bad("X-Scope-OrgID %s" % self.headers.get("X-Scope-OrgID"))
             why = check_body(body)
             if why:
                 return self.bad(why)
@@ -275,11 +287,20 @@ def main():
     ap.add_argument("--script")
     ap.add_argument("--prefix", default="")
     ap.add_argument("--down-until")
+    ap.add_argument("--ipv6", action="store_true")
+    ap.add_argument("--auth", help="USER:PASS that Basic authentication must carry")
+    ap.add_argument("--tenant", help="the X-Scope-OrgID that must come")
     ap.add_argument("--dump")
     args = ap.parse_args()
     if args.dump:
         return dump(args.dump)
-    srv = http.server.HTTPServer(("127.0.0.1", 0), make_handler(args), bind_and_activate=False)
+    cls = http.server.HTTPServer
+    if args.ipv6:
+        class V6(http.server.HTTPServer):
+            address_family = socket.AF_INET6
+        cls = V6
+    srv = cls(("::1" if args.ipv6 else "127.0.0.1", 0), make_handler(args),
+              bind_and_activate=False)
     srv.allow_reuse_address = True
     srv.server_bind()
     tmp = os.path.join(args.dir, "port.tmp")

@@ -53,6 +53,8 @@ static char *path_of(const char *dir, const char *name)
 }
 
 /* Start a receiver in work/name; its pid, *port set. */
+static const char *recv_extra[8];	/* more arguments for the next receiver */
+
 static pid_t recv_start(const char *name, const char *script, const char *down_until,
 			int *port, char *dir, size_t dirsize)
 {
@@ -64,7 +66,7 @@ static pid_t recv_start(const char *name, const char *script, const char *down_u
 	mkdir(dir, 0700);
 	pid = fork();
 	if (pid == 0) {
-		const char *argv[10];
+		const char *argv[20];
 		int n = 0;
 
 		argv[n++] = "python3";
@@ -79,6 +81,8 @@ static pid_t recv_start(const char *name, const char *script, const char *down_u
 			argv[n++] = "--down-until";
 			argv[n++] = down_until;
 		}
+		for (int i = 0; recv_extra[i]; i++)
+			argv[n++] = recv_extra[i];
 		argv[n] = NULL;
 		execvp("python3", (char **)argv);
 		_exit(127);
@@ -611,6 +615,31 @@ static void case_flood(void)
 	close(s);
 }
 
+/* (i) IPv6, a prefix, Basic authentication and a tenant, end to end */
+static void case_ipv6_auth(void)
+{
+	static const char *extra[] = { "--ipv6", "--prefix", "/pyro/x", "--auth", "us er:p@ss:w",
+				       "--tenant", "team-a", NULL };
+	struct push_config c = { .spool_max = 3600, .tenant = "team-a" };
+	char dir[512], url[128], err[512];
+	int port;
+	pid_t pid;
+	struct push_stats s;
+
+	memcpy(recv_extra, extra, sizeof(extra));
+	pid = recv_start("ipv6", NULL, NULL, &port, dir, sizeof(dir));
+	memset(recv_extra, 0, sizeof(recv_extra));
+	snprintf(url, sizeof(url), "http://us%%20er:p%%40ss:w@[::1]:%d/pyro/x/", port);
+	c.url = url;
+	CHECK(push_start(&c, err, sizeof(err)) == 0, "ipv6: %s", err);
+	submit(0);
+	s = wait_done(1);
+	push_stop(5);
+	CHECK(s.pushed == 1, "ipv6: pushed %" PRIu64 " dropped %" PRIu64, s.pushed, s.dropped);
+	check_in_order(dir, 1, 0);
+	recv_stop(pid);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -625,6 +654,7 @@ int main(int argc, char **argv)
 	case_silent();
 	case_flood();
 	case_order();
+	case_ipv6_auth();
 	case_retry_after();
 	case_refused();
 	case_spool();
