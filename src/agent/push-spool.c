@@ -3,10 +3,12 @@
  *
  * The directory is checked once and held open; it may have been filled
  * by an earlier memtap, or by anyone who could write to it before it was
- * checked, so every file is opened with O_NOFOLLOW | O_NONBLOCK (a
- * symbolic link fails, a FIFO does not wait for a writer), checked with
- * fstat() (a regular file of memtap's user, within the size cap) and
- * parsed strictly before it is used.
+ * checked, so a file is opened only if fstatat() without following links
+ * says it is a regular file, then with O_NOFOLLOW | O_NONBLOCK (should it
+ * have been swapped for a link or a FIFO since, the link fails and the
+ * FIFO does not wait for a writer), checked again with fstat() (a
+ * regular file of memtap's user, within the size cap) and parsed
+ * strictly before it is used.
  */
 #include "config.h"
 
@@ -107,8 +109,16 @@ static int open_entry(int dfd, const char *name, char **query, int64_t *until, s
 	char head[HEAD_MAX + 1], *q, *u, *end;
 	struct stat st;
 	ssize_t n;
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd;
 
+	/* not opened at all unless a regular file; checked again once open */
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0)

@@ -14,6 +14,10 @@
  * up, then writes what is left in memory to the spool in list order;
  * spool names carry the submission sequence, so the next memtap reads
  * them back in the same order.
+ *
+ * The thread's messages go through warn_msg() and info_msg(), one
+ * write() of a buffer of their own each; the strerror() they quote is
+ * thread-safe in glibc (2.32 and later) and musl.
  */
 #include "config.h"
 
