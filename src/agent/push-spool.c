@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,6 +66,12 @@ int spool_open(const char *dir, char *err, size_t errsize)
 	} else if (st.st_mode & 022) {
 		snprintf(err, errsize, "push spool '%s' is writable by others (mode %04o): "
 			 "chmod go-w it, or use another", dir, (unsigned)(st.st_mode & 07777));
+	} else if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			snprintf(err, errsize, "push spool '%s' is in use by another memtap: give "
+				 "each its own", dir);
+		else
+			snprintf(err, errsize, "push spool: flock '%s': %s", dir, strerror(errno));
 	} else {
 		return fd;
 	}

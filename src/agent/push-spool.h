@@ -30,7 +30,10 @@ struct spool_entry {
 /*
  * Create dir (0700, and its parents) unless it exists, open it and check
  * it: a directory owned by the effective user, not writable by group or
- * others.  The descriptor, or -1 with a one-line message in err.
+ * others, and not in use by another memtap (an exclusive flock() on it,
+ * held until the descriptor is closed: two writers would reuse each
+ * other's sequence numbers).  The descriptor, or -1 with a one-line
+ * message in err.
  */
 int spool_open(const char *dir, char *err, size_t errsize);
 

@@ -380,6 +380,34 @@ static void case_spool(void)
 	      "world-writable spool: %s", err);
 	puts(err);
 
+	/* a spool in use by another memtap */
+	int ready[2];
+	pid_t other = -1;
+
+	snprintf(bad, sizeof(bad), "%s/spool-shared", work);
+	if (pipe(ready) == 0 && (other = fork()) == 0) {
+		struct push_config oc = { .url = "http://127.0.0.1:9", .spool_dir = bad };
+
+		if (push_start(&oc, err, sizeof(err)) == 0 && write(ready[1], "1", 1) == 1)
+			sleep(60);
+		_exit(1);
+	}
+	char one;
+
+	close(ready[1]);
+	CHECK(read(ready[0], &one, 1) == 1, "the other memtap's push_start");
+	c.spool_dir = bad;
+	CHECK(push_start(&c, err, sizeof(err)) < 0 && strstr(err, "is in use by another memtap"),
+	      "shared spool: %s", err);
+	puts(err);
+	if (other > 0) {
+		kill(other, SIGKILL);
+		waitpid(other, NULL, 0);
+	}
+	close(ready[0]);
+	start("http://127.0.0.1:9", bad);	/* free again */
+	push_stop(0);
+
 	/* a spool with one profile of ours (seq 5) and things planted */
 	snprintf(bad, sizeof(bad), "%s/spool-planted", work);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d", 9);
