@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -68,6 +69,8 @@ static pid_t recv_start(const char *name, const char *script, const char *down_u
 	if (pid == 0) {
 		const char *argv[20];
 		int n = 0;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* none left behind a killed test */
 
 		argv[n++] = "python3";
 		argv[n++] = recv_py;
@@ -388,6 +391,8 @@ static void case_spool(void)
 	if (pipe(ready) == 0 && (other = fork()) == 0) {
 		struct push_config oc = { .url = "http://127.0.0.1:9", .spool_dir = bad };
 
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+
 		if (push_start(&oc, err, sizeof(err)) == 0 && write(ready[1], "1", 1) == 1)
 			sleep(60);
 		_exit(1);
@@ -617,6 +622,7 @@ static void case_flood(void)
 	}
 	pid = fork();
 	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		int c = accept(s, NULL, NULL);
 		const char *line = "X-Junk: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n";
 
