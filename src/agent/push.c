@@ -62,7 +62,6 @@ static struct {
 	char *spool_dir;
 	int cancel_fd;		/* readable: the drain time is up */
 	struct item *head, **tail;
-	int in_flight;
 	size_t mem_count, mem_bytes;
 	uint64_t spool_bytes, next_seq;
 	struct push_stats st;
@@ -421,12 +420,10 @@ static void *sender(void *arg)
 			break;
 		it = P.head;
 		list_unlink(&P.head);
-		P.in_flight = 1;
 		drain_left = P.stopping ? P.drain_deadline - mono_now() : -1;
 		pthread_mutex_unlock(&P.lock);
 		o = send_item(it, drain_left, &wait, &streak);
 		pthread_mutex_lock(&P.lock);
-		P.in_flight = 0;
 		if (o != RETRY) {
 			if (o == SENT)
 				P.st.pushed++;
