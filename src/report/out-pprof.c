@@ -195,6 +195,8 @@ enum {
 	PROFILE_STRING_TABLE = 6,
 	PROFILE_TIME_NANOS = 9,
 	PROFILE_DURATION_NANOS = 10,
+	PROFILE_PERIOD_TYPE = 11,
+	PROFILE_PERIOD = 12,
 	PROFILE_COMMENT = 13,
 	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 };
@@ -430,6 +432,134 @@ int write_pprof(FILE *f, const struct profile *p, const struct output_options *o
 	}
 
 	ret = write_gzip(f, &b);
+	free(b.d);
+	free(sub.d);
+	free(sub2.d);
+	for (i = 0; i < t.nowned; i++)
+		free(t.owned[i]);
+	free(t.owned);
+	free(t.strs);
+	free(t.slots);
+	return ret;
+}
+
+/*
+ * Pyroscope's profile (output.h: pprof_write_pyroscope()).  Its samples
+ * are ranked by inuse then alloc bytes, heaviest first (equal ones in
+ * the profile's order); those past the limit are summed into one sample
+ * on a location of its own, "[other]", after the profile's locations.
+ */
+struct pyro_sample {
+	size_t index;		/* into p->samples */
+	int64_t inuse, alloc;
+};
+
+static int pyro_cmp(const void *a, const void *b)
+{
+	const struct pyro_sample *x = a, *y = b;
+
+	if (x->inuse != y->inuse)
+		return x->inuse > y->inuse ? -1 : 1;
+	if (x->alloc != y->alloc)
+		return x->alloc > y->alloc ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void pyro_values(struct pbuf *sub, struct pbuf *sub2, int64_t inuse, int64_t alloc)
+{
+	pb_varint(sub2, (uint64_t)inuse);
+	pb_varint(sub2, (uint64_t)alloc);
+	pb_sub(sub, 2, sub2);		/* Sample.value, packed */
+}
+
+int pprof_write_pyroscope(FILE *f, const struct profile *p)
+{
+	struct pbuf b = { 0 }, sub = { 0 }, sub2 = { 0 };
+	struct strtab t = { 0 };
+	struct pyro_sample *ps;
+	size_t ti = profile_find_type(p, "inuse_space");
+	size_t ta = profile_find_type(p, "alloc_space");
+	size_t i, k, n = 0, keep;
+	int64_t other_inuse = 0, other_alloc = 0;
+	int ret;
+
+	ps = xcalloc(p->nsamples + 1, sizeof(*ps));
+	for (i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+
+		ps[n].index = i;
+		ps[n].inuse = ti != (size_t)-1 ? s->values[ti] : 0;
+		ps[n].alloc = ta != (size_t)-1 ? s->values[ta] : 0;
+		if (ps[n].inuse || ps[n].alloc)
+			n++;
+	}
+	qsort(ps, n, sizeof(*ps), pyro_cmp);
+	keep = n > PPROF_PYRO_MAX_SAMPLES ? PPROF_PYRO_MAX_SAMPLES - 1 : n;
+	for (i = keep; i < n; i++) {
+		other_inuse += ps[i].inuse;
+		other_alloc += ps[i].alloc;
+	}
+
+	t.nslots = 256;
+	t.slots = xcalloc(t.nslots, sizeof(*t.slots));
+	strtab_index(&t, "");
+	pb_str(&sub, &t, 1, "inuse_space");
+	pb_str(&sub, &t, 2, "bytes");
+	pb_sub(&b, PROFILE_SAMPLE_TYPE, &sub);
+	pb_str(&sub, &t, 1, "alloc_space");
+	pb_str(&sub, &t, 2, "bytes");
+	pb_sub(&b, PROFILE_SAMPLE_TYPE, &sub);
+	for (i = 0; i < keep; i++) {
+		const struct prof_sample *s = &p->samples[ps[i].index];
+		size_t nlocs = s->nlocs < PPROF_PYRO_MAX_DEPTH ? s->nlocs : PPROF_PYRO_MAX_DEPTH;
+
+		if (nlocs) {
+			for (k = 0; k < nlocs; k++)
+				pb_varint(&sub2, (uint64_t)s->locs[k] + 1);
+			pb_sub(&sub, 1, &sub2);	/* location_id, packed */
+		}
+		pyro_values(&sub, &sub2, ps[i].inuse, ps[i].alloc);
+		pb_sub(&b, PROFILE_SAMPLE, &sub);
+	}
+	if (keep < n) {
+		pb_varint(&sub2, p->nlocations + 1);
+		pb_sub(&sub, 1, &sub2);
+		pyro_values(&sub, &sub2, other_inuse, other_alloc);
+		pb_sub(&b, PROFILE_SAMPLE, &sub);
+	}
+	for (i = 0; i < p->nmappings; i++)
+		encode_mapping(&b, &sub, &t, p, i);
+	for (i = 0; i < p->nlocations; i++)
+		encode_location(&b, &sub, &sub2, p, i);
+	for (i = 0; i < p->nfunctions; i++)
+		encode_function(&b, &sub, &t, p, i);
+	if (keep < n) {
+		pb_uint(&sub, 1, p->nlocations + 1, 1);		/* Location.id */
+		pb_uint(&sub2, 1, p->nfunctions + 1, 1);	/* Line.function_id */
+		pb_sub(&sub, 4, &sub2);
+		pb_sub(&b, PROFILE_LOCATION, &sub);
+		pb_uint(&sub, 1, p->nfunctions + 1, 1);		/* Function.id */
+		pb_str(&sub, &t, 2, "[other]");
+		pb_str(&sub, &t, 3, "[other]");
+		pb_sub(&b, PROFILE_FUNCTION, &sub);
+	}
+	pb_int(&b, PROFILE_TIME_NANOS, p->time_nanos);
+	pb_int(&b, PROFILE_DURATION_NANOS, p->duration_nanos);
+	pb_str(&sub, &t, 1, "space");
+	pb_str(&sub, &t, 2, "bytes");
+	pb_sub(&b, PROFILE_PERIOD_TYPE, &sub);
+	pb_uint(&b, PROFILE_PERIOD, 1, 1);
+	pb_str(&b, &t, PROFILE_DEFAULT_SAMPLE_TYPE, "inuse_space");
+	for (i = 0; i < t.n; i++) {
+		size_t len = strlen(t.strs[i]);
+
+		pb_key(&b, PROFILE_STRING_TABLE, WT_LEN);
+		pb_varint(&b, len);
+		pb_bytes(&b, t.strs[i], len);
+	}
+
+	ret = write_gzip(f, &b);
+	free(ps);
 	free(b.d);
 	free(sub.d);
 	free(sub2.d);

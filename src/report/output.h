@@ -64,6 +64,18 @@ int write_svg(FILE *f, const struct profile *p, const struct output_options *o);
 int write_pprof(FILE *f, const struct profile *p, const struct output_options *o);
 int write_json(FILE *f, const struct profile *p, const struct output_options *o);
 /*
+ * A profile for Grafana Pyroscope's /ingest (format=pprof): gzipped
+ * pprof with the sample types inuse_space and alloc_space only (bytes;
+ * period type space/bytes; 0 where p has no such type), within
+ * Pyroscope's default limits: samples with both values 0 left out, at
+ * most PPROF_PYRO_MAX_SAMPLES of them (the heaviest by inuse then alloc;
+ * the others summed into one sample whose single frame is "[other]"),
+ * stacks cut to PPROF_PYRO_MAX_DEPTH frames (the leaf side kept), no
+ * sample labels.  0, or -1 with errno.
+ */
+enum { PPROF_PYRO_MAX_SAMPLES = 16000, PPROF_PYRO_MAX_DEPTH = 1000 };
+int pprof_write_pyroscope(FILE *f, const struct profile *p);
+/*
  * The timeline page (out-html.c): one self-contained HTML file, the
  * memory of an -i recording over time, its heaviest stacks, the flame
  * graph of any range of intervals, the leak suspects; without intervals
