@@ -152,14 +152,15 @@ static void proc_series(struct writer *w, const char *name, const struct prom_pr
 	    (long)p->pid, prom_label_value(p->comm, c));
 }
 
+enum proc_field { PROC_RSS, PROC_VMSIZE, PROC_HELD };
+
 static void proc_family(struct writer *w, const struct prom_proc *p, size_t np, const char *name,
-			const char *help, size_t field)
+			const char *help, enum proc_field field)
 {
 	family(w, name, "gauge", help);
 	for (size_t i = 0; i < np; i++) {
-		uint64_t v;
+		uint64_t v = field == PROC_RSS ? p[i].rss : field == PROC_VMSIZE ? p[i].vmsize : p[i].held;
 
-		memcpy(&v, (const char *)&p[i] + field, sizeof(v));
 		proc_series(w, name, &p[i]);
 		out(w, "} %" PRIu64 "\n", v);
 	}
@@ -220,13 +221,13 @@ int prom_write(FILE *f, const struct prom_proc *p, size_t np, const struct prom_
 
 	proc_family(&w, p, np, "memtap_process_rss_bytes",
 		    "Resident set size of a followed process (VmRSS), in bytes.",
-		    offsetof(struct prom_proc, rss));
+		    PROC_RSS);
 	proc_family(&w, p, np, "memtap_process_virtual_memory_bytes",
 		    "Virtual memory size of a followed process (VmSize), in bytes.",
-		    offsetof(struct prom_proc, vmsize));
+		    PROC_VMSIZE);
 	proc_family(&w, p, np, "memtap_process_held_bytes",
 		    "Bytes a followed process holds now as memtap sees them.",
-		    offsetof(struct prom_proc, held));
+		    PROC_HELD);
 	family(&w, "memtap_process_captured_bytes_total", "counter",
 	       "Bytes a followed process acquired, by event kind, as memtap captured them.");
 	for (size_t i = 0; i < np; i++) {
