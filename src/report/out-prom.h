@@ -22,6 +22,8 @@
 #include <sys/types.h>
 
 #define PROM_LABEL_MAX 128	/* bytes of a label value, before escaping */
+/* The Content-Type of what prom_write() writes, for http_server_publish(). */
+#define PROM_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
 /* Bytes captured by event kind ("malloc", "mmap", "brk", ...). */
 struct prom_kind_bytes {

@@ -54,7 +54,7 @@ int main(void)
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
-	http_server_publish(s, "/metrics", "text/plain; version=0.0.4; charset=utf-8", text, len);
+	http_server_publish(s, "/metrics", PROM_CONTENT_TYPE, text, len);
 	printf("%s\n", http_server_address(s));
 	fflush(stdout);
 	sigwait(&set, &sig);
