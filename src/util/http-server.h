@@ -52,7 +52,8 @@ const char *http_server_address(const struct http_server *s);
 void http_server_publish(struct http_server *s, const char *path, const char *content_type,
 			 const char *body, size_t len);
 
-/* Stop the thread, close every connection and free s.  NULL: nothing. */
+/* Stop the thread, close every connection and free s, once no other
+ * thread can call http_server_publish() on it.  NULL: nothing. */
 void http_server_stop(struct http_server *s);
 
 #endif /* MEMTAP_HTTP_SERVER_H */
