@@ -17,7 +17,7 @@ libunwind-dev libzydis-dev zlib1g-dev libiberty-dev procps util-linux"
 # installed one by one, each only when the command is missing.
 test_deps="strace:strace python3:python3 protoc:protobuf-compiler chromium:chromium
 node:nodejs npm:npm go:golang-go musl-gcc:musl-tools java:openjdk-17-jdk-headless
-tmux:tmux"
+tmux:tmux prometheus:prometheus"
 
 install_deps() {
 	if [ "$(id -u)" -ne 0 ] || ! command -v apt-get > /dev/null; then
