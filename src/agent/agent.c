@@ -326,7 +326,7 @@ static void publish_metrics(void)
 		int r = prom_write(f, procs, np, stacks, ns, &h);
 
 		if (fclose(f) == 0 && r == 0)
-			http_server_publish(srv, "/metrics", "text/plain; version=0.0.4; charset=utf-8",
+			http_server_publish(srv, "/metrics", PROM_CONTENT_TYPE,
 					    buf, len);
 	}
 	free(buf);
@@ -335,18 +335,41 @@ static void publish_metrics(void)
 	free(procs);
 }
 
-/* Of prof, the samples of selector sel (and of pid, unless 0), for a push. */
+/* Is this sample's event an allocator call ("malloc", "free (inherited)"...)? */
+static int alloc_event(const char *name)
+{
+	for (int k = 0; k < EV_NKINDS && name; k++) {
+		size_t n = strlen(event_kind_names[k]);
+
+		if (ev_is_alloc(k) && !strncmp(name, event_kind_names[k], n) &&
+		    (!name[n] || name[n] == ' '))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Of prof, the samples of selector sel (and of pid, unless 0), for a
+ * push: the allocator's where its calls are recorded, else the
+ * mappings' (brk, mmap): not both, which would count the heap twice.
+ */
 static size_t select_samples(const struct profile *prof, int sel, pid_t pid,
 			     struct prof_sample *out)
 {
 	size_t n = 0;
+	int alloc = 0;
 
-	for (size_t i = 0; i < prof->nsamples; i++) {
-		const struct prof_sample *s = &prof->samples[i];
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < prof->nsamples; i++) {
+			const struct prof_sample *s = &prof->samples[i];
 
-		if ((pid && s->pid != pid) || follow_selector_of(s->pid, parent_of) != sel)
-			continue;
-		out[n++] = *s;
+			if ((pid && s->pid != pid) || follow_selector_of(s->pid, parent_of) != sel)
+				continue;
+			if (!pass)
+				alloc |= alloc_event(s->event);
+			else if (alloc_event(s->event) == alloc)
+				out[n++] = *s;
+		}
 	}
 	return n;
 }

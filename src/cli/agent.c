@@ -219,13 +219,13 @@ void agent_check(int argc, char **argv, int optind_)
 			    "filter cannot be removed from a running process");
 	if (opt.top > 100)
 		usage_error("invalid value %d for --top with memtap agent (at most 100)", opt.top);
-	if (!ac.metrics && !ac.push_url)
-		warn_msg("neither --metrics nor --push: memtap agent records, but nothing "
-			 "reads it (-v says what it follows)");
 	if ((ac.service_name || nlabels || ac.push_pid || ac.spool_dir || ac.tenant) &&
 	    !ac.push_url)
 		usage_error("--service-name, --push-label, --push-pid, --spool and --tenant go "
 			    "with --push");
+	if (!ac.metrics && !ac.push_url)
+		warn_msg("neither --metrics nor --push: memtap agent records, but nothing "
+			 "reads it (-v says what it follows)");
 	/* sampled at a mean that keeps the records within 1% of the targets' CPU */
 	if (!opt.overhead && !opt.exact && !(opt.sample_given && !opt.sample) &&
 	    (opt.events & EV_ALLOC) && opt.probes != PROBES_INT3)
