@@ -23,6 +23,7 @@
 #include "util/optparse.h"
 #include "util/outfile.h"
 #include "report/output.h"
+#include "stack/stacks.h"
 #include "stack/unwind.h"
 #include "probe/probes.h"
 #include "trace/tracer.h"
@@ -75,6 +76,8 @@ static void usage(void)
 	       "      --leaks             weigh stacks by what they still hold at the end\n"
 	       "      --lines             add source file:line to function names\n"
 	       "      --max-depth=N       unwind at most N frames (default 64)\n"
+	       "      --max-stacks=N      keep N distinct stacks, count newer ones on one\n"
+	       "                          stack [other] (default 1000000)\n"
 	       "      --max-size=SIZE     ignore events of more bytes\n"
 	       "      --min-age=SECONDS   --leaks: only what is held for SECONDS or more\n"
 	       "      --min-size=SIZE     ignore events of fewer bytes (suffixes K, M, G)\n"
@@ -237,6 +240,7 @@ static void sink_init_from_opt(void)
 		.trace = opt.trace,
 		.unwind = opt.unwind,
 		.max_depth = opt.max_depth,
+		.max_stacks = opt.max_stacks ? opt.max_stacks : STACK_TABLE_DEFAULT_STACKS,
 		.stack_size = opt.stack_size,
 		.sample_mean = sample_mean,
 	};
@@ -291,6 +295,7 @@ enum {
 	OPT_TRACE,
 	OPT_UNWIND,
 	OPT_MAX_DEPTH,
+	OPT_MAX_STACKS,
 	OPT_STACK_SIZE,
 	OPT_LINES,
 	OPT_NO_DEMANGLE,
@@ -352,6 +357,7 @@ int main(int argc, char **argv)
 		{ "leaks", no_argument, NULL, OPT_LEAKS },
 		{ "lines", no_argument, NULL, OPT_LINES },
 		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "min-age", required_argument, NULL, OPT_MIN_AGE },
 		{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
@@ -458,6 +464,10 @@ int main(int argc, char **argv)
 			break;
 		case OPT_MAX_DEPTH:
 			opt.max_depth = (int)xparse_whole(optarg, "--max-depth", 1, UNWIND_MAX_DEPTH);
+			break;
+		case OPT_MAX_STACKS:
+			opt.max_stacks = (uint32_t)xparse_whole(optarg, "--max-stacks", 1,
+								 1000000000);
 			break;
 		case OPT_NO_DEMANGLE:
 			opt.no_demangle = 1;

@@ -479,8 +479,11 @@ static uint32_t unwind_snapshot(struct sink_proc *p, uint64_t leaf,
 {
 	int depth;
 
-	if (!stacks)
+	if (!stacks) {
 		stacks = stack_table_new(STACK_TABLE_DEFAULT_MAX);
+		stack_table_set_max_stacks(stacks, cfg.max_stacks ? cfg.max_stacks :
+						   STACK_TABLE_DEFAULT_STACKS);
+	}
 	if (!pcs)
 		pcs = xcalloc((size_t)cfg.max_depth, sizeof(*pcs));
 	if (!proc_unwinder(p))

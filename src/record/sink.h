@@ -97,6 +97,9 @@ struct sink_config {
 	int unwind;		/* enum unwind_kind of --unwind */
 	int max_depth;		/* --max-depth */
 	size_t stack_size;	/* --stack-size: bytes of stack copied */
+	uint32_t max_stacks;	/* --max-stacks: distinct stacks kept, the new
+				   ones beyond counted on [other] (stacks.h);
+				   0: STACK_TABLE_DEFAULT_STACKS */
 	uint64_t sample_mean;	/* --sample: allocator calls sampled at this
 				   mean interval (at the start); 0: every call */
 };
