@@ -51,6 +51,7 @@ static FILE *trace_file(void)
 void report_init(const struct report_config *c)
 {
 	cfg = *c;
+	timeline_set_max(c->max_intervals);
 }
 
 const struct report_config *report_config(void)

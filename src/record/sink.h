@@ -4,7 +4,9 @@
  *
  * The sink owns one struct sink_proc per process it is told of
  * (sink_proc_new()), in creation order (sink_procs()), until
- * sink_release(): the reports speak of processes that exited.  The
+ * sink_release(): the reports speak of processes that exited; a
+ * long-running tracer forgets one that exited once it was reported
+ * (sink_proc_forget(); sink-proc.c keeps the list).  The
  * tracer keeps its own struct proc, which points at its sink_proc and
  * writes there what the report shows (comm, execs, exit status, the
  * /proc figures).
@@ -128,6 +130,18 @@ void sink_proc_add_stubs(struct sink_proc *p, uint64_t start, uint64_t len, stub
 void sink_proc_copy_stubs(struct sink_proc *child, struct sink_proc *parent);
 /* A new image: held memory gone, the modules and unwinder start again. */
 void sink_proc_exec(struct sink_proc *sp);
+/*
+ * Free everything of sp, a process that exited and whose last interval
+ * was reported: its aggregates (and their changes in the timeline, the
+ * later aggregates' indexes moving down), live blocks, held ranges,
+ * modules, unwinder, and sp itself, taken out of sink_procs().  Its
+ * stacks stay in the stack table (other processes may share them; the
+ * table is bounded by max_stacks).  After sink_flush(), with no event
+ * of sp queued since; no one may keep sp (the tracer's struct proc is
+ * gone), nor an index of aggregate_entries() across the call.  A plain
+ * run never calls it: its reports show every process that exited.
+ */
+void sink_proc_forget(struct sink_proc *sp);
 
 /*
  * The events to stop at: -e's, and with --leaks the calls that give
