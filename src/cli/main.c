@@ -248,6 +248,14 @@ static void sink_init_from_opt(void)
 	sink_init(&c);
 }
 
+/* MEMTAP_MAX_INTERVALS, for the tests (memtap agent sets its own); 0: every one. */
+static size_t max_intervals_env(void)
+{
+	const char *s = getenv("MEMTAP_MAX_INTERVALS");
+
+	return s && *s ? (size_t)xparse_whole(s, "MEMTAP_MAX_INTERVALS", 0, 1000000000) : 0;
+}
+
 /* Is there a --probe without size=?  Its calls weigh nothing in bytes. */
 static int unsized_probes(void)
 {
@@ -278,6 +286,7 @@ static void report_init_from_opt(void)
 		.leaks = opt.leaks,
 		.min_age = opt.min_age,
 		.interval = opt.interval,
+		.max_intervals = max_intervals_env(),
 		.unsized_probes = unsized_probes(),
 		.at_peak = opt.at_peak,
 		.at_peak_step = opt.at_peak_step,

@@ -140,11 +140,12 @@ void timeline_forget(const struct sink_proc *p)
 		store_bytes -= (iv->nchanges - n) * sizeof(*iv->changes);
 		iv->nchanges = n;
 	}
+	/* last_held moves down with its aggregates (newidx[i] <= i) */
+	k = 0;
 	for (size_t i = 0; i < nheld && i < nagg; i++)
 		if (newidx[i] != (size_t)-1)
-			last_held[newidx[i]] = last_held[i];
-	if (nheld > k)
-		nheld = k;
+			last_held[k++] = last_held[i];
+	nheld = k;
 	free(newidx);
 }
 

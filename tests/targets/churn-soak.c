@@ -1,12 +1,13 @@
 /*
- * churn-soak.c LIB [SECONDS] - a day's churn of a service in about a
- * minute, for memtap's own memory over a long run
- * (tests/soak-churn.test): every round (20 a second) new distinct
- * stacks (a recursion whose branches spell a counter, so the stack of
- * call N differs from every earlier one), a short-lived thread,
- * dlopen, a call and dlclose of LIB (alloc-dl-lib.so: lib_work()
- * allocates and frees), and a page of code made, named by a line of
- * /tmp/perf-PID.map, and unmapped.
+ * churn-soak.c LIB [SECONDS [WHAT]] - a day's churn of a service in
+ * about a minute, for memtap's own memory over a long run
+ * (tests/soak-churn.test): every round (20 a second) PER_ROUND new
+ * distinct stacks (a recursion whose branches spell a counter, so the
+ * stack of call N differs from every earlier one), a short-lived
+ * thread, dlopen, a call and dlclose of LIB (alloc-dl-lib.so:
+ * lib_work() allocates and frees), and a page of code made, named by
+ * a line of /tmp/perf-PID.map, and unmapped.  WHAT (default 15) is the
+ * sum of the churns to make: 1 stacks, 2 threads, 4 dlopen, 8 code.
  *
  * Prints "ready PID", waits for SIGUSR1, then "round N" lines; at the
  * end, of its own malloc calls of SOAK_MIN bytes or more (libc's and
@@ -31,14 +32,15 @@
 #include "usr1.h"
 
 #define SOAK_MIN 65536
-#define DEPTH 15		/* 32768 distinct stacks */
-#define PER_ROUND 20
+#define DEPTH 16		/* 65536 distinct stacks */
+#define PER_ROUND 40
 #define ROUNDS_PER_SEC 20
 
 static unsigned long total_calls, total_bytes, kept_calls, kept_bytes;
 static void **kept;
 static size_t nkept;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static volatile unsigned long a_calls, b_calls;	/* the branches differ */
 
 static void count(size_t size, int keep)
 {
@@ -75,13 +77,13 @@ static void rec(int level, unsigned long n);
 __attribute__((noinline)) static void branch_a(int level, unsigned long n)
 {
 	rec(level + 1, n);
-	__asm__ volatile("" ::: "memory");
+	a_calls++;
 }
 
 __attribute__((noinline)) static void branch_b(int level, unsigned long n)
 {
 	rec(level + 1, n);
-	__asm__ volatile("" ::: "memory");
+	b_calls++;
 }
 
 /* Level i takes branch a or b by bit i of n: call n's stack is n's own. */
@@ -129,6 +131,7 @@ int main(int argc, char **argv)
 {
 	int (*lib_work)(unsigned long, size_t);
 	unsigned long seconds = argc > 2 ? strtoul(argv[2], NULL, 0) : 60, n = 0;
+	unsigned long what = argc > 3 ? strtoul(argv[3], NULL, 0) : 15;
 	struct timespec pause = { 0, 1000000000L / ROUNDS_PER_SEC };
 	char path[64];
 	FILE *map;
@@ -149,18 +152,22 @@ int main(int argc, char **argv)
 		pthread_t t;
 		void *h;
 
-		for (int k = 0; k < PER_ROUND; k++)
+		for (int k = 0; k < PER_ROUND && (what & 1); k++)
 			rec(0, n++);
-		if (pthread_create(&t, NULL, thread_main, NULL) != 0 || pthread_join(t, NULL) != 0)
+		if ((what & 2) && (pthread_create(&t, NULL, thread_main, NULL) != 0 ||
+				   pthread_join(t, NULL) != 0))
 			return 99;
-		h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-		if (!h || !(*(void **)&lib_work = dlsym(h, "lib_work")))
-			return 99;
-		if (lib_work(r, SOAK_MIN + 32) != 0)
-			return 99;
-		count(SOAK_MIN + 32, 0);
-		dlclose(h);
-		jit_page(map, r);
+		if (what & 4) {
+			h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+			if (!h || !(*(void **)&lib_work = dlsym(h, "lib_work")))
+				return 99;
+			if (lib_work(r, SOAK_MIN + 32) != 0)
+				return 99;
+			count(SOAK_MIN + 32, 0);
+			dlclose(h);
+		}
+		if (what & 8)
+			jit_page(map, r);
 		if (r % ROUNDS_PER_SEC == 0) {
 			printf("round %lu\n", r);
 			fflush(stdout);
