@@ -75,6 +75,11 @@ struct stack_table *sink_stack_table(void)
 	return stacks;
 }
 
+int sink_stacks_full(void)
+{
+	return stacks && stack_table_full(stacks);
+}
+
 void sink_set_recording(int on)
 {
 	recording = on;

@@ -258,6 +258,12 @@ int sink_recording(void);
 
 /* The stacks of the run (NULL before the first). */
 struct stack_table *sink_stack_table(void);
+/*
+ * The stack table holds max_stacks stacks: a stack not met before is
+ * counted on [other].  A source's cache of walks keyed by new stacks
+ * (trace/ring.c's chains) learns none then: it would only grow.
+ */
+int sink_stacks_full(void);
 
 /* -v: what the stack machinery cost, on stderr; code_stops: syscalls
    stopped at for a mapping of code only. */

@@ -291,7 +291,7 @@ uint32_t stack_table_intern(struct stack_table *t, const struct stack_frame *fra
 	if (id)
 		return id;
 	/* the cap: ids 0 and [other] are not stacks of the target */
-	if (t->max_stacks && t->nstacks - 1 - (t->other != 0) >= t->max_stacks) {
+	if (stack_table_full(t)) {
 		t->folded++;
 		return stack_other(t);
 	}
@@ -420,4 +420,9 @@ uint64_t stack_table_lost(const struct stack_table *t)
 uint64_t stack_table_folded(const struct stack_table *t)
 {
 	return t->folded;
+}
+
+int stack_table_full(const struct stack_table *t)
+{
+	return t->max_stacks && t->nstacks - 1 - (t->other != 0) >= t->max_stacks;
 }

@@ -128,4 +128,7 @@ uint64_t stack_table_lost(const struct stack_table *t);
  */
 uint64_t stack_table_folded(const struct stack_table *t);
 
+/* Does the table hold its cap of stacks (a new one would be [other])? */
+int stack_table_full(const struct stack_table *t);
+
 #endif /* MEMTAP_STACKS_H */
