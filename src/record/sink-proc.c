@@ -15,6 +15,7 @@
 #include "record/sink-int.h"
 #include "record/sink.h"
 #include "record/timeline.h"
+#include "stack/jitnames.h"
 #include "stack/modules.h"
 #include "stack/unwind.h"
 #include "util/xmalloc.h"
@@ -101,5 +102,10 @@ void sink_proc_forget(struct sink_proc *sp)
 		unwinder_free(sp->unwinder);
 	if (sp->modules)
 		proc_modules_free(sp->modules);
+	/* its run-time code's names, unless its pid is another's now */
+	for (pp = &procs; *pp && (*pp)->pid != sp->pid; pp = &(*pp)->next)
+		;
+	if (!*pp)
+		jit_names_forget(sp->pid);
 	free(sp);
 }

@@ -134,7 +134,9 @@ void sink_proc_exec(struct sink_proc *sp);
  * Free everything of sp, a process that exited and whose last interval
  * was reported: its aggregates (and their changes in the timeline, the
  * later aggregates' indexes moving down), live blocks, held ranges,
- * modules, unwinder, and sp itself, taken out of sink_procs().  Its
+ * modules, unwinder, the names of its run-time code (jitnames.h; unless
+ * a process of the list has its pid now), and sp itself, taken out of
+ * sink_procs().  Its
  * stacks stay in the stack table (other processes may share them; the
  * table is bounded by max_stacks).  After sink_flush(), with no event
  * of sp queued since; no one may keep sp (the tracer's struct proc is

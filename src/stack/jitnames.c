@@ -401,7 +401,7 @@ struct jit_file {
 };
 
 struct jit_source {
-	pid_t pid;
+	pid_t pid;		/* 0: forgotten */
 	int exited;
 	struct jit_file map, dump;
 	struct perfmap_state ms;
@@ -414,7 +414,8 @@ static uint64_t files_found;
 
 static struct jit_source *source_of(uint32_t module)
 {
-	if (!jit_is_module(module) || module - JIT_MODULE_BASE >= nsources)
+	if (!jit_is_module(module) || module - JIT_MODULE_BASE >= nsources ||
+	    !sources[module - JIT_MODULE_BASE]->pid)
 		return NULL;
 	return sources[module - JIT_MODULE_BASE];
 }
@@ -631,7 +632,22 @@ void jit_names_exiting(pid_t pid)
 void jit_names_read_all(void)
 {
 	for (size_t i = 0; i < nsources; i++)
-		refresh(sources[i], 1, 1);
+		if (sources[i]->pid)
+			refresh(sources[i], 1, 1);
+}
+
+static void file_free(struct jit_file *f);
+
+void jit_names_forget(pid_t pid)
+{
+	for (size_t i = nsources; pid && i-- > 0;)
+		if (sources[i]->pid == pid) {
+			file_free(&sources[i]->map);
+			file_free(&sources[i]->dump);
+			sources[i]->map.fd = sources[i]->dump.fd = -1;
+			sources[i]->pid = 0;
+			return;
+		}
 }
 
 /* The line of pc in e's DEBUG_INFO: the last entry at or below it. */
@@ -711,6 +727,7 @@ static void file_free(struct jit_file *f)
 		close(f->fd);
 	jit_table_free(&f->t);
 	free(f->path);
+	f->path = NULL;
 }
 
 void jit_names_release_all(void)

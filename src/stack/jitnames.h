@@ -36,7 +36,8 @@
  * (a report) read up to JIT_MAX_BYTES.
  *
  * Not thread-safe: memtap's main thread only.  Everything lives until
- * jit_names_release_all().
+ * jit_names_release_all(), or a process's names until
+ * jit_names_forget() (a long run: the process exited and was reported).
  */
 #ifndef MEMTAP_JITNAMES_H
 #define MEMTAP_JITNAMES_H
@@ -84,6 +85,14 @@ void jit_names_exiting(pid_t pid);
 
 /* Before a report: read every process's files up to the cap. */
 void jit_names_read_all(void);
+
+/*
+ * pid's names are no longer wanted (record/sink.h's sink_proc_forget()):
+ * its tables freed, its files closed; its module id is never given
+ * again, and its frames stay unnamed ("[unknown] (0x...)").  A later
+ * process of the same pid gets a source of its own.
+ */
+void jit_names_forget(pid_t pid);
 
 /*
  * The name of pc in module, NULL if none; *start: the code's start.
