@@ -7,7 +7,8 @@
  * thread, dlopen, a call and dlclose of LIB (alloc-dl-lib.so:
  * lib_work() allocates and frees), and a page of code made, named by
  * a line of /tmp/perf-PID.map, and unmapped.  WHAT (default 15) is the
- * sum of the churns to make: 1 stacks, 2 threads, 4 dlopen, 8 code.
+ * sum of the churns to make: 1 stacks, 2 threads, 4 dlopen, 8 code;
+ * and 16: no wait for SIGUSR1 (run by memtap).
  *
  * Prints "ready PID", waits for SIGUSR1, then "round N" lines; at the
  * end, of its own malloc calls of SOAK_MIN bytes or more (libc's and
@@ -147,7 +148,8 @@ int main(int argc, char **argv)
 		return 99;
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
-	usr1_wait();
+	if (!(what & 16))
+		usr1_wait();
 	for (unsigned long r = 0; r < seconds * ROUNDS_PER_SEC; r++) {
 		pthread_t t;
 		void *h;
@@ -177,7 +179,8 @@ int main(int argc, char **argv)
 	printf("TOTAL %lu %lu\nKEPT %lu %lu\ndone\n", total_calls, total_bytes, kept_calls,
 	       kept_bytes);
 	fflush(stdout);
-	usr1_wait();
+	if (!(what & 16))
+		usr1_wait();
 	fclose(map);
 	unlink(path);
 	for (size_t i = 0; i < nkept; i++)
