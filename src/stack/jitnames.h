@@ -28,7 +28,10 @@
  * jitdump's CODE_MOVE).
  *
  * Bounds: JIT_NAME_MAX bytes a name (longer ones cut), JIT_MAX_ENTRIES
- * ranges and JIT_MAX_BYTES read a file; a malformed file gives one
+ * ranges (or fewer: jit_names_set_max_entries()) and JIT_MAX_BYTES
+ * read a file.  A perf map's table that is full (of ranges, or of
+ * names: JIT_POOL_MAX) keeps its newer half and reads on, the older
+ * code unnamed from then on; a jitdump's stops.  A malformed file gives one
  * warning line and what was read before the fault.  The reads happen on
  * the tracer thread, while target threads may wait for it: a read for
  * an event or a lookup takes JIT_READ_STEP bytes of a file at most (the
@@ -79,6 +82,12 @@ void jit_names_note(uint32_t module, uint64_t pc);
  * it copies, two fstat() calls for a process with a file.
  */
 uint64_t jit_names_rewrites(pid_t pid);
+
+/*
+ * Ranges a table keeps at most, from 2 to JIT_MAX_ENTRIES (the default),
+ * for the tables filled from then on: a long-running tracer's bound.
+ */
+void jit_names_set_max_entries(size_t n);
 
 /* pid exits (its address space still there): read its files once more. */
 void jit_names_exiting(pid_t pid);
