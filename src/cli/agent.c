@@ -61,6 +61,8 @@ static struct agent_config ac = {
 };
 static size_t nlabels;
 
+#define AGENT_MAX_STACKS 50000
+
 void agent_usage(void)
 {
 	printf("Usage: memtap agent [OPTIONS] SELECTOR...\n"
@@ -230,6 +232,9 @@ void agent_check(int argc, char **argv, int optind_)
 	if (!opt.overhead && !opt.exact && !(opt.sample_given && !opt.sample) &&
 	    (opt.events & EV_ALLOC) && opt.probes != PROBES_INT3)
 		opt.overhead = 1;
+	/* days of new stacks: at most this many, then [other] */
+	if (!opt.max_stacks)
+		opt.max_stacks = AGENT_MAX_STACKS;
 	ac.interval = opt.interval;
 	ac.top = (unsigned)opt.top;
 }

@@ -24,6 +24,7 @@
 #include "util/optparse.h"
 #include "util/outfile.h"
 #include "report/output.h"
+#include "stack/stacks.h"
 #include "stack/unwind.h"
 #include "probe/probes.h"
 #include "trace/tracer.h"
@@ -140,11 +141,20 @@ static void sink_init_from_opt(void)
 		.trace = opt.trace,
 		.unwind = opt.unwind,
 		.max_depth = opt.max_depth,
+		.max_stacks = opt.max_stacks ? opt.max_stacks : STACK_TABLE_DEFAULT_STACKS,
 		.stack_size = opt.stack_size,
 		.sample_mean = sample_mean,
 	};
 
 	sink_init(&c);
+}
+
+/* MEMTAP_MAX_INTERVALS, for the tests (memtap agent sets its own); 0: every one. */
+static size_t max_intervals_env(void)
+{
+	const char *s = getenv("MEMTAP_MAX_INTERVALS");
+
+	return s && *s ? (size_t)xparse_whole(s, "MEMTAP_MAX_INTERVALS", 0, 1000000000) : 0;
 }
 
 /* Is there a --probe without size=?  Its calls weigh nothing in bytes. */
@@ -177,6 +187,7 @@ static void report_init_from_opt(void)
 		.leaks = opt.leaks,
 		.min_age = opt.min_age,
 		.interval = opt.interval,
+		.max_intervals = max_intervals_env(),
 		.unsized_probes = unsized_probes(),
 		.at_peak = opt.at_peak,
 		.at_peak_step = opt.at_peak_step,
@@ -194,6 +205,7 @@ enum {
 	OPT_TRACE,
 	OPT_UNWIND,
 	OPT_MAX_DEPTH,
+	OPT_MAX_STACKS,
 	OPT_STACK_SIZE,
 	OPT_LINES,
 	OPT_NO_DEMANGLE,
@@ -255,6 +267,7 @@ int main(int argc, char **argv)
 		{ "leaks", no_argument, NULL, OPT_LEAKS },
 		{ "lines", no_argument, NULL, OPT_LINES },
 		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "min-age", required_argument, NULL, OPT_MIN_AGE },
 		{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
@@ -372,6 +385,10 @@ int main(int argc, char **argv)
 			break;
 		case OPT_MAX_DEPTH:
 			opt.max_depth = (int)xparse_whole(optarg, "--max-depth", 1, UNWIND_MAX_DEPTH);
+			break;
+		case OPT_MAX_STACKS:
+			opt.max_stacks = (uint32_t)xparse_whole(optarg, "--max-stacks", 1,
+								 1000000000);
 			break;
 		case OPT_NO_DEMANGLE:
 			opt.no_demangle = 1;

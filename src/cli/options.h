@@ -26,6 +26,7 @@ struct options {
 	int trace;		/* --trace */
 	int unwind;		/* enum unwind_kind of --unwind */
 	int max_depth;		/* --max-depth */
+	uint32_t max_stacks;	/* --max-stacks */
 	size_t stack_size;	/* --stack-size: bytes of stack copied */
 	int lines;		/* --lines */
 	int no_demangle;	/* --no-demangle */

@@ -50,6 +50,8 @@ void usage(void)
 	       "      --leaks             weigh stacks by what they still hold at the end\n"
 	       "      --lines             add source file:line to function names\n"
 	       "      --max-depth=N       unwind at most N frames (default 64)\n"
+	       "      --max-stacks=N      keep N distinct stacks, count newer ones on one\n"
+	       "                          stack [other] (default 1000000)\n"
 	       "      --max-size=SIZE     ignore events of more bytes\n"
 	       "      --min-age=SECONDS   --leaks: only what is held for SECONDS or more\n"
 	       "      --min-size=SIZE     ignore events of fewer bytes (suffixes K, M, G)\n"

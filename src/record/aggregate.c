@@ -25,10 +25,11 @@ static size_t hash(const struct sink_proc *p, enum event_kind kind, uint32_t sta
 	return (size_t)(h ^ (h >> 29));
 }
 
-static void reindex(void)
+/* The index again, of size (a power of 2, above twice the entries). */
+static void reindex_at(size_t size)
 {
 	free(index_);
-	index_size = index_size ? index_size * 2 : 1024;
+	index_size = size;
 	index_ = xcalloc(index_size, sizeof(*index_));
 	for (size_t i = 0; i < nentries; i++) {
 		size_t j = hash(entries[i].proc, entries[i].kind, entries[i].stack) & (index_size - 1);
@@ -37,6 +38,11 @@ static void reindex(void)
 			j = (j + 1) & (index_size - 1);
 		index_[j] = (uint32_t)i + 1;
 	}
+}
+
+static void reindex(void)
+{
+	reindex_at(index_size ? index_size * 2 : 1024);
 }
 
 /*
@@ -178,6 +184,26 @@ uint64_t aggregate_held_at_peak(const struct agg *a)
 	const struct held_peak *pk = &peaks[held_family_of(a->kind)];
 
 	return a->peak_seq == pk->seq ? a->peak_held : a->held;
+}
+
+void aggregate_forget(const struct sink_proc *p)
+{
+	size_t n = 0, size = 1024;
+
+	for (size_t i = 0; i < nentries; i++)
+		if (entries[i].proc != p)
+			entries[n++] = entries[i];
+	if (n == nentries)
+		return;
+	nentries = n;
+	memset(memo, 0, sizeof(memo));
+	while ((nentries + 1) * 2 > size)
+		size *= 2;
+	if (entries_cap > 2 * nentries + 1024) {
+		entries_cap = nentries + 1024;
+		entries = xrealloc(entries, entries_cap * sizeof(*entries));
+	}
+	reindex_at(size);
 }
 
 void aggregate_clear(void)

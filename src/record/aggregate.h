@@ -3,10 +3,12 @@
  * kind, stack id) the calls, failed calls, bytes acquired and released.
  *
  * The table is a hash map owned by aggregate.c; entries live until
- * aggregate_clear(), for the whole run: -i intervals are told apart by
+ * aggregate_clear(), for the whole run, or until their process is
+ * forgotten (aggregate_forget()): -i intervals are told apart by
  * a mark (aggregate_mark(): the figures at the end of the previous
  * interval).  Iteration order is insertion order, and an entry's index
- * in it never changes until aggregate_clear().
+ * in it changes only when aggregate_forget() takes out entries before
+ * it (it moves down by their number), and at aggregate_clear().
  */
 #ifndef MEMTAP_AGGREGATE_H
 #define MEMTAP_AGGREGATE_H
@@ -58,6 +60,13 @@ size_t aggregate_index(struct sink_proc *p, enum event_kind kind, uint32_t stack
 void aggregate_mark(void);
 
 void aggregate_clear(void);
+/*
+ * Take out every entry of p, the others keeping their order (indexes
+ * move down: timeline.c's changes are renumbered first, by
+ * timeline_forget()).  What p held must be 0 already (live_forget(),
+ * maptrack_forget()): the families' totals are not changed.
+ */
+void aggregate_forget(const struct sink_proc *p);
 
 /*
  * Held memory and its peak.  Two families are told apart: allocator

@@ -195,6 +195,13 @@ void live_clear(struct sink_proc *p)
 	memset(p->live, 0, sizeof(*p->live));
 }
 
+void live_forget(struct sink_proc *p)
+{
+	live_clear(p);
+	free(p->live);
+	p->live = NULL;
+}
+
 void live_foreach(const struct sink_proc *p, void (*fn)(const struct live_block *, void *),
 		  void *arg)
 {

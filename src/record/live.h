@@ -43,6 +43,8 @@ int live_find(const struct sink_proc *p, uint64_t addr, struct live_block *found
 void live_copy(struct sink_proc *to, const struct sink_proc *from);
 /* exec: the blocks are gone with the address space. */
 void live_clear(struct sink_proc *p);
+/* live_clear(), and p's table freed. */
+void live_forget(struct sink_proc *p);
 /* Call fn for each live block of p. */
 void live_foreach(const struct sink_proc *p, void (*fn)(const struct live_block *, void *),
 		  void *arg);

@@ -131,6 +131,15 @@ void maptrack_clear(struct sink_proc *p)
 	p->maps->n = 0;
 }
 
+void maptrack_forget(struct sink_proc *p)
+{
+	maptrack_clear(p);
+	if (p->maps)
+		free(p->maps->segs);
+	free(p->maps);
+	p->maps = NULL;
+}
+
 void maptrack_foreach(const struct sink_proc *p, void (*fn)(const struct map_seg *, void *),
 		      void *arg)
 {

@@ -36,6 +36,8 @@ void maptrack_add(struct sink_proc *p, uint64_t start, uint64_t end, uint32_t st
  */
 void maptrack_copy(struct sink_proc *to, const struct sink_proc *from);
 void maptrack_clear(struct sink_proc *p);
+/* maptrack_clear(), and p's table freed. */
+void maptrack_forget(struct sink_proc *p);
 void maptrack_foreach(const struct sink_proc *p, void (*fn)(const struct map_seg *, void *),
 		      void *arg);
 void maptrack_release_all(void);

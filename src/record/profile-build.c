@@ -77,6 +77,12 @@ static size_t frame_location(struct profile *prof, struct symbolizer *sz, size_t
 		lines[0].line = 0;
 		return profile_add_location(prof, 0, (size_t)-1, lines, 1);
 	}
+	if (f->module == MODULE_NONE && f->addr == STACK_FRAME_OTHER_ADDR) {
+		lines[0].function = profile_add_function(prof, STACK_OTHER_NAME, STACK_OTHER_NAME,
+							 NULL);
+		lines[0].line = 0;
+		return profile_add_location(prof, 0, (size_t)-1, lines, 1);
+	}
 	si = symbolizer_lookup(sz, f->module, f->addr);
 
 	for (int i = 0; i < si->nframes && n < 16; i++) {
@@ -293,6 +299,7 @@ static void add_run(struct profile *prof, const struct run_info *ri)
 	}
 	r->stacks = sink_stacks_wanted();
 	r->held = held_reported();
+	r->stacks_folded = sink_stack_table() ? stack_table_folded(sink_stack_table()) : 0;
 	for (size_t i = 0; i < ri->nunfound; i++) {
 		r->unfound = xrealloc(r->unfound, (r->nunfound + 1) * sizeof(*r->unfound));
 		r->unfound[r->nunfound++] = xstrdup(ri->unfound[i]);

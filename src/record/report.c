@@ -51,6 +51,7 @@ static FILE *trace_file(void)
 void report_init(const struct report_config *c)
 {
 	cfg = *c;
+	timeline_set_max(c->max_intervals);
 }
 
 const struct report_config *report_config(void)
@@ -159,6 +160,18 @@ static void print_call(FILE *out, const struct event *ev)
  * function inlined into the next line's is marked so, as in the text
  * report.
  */
+/* The name of a frame that is no code: [other], [stack cut]; NULL for code. */
+static const char *marker_frame(const struct stack_frame *f)
+{
+	if (f->module != MODULE_NONE)
+		return NULL;
+	if (f->addr == STACK_FRAME_OTHER_ADDR)
+		return STACK_OTHER_NAME;
+	if (f->addr == STACK_FRAME_CUT_ADDR)
+		return STACK_CUT_NAME;
+	return NULL;
+}
+
 static void print_trace_stack(FILE *out, uint32_t stack)
 {
 	static struct symbolizer *sz;
@@ -172,8 +185,13 @@ static void print_trace_stack(FILE *out, uint32_t stack)
 	if (!sz)
 		sz = symbolizer_new(cfg.no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0);
 	for (int d = 0; d < depth; d++) {
-		const struct sym_info *si = symbolizer_lookup(sz, frames[d].module, frames[d].addr);
+		const struct sym_info *si;
 
+		if (marker_frame(&frames[d])) {
+			fprintf(out, "%16s%s\n", "", marker_frame(&frames[d]));
+			continue;
+		}
+		si = symbolizer_lookup(sz, frames[d].module, frames[d].addr);
 		for (int i = 0; i < si->nframes; i++) {
 			symbolizer_format(si, i, buf, sizeof(buf));
 			fprintf(out, "%16s%s%s\n", "", buf, i + 1 < si->nframes ? " (inlined)" : "");
@@ -527,9 +545,15 @@ static void stack_text(uint32_t stack, char *buf, size_t size)
 	if (!sz)
 		sz = symbolizer_new(SYMBOLIZE_NO_LINES | (cfg.no_demangle ? SYMBOLIZE_NO_DEMANGLE : 0));
 	for (int d = 0; d < depth && len + 4 < size; d++) {
-		const struct sym_info *si = symbolizer_lookup(sz, frames[d].module, frames[d].addr);
-		const char *name = si->nframes ? si->frames[si->nframes - 1].function : NULL;
-		int n = snprintf(buf + len, size - len, "%s%s", len ? " < " : "", name ? name : "?");
+		const struct sym_info *si = NULL;
+		const char *name = marker_frame(&frames[d]);
+		int n;
+
+		if (!name) {
+			si = symbolizer_lookup(sz, frames[d].module, frames[d].addr);
+			name = si->nframes ? si->frames[si->nframes - 1].function : NULL;
+		}
+		n = snprintf(buf + len, size - len, "%s%s", len ? " < " : "", name ? name : "?");
 
 		if (n < 0 || (size_t)n >= size - len)
 			break;

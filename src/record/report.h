@@ -71,6 +71,8 @@ struct report_config {
 	int leaks;		/* --leaks */
 	double min_age;		/* --min-age seconds, for --leaks */
 	double interval;	/* -i seconds, 0 = one report at the end */
+	size_t max_intervals;	/* -i: intervals the timeline keeps, the last
+				   ones (timeline.h); 0: every one */
 	int unsized_probes;	/* a --probe without size=: count is the default */
 	const char *at_peak;	/* --at-peak: the profile of the last peak, or NULL */
 	uint64_t at_peak_step;	/* --at-peak-step SIZE: bytes past the last written */

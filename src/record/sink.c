@@ -25,6 +25,7 @@
 #include "record/maptrack.h"
 #include "record/report.h"
 #include "record/sample.h"
+#include "record/sink-int.h"
 #include "record/sink.h"
 #include "stack/debug-cache.h"
 #include "stack/jitnames.h"
@@ -38,7 +39,6 @@
 
 static struct sink_config cfg;
 static int recording = 1;
-static struct sink_proc *procs, **procs_tail = &procs;
 
 struct pending {
 	struct event ev;
@@ -75,6 +75,11 @@ struct stack_table *sink_stack_table(void)
 	return stacks;
 }
 
+int sink_stacks_full(void)
+{
+	return stacks && stack_table_full(stacks);
+}
+
 void sink_set_recording(int on)
 {
 	recording = on;
@@ -93,65 +98,6 @@ int sink_stacks_wanted(void)
 size_t sink_stack_size(void)
 {
 	return cfg.stack_size;
-}
-
-struct sink_proc *sink_proc_new(pid_t pid, pid_t ppid)
-{
-	struct sink_proc *sp = xcalloc(1, sizeof(*sp));
-
-	sp->pid = pid;
-	sp->ppid = ppid;
-	procfs_read_comm(pid, sp->comm, sizeof(sp->comm));
-	*procs_tail = sp;
-	procs_tail = &sp->next;
-	return sp;
-}
-
-struct sink_proc *sink_procs(void)
-{
-	return procs;
-}
-
-static struct proc_modules *proc_modules(struct sink_proc *p)
-{
-	if (!p->modules)
-		p->modules = proc_modules_new(p->pid);
-	return p->modules;
-}
-
-void sink_proc_fork(struct sink_proc *child, const struct sink_proc *parent)
-{
-	if (child->unfollowed)
-		return;
-	maptrack_copy(child, parent);
-	live_copy(child, parent);
-	child->inherits = 1;
-}
-
-void sink_proc_add_stubs(struct sink_proc *p, uint64_t start, uint64_t len, stub_frame_fn fn)
-{
-	if (start)
-		modules_add_stubs(proc_modules(p), start, len, fn);
-}
-
-void sink_proc_copy_stubs(struct sink_proc *child, struct sink_proc *parent)
-{
-	if (parent->modules && parent->modules->nstubs)
-		modules_copy_stubs(proc_modules(child), parent->modules);
-}
-
-void sink_proc_exec(struct sink_proc *p)
-{
-	maptrack_clear(p);
-	live_clear(p);
-	if (p->modules) {
-		modules_map_changed(p->modules);
-		modules_clear_stubs(p->modules);
-	}
-	if (p->unwinder) {
-		unwinder_free(p->unwinder);
-		p->unwinder = NULL;
-	}
 }
 
 /* Tell the module list of a mapping change that may concern code. */
@@ -254,7 +200,7 @@ int sink_wants(const struct sink_proc *sp, const struct event *ev)
 static struct unwinder *proc_unwinder(struct sink_proc *p)
 {
 	if (!p->unwinder)
-		p->unwinder = unwinder_new(cfg.unwind, p->pid, proc_modules(p));
+		p->unwinder = unwinder_new(cfg.unwind, p->pid, sink_proc_modules(p));
 	return p->unwinder;
 }
 
@@ -277,7 +223,7 @@ void sink_stack_extend(struct sink_proc *p, struct stack_snapshot *snap)
 {
 	if (!snap->asked || snap->len != snap->asked)
 		return;		/* the common case: the stack ended in the copy */
-	modules_event_begin(proc_modules(p));
+	modules_event_begin(sink_proc_modules(p));
 	stack_snapshot_extend(proc_unwinder(p), snap, cfg.max_depth, stack_copy_max());
 }
 
@@ -330,7 +276,7 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 	pe->has_snap = 0;
 	if (!(pe->record || pe->decide) || !snap)
 		return;		/* only its effect on held memory counts */
-	struct proc_modules *pm = proc_modules(p);
+	struct proc_modules *pm = sink_proc_modules(p);
 	unsigned char *data = pe->snap.borrowed ? pe->own : pe->snap.data;
 	size_t cap = pe->snap.borrowed ? pe->own_cap : pe->snap.cap;
 
@@ -479,8 +425,11 @@ static uint32_t unwind_snapshot(struct sink_proc *p, uint64_t leaf,
 {
 	int depth;
 
-	if (!stacks)
+	if (!stacks) {
 		stacks = stack_table_new(STACK_TABLE_DEFAULT_MAX);
+		stack_table_set_max_stacks(stacks, cfg.max_stacks ? cfg.max_stacks :
+						   STACK_TABLE_DEFAULT_STACKS);
+	}
 	if (!pcs)
 		pcs = xcalloc((size_t)cfg.max_depth, sizeof(*pcs));
 	if (!proc_unwinder(p))
@@ -509,7 +458,7 @@ static uint64_t modules_stamp(const struct proc_modules *pm)
 uint32_t sink_walk_stack(struct sink_proc *p, uint64_t leaf, const uint64_t *ret, int n,
 			 uint64_t *stamp)
 {
-	struct proc_modules *pm = proc_modules(p);
+	struct proc_modules *pm = sink_proc_modules(p);
 	struct stack_snapshot snap = { .pid = p->pid, .pre = ret, .npre = n,
 				       .walked = STACK_WALK_END, .borrowed = 1 };
 	uint32_t id;
@@ -613,6 +562,15 @@ void sink_flush(void)
 	npending = 0;
 }
 
+size_t sink_pending_of(const struct sink_proc *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < npending; i++)
+		n += pending[i].proc == p;
+	return n;
+}
+
 const struct sink_stacked *sink_take_stacked(size_t *n)
 {
 	*n = nstacked;
@@ -698,7 +656,7 @@ void sink_print_costs(uint64_t code_stops)
 	uint64_t by_cfi = 0, by_insn = 0, by_fp = 0, by_jit = 0;
 	unsigned written, used;
 
-	for (struct sink_proc *p = procs; p; p = p->next) {
+	for (struct sink_proc *p = sink_procs(); p; p = p->next) {
 		if (p->unwinder) {
 			walks += p->unwinder->walks;
 			frames += p->unwinder->frames;
@@ -738,7 +696,7 @@ void sink_print_costs(uint64_t code_stops)
 	if (cfg.events & EV_ALLOC) {
 		size_t blocks = 0;
 
-		for (struct sink_proc *p = procs; p; p = p->next)
+		for (struct sink_proc *p = sink_procs(); p; p = p->next)
 			blocks += live_count(p);
 		info_msg("live allocations: %zu blocks in %zu bytes of tables", blocks, live_memory());
 	}
@@ -758,7 +716,7 @@ void sink_release(void)
 	nstacked = stacked_cap = 0;
 	free(pcs);
 	pcs = NULL;
-	for (struct sink_proc *p = procs; p; p = p->next) {
+	for (struct sink_proc *p = sink_procs(); p; p = p->next) {
 		if (p->unwinder)
 			unwinder_free(p->unwinder);
 		if (p->modules)

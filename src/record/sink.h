@@ -4,7 +4,9 @@
  *
  * The sink owns one struct sink_proc per process it is told of
  * (sink_proc_new()), in creation order (sink_procs()), until
- * sink_release(): the reports speak of processes that exited.  The
+ * sink_release(): the reports speak of processes that exited; a
+ * long-running tracer forgets one that exited once it was reported
+ * (sink_proc_forget(); sink-proc.c keeps the list).  The
  * tracer keeps its own struct proc, which points at its sink_proc and
  * writes there what the report shows (comm, execs, exit status, the
  * /proc figures).
@@ -97,6 +99,9 @@ struct sink_config {
 	int unwind;		/* enum unwind_kind of --unwind */
 	int max_depth;		/* --max-depth */
 	size_t stack_size;	/* --stack-size: bytes of stack copied */
+	uint32_t max_stacks;	/* --max-stacks: distinct stacks kept, the new
+				   ones beyond counted on [other] (stacks.h);
+				   0: STACK_TABLE_DEFAULT_STACKS */
 	uint64_t sample_mean;	/* --sample: allocator calls sampled at this
 				   mean interval (at the start); 0: every call */
 };
@@ -125,6 +130,20 @@ void sink_proc_add_stubs(struct sink_proc *p, uint64_t start, uint64_t len, stub
 void sink_proc_copy_stubs(struct sink_proc *child, struct sink_proc *parent);
 /* A new image: held memory gone, the modules and unwinder start again. */
 void sink_proc_exec(struct sink_proc *sp);
+/*
+ * Free everything of sp, a process that exited and whose last interval
+ * was reported: its aggregates (and their changes in the timeline, the
+ * later aggregates' indexes moving down), live blocks, held ranges,
+ * modules, unwinder, the names of its run-time code (jitnames.h; unless
+ * a process of the list has its pid now), and sp itself, taken out of
+ * sink_procs().  Its
+ * stacks stay in the stack table (other processes may share them; the
+ * table is bounded by max_stacks).  After sink_flush(), with no event
+ * of sp queued since; no one may keep sp (the tracer's struct proc is
+ * gone), nor an index of aggregate_entries() across the call.  A plain
+ * run never calls it: its reports show every process that exited.
+ */
+void sink_proc_forget(struct sink_proc *sp);
 
 /*
  * The events to stop at: -e's, and with --leaks the calls that give
@@ -241,6 +260,12 @@ int sink_recording(void);
 
 /* The stacks of the run (NULL before the first). */
 struct stack_table *sink_stack_table(void);
+/*
+ * The stack table holds max_stacks stacks: a stack not met before is
+ * counted on [other].  A source's cache of walks keyed by new stacks
+ * (trace/ring.c's chains) learns none then: it would only grow.
+ */
+int sink_stacks_full(void);
 
 /* -v: what the stack machinery cost, on stderr; code_stops: syscalls
    stopped at for a mapping of code only. */

@@ -35,6 +35,7 @@ static int held_known;
 static uint64_t *last_held;
 static size_t nheld, held_cap;
 static size_t store_bytes;
+static size_t max_intervals;	/* 0: no cap */
 
 /* last_held sized for n aggregates, the new ones 0. */
 static void held_grow(size_t n)
@@ -63,7 +64,89 @@ static void vm_points(struct tl_interval *t)
 		t->vm[t->nvm++] = (struct prof_vm_point){ p->pid, vs.vm_rss, vs.vm_size,
 							  vs.vm_data };
 	}
-	store_bytes += n * sizeof(*t->vm);
+	if (t->nvm < n)
+		t->vm = xrealloc(t->vm, (t->nvm ? t->nvm : 1) * sizeof(*t->vm));
+	store_bytes += t->nvm * sizeof(*t->vm);
+}
+
+void timeline_set_max(size_t max)
+{
+	max_intervals = max;
+}
+
+static void interval_free(struct tl_interval *t)
+{
+	store_bytes -= sizeof(*t) + t->nchanges * sizeof(*t->changes) + t->nvm * sizeof(*t->vm);
+	free(t->vm);
+	free(t->changes);
+}
+
+/*
+ * Drop the oldest interval: what its changes say an aggregate held at
+ * its end, the next interval gets as a change (no calls, no bytes) when
+ * it has none of that aggregate, so that what each stack holds stays
+ * known from the first interval kept.  Both lists are in index order.
+ */
+static void drop_oldest(void)
+{
+	struct tl_interval *old = &intervals[0], *next = &intervals[1];
+	struct tl_change *merged;
+	size_t n = 0, i = 0, j = 0;
+
+	merged = xcalloc(old->nchanges + next->nchanges + 1, sizeof(*merged));
+	while (i < old->nchanges || j < next->nchanges) {
+		if (j < next->nchanges &&
+		    (i == old->nchanges || next->changes[j].agg <= old->changes[i].agg)) {
+			if (i < old->nchanges && old->changes[i].agg == next->changes[j].agg)
+				i++;
+			merged[n++] = next->changes[j++];
+		} else if (old->changes[i].held) {
+			merged[n] = old->changes[i++];
+			merged[n].calls = merged[n].acquired = merged[n].released = 0;
+			n++;
+		} else {
+			i++;
+		}
+	}
+	store_bytes += (n - next->nchanges) * sizeof(*merged);
+	free(next->changes);
+	next->changes = merged;
+	next->nchanges = n;
+	interval_free(old);
+	memmove(intervals, intervals + 1, --nintervals * sizeof(*intervals));
+}
+
+void timeline_forget(const struct sink_proc *p)
+{
+	size_t nagg, *newidx, k = 0;
+	const struct agg *aggs = aggregate_entries(&nagg);
+
+	/* the index each aggregate will have, (size_t)-1: p's */
+	newidx = xcalloc(nagg ? nagg : 1, sizeof(*newidx));
+	for (size_t i = 0; i < nagg; i++)
+		newidx[i] = aggs[i].proc == p ? (size_t)-1 : k++;
+	for (size_t t = 0; t < nintervals; t++) {
+		struct tl_interval *iv = &intervals[t];
+		size_t n = 0;
+
+		for (size_t j = 0; j < iv->nchanges; j++) {
+			struct tl_change c = iv->changes[j];
+
+			if (c.agg >= nagg || newidx[c.agg] == (size_t)-1)
+				continue;
+			c.agg = (uint32_t)newidx[c.agg];
+			iv->changes[n++] = c;
+		}
+		store_bytes -= (iv->nchanges - n) * sizeof(*iv->changes);
+		iv->nchanges = n;
+	}
+	/* last_held moves down with its aggregates (newidx[i] <= i) */
+	k = 0;
+	for (size_t i = 0; i < nheld && i < nagg; i++)
+		if (newidx[i] != (size_t)-1)
+			last_held[k++] = last_held[i];
+	nheld = k;
+	free(newidx);
 }
 
 void timeline_interval_end(uint64_t end_ns, int held)
@@ -102,6 +185,8 @@ void timeline_interval_end(uint64_t end_ns, int held)
 		t->changes = xrealloc(t->changes, t->nchanges * sizeof(*t->changes));
 	store_bytes += sizeof(*t) + t->nchanges * sizeof(*t->changes);
 	vm_points(t);
+	while (max_intervals && nintervals > max_intervals)
+		drop_oldest();
 }
 
 size_t timeline_count(void)

@@ -7,8 +7,11 @@
  *
  * Only the entries that changed are kept, as changes against the
  * previous interval: tracer memory grows with the intervals and the
- * stacks active in each, never with the events.  The store is
- * timeline.c's until timeline_release().
+ * stacks active in each, never with the events.  With a cap on the
+ * intervals (timeline_set_max()) the oldest ones are dropped, what
+ * stacks held at the end of a dropped one carried into the oldest kept:
+ * the recording, the leak suspects and the HTML page see the window
+ * kept.  The store is timeline.c's until timeline_release().
  */
 #ifndef MEMTAP_TIMELINE_H
 #define MEMTAP_TIMELINE_H
@@ -17,6 +20,7 @@
 #include <stdint.h>
 
 struct profile;
+struct sink_proc;
 
 /*
  * The end of an interval at end_ns (since the start), before
@@ -24,6 +28,14 @@ struct profile;
  * stacks hold is known and kept.
  */
 void timeline_interval_end(uint64_t end_ns, int held);
+/* Keep at most max intervals, the last ones (0: all, the default). */
+void timeline_set_max(size_t max);
+/*
+ * p's aggregates are about to be taken out (aggregate_forget()): their
+ * changes go, the others' aggregate indexes are renumbered as
+ * aggregate_forget() will.
+ */
+void timeline_forget(const struct sink_proc *p);
 /* Intervals kept so far. */
 size_t timeline_count(void);
 /*

@@ -349,7 +349,10 @@ static void json_run(FILE *f, const struct prof_run *r)
 		fprintf(f, " },\n      \"over_ms\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]",
 			r->stops_over_ms[0], r->stops_over_ms[1], r->stops_over_ms[2]);
 	}
-	fputs(" } },", f);
+	fputs(" }", f);
+	if (r->stacks_folded)
+		fprintf(f, ",\n    \"stacks_folded\": %" PRIu64, r->stacks_folded);
+	fputs(" },", f);
 	if (r->fault_period)
 		fprintf(f, "\n  \"fault_period\": %" PRIu64 ",", r->fault_period);
 	if (r->sample_lo)

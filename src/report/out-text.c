@@ -369,6 +369,10 @@ int write_text_summary(FILE *f, const struct profile *p)
 		fprintf(f, "memtap: probe '%s' was never found\n", r->unfound[i]);
 	for (size_t i = 0; i < r->nnotes; i++)
 		fprintf(f, "memtap: %s\n", r->notes[i]);
+	if (r->stacks_folded)
+		fprintf(f, "memtap: %" PRIu64 " new stack%s folded into [other]: the stack table "
+			"was full (--max-stacks)\n", r->stacks_folded,
+			r->stacks_folded == 1 ? "" : "s");
 	print_sampled(f, p);
 	for (size_t i = 0; i < p->nprocesses; i++)
 		print_process(f, &p->processes[i], r->fault_period,

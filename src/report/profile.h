@@ -117,6 +117,7 @@ struct prof_run {
 	uint64_t stops_over_ms[3];
 	int stacks;		/* stacks were unwound (not --unwind=none) */
 	int held;		/* inuse_* values are what was held at the end */
+	uint64_t stacks_folded;	/* new stacks counted on [other]: the cap was reached */
 	char **unfound;		/* --probe specs never found, nunfound of them */
 	size_t nunfound;
 	char **notes;		/* what the tracer could not see, a sentence each */

@@ -159,6 +159,7 @@ static void read_run(struct reader *r, const struct jval *root)
 	pr->syscalls = dup_str(run, "syscalls");
 	pr->stacks = flag(run, "stacks");
 	pr->held = flag(run, "held");
+	pr->stacks_folded = num_or(run, "stacks_folded", 0);
 	st = json_get(run, "stops", J_OBJ);
 	pr->stops = num_or(st, "total", 0);
 	pr->stops_seccomp = num_or(st, "seccomp", 0);

@@ -60,6 +60,7 @@ struct jit_table {
 	int dirty;		/* entries added since the index was made */
 	uint64_t rewrites;	/* entries over code already named (a range
 				 * added at an entry's start, a CODE_MOVE) */
+	uint64_t trimmed;	/* older entries let go (a perf map's, full) */
 	uint32_t *by_start;	/* hash of the last entry at each start */
 	size_t by_start_size, by_start_count;
 	struct jit_dbg *dbg;

@@ -53,13 +53,67 @@ void jit_warn(struct jit_table *t, const char *fmt, ...)
 	warn_msg("%s: %s", t->what ? t->what : "?", buf);
 }
 
+static size_t max_entries = JIT_MAX_ENTRIES;
+
+void jit_names_set_max_entries(size_t n)
+{
+	max_entries = n >= 2 && n < JIT_MAX_ENTRIES ? n : JIT_MAX_ENTRIES;
+}
+
+static void by_start_put(struct jit_table *t, uint32_t i);
+
+/*
+ * Full: keep the newer half of the ranges and their names in a new pool,
+ * and *name (if any: a range's not added yet, its new offset given
+ * back).  Not a table with DEBUG_INFO lines (their files are in the
+ * pool too): -1.  Returns 0 when trimmed.
+ */
+static int table_trim(struct jit_table *t, uint32_t *name)
+{
+	size_t keep = t->n / 2, from = t->n - keep, len = 0;
+	char *pool;
+
+	if (t->nlines || !keep)
+		return -1;
+	for (size_t i = from; i < t->n; i++)
+		len += strlen(t->pool + t->e[i].name) + 1;
+	len += name ? strlen(t->pool + *name) + 1 : 0;
+	pool = xmalloc(len ? len : 1);
+	len = 0;
+	if (name) {
+		len = strlen(t->pool + *name) + 1;
+		memcpy(pool, t->pool + *name, len);
+		*name = 0;
+	}
+	for (size_t i = from; i < t->n; i++) {
+		size_t l = strlen(t->pool + t->e[i].name) + 1;
+
+		memcpy(pool + len, t->pool + t->e[i].name, l);
+		t->e[i - from] = t->e[i];
+		t->e[i - from].name = (uint32_t)len;
+		len += l;
+	}
+	free(t->pool);
+	t->pool = pool;
+	t->pool_len = t->pool_cap = len;
+	t->n = keep;
+	free(t->by_start);
+	t->by_start = NULL;
+	t->by_start_size = t->by_start_count = 0;
+	for (size_t i = 0; i < t->n; i++)
+		by_start_put(t, (uint32_t)i);
+	t->dirty = 1;
+	t->trimmed += from;
+	return 0;
+}
+
 uint32_t jit_pool_add(struct jit_table *t, const char *s, size_t len)
 {
 	uint32_t off;
 
 	if (len > JIT_NAME_MAX)
 		len = JIT_NAME_MAX;
-	if (t->pool_len + len + 1 > JIT_POOL_MAX) {
+	if (t->pool_len + len + 1 > JIT_POOL_MAX && table_trim(t, NULL) < 0) {
 		jit_warn(t, "more than %u MiB of names: the rest is not read", JIT_POOL_MAX >> 20);
 		return JIT_NONE;
 	}
@@ -129,8 +183,8 @@ int jit_table_add(struct jit_table *t, uint64_t start, uint64_t size, uint32_t n
 
 	if (!size || start + size < start || name == JIT_NONE)
 		return -1;
-	if (t->n >= JIT_MAX_ENTRIES) {
-		jit_warn(t, "more than %u ranges: the rest is not read", JIT_MAX_ENTRIES);
+	if (t->n >= max_entries && table_trim(t, &name) < 0) {
+		jit_warn(t, "more than %zu ranges: the rest is not read", max_entries);
 		return -1;
 	}
 	if (jit_table_at(t, start))
@@ -401,7 +455,7 @@ struct jit_file {
 };
 
 struct jit_source {
-	pid_t pid;
+	pid_t pid;		/* 0: forgotten */
 	int exited;
 	struct jit_file map, dump;
 	struct perfmap_state ms;
@@ -414,7 +468,8 @@ static uint64_t files_found;
 
 static struct jit_source *source_of(uint32_t module)
 {
-	if (!jit_is_module(module) || module - JIT_MODULE_BASE >= nsources)
+	if (!jit_is_module(module) || module - JIT_MODULE_BASE >= nsources ||
+	    !sources[module - JIT_MODULE_BASE]->pid)
 		return NULL;
 	return sources[module - JIT_MODULE_BASE];
 }
@@ -631,7 +686,22 @@ void jit_names_exiting(pid_t pid)
 void jit_names_read_all(void)
 {
 	for (size_t i = 0; i < nsources; i++)
-		refresh(sources[i], 1, 1);
+		if (sources[i]->pid)
+			refresh(sources[i], 1, 1);
+}
+
+static void file_free(struct jit_file *f);
+
+void jit_names_forget(pid_t pid)
+{
+	for (size_t i = nsources; pid && i-- > 0;)
+		if (sources[i]->pid == pid) {
+			file_free(&sources[i]->map);
+			file_free(&sources[i]->dump);
+			sources[i]->map.fd = sources[i]->dump.fd = -1;
+			sources[i]->pid = 0;
+			return;
+		}
 }
 
 /* The line of pc in e's DEBUG_INFO: the last entry at or below it. */
@@ -711,6 +781,7 @@ static void file_free(struct jit_file *f)
 		close(f->fd);
 	jit_table_free(&f->t);
 	free(f->path);
+	f->path = NULL;
 }
 
 void jit_names_release_all(void)

@@ -28,7 +28,10 @@
  * jitdump's CODE_MOVE).
  *
  * Bounds: JIT_NAME_MAX bytes a name (longer ones cut), JIT_MAX_ENTRIES
- * ranges and JIT_MAX_BYTES read a file; a malformed file gives one
+ * ranges (or fewer: jit_names_set_max_entries()) and JIT_MAX_BYTES
+ * read a file.  A perf map's table that is full (of ranges, or of
+ * names: JIT_POOL_MAX) keeps its newer half and reads on, the older
+ * code unnamed from then on; a jitdump's stops.  A malformed file gives one
  * warning line and what was read before the fault.  The reads happen on
  * the tracer thread, while target threads may wait for it: a read for
  * an event or a lookup takes JIT_READ_STEP bytes of a file at most (the
@@ -36,7 +39,8 @@
  * (a report) read up to JIT_MAX_BYTES.
  *
  * Not thread-safe: memtap's main thread only.  Everything lives until
- * jit_names_release_all().
+ * jit_names_release_all(), or a process's names until
+ * jit_names_forget() (a long run: the process exited and was reported).
  */
 #ifndef MEMTAP_JITNAMES_H
 #define MEMTAP_JITNAMES_H
@@ -79,11 +83,25 @@ void jit_names_note(uint32_t module, uint64_t pc);
  */
 uint64_t jit_names_rewrites(pid_t pid);
 
+/*
+ * Ranges a table keeps at most, from 2 to JIT_MAX_ENTRIES (the default),
+ * for the tables filled from then on: a long-running tracer's bound.
+ */
+void jit_names_set_max_entries(size_t n);
+
 /* pid exits (its address space still there): read its files once more. */
 void jit_names_exiting(pid_t pid);
 
 /* Before a report: read every process's files up to the cap. */
 void jit_names_read_all(void);
+
+/*
+ * pid's names are no longer wanted (record/sink.h's sink_proc_forget()):
+ * its tables freed, its files closed; its module id is never given
+ * again, and its frames stay unnamed ("[unknown] (0x...)").  A later
+ * process of the same pid gets a source of its own.
+ */
+void jit_names_forget(pid_t pid);
 
 /*
  * The name of pc in module, NULL if none; *start: the code's start.

@@ -66,6 +66,9 @@ struct stack_table {
 	uint32_t *index;		/* ids; 0 (STACK_ID_LOST) = empty slot */
 	size_t index_size;
 	uint64_t lost;
+	uint32_t max_stacks;		/* 0: no cap */
+	uint32_t other;			/* id of [other], 0 until the first fold */
+	uint64_t folded;
 };
 
 static uint32_t frames_hash(const struct stack_frame *f, int depth)
@@ -106,6 +109,11 @@ struct stack_table *stack_table_new(size_t max_bytes)
 	/* id 0: the empty stack */
 	t->nstacks = 1;
 	return t;
+}
+
+void stack_table_set_max_stacks(struct stack_table *t, uint32_t max)
+{
+	t->max_stacks = max;
 }
 
 void stack_table_free(struct stack_table *t)
@@ -188,26 +196,20 @@ static struct stack_frame *frames_alloc(struct stack_table *t, int depth)
 	return &c->frames[c->used - (size_t)depth];
 }
 
-uint32_t stack_table_intern(struct stack_table *t, const struct stack_frame *frames,
-			    int depth)
+/*
+ * Store frames[0..depth) of hash as a new stack, its index slot j
+ * (empty) found for the current index.  Returns its id, STACK_ID_LOST
+ * over the memory limit.
+ */
+static uint32_t stack_add(struct stack_table *t, const struct stack_frame *frames, int depth,
+			  uint32_t hash, size_t j)
 {
-	uint32_t hash;
-	size_t mask, j;
 	struct stack_frame *copy;
+	size_t mask;
 
-	if (depth <= 0)
-		return STACK_ID_LOST;
-	if (depth > STACK_MAX_DEPTH)
-		depth = STACK_MAX_DEPTH;
-	hash = frames_hash(frames, depth);
-	mask = t->index_size - 1;
-	for (j = hash & mask; t->index[j]; j = (j + 1) & mask)
-		if (frames_equal(&t->stacks[t->index[j]], frames, depth, hash))
-			return t->index[j];
 	if (t->nstacks >= UINT32_MAX - 1)
 		goto lost;
-
-	/* A new stack: make room everywhere first, then commit. */
+	/* make room everywhere first, then commit */
 	if ((t->nstacks + 1) * 2 > t->index_size) {
 		if (index_grow(t) < 0)
 			goto lost;
@@ -243,6 +245,57 @@ uint32_t stack_table_intern(struct stack_table *t, const struct stack_frame *fra
 lost:
 	t->lost++;
 	return STACK_ID_LOST;
+}
+
+/* The slot of frames in the index: its id, or 0 and *slot the empty one. */
+static uint32_t stack_find(const struct stack_table *t, const struct stack_frame *frames,
+			   int depth, uint32_t hash, size_t *slot)
+{
+	size_t mask = t->index_size - 1, j;
+
+	for (j = hash & mask; t->index[j]; j = (j + 1) & mask)
+		if (frames_equal(&t->stacks[t->index[j]], frames, depth, hash))
+			return t->index[j];
+	*slot = j;
+	return 0;
+}
+
+/* The id of [other], stored at the first fold; STACK_ID_LOST over the memory limit. */
+static uint32_t stack_other(struct stack_table *t)
+{
+	static const struct stack_frame other = { STACK_FRAME_OTHER_ADDR, MODULE_NONE, 0 };
+	uint32_t hash = frames_hash(&other, 1), id;
+	size_t j;
+
+	if (t->other)
+		return t->other;
+	id = stack_find(t, &other, 1, hash, &j);
+	if (!id)
+		id = stack_add(t, &other, 1, hash, j);
+	t->other = id;
+	return id;
+}
+
+uint32_t stack_table_intern(struct stack_table *t, const struct stack_frame *frames,
+			    int depth)
+{
+	uint32_t hash, id;
+	size_t j;
+
+	if (depth <= 0)
+		return STACK_ID_LOST;
+	if (depth > STACK_MAX_DEPTH)
+		depth = STACK_MAX_DEPTH;
+	hash = frames_hash(frames, depth);
+	id = stack_find(t, frames, depth, hash, &j);
+	if (id)
+		return id;
+	/* the cap: ids 0 and [other] are not stacks of the target */
+	if (stack_table_full(t)) {
+		t->folded++;
+		return stack_other(t);
+	}
+	return stack_add(t, frames, depth, hash, j);
 }
 
 /* The cache entry of pcs of pm, NULL when such a chain is not cached. */
@@ -324,7 +377,8 @@ uint32_t stack_table_intern_pcs_stable(struct stack_table *t, struct proc_module
 	if (f != frames)
 		free(f);
 	/* only what a lookup gives again, with the ranges as they are now */
-	resolved = resolved && pm && id != STACK_ID_LOST && modules_version(pm) == version &&
+	resolved = resolved && pm && id != STACK_ID_LOST && id != t->other &&
+		   modules_version(pm) == version &&
 		   pm->generation == pm->read_generation;
 	if (stable)
 		*stable = resolved;
@@ -361,4 +415,14 @@ size_t stack_table_memory(const struct stack_table *t)
 uint64_t stack_table_lost(const struct stack_table *t)
 {
 	return t->lost;
+}
+
+uint64_t stack_table_folded(const struct stack_table *t)
+{
+	return t->folded;
+}
+
+int stack_table_full(const struct stack_table *t)
+{
+	return t->max_stacks && t->nstacks - 1 - (t->other != 0) >= t->max_stacks;
 }

@@ -14,7 +14,14 @@
  * Memory is bounded: once the table would grow beyond the limit given
  * to stack_table_new(), new stacks are not stored and intern returns
  * STACK_ID_LOST (counted by stack_table_lost()); known stacks still
- * intern to their id.  Frame arrays never move: pointers from
+ * intern to their id.  A cap on the number of stacks
+ * (stack_table_set_max_stacks()) folds the new stacks met once the
+ * table is full into one stack, [other] (a single frame
+ * STACK_FRAME_OTHER_ADDR), whose id intern returns for each of them
+ * (counted by stack_table_folded()): what they weigh is still counted,
+ * on [other].  Nothing is ever evicted: every id handed out stays valid
+ * (aggregates, live blocks, held ranges, the timeline and the sources'
+ * chain caches keep ids), so the table's size is the cap.  Frame arrays never move: pointers from
  * stack_table_get() stay valid until stack_table_free().
  *
  * Lifecycle: stack_table_new(), any number of interns and gets,
@@ -45,20 +52,36 @@ struct stack_frame {
 #define STACK_FRAME_CUT_ADDR UINT64_MAX	/* with module MODULE_NONE */
 #define STACK_CUT_NAME "[stack cut]"
 
+/*
+ * The one frame of the stack that new stacks are folded into when the
+ * table holds its cap (stack_table_set_max_stacks()), named "[other]".
+ */
+#define STACK_FRAME_OTHER_ADDR (UINT64_MAX - 1)	/* with module MODULE_NONE */
+#define STACK_OTHER_NAME "[other]"
+
 /* Id 0: the empty stack, and where stacks go when the table is full. */
 #define STACK_ID_LOST 0
 
 /* Deepest stack kept; deeper ones are cut (leaf side kept). */
 #define STACK_MAX_DEPTH 1024
 
-/* Default memory limit (--stack-memory). */
+/* Default memory limit. */
 #define STACK_TABLE_DEFAULT_MAX (256u << 20)
+
+/* Default cap on the number of stacks (--max-stacks). */
+#define STACK_TABLE_DEFAULT_STACKS 1000000u
 
 struct stack_table;
 
 /* max_bytes: bound on the table's memory (0 = no bound).  Never NULL. */
 struct stack_table *stack_table_new(size_t max_bytes);
 void stack_table_free(struct stack_table *t);
+/*
+ * At most max distinct stacks (STACK_ID_LOST and [other] not counted;
+ * 0: no cap, the default): a new stack met beyond interns as [other].
+ * Stacks already stored stay.
+ */
+void stack_table_set_max_stacks(struct stack_table *t, uint32_t max);
 
 /*
  * The id of frames[0..depth), adding the stack if new.  depth 0 gives
@@ -97,5 +120,15 @@ size_t stack_table_memory(const struct stack_table *t);
 
 /* Interns refused because the table was full. */
 uint64_t stack_table_lost(const struct stack_table *t);
+
+/*
+ * Interns of a stack not stored that gave [other] (the cap was
+ * reached): a stack met again counts again, a chain the table's cache
+ * of raw pcs holds does not.
+ */
+uint64_t stack_table_folded(const struct stack_table *t);
+
+/* Does the table hold its cap of stacks (a new one would be [other])? */
+int stack_table_full(const struct stack_table *t);
 
 #endif /* MEMTAP_STACKS_H */

@@ -340,8 +340,10 @@ static void walked(struct ring_src *r, const uint8_t *rec, struct stack_snapshot
 		bytes = room;
 	if (n > bytes / 8)
 		n = bytes / 8;
-	if (!trsp && n && detour_compact(r->ds))
-		detour_chain_learn(r->ds, pcs, n);	/* the next such calls: compact */
+	/* the next such calls: compact; a new chain once the stacks are
+	   full would only be [other], its pcs kept for nothing */
+	if (!trsp && n && detour_compact(r->ds) && !sink_stacks_full())
+		detour_chain_learn(r->ds, pcs, n);
 	walked_pcs(snap, pid, tid, pcs, n, trsp ? word(rec, R_TRIP) : word(rec, R_RET));
 	if (trsp) {
 		snap->walked = STACK_WALK_TAIL;

@@ -272,11 +272,51 @@ static void test_fork(void)
 	check_counters("held counters after an exec", 0);
 }
 
+/*
+ * A process forgotten (live_forget(), maptrack_forget(),
+ * aggregate_forget()): its entries gone, the other's figures and order
+ * kept, what it held taken out of the families' totals.
+ */
+static void test_forget(void)
+{
+	static struct sink_proc a, b;
+	uint64_t alloc_before = aggregate_peak(HELD_ALLOC)->now;
+	size_t n;
+	struct agg *e;
+
+	for (uint32_t s = 1; s <= 50; s++) {
+		live_add(&a, 0x10000 + s * 64, 10, s, 0, EV_MALLOC);
+		live_add(&b, 0x10000 + s * 64, 20, s, 0, EV_MALLOC);
+		aggregate_add(&b, EV_MALLOC, s, 0, 20, 0);
+		maptrack_add(&a, 0x100000 + s * 4096, 0x101000 + s * 4096, s, 0, EV_MMAP);
+	}
+	live_forget(&a);
+	maptrack_forget(&a);
+	aggregate_forget(&a);
+	e = aggregate_entries(&n);
+	for (size_t i = 0; i < n; i++)
+		check(e[i].proc != &a, "forget: an entry of the process forgotten is left", (long)i);
+	for (uint32_t s = 1; s <= 50; s++) {
+		size_t i = aggregate_index(&b, EV_MALLOC, s);
+
+		check(i < n && e[i].calls == 1 && e[i].held == 20 && e[i].held_objects == 1,
+		      "forget: the other process's entry changed", (long)s);
+		check(i == 0 || e[i - 1].stack < s || e[i - 1].proc != &b,
+		      "forget: the order changed", (long)s);
+	}
+	check(aggregate_peak(HELD_ALLOC)->now == alloc_before + 50 * 20,
+	      "forget: the blocks' total", 0);
+	check(live_count(&b) == 50, "forget: the other's blocks", 0);
+	live_forget(&b);
+	aggregate_forget(&b);
+}
+
 int main(void)
 {
 	test_maptrack();
 	test_live();
 	test_fork();
+	test_forget();
 	maptrack_release_all();
 	live_release_all();
 	if (failures)

@@ -1,0 +1,111 @@
+/*
+ * sink-proc.c - the sink's record of the traced processes (sink.h):
+ * their list in creation order, what a fork, a new image or the stubs
+ * change of them, and a process forgotten.
+ */
+#include "config.h"
+
+#include <assert.h>
+#include <stdlib.h>
+
+#include "linux/procfs.h"
+#include "record/aggregate.h"
+#include "record/live.h"
+#include "record/maptrack.h"
+#include "record/sink-int.h"
+#include "record/sink.h"
+#include "record/timeline.h"
+#include "stack/jitnames.h"
+#include "stack/modules.h"
+#include "stack/unwind.h"
+#include "util/xmalloc.h"
+
+static struct sink_proc *procs, **procs_tail = &procs;
+
+struct sink_proc *sink_proc_new(pid_t pid, pid_t ppid)
+{
+	struct sink_proc *sp = xcalloc(1, sizeof(*sp));
+
+	sp->pid = pid;
+	sp->ppid = ppid;
+	procfs_read_comm(pid, sp->comm, sizeof(sp->comm));
+	*procs_tail = sp;
+	procs_tail = &sp->next;
+	return sp;
+}
+
+struct sink_proc *sink_procs(void)
+{
+	return procs;
+}
+
+struct proc_modules *sink_proc_modules(struct sink_proc *p)
+{
+	if (!p->modules)
+		p->modules = proc_modules_new(p->pid);
+	return p->modules;
+}
+
+void sink_proc_fork(struct sink_proc *child, const struct sink_proc *parent)
+{
+	if (child->unfollowed)
+		return;
+	maptrack_copy(child, parent);
+	live_copy(child, parent);
+	child->inherits = 1;
+}
+
+void sink_proc_add_stubs(struct sink_proc *p, uint64_t start, uint64_t len, stub_frame_fn fn)
+{
+	if (start)
+		modules_add_stubs(sink_proc_modules(p), start, len, fn);
+}
+
+void sink_proc_copy_stubs(struct sink_proc *child, struct sink_proc *parent)
+{
+	if (parent->modules && parent->modules->nstubs)
+		modules_copy_stubs(sink_proc_modules(child), parent->modules);
+}
+
+void sink_proc_exec(struct sink_proc *p)
+{
+	maptrack_clear(p);
+	live_clear(p);
+	if (p->modules) {
+		modules_map_changed(p->modules);
+		modules_clear_stubs(p->modules);
+	}
+	if (p->unwinder) {
+		unwinder_free(p->unwinder);
+		p->unwinder = NULL;
+	}
+}
+
+void sink_proc_forget(struct sink_proc *sp)
+{
+	struct sink_proc **pp;
+
+	assert(sink_pending_of(sp) == 0);
+	for (pp = &procs; *pp && *pp != sp; pp = &(*pp)->next)
+		;
+	if (!*pp)
+		return;
+	*pp = sp->next;
+	if (procs_tail == &sp->next)
+		procs_tail = pp;
+	/* what it held first: the aggregates' held figures go to 0 */
+	live_forget(sp);
+	maptrack_forget(sp);
+	timeline_forget(sp);
+	aggregate_forget(sp);
+	if (sp->unwinder)
+		unwinder_free(sp->unwinder);
+	if (sp->modules)
+		proc_modules_free(sp->modules);
+	/* its run-time code's names, unless its pid is another's now */
+	for (pp = &procs; *pp && (*pp)->pid != sp->pid; pp = &(*pp)->next)
+		;
+	if (!*pp)
+		jit_names_forget(sp->pid);
+	free(sp);
+}
