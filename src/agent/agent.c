@@ -313,6 +313,7 @@ static void publish_metrics(void)
 	h.targets = follow_count();
 	h.max_targets = cfg->max_targets;
 	h.stacks = sink_stack_table() ? stack_table_count(sink_stack_table()) : 0;
+	h.stacks_folded = sink_stack_table() ? stack_table_folded(sink_stack_table()) : 0;
 	if (cfg->push_url) {
 		push_get_stats(&ps);
 		h.push = 1;
@@ -469,6 +470,8 @@ static void on_interval(int last, const struct run_info *ri)
 	if (cfg->push_url)
 		push_interval(ri);
 	report_interval_done();
+	/* what was recorded of the processes gone is served and pushed: it goes */
+	tracer_forget_gone(sink_proc_forget);
 	publish_metrics();
 	(void)last;
 }
