@@ -118,7 +118,7 @@ if [ -z "${MEMTAP_CMD:-}" ]; then
 		if [ -z "$others" ]; then
 			MEMTAP_CMD='memtap agent --comm redis-server'
 		else
-			log "other redis-server processes run ($(echo $others)): -p PID, not --comm"
+			log "other redis-server processes run ($(echo "$others" | tr "\n" " ")): -p PID, not --comm"
 			MEMTAP_CMD='memtap agent -p PID'
 		fi
 	else
