@@ -9,7 +9,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +25,10 @@ void (*die_hook)(void);
 /* sd-daemon's priorities (syslog's), as the journal reads them. */
 enum { PRI_ERR = 3, PRI_WARNING = 4, PRI_INFO = 6, PRI_DEBUG = 7 };
 
-static int journal;
-static pthread_once_t journal_once = PTHREAD_ONCE_INIT;
+static int journal_known;
 
-/* journal: is stderr the stream JOURNAL_STREAM ("DEV:INODE") names? */
-static void journal_detect(void)
+/* Is stderr the stream JOURNAL_STREAM ("DEV:INODE") names? */
+static int journal_detect(void)
 {
 	const char *env = getenv("JOURNAL_STREAM");
 	unsigned long long dev, ino;
@@ -38,15 +36,34 @@ static void journal_detect(void)
 	char *end;
 
 	if (!env || *env < '0' || *env > '9')
-		return;
+		return 0;
 	errno = 0;
 	dev = strtoull(env, &end, 10);
 	if (errno || *end != ':' || end[1] < '0' || end[1] > '9')
-		return;
+		return 0;
 	ino = strtoull(end + 1, &end, 10);
 	if (errno || *end)
-		return;
-	journal = fstat(STDERR_FILENO, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+		return 0;
+	return fstat(STDERR_FILENO, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+}
+
+/*
+ * journal_detect(), once: 0 not known yet, 1 no, 2 yes.  Threads that
+ * ask at once compute the same answer; no lock, so that a forked child
+ * may say why it failed whatever another thread was doing.
+ */
+static int to_journal(void)
+{
+	int known = __atomic_load_n(&journal_known, __ATOMIC_RELAXED);
+
+	if (!known) {
+		int saved = errno;
+
+		known = journal_detect() ? 2 : 1;
+		errno = saved;
+		__atomic_store_n(&journal_known, known, __ATOMIC_RELAXED);
+	}
+	return known == 2;
 }
 
 /* Write the n bytes of text, one or more lines, each with "<pri>" first. */
@@ -92,8 +109,7 @@ static void vmsg(int pri, const char *prefix, int err, const char *fmt, va_list 
 	if ((size_t)n >= sizeof(buf) - 1)
 		n = sizeof(buf) - 2;
 	buf[n++] = '\n';
-	pthread_once(&journal_once, journal_detect);
-	if (journal && (size_t)n >= skip) {
+	if (to_journal() && (size_t)n >= skip) {
 		write_journal(pri, buf + skip, n - skip);
 		return;
 	}
