@@ -195,7 +195,9 @@ while :; do
 	[ $((SECONDS - t0)) -lt "$duration" ] || break
 done
 elapsed=$((SECONDS - t0))
-echo "$elapsed $(rss)" >> "$workdir/out/rss"
+# the end's sample, unless the last minute's was taken just now
+[ "$(tail -n 1 "$workdir/out/rss" | cut -d' ' -f1)" = "$elapsed" ] ||
+	echo "$elapsed $(rss)" >> "$workdir/out/rss"
 cpu1=$(cpu)
 hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$mpid/status")
 kill -TERM "$mpid"
