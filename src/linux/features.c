@@ -393,11 +393,14 @@ void features_print(FILE *f)
 		const char *whose = i == F_PREFETCHW ? "CPU" :
 				    i == F_DL_DEBUG_STATE ? "loader" : "kernel";
 
+		char why[64] = "";
+
 		if (state[i] == LOST)
-			fprintf(f, "%s: %s feature %s: %s (%s)\n", program_name, whose, names[i],
-				what[state[i]], strerror(lost_err[i]));
+			snprintf(why, sizeof(why), " (%s)", strerror(lost_err[i]));
+		if (f == stderr)
+			verbose_msg("%s feature %s: %s%s", whose, names[i], what[state[i]], why);
 		else
-			fprintf(f, "%s: %s feature %s: %s\n", program_name, whose, names[i],
-				what[state[i]]);
+			fprintf(f, "%s: %s feature %s: %s%s\n", program_name, whose, names[i],
+				what[state[i]], why);
 	}
 }

@@ -84,7 +84,10 @@ void feature_found(enum feature f, int yes);
 /* Its name as MEMTAP_DISABLE spells it ("process_vm_readv"...). */
 const char *feature_name(enum feature f);
 
-/* One line per feature: name, yes/no and why (for -v). */
+/*
+ * One line per feature: name, yes/no and why (for -v).  To stderr as
+ * -v messages (verbose_msg(): with their priority in the journal).
+ */
 void features_print(FILE *f);
 
 #endif /* MEMTAP_FEATURES_H */

@@ -673,24 +673,24 @@ void sink_print_costs(uint64_t code_stops)
 	}
 	debug_cache_counts(&written, &used);
 	symbolize_index_counts(&indexed, &searched);
-	info_msg("modules: %" PRIu64 " maps reads (%" PRIu64 " for a pc in no known module), %"
+	verbose_msg("modules: %" PRIu64 " maps reads (%" PRIu64 " for a pc in no known module), %"
 		 PRIu64 " stops at code mappings that are no event; %" PRIu64 " modules' symbols "
 		 "read ahead; %u compressed debug files uncompressed into the cache, %u read "
 		 "from it", reads, miss_reads, code_stops, symbolize_read_ahead(), written, used);
-	info_msg("symbols: %" PRIu64 " addresses named from the symbol index, %" PRIu64
+	verbose_msg("symbols: %" PRIu64 " addresses named from the symbol index, %" PRIu64
 		 " by a search of the symbols", indexed, searched);
 	jit_names_counts(&jit_procs, &jit_ranges, &jit_files);
 	if (jit_procs)
-		info_msg("run-time code: in %" PRIu64 " processes, %" PRIu64 " ranges named by "
+		verbose_msg("run-time code: in %" PRIu64 " processes, %" PRIu64 " ranges named by "
 			 "%" PRIu64 " perf maps and jitdumps", jit_procs, jit_ranges, jit_files);
-	info_msg("stacks: %u distinct, %zu bytes in the stack table, %" PRIu64
+	verbose_msg("stacks: %u distinct, %zu bytes in the stack table, %" PRIu64
 		 " events without a stack (table full); unwinds: %" PRIu64 " (%" PRIu64
 		 " frames, %" PRIu64 " failed), with %s", stacks ? stack_table_count(stacks) : 0,
 		 stacks ? stack_table_memory(stacks) : 0, stacks ? stack_table_lost(stacks) : 0,
 		 walks, frames, failures, cfg.unwind == UNWIND_LIBDW ? "dwarf (libdw)" :
 		 cfg.unwind == UNWIND_DWARF ? "libunwind" : unwind_kind_name(cfg.unwind));
 	if (by_cfi + by_insn + by_fp + by_jit)
-		info_msg("unwinding: frames stepped by CFI %" PRIu64 ", by a jitdump's CFI %" PRIu64
+		verbose_msg("unwinding: frames stepped by CFI %" PRIu64 ", by a jitdump's CFI %" PRIu64
 			 ", by instruction analysis %" PRIu64 ", by frame pointer %" PRIu64,
 			 by_cfi, by_jit, by_insn, by_fp);
 	if (cfg.events & EV_ALLOC) {
@@ -698,7 +698,7 @@ void sink_print_costs(uint64_t code_stops)
 
 		for (struct sink_proc *p = sink_procs(); p; p = p->next)
 			blocks += live_count(p);
-		info_msg("live allocations: %zu blocks in %zu bytes of tables", blocks, live_memory());
+		verbose_msg("live allocations: %zu blocks in %zu bytes of tables", blocks, live_memory());
 	}
 }
 

@@ -108,7 +108,7 @@ static void say_mismatch(const char *path, const char *what)
 		said[nsaid++] = h;
 	pthread_mutex_unlock(&said_lock);
 	if (first)
-		info_msg("%s: not used: %s is not the binary's", path, what);
+		verbose_msg("%s: not used: %s is not the binary's", path, what);
 }
 
 /*

@@ -158,7 +158,7 @@ static void say_int3(pid_t pid, const char *why)
 	static int said;
 
 	if (!said && verbose)
-		info_msg("process %d: allocator probes are int3 breakpoints: %s", pid, why);
+		verbose_msg("process %d: allocator probes are int3 breakpoints: %s", pid, why);
 	said = 1;
 }
 
@@ -371,7 +371,7 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 	}
 	for (size_t i = 1; i < ncl; i++)
 		if ((err = detour_far(ad->set, tcp->tid, cl[i].lo, cl[i].hi)) < 0 && verbose)
-			info_msg("process %d: allocator probes in %#" PRIx64 "-%#" PRIx64 " are int3 "
+			verbose_msg("process %d: allocator probes in %#" PRIx64 "-%#" PRIx64 " are int3 "
 				 "breakpoints: cannot map a code page near them: %s", pid, cl[i].lo,
 				 cl[i].hi, strerror(-err));
 	if (dc.leak_set)
@@ -511,7 +511,7 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 
 	if (ad && (pr->role >= PR_MMAP || pr->role == PR_USER) && !probe_kind(pr, &dp)) {
 		if (!pr->reported && verbose)
-			info_msg("process %d: %s is an int3 breakpoint: %s", ad->pid, pr->spec,
+			verbose_msg("process %d: %s is an int3 breakpoint: %s", ad->pid, pr->spec,
 				 pr->role == PR_USER ? "its size is the sixth argument"
 						     : "its event reads /proc at the call's entry");
 		return 0;
@@ -520,7 +520,7 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 		return 0;
 	if (!all_stopped(pt, tcp, &th, &nth)) {
 		if (!pr->reported && verbose)
-			info_msg("process %d: %s is an int3 breakpoint: found while other threads run",
+			verbose_msg("process %d: %s is an int3 breakpoint: found while other threads run",
 				 ad->pid, pr->spec);
 		return 0;
 	}
@@ -537,7 +537,7 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 		return 1;
 	}
 	if (verbose)
-		info_msg("process %d: %s at %#" PRIx64 " is an int3 breakpoint: %s", ad->pid,
+		verbose_msg("process %d: %s at %#" PRIx64 " is an int3 breakpoint: %s", ad->pid,
 			 pr->spec, r->addr, why ? why : strerror(-err));
 	return 0;
 }
@@ -590,7 +590,7 @@ void alloc_detours_sync_points(struct alloc_detours *ad, struct procs *pt, struc
 		if (err == -EAGAIN)
 			return;
 		if (err < 0 && verbose)
-			info_msg("process %d: no sync point at %s (%s): what its probes record "
+			verbose_msg("process %d: no sync point at %s (%s): what its probes record "
 				 "just before it execs may be lost", ad->pid, names[i],
 				 why ? why : strerror(-err));
 	}
@@ -609,7 +609,7 @@ int alloc_detours_dl_point(struct alloc_detours *ad, struct procs *pt, struct th
 		return 0;
 	if (err < 0) {
 		if (verbose)
-			info_msg("process %d: _dl_debug_state is an int3 breakpoint: %s", ad->pid,
+			verbose_msg("process %d: _dl_debug_state is an int3 breakpoint: %s", ad->pid,
 				 why ? why : strerror(-err));
 		return 0;
 	}
@@ -733,7 +733,7 @@ static void say_lost(struct alloc_detours *ad)
 		const struct detour_counts *c = &ad->counts[i];
 
 		if (c->calls)
-			info_msg("process %d: %s: %" PRIu64 " calls (%" PRIu64 " bytes asked) in its "
+			verbose_msg("process %d: %s: %" PRIu64 " calls (%" PRIu64 " bytes asked) in its "
 				 "stub, %" PRIu64 " recorded, %" PRIu64 " only counted (size), %" PRIu64
 				 " only counted (not sampled); %" PRIu64 " decided in the prefilter", ad->pid,
 				 probes_get(i)->name, c->calls, c->bytes, c->kept, c->filtered,

@@ -217,7 +217,7 @@ static void print_longest_stop(void)
 	char rec[96] = "; none while recording";
 
 	if (!stops.longest_kind) {
-		info_msg("longest stop: none timed");
+		verbose_msg("longest stop: none timed");
 		return;
 	}
 	if (!clock_ns)
@@ -226,7 +226,7 @@ static void print_longest_stop(void)
 		snprintf(rec, sizeof(rec), "; while recording: %.3f ms (%s) of thread %d",
 			 (double)stops.longest_rec_ns / 1e6, stops.longest_rec_kind,
 			 stops.longest_rec_tid);
-	info_msg("longest stop: %.3f ms (%s) of thread %d, process %d; stops over 1 ms: %"
+	verbose_msg("longest stop: %.3f ms (%s) of thread %d, process %d; stops over 1 ms: %"
 		 PRIu64 ", over 10 ms: %" PRIu64 ", over 100 ms: %" PRIu64 "%s",
 		 (double)stops.longest_ns / 1e6, stops.longest_kind, stops.longest_tid,
 		 stops.longest_pid, stops.over_ms[0], stops.over_ms[1], stops.over_ms[2], rec);
@@ -597,7 +597,7 @@ int tracer_run(void)
 		debug_msg("detached in %.1f ms, %.1f ms after the probes were in",
 			  (double)(now_ns() - tr.detach_ns) / 1e6, (double)(now_ns() - clock_ns) / 1e6);
 	if (verbose && asked_signal && !tr.launched_pid)
-		info_msg("%s: every thread detached %.1f ms after it", strsignal(asked_signal),
+		verbose_msg("%s: every thread detached %.1f ms after it", strsignal(asked_signal),
 			 (double)(left_ns - asked_ns) / 1e6);
 	if (verbose)
 		print_longest_stop();

@@ -6,6 +6,12 @@
  * subject quoted where it helps; say how to fix it where we know.
  * Lower layers return errors; only the top level calls the *_and_die
  * variants, which detach from every tracee before exiting.
+ *
+ * Under systemd, when stderr is the journal (JOURNAL_STREAM gives its
+ * "DEV:INODE"), every line of a message starts with its priority as
+ * sd-daemon(3) has it instead of "memtap: ": "<3>" for error_msg() and
+ * the *_and_die variants, "<4>" warn_msg(), "<6>" info_msg(), "<7>"
+ * verbose_msg() and debug_msg().  Otherwise the format is unchanged.
  */
 #ifndef MEMTAP_ERROR_H
 #define MEMTAP_ERROR_H
@@ -28,6 +34,8 @@ void perror_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void info_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A -v message: printed (as info_msg() would) with -v and without -q. */
+void verbose_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Print the message, clean up every tracee (see die()), exit with code. */
 void error_msg_and_die_code(int code, const char *fmt, ...)
