@@ -102,12 +102,13 @@ void agent_usage(void)
 
 struct option *agent_longopts(const struct option *base)
 {
+	static struct option all[128];
 	size_t n = 0;
-	struct option *all;
 
 	while (base[n].name)
 		n++;
-	all = xcalloc(n + NAGENT_OPTS + 1, sizeof(*all));
+	if (n + NAGENT_OPTS + 1 > sizeof(all) / sizeof(all[0]))
+		error_msg_and_die("too many options for memtap agent's table");
 	memcpy(all, base, n * sizeof(*all));
 	memcpy(all + n, agent_opts, sizeof(agent_opts));
 	return all;

@@ -13,7 +13,7 @@
 struct trace_config;
 
 void agent_usage(void);
-/* base's options and the agent's, in a new array (kept until exit). */
+/* base's options and the agent's, in one array of static storage. */
 struct option *agent_longopts(const struct option *base);
 /* opt's agent defaults, before the options are parsed. */
 void agent_defaults(void);
