@@ -23,7 +23,7 @@ AC_DEFUN([MT_STATIC_BINARY], [
 		AS_IF([test "x$enable_sanitizers" = xyes],
 			[AC_MSG_ERROR([--enable-static-binary and --enable-sanitizers do not mix: the sanitizer runtimes need a dynamic executable])])
 		STATIC_LDFLAGS="-static"
-		for mt_sym in dlopen dlsym dlclose dlerror; do
+		for mt_sym in dlopen dlsym dlclose dlerror getaddrinfo freeaddrinfo; do
 			STATIC_LDFLAGS="$STATIC_LDFLAGS -Wl,--wrap=$mt_sym"
 		done
 		STATIC_LIBS=`$PKG_CONFIG --static --libs libdw libelf libunwind-ptrace libunwind-generic`
