@@ -167,7 +167,7 @@ int perf_thread_open(struct perf_thread *pt, pid_t tid, const struct perf_fault_
 
 	memset(pt, 0, sizeof(*pt));
 	pt->tid = tid;
-	pt->count_fd = pt->sample_fd = pt->trip_fd = -1;
+	pt->count_fd = pt->sample_fd = pt->trip_fd = pt->trip_ended = -1;
 	pt->period = c->period ? c->period : 1;
 	pt->stack_bytes = (c->stack_bytes > PERF_STACK_MAX ? PERF_STACK_MAX : c->stack_bytes) &
 			  ~(size_t)7;
@@ -448,7 +448,8 @@ int perf_thread_tripwire(struct perf_thread *pt, enum perf_fault_kind kind, uint
 int perf_thread_is_tripwire(const struct perf_thread *pt, int signo, int code, int fd,
 			    int sig)
 {
-	return pt->trip_fd >= 0 && signo == sig && code == POLL_IN && fd == pt->trip_fd;
+	return signo == sig && code == POLL_IN && fd >= 0 &&
+	       (fd == pt->trip_fd || fd == pt->trip_ended);
 }
 
 void perf_thread_tripwire_quiet(struct perf_thread *pt)
@@ -460,6 +461,16 @@ void perf_thread_tripwire_quiet(struct perf_thread *pt)
 	fl = fcntl(pt->trip_fd, F_GETFL);
 	if (fl >= 0 && (fl & O_ASYNC))
 		fcntl(pt->trip_fd, F_SETFL, fl & ~O_ASYNC);
+}
+
+void perf_thread_tripwire_end(struct perf_thread *pt)
+{
+	int fd = pt->trip_fd;
+
+	if (fd < 0)
+		return;
+	perf_thread_tripwire_close(pt);
+	pt->trip_ended = fd;
 }
 
 void perf_thread_tripwire_close(struct perf_thread *pt)

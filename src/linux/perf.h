@@ -162,6 +162,7 @@ struct perf_thread {
 	uint64_t left;		/* and when it ended (its max reached) */
 	/* the tripwire (perf_thread_tripwire()), -1 when none */
 	int trip_fd;
+	int trip_ended;		/* its fd number once perf_thread_tripwire_end() closed it, -1 */
 	uint64_t trip_every;	/* faults between two of its signals */
 };
 
@@ -230,6 +231,14 @@ int perf_thread_is_tripwire(const struct perf_thread *pt, int signo, int code, i
 /* The tripwire sends no more signals (O_ASYNC off); its fd stays, to
    tell its signals already queued (perf_thread_is_tripwire()). */
 void perf_thread_tripwire_quiet(struct perf_thread *pt);
+/*
+ * The tripwire ends (detaching): O_ASYNC off, then closed, which waits
+ * for a signal the kernel was still sending (a perf event's signal goes
+ * out after the overflow, from the kernel's deferred work): every
+ * signal of it is queued by the time this returns, and is still told
+ * as its own by the fd number it had.
+ */
+void perf_thread_tripwire_end(struct perf_thread *pt);
 
 /* Close the tripwire alone (O_ASYNC off first: no signal after it). */
 void perf_thread_tripwire_close(struct perf_thread *pt);

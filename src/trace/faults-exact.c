@@ -69,7 +69,7 @@ int fault_trip_queued(pid_t tid, const struct perf_thread *pt)
 	uint64_t blocked;
 	long n;
 
-	if (pt->trip_fd < 0)
+	if (pt->trip_fd < 0 && pt->trip_ended < 0)
 		return 0;
 	n = ptrace(PTRACE_PEEKSIGINFO, tid, &a, si);
 	if (n <= 0 || procfs_status_hex(tid, "SigBlk", &blocked) < 0 ||

@@ -603,7 +603,7 @@ static int faults_release(void *self, struct thread *tcp)
 
 	(void)self;
 	for (int i = 0; ft && i < ft->nkinds; i++) {
-		perf_thread_tripwire_quiet(&ft->k[i].pt);
+		perf_thread_tripwire_end(&ft->k[i].pt);
 		queued |= fault_trip_queued(tcp->tid, &ft->k[i].pt);
 	}
 	return queued;
