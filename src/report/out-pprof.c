@@ -201,6 +201,18 @@ enum {
 	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 };
 
+/* The string table, last, once every string is known. */
+static void pb_string_table(struct pbuf *b, const struct strtab *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		size_t len = strlen(t->strs[i]);
+
+		pb_key(b, PROFILE_STRING_TABLE, WT_LEN);
+		pb_varint(b, len);
+		pb_bytes(b, t->strs[i], len);
+	}
+}
+
 static void encode_label(struct pbuf *b, struct pbuf *sub, struct strtab *t,
 			 const char *key, const char *str, int64_t num)
 {
@@ -423,13 +435,7 @@ int write_pprof(FILE *f, const struct profile *p, const struct output_options *o
 		pb_str(&b, &t, PROFILE_DEFAULT_SAMPLE_TYPE,
 		       p->types[deftype].type);
 	/* last, once every string is known */
-	for (i = 0; i < t.n; i++) {
-		size_t len = strlen(t.strs[i]);
-
-		pb_key(&b, PROFILE_STRING_TABLE, WT_LEN);
-		pb_varint(&b, len);
-		pb_bytes(&b, t.strs[i], len);
-	}
+	pb_string_table(&b, &t);
 
 	ret = write_gzip(f, &b);
 	free(b.d);
@@ -550,13 +556,7 @@ int pprof_write_pyroscope(FILE *f, const struct profile *p)
 	pb_sub(&b, PROFILE_PERIOD_TYPE, &sub);
 	pb_uint(&b, PROFILE_PERIOD, 1, 1);
 	pb_str(&b, &t, PROFILE_DEFAULT_SAMPLE_TYPE, "inuse_space");
-	for (i = 0; i < t.n; i++) {
-		size_t len = strlen(t.strs[i]);
-
-		pb_key(&b, PROFILE_STRING_TABLE, WT_LEN);
-		pb_varint(&b, len);
-		pb_bytes(&b, t.strs[i], len);
-	}
+	pb_string_table(&b, &t);
 
 	ret = write_gzip(f, &b);
 	free(ps);
