@@ -197,6 +197,17 @@ static void list_unlink(struct item **pp)
 		P.tail = pp;
 }
 
+/* The waiting profile at *pp goes unsent: counted as dropped. */
+static void item_drop(struct item **pp)
+{
+	struct item *it = *pp;
+
+	list_unlink(pp);
+	item_free(it);
+	P.st.dropped++;
+	P.st.queued--;
+}
+
 /* Move it's body to the spool; 0, or -1 (it is left as it was). */
 static int item_spool(struct item *it)
 {
@@ -204,16 +215,10 @@ static int item_spool(struct item *it)
 
 	/* room first: the oldest spooled profiles go */
 	for (struct item **pp = &P.head; *pp && P.spool_bytes + it->len > PUSH_SPOOL_BYTES;) {
-		if ((*pp)->file_size) {
-			struct item *old = *pp;
-
-			list_unlink(pp);
-			item_free(old);
-			P.st.dropped++;
-			P.st.queued--;
-		} else {
+		if ((*pp)->file_size)
+			item_drop(pp);
+		else
 			pp = &(*pp)->next;
-		}
 	}
 	size = spool_write(P.spool_fd, it->seq, it->query, it->until, it->body, it->len);
 	if (size < 0) {
@@ -238,16 +243,10 @@ static void drop_expired(void)
 	int64_t oldest = wall_now() - (int64_t)P.spool_max;
 
 	for (struct item **pp = &P.head; *pp;) {
-		if ((*pp)->until < oldest) {
-			struct item *it = *pp;
-
-			list_unlink(pp);
-			item_free(it);
-			P.st.dropped++;
-			P.st.queued--;
-		} else {
+		if ((*pp)->until < oldest)
+			item_drop(pp);
+		else
 			pp = &(*pp)->next;
-		}
 	}
 }
 
@@ -282,12 +281,7 @@ void push_submit(const void *pprof_gz, size_t len, const char *name, const char 
 			/* the oldest profile kept in memory goes */
 			for (struct item **pp = &P.head; *pp; pp = &(*pp)->next) {
 				if ((*pp)->body) {
-					struct item *old = *pp;
-
-					list_unlink(pp);
-					item_free(old);
-					P.st.dropped++;
-					P.st.queued--;
+					item_drop(pp);
 					break;
 				}
 			}
@@ -459,10 +453,7 @@ static void *sender(void *arg)
 		struct item *it = P.head;
 
 		if (it->body && (P.spool_fd < 0 || item_spool(it) < 0)) {
-			list_unlink(&P.head);
-			item_free(it);
-			P.st.dropped++;
-			P.st.queued--;
+			item_drop(&P.head);
 			continue;
 		}
 		/* spooled: the file stays for the next memtap */
