@@ -145,6 +145,17 @@ int bp_restore_all(struct bp_set *set, pid_t stopped_tid)
 	return first;
 }
 
+int bp_remove(struct bp_set *set, pid_t stopped_tid, uint64_t addr)
+{
+	struct bp *bp = bp_at(set, addr);
+	int err;
+
+	if (!bp)
+		return -ENOENT;
+	err = bp_mem_write(set, stopped_tid, addr, &bp->orig, 1);
+	return err < 0 ? err : bp_forget(set, addr);
+}
+
 int bp_remove_all(struct bp_set *set, pid_t stopped_tid)
 {
 	int first = bp_restore_all(set, stopped_tid), err;

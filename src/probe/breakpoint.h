@@ -127,6 +127,15 @@ int bp_insert(struct bp_set *set, pid_t stopped_tid, uint64_t addr,
  */
 int bp_forget(struct bp_set *set, uint64_t addr);
 
+/*
+ * Take the breakpoint at addr out, through a thread in a ptrace-stop:
+ * its original byte back, then forgotten.  Its slot stays mapped and
+ * used: a thread still in the slot goes on to the original code.  A
+ * thread stopped at its hit (pc just past it) must be fixed up first
+ * (bp_thread_fixup_for_detach()).  0, -ENOENT or -errno.
+ */
+int bp_remove(struct bp_set *set, pid_t stopped_tid, uint64_t addr);
+
 /* The breakpoint at addr, or NULL. */
 struct bp *bp_at(struct bp_set *set, uint64_t addr);
 uint64_t bp_addr(const struct bp *bp);

@@ -229,6 +229,85 @@ void alloc_loader_point(struct alloc_space *s, struct thread *tcp)
 	elfsym_proc_free(ep);
 }
 
+/*
+ * Before the image's first instruction ran (exec'd), or while its loader
+ * starts it (attached then): breakpoints at the entry point and on the
+ * loader's _dl_debug_state; the probes go in at the first of them that
+ * says the libraries are there.
+ */
+void alloc_entry_point(struct alloc_space *s, struct thread *tcp)
+{
+	struct proc *p = tcp->proc;
+	uint64_t e = procfs_auxv_entry(p->pid);
+	int err = e ? bp_insert(s->set, tcp->tid, e, 0, &alloc_entry_cookie) : -ENOENT;
+
+	if (err == -EPERM && remote_refusal()) {
+		alloc_refuse(s, p);
+	} else if (err < 0) {
+		error_msg("cannot break at the entry point of process %d (%s): %s; "
+			  "probing now, without the libraries loaded later", p->pid,
+			  p->rec->comm, strerror(-err));
+		alloc_arm(s, tcp);
+	} else {
+		s->entry = e;
+		s->state = SP_AT_ENTRY;
+		alloc_loader_point(s, tcp);
+	}
+}
+
+/*
+ * Attached while the dynamic loader starts the process: its thread has
+ * no TLS yet (the thread pointer is 0, an interpreter in its auxv).  Its
+ * C library may not be mapped, and a stub that reads the thread's TCB
+ * (the detoured _dl_debug_state, which the loader calls before it sets
+ * TLS up) would fault.  It is armed as an exec'd process is: 1 then,
+ * else 0 (arm now).
+ */
+static int arm_in_loader(struct alloc_space *s, struct thread *tcp)
+{
+	struct r_debug rd;
+	arch_regs_t regs;
+
+	if (!alloc_cfg->npids || arch_regs_get(tcp->tid, &regs) < 0 || arch_tp(&regs) ||
+	    !procfs_auxv(s->pid, AT_BASE))
+		return 0;
+	alloc_entry_point(s, tcp);
+	if (s->state != SP_AT_ENTRY)
+		return 1;
+	s->in_loader = 1;
+	/* mapping its libraries already: RT_CONSISTENT comes once they are */
+	if (s->r_debug && memio_read_all(s->pid, tcp->tid, s->r_debug, &rd, sizeof(rd)) == 0 &&
+	    rd.r_version && rd.r_state == RT_ADD)
+		s->dl_added = 1;
+	return 1;
+}
+
+/*
+ * Armed at the loader's point or at the entry point, attached: the two
+ * int3 make way for what alloc_arm() puts in an attached process (a
+ * detoured _dl_debug_state, or none), so that nothing of memtap's can
+ * stop the process if memtap dies.  tcp, the only thread, is at one of
+ * them: it goes on at the original code.
+ */
+static void in_loader_done(struct alloc_space *s, struct thread *tcp)
+{
+	int err = bp_thread_fixup_for_detach(s->set, tcp->tid);
+
+	if (err < 0) {
+		debug_msg("process %d: cannot move its thread off memtap's breakpoints: %s",
+			  s->pid, strerror(-err));
+		return;		/* they stay, as in an exec'd process */
+	}
+	if (s->dl_state && (err = bp_remove(s->set, tcp->tid, s->dl_state)) < 0)
+		debug_msg("process %d: cannot take the loader's breakpoint out: %s", s->pid,
+			  strerror(-err));
+	else
+		s->dl_state = 0;
+	if (s->entry && bp_remove(s->set, tcp->tid, s->entry) == 0)
+		s->entry = 0;
+	s->in_loader = 0;
+}
+
 static char *note;
 static unsigned nlate;
 static pid_t first_late;
@@ -267,6 +346,8 @@ void alloc_arm_at_entry(struct alloc_space *s, struct thread *tcp)
 		if (!nlate++)
 			first_late = s->pid;
 	}
+	if (s->in_loader)
+		in_loader_done(s, tcp);
 	alloc_arm(s, tcp);
 }
 
@@ -291,6 +372,8 @@ int alloc_loader_hit(struct alloc_space *s, struct thread *tcp)
 		return 0;
 	debug_msg("process %d: the initial libraries are loaded: probes in before their "
 		  "constructors", s->pid);
+	if (s->in_loader)
+		in_loader_done(s, tcp);
 	alloc_arm(s, tcp);
 	return 1;
 }
@@ -360,6 +443,10 @@ void alloc_try_arm(struct alloc_space *s, struct thread *cur, int cur_listening,
 		s->state = SP_ARMED;
 		alloc_rearm(s, use);
 		debug_msg("process %d: %d threads stopped for the probes of new code", s->pid, n);
+	} else if (arm_in_loader(s, use)) {
+		info_msg("attached to process %d (%s) while its loader starts it: probes go "
+			 "in before its libraries' constructors run", use->proc->pid,
+			 use->proc->rec->comm);
 	} else {
 		alloc_arm(s, use);
 		info_msg("attached to process %d (%s), %d thread%s", use->proc->pid,

@@ -39,6 +39,8 @@ struct alloc_space {
 				   constructors before the entry point */
 	int entry_early;	/* exec'd: the entry point is ld.so's (run as
 				   the command), before its libraries */
+	int in_loader;		/* attached while its loader started it: armed
+				   as if exec'd (alloc_arm_in_loader()) */
 	struct site *sites;	/* probes inserted */
 	size_t nsites;
 	int refused;		/* its seccomp filters forbid a scratch page */
@@ -58,6 +60,7 @@ extern char alloc_entry_cookie, alloc_dl_cookie;
 void alloc_refuse(struct alloc_space *s, struct proc *p);
 void alloc_arm(struct alloc_space *s, struct thread *tcp);
 void alloc_loader_point(struct alloc_space *s, struct thread *tcp);
+void alloc_entry_point(struct alloc_space *s, struct thread *tcp);
 int alloc_loader_hit(struct alloc_space *s, struct thread *tcp);
 void alloc_arm_at_entry(struct alloc_space *s, struct thread *tcp);
 void alloc_rearm(struct alloc_space *s, struct thread *tcp);

@@ -294,24 +294,9 @@ enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group)
 		return ALLOC_RESUME;
 	}
 	switch (s->state) {
-	case SP_NEW: {
-		uint64_t e = procfs_auxv_entry(p->pid);
-		int err = e ? bp_insert(s->set, tcp->tid, e, 0, &alloc_entry_cookie) : -ENOENT;
-
-		if (err == -EPERM && remote_refusal()) {
-			alloc_refuse(s, p);
-		} else if (err < 0) {
-			error_msg("cannot break at the entry point of process %d (%s): %s; "
-				  "probing now, without the libraries loaded later", p->pid,
-				  p->rec->comm, strerror(-err));
-			alloc_arm(s, tcp);
-		} else {
-			s->entry = e;
-			s->state = SP_AT_ENTRY;
-			alloc_loader_point(s, tcp);
-		}
+	case SP_NEW:
+		alloc_entry_point(s, tcp);
 		return ALLOC_RESUME;
-	}
 	case SP_WAIT_ARM:
 	case SP_WAIT_REARM:
 		tcp->flags |= T_PARKED;

@@ -9,7 +9,10 @@
 #ifndef MEMTAP_ARCH_H
 #define MEMTAP_ARCH_H
 
+#include <errno.h>
 #include <stdint.h>
+#include <sys/ptrace.h>
+#include <sys/types.h>
 #include <sys/user.h>
 #include <linux/audit.h>
 
@@ -37,6 +40,15 @@ enum abi {
 
 static inline uint64_t arch_pc(const arch_regs_t *r) { return r->rip; }
 static inline uint64_t arch_sp(const arch_regs_t *r) { return r->rsp; }
+/* The thread pointer (fs_base): 0 until the loader or libc sets up TLS. */
+static inline uint64_t arch_tp(const arch_regs_t *r) { return r->fs_base; }
+
+/* A ptrace-stopped thread's registers: 0 or -errno. */
+static inline int arch_regs_get(pid_t tid, arch_regs_t *r)
+{
+	return ptrace(PTRACE_GETREGS, tid, 0L, r) < 0 ? -errno : 0;
+}
+
 static inline long arch_syscall_nr(const arch_regs_t *r) { return (long)r->orig_rax; }
 
 /* Argument i (0..5) of the syscall in progress, as the ABI passes it. */
