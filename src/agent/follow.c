@@ -214,27 +214,6 @@ static struct followed *find(pid_t pid)
 	return NULL;
 }
 
-/* A process is attached once it is this old: its loader is done with it. */
-#define MIN_AGE_S 1
-
-/* Is a process started at start (clock ticks after boot) under a second old? */
-static int too_young(uint64_t start)
-{
-	static long hz;
-	double up;
-	FILE *f;
-	int n;
-
-	if (!hz)
-		hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
-	f = fopen("/proc/uptime", "re");
-	if (!f)
-		return 0;
-	n = fscanf(f, "%lf", &up);
-	fclose(f);
-	return n == 1 && up * (double)hz < (double)start + (double)(hz * MIN_AGE_S);
-}
-
 /* Start time of pid, 0 when gone; state and flags of /proc/PID/stat. */
 static uint64_t start_time(pid_t pid, char *state, unsigned long *flags)
 {
@@ -297,8 +276,6 @@ static void consider(pid_t pid, unsigned *over)
 	if (sel < 0)
 		return;
 	traced = tracer_traces(pid);	/* a fork child of one followed */
-	if (!traced && too_young(start))
-		return;			/* the next look */
 	if (!traced && traced_count() >= max_targets) {
 		(*over)++;
 		return;
