@@ -2,7 +2,11 @@
  * agent.c - memtap agent (agent.h): the loop's source that looks for
  * processes every --poll seconds, refreshes the metrics every second,
  * and at each -i interval's end keeps the stacks' history (growth,
- * leak suspects) and pushes the interval's profile.
+ * leak suspects) and pushes the interval's profile.  At the end, once
+ * every target is detached, the interval cut short is closed as a full
+ * one (its profile from its start to then), and the sender has
+ * --push-drain seconds to send what waits; a second stop signal ends
+ * that at once.
  *
  * Everything here runs on the tracer thread between stops, and none of
  * it waits on anything outside memtap: the HTTP server and the push
@@ -39,6 +43,7 @@
 #include "report/output.h"
 #include "report/profile.h"
 #include "stack/stacks.h"
+#include "trace/memtap.h"
 #include "trace/ring.h"
 #include "trace/source.h"
 #include "trace/tracer.h"
@@ -76,6 +81,10 @@ static size_t nindex;
 static uint64_t stops_total;
 static int64_t interval_from;	/* Unix seconds */
 static char hostname[256];
+static int ending;		/* every target detached: the last interval */
+static volatile sig_atomic_t stops_asked, exiting;
+static const int stop_sigs[] = { SIGTERM, SIGINT, SIGQUIT };
+static struct sigaction cli_stop[3];	/* cli's handlers, which on_stop() calls */
 
 void agent_request_reload(void)
 {
@@ -134,17 +143,18 @@ static struct series *series_get(uint64_t key, int sel, int kind, const char *fr
 	return s;
 }
 
+/* A process followed now; in the last interval, also one just detached. */
+static int proc_live(const struct sink_proc *p)
+{
+	return !p->exited && (!p->detached || ending);
+}
+
 static pid_t parent_of(pid_t pid)
 {
 	for (const struct sink_proc *p = sink_procs(); p; p = p->next)
-		if (p->pid == pid && !p->exited && !p->detached)
+		if (p->pid == pid && proc_live(p))
 			return p->ppid;
 	return 0;
-}
-
-static int proc_live(const struct sink_proc *p)
-{
-	return !p->exited && !p->detached;
 }
 
 /* What each followed process holds, and every stack's series, now. */
@@ -543,6 +553,46 @@ void agent_setup(const struct agent_config *c, struct trace_config *tc)
 	follow_init(c->sels, c->nsels, c->max_targets, c->poll);
 }
 
+/*
+ * SIGTERM, SIGINT, SIGQUIT on their way to cli's handler (a stop): the
+ * second, or any once the targets are detached, ends the sender's time
+ * at exit (async-signal-safe).
+ */
+static void on_stop(int sig)
+{
+	for (size_t i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++) {
+		if (stop_sigs[i] != sig)
+			continue;
+		if (stops_asked++ || exiting)
+			push_cut_short();
+		cli_stop[i].sa_handler(sig);
+	}
+}
+
+/* on_stop() in front of cli's handlers (on), or cli's alone again. */
+static void wrap_stop_signals(int on)
+{
+	for (size_t i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++) {
+		struct sigaction sa;
+
+		if (!on) {
+			if (cli_stop[i].sa_handler == SIG_DFL)
+				continue;
+			sigaction(stop_sigs[i], &cli_stop[i], NULL);
+			continue;
+		}
+		if (sigaction(stop_sigs[i], NULL, &cli_stop[i]) < 0 ||
+		    (cli_stop[i].sa_flags & SA_SIGINFO) || cli_stop[i].sa_handler == SIG_DFL ||
+		    cli_stop[i].sa_handler == SIG_IGN) {
+			cli_stop[i].sa_handler = SIG_DFL;	/* not ours to wrap */
+			continue;
+		}
+		sa = cli_stop[i];
+		sa.sa_handler = on_stop;
+		sigaction(stop_sigs[i], &sa, NULL);
+	}
+}
+
 int agent_run(void)
 {
 	int status;
@@ -550,9 +600,21 @@ int agent_run(void)
 	interval_from = (int64_t)time(NULL);
 	source_register(&agent_ops, NULL);
 	next_scan_ns = next_metrics_ns = now_ns();
+	wrap_stop_signals(1);
 	status = tracer_run();
+	/*
+	 * Every target is detached and runs on: the interval cut short is
+	 * closed like a full one (the series, the metrics, a profile from
+	 * its start to now), then the sender has its time, the network no
+	 * longer in any target's way.
+	 */
+	exiting = 1;
+	ending = 1;
+	if (sink_recording())
+		timers_final_report();
 	if (cfg->push_url)
-		push_stop(2.0);
+		push_stop(cfg->push_drain);
+	wrap_stop_signals(0);
 	if (srv)
 		http_server_stop(srv);
 	stack_key_release();

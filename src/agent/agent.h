@@ -29,6 +29,7 @@ struct agent_config {
 	const char *spool_dir;	/* --spool DIR, or NULL */
 	double spool_max;	/* --spool-max seconds */
 	const char *tenant;	/* --tenant: X-Scope-OrgID, or NULL */
+	double push_drain;	/* --push-drain: seconds to send what waits at exit */
 };
 
 /*
@@ -38,7 +39,14 @@ struct agent_config {
  */
 void agent_setup(const struct agent_config *c, struct trace_config *tc);
 
-/* After tracer_init(): follow, serve, push, until a signal; the exit status. */
+/*
+ * After tracer_init(): follow, serve, push, until a signal (or -d); the
+ * exit status.  At the end: every target detached, then the last
+ * interval (cut short) served and pushed like the others, then at most
+ * push_drain seconds to send what waits, less when SIGTERM, SIGINT or
+ * SIGQUIT comes again (agent_run() wraps cli's handlers of those:
+ * a second one, or any after the detach, ends that time at once).
+ */
 int agent_run(void);
 
 /* SIGHUP (async-signal-safe): look for processes again at once. */

@@ -11,9 +11,12 @@
  * the memory bound is reached writes the new profile to the spool
  * instead of keeping its body (or, without a spool, drops the oldest
  * waiting one).  At push_stop() the thread sends until the drain time is
- * up, then writes what is left in memory to the spool in list order;
- * spool names carry the submission sequence, so the next memtap reads
- * them back in the same order.
+ * up, or push_cut_short() is called, then writes what is left in memory
+ * to the spool in list order; spool names carry the submission
+ * sequence, so the next memtap reads them back in the same order.  A
+ * thread that does not end when told (a name lookup, which nothing
+ * cuts short) is left behind: push_stop() spools what waits itself and
+ * frees nothing the thread may still touch.
  *
  * The thread's messages go through warn_msg() and info_msg(), one
  * write() of a buffer of their own each; the strerror() they quote is
@@ -62,12 +65,19 @@ static struct {
 	char *spool_dir;
 	int cancel_fd;		/* readable: the drain time is up */
 	struct item *head, **tail;
+	struct item *inflight;	/* the one the thread sends now, out of the list */
+	int abandoned;		/* push_stop() went on without the thread */
+	uint64_t left_spooled, left_dropped;	/* not sent at exit */
 	size_t mem_count, mem_bytes;
 	uint64_t spool_bytes, next_seq;
 	struct push_stats st;
 	uint64_t warned[10];	/* statuses 0..639 already reported */
 	int spool_warned;
 } P = { .lock = PTHREAD_MUTEX_INITIALIZER, .spool_fd = -1, .cancel_fd = -1 };
+
+/* push_cut_short()'s, for a signal handler: no lock */
+static volatile sig_atomic_t cut;
+static volatile sig_atomic_t cut_fd = -1;	/* P.cancel_fd while it is open */
 
 static double mono_now(void)
 {
@@ -352,9 +362,9 @@ static enum outcome send_item(struct item *it, double drain_left, double *wait, 
 		timeout = drain_left < 0.1 ? 0.1 : drain_left < timeout ? drain_left : timeout;
 	if (http_post(&P.url, it->query, headers, body, len, timeout, P.cancel_fd, &r, err,
 		      sizeof(err)) < 0) {
-		struct pollfd cut = { .fd = P.cancel_fd, .events = POLLIN };
+		struct pollfd cancelled = { .fd = P.cancel_fd, .events = POLLIN };
 
-		if (poll(&cut, 1, 0) <= 0 && !(*streak)++)	/* not cut short at exit */
+		if (poll(&cancelled, 1, 0) <= 0 && !(*streak)++)	/* not cut short at exit */
 			warn_msg("push: %s: retrying", err);
 		o = RETRY;
 	} else if (r.status >= 200 && r.status < 300) {
@@ -396,6 +406,53 @@ static double backoff(int k, unsigned *rnd)
 	return d * (0.5 + 0.5 * (rand_r(rnd) / (double)RAND_MAX));
 }
 
+/*
+ * At exit, what still waits: to the spool, in order, or dropped; counted
+ * in left_spooled and left_dropped.  The lock is held.
+ */
+static void leave_rest(void)
+{
+	while (P.head) {
+		struct item *it = P.head;
+
+		if (it->body && (P.spool_fd < 0 || item_spool(it) < 0)) {
+			item_drop(&P.head);
+			P.left_dropped++;
+			continue;
+		}
+		/* spooled: the file stays for the next memtap */
+		P.left_spooled++;
+		list_unlink(&P.head);
+		free(it->query);
+		free(it);
+	}
+}
+
+/*
+ * The retry's wait, until until (CLOCK_MONOTONIC); the lock is held.
+ * Stopping, it ends at once when it would outlast the drain time or the
+ * wait is cut short: a poll of cancel_fd then, which push_cut_short()
+ * writes from a signal handler, where a condition cannot be signalled.
+ */
+static void retry_wait(double until)
+{
+	while (mono_now() < until && !(P.stopping && (cut || until > P.drain_deadline))) {
+		struct timespec ts;
+
+		if (P.stopping) {
+			struct pollfd pfd = { .fd = P.cancel_fd, .events = POLLIN };
+			double left = until - mono_now();
+
+			pthread_mutex_unlock(&P.lock);
+			poll(&pfd, 1, left > 1 ? 1000 : (int)(left * 1000) + 1);
+			pthread_mutex_lock(&P.lock);
+			continue;
+		}
+		realtime_in(until - mono_now(), &ts);
+		pthread_cond_timedwait(&P.cond, &P.lock, &ts);
+	}
+}
+
 static void *sender(void *arg)
 {
 	unsigned rnd = (unsigned)time(NULL) ^ (unsigned)getpid();
@@ -408,16 +465,24 @@ static void *sender(void *arg)
 		enum outcome o;
 		double wait, drain_left;
 
-		while (!P.head && !P.stopping)
+		/* cut short before push_stop(): nothing more is tried */
+		while ((!P.head || cut) && !P.stopping)
 			pthread_cond_wait(&P.cond, &P.lock);
-		if (!P.head || (P.stopping && mono_now() >= P.drain_deadline))
+		if (!P.head || (P.stopping && (cut || mono_now() >= P.drain_deadline)))
 			break;
 		it = P.head;
 		list_unlink(&P.head);
+		P.inflight = it;
 		drain_left = P.stopping ? P.drain_deadline - mono_now() : -1;
 		pthread_mutex_unlock(&P.lock);
 		o = send_item(it, drain_left, &wait, &streak);
 		pthread_mutex_lock(&P.lock);
+		P.inflight = NULL;
+		if (P.abandoned) {
+			/* push_stop() did without this thread: it has it all */
+			pthread_mutex_unlock(&P.lock);
+			return NULL;
+		}
 		if (o != RETRY) {
 			if (o == SENT)
 				P.st.pushed++;
@@ -439,28 +504,11 @@ static void *sender(void *arg)
 			wait = P.spool_max;
 		double until = mono_now() + wait;
 
-		while (mono_now() < until && !(P.stopping && until > P.drain_deadline)) {
-			struct timespec ts;
-
-			realtime_in(until - mono_now(), &ts);
-			pthread_cond_timedwait(&P.cond, &P.lock, &ts);
-		}
+		retry_wait(until);
 		if (P.stopping && mono_now() < until)
 			break;
 	}
-	/* what is left: to the spool, in order, or dropped */
-	while (P.head) {
-		struct item *it = P.head;
-
-		if (it->body && (P.spool_fd < 0 || item_spool(it) < 0)) {
-			item_drop(&P.head);
-			continue;
-		}
-		/* spooled: the file stays for the next memtap */
-		list_unlink(&P.head);
-		free(it->query);
-		free(it);
-	}
+	leave_rest();
 	pthread_mutex_unlock(&P.lock);
 	return NULL;
 }
@@ -487,6 +535,8 @@ int push_start(const struct push_config *c, char *err, size_t errsize)
 	memset(&P.st, 0, sizeof(P.st));
 	memset(P.warned, 0, sizeof(P.warned));
 	P.spool_warned = 0;
+	P.left_spooled = P.left_dropped = 0;
+	cut = 0;
 	P.head = NULL;
 	P.tail = &P.head;
 	P.next_seq = 1;
@@ -536,6 +586,7 @@ int push_start(const struct push_config *c, char *err, size_t errsize)
 		pthread_cond_destroy(&P.cond);
 		goto fail;
 	}
+	cut_fd = P.cancel_fd;
 	return 0;
 fail:
 	while (P.head) {
@@ -561,38 +612,133 @@ fail:
 	return -1;
 }
 
-void push_stop(double drain_seconds)
+void push_cut_short(void)
 {
-	struct timespec ts;
-	double deadline;
+	uint64_t one = 1;
+	int fd = cut_fd;
+
+	cut = 1;
+	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0) {
+		/* an eventfd below its maximum always takes it */
+	}
+}
+
+/*
+ * Join the thread by limit (CLOCK_MONOTONIC), or within PUSH_CUT_GRACE
+ * of push_cut_short(); 0 once joined, -1 when it still runs.
+ */
+static int join_by(double limit)
+{
+	int cut_seen = 0;
+
+	for (;;) {
+		struct timespec ts;
+		double now = mono_now(), step;
+
+		if (cut && !cut_seen) {
+			cut_seen = 1;
+			if (limit > now + PUSH_CUT_GRACE)
+				limit = now + PUSH_CUT_GRACE;
+		}
+		if (now >= limit)
+			return -1;
+		/* in steps: a signal's cut does not end a join */
+		step = limit - now < 0.05 ? limit - now : 0.05;
+		realtime_in(step, &ts);
+		if (!pthread_timedjoin_np(P.thread, NULL, &ts))
+			return 0;
+	}
+}
+
+/*
+ * The thread has not ended when told (a name lookup in getaddrinfo(),
+ * which nothing cuts short): what waits goes to the spool from here, the
+ * profile it holds too (its body written out, which the thread may be
+ * reading: neither changes it), and the thread is left to end with
+ * memtap, nothing it touches freed.
+ */
+static void abandon(void)
+{
+	struct item *it;
 
 	pthread_mutex_lock(&P.lock);
-	if (!P.started) {
+	P.abandoned = 1;
+	it = P.inflight;
+	if (it && (it->file_size || (P.spool_fd >= 0 &&
+				     spool_write(P.spool_fd, it->seq, it->query, it->until,
+						 it->body, it->len) >= 0))) {
+		P.left_spooled++;
+		P.st.spooled += !it->file_size;
+	} else if (it) {
+		P.left_dropped++;
+		P.st.dropped++;
+	}
+	leave_rest();
+	pthread_mutex_unlock(&P.lock);
+	pthread_detach(P.thread);
+	warn_msg("push to %s: the sender did not end when told (a name lookup?): left behind",
+		 P.url.hostport);
+}
+
+/* What was not sent at exit, in a line each: spooled, dropped. */
+static void say_left(void)
+{
+	const char *how = cut ? " (cut short)" : "";
+
+	if (P.left_spooled)
+		info_msg("push: %" PRIu64 " profile%s not sent at exit%s: left in the spool '%s' "
+			 "for the next memtap", P.left_spooled, P.left_spooled == 1 ? "" : "s", how,
+			 P.spool_dir);
+	if (P.left_dropped)
+		warn_msg("push: %" PRIu64 " profile%s not sent at exit%s: dropped (%s)",
+			 P.left_dropped, P.left_dropped == 1 ? "" : "s", how,
+			 P.spool_fd < 0 ? "no spool to keep it" : "the spool could not take it");
+}
+
+void push_stop(double drain_seconds)
+{
+	double deadline;
+	uint64_t queued;
+	int fd;
+
+	pthread_mutex_lock(&P.lock);
+	if (!P.started || P.abandoned) {
 		pthread_mutex_unlock(&P.lock);
 		return;
 	}
 	P.stopping = 1;
 	P.drain_deadline = mono_now() + (drain_seconds > 0 ? drain_seconds : 0);
 	deadline = P.drain_deadline;
+	queued = P.st.queued;
 	pthread_cond_broadcast(&P.cond);
 	pthread_mutex_unlock(&P.lock);
+	if (queued)
+		verbose_msg("push: %" PRIu64 " profile%s to send before exit, for at most %g s",
+			    queued, queued == 1 ? "" : "s", drain_seconds > 0 ? drain_seconds : 0);
 	/* a request still running at the deadline is cut short */
-	realtime_in(deadline - mono_now() + 0.1, &ts);
-	if (pthread_timedjoin_np(P.thread, NULL, &ts)) {
+	if (join_by(deadline + 0.1) < 0) {
 		uint64_t one = 1;
 
 		if (write(P.cancel_fd, &one, sizeof(one)) < 0) {
 			/* an eventfd below its maximum always takes it */
 		}
-		pthread_join(P.thread, NULL);
+		if (join_by(mono_now() + PUSH_CUT_GRACE) < 0) {
+			abandon();
+			say_left();
+			return;
+		}
 	}
+	say_left();
 	pthread_mutex_lock(&P.lock);
 	P.started = 0;
 	if (P.spool_fd >= 0)
 		close(P.spool_fd);
 	P.spool_fd = -1;
-	close(P.cancel_fd);
+	/* no signal handler's write to the number once closed */
+	fd = P.cancel_fd;
+	cut_fd = -1;
 	P.cancel_fd = -1;
+	close(fd);
 	free(P.spool_dir);
 	P.spool_dir = NULL;
 	free(P.tenant_header);

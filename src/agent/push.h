@@ -6,7 +6,9 @@
  *
  * Lifecycle: push_start() once, push_submit() any number of times from
  * one thread (the agent's), push_stop() at exit; push_start() may be
- * called again after push_stop().  push_get_stats() from any thread.
+ * called again after push_stop() (unless the thread was left behind).
+ * push_get_stats() from any thread, push_cut_short() from a signal
+ * handler.
  *
  * Delivery: 2xx is sent.  Connect errors, timeouts, 429 and 5xx are
  * retried, the profile kept at the head of the queue (none is sent before
@@ -43,6 +45,8 @@ enum {
 #define PUSH_TIMEOUT 10.0		/* seconds for one request, connect included */
 #define PUSH_BACKOFF_MIN 0.5
 #define PUSH_BACKOFF_MAX 300.0
+#define PUSH_EXIT_DRAIN 5.0		/* memtap agent's default --push-drain */
+#define PUSH_CUT_GRACE 0.5		/* seconds the thread has to end once cut short */
 
 struct push_config {
 	const char *url;	/* http://host:port[/prefix]; /ingest is appended */
@@ -83,10 +87,24 @@ struct push_stats {
 void push_get_stats(struct push_stats *s);	/* thread-safe */
 
 /*
- * At exit: send what is queued for at most drain_seconds, spool the rest
- * (or drop and count it without a spool), join the thread.
+ * At exit: send what is queued for at most drain_seconds (a request
+ * running then is cut short), or until push_cut_short(); spool the rest
+ * (or drop and count it, without a spool or room in it), say so in a
+ * line (spooled: info_msg(); dropped: warn_msg()), join the thread.  A
+ * thread that has not ended PUSH_CUT_GRACE seconds after it was told
+ * (in a name lookup) is left behind, with a warning: what waits is
+ * spooled without it, the profile it holds too, and push_stop()
+ * returns.  Returns within drain_seconds + 0.1 + 2 * PUSH_CUT_GRACE,
+ * and within 2 * PUSH_CUT_GRACE of push_cut_short(), spool writes aside.
  */
 void push_stop(double drain_seconds);
+
+/*
+ * End push_stop()'s sending now, or the next push_stop()'s at once:
+ * nothing more is tried, what waits is spooled.  Async-signal-safe (a
+ * write to an eventfd); does nothing before push_start().
+ */
+void push_cut_short(void);
 
 /*
  * The request's path and query for one profile (allocated): name with

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/push.h"
 #include "cli/agent.h"
 #include "cli/options.h"
 #include "record/event.h"
@@ -30,6 +31,7 @@ enum {
 	OPT_SERVICE_NAME,
 	OPT_PUSH_LABEL,
 	OPT_PUSH_PID,
+	OPT_PUSH_DRAIN,
 	OPT_SPOOL,
 	OPT_SPOOL_MAX,
 	OPT_TENANT,
@@ -46,6 +48,7 @@ static const struct option agent_opts[] = {
 	{ "service-name", required_argument, NULL, OPT_SERVICE_NAME },
 	{ "push-label", required_argument, NULL, OPT_PUSH_LABEL },
 	{ "push-pid", no_argument, NULL, OPT_PUSH_PID },
+	{ "push-drain", required_argument, NULL, OPT_PUSH_DRAIN },
 	{ "spool", required_argument, NULL, OPT_SPOOL },
 	{ "spool-max", required_argument, NULL, OPT_SPOOL_MAX },
 	{ "tenant", required_argument, NULL, OPT_TENANT },
@@ -58,8 +61,10 @@ static struct agent_config ac = {
 	.max_targets = 64,
 	.top = 10,
 	.spool_max = 3600,
+	.push_drain = PUSH_EXIT_DRAIN,
 };
 static size_t nlabels;
+static int push_drain_given;
 
 #define AGENT_MAX_STACKS 50000
 
@@ -84,7 +89,12 @@ void agent_usage(void)
 	       "                          127.0.0.1), refreshed every second\n"
 	       "      --poll=SECONDS      look for new processes every SECONDS (default 2)\n"
 	       "      --push=URL          push a pprof profile every interval to Pyroscope\n"
-	       "                          at URL (http://HOST:PORT)\n"
+	       "                          at URL (http://HOST:PORT), and the last one,\n"
+	       "                          cut short, at exit\n"
+	       "      --push-drain=SECONDS\n"
+	       "                          at exit, send what waits for at most SECONDS\n"
+	       "                          (default 5; a second SIGTERM ends it), then\n"
+	       "                          spool it (--spool) or drop it\n"
 	       "      --push-label=NAME=VALUE\n"
 	       "                          a label of every pushed profile; repeatable\n"
 	       "      --push-pid          a profile per process, with a label pid\n"
@@ -187,6 +197,10 @@ int agent_option(int c, const char *arg)
 	case OPT_PUSH_PID:
 		ac.push_pid = 1;
 		return 1;
+	case OPT_PUSH_DRAIN:
+		ac.push_drain = seconds(arg, "--push-drain", 0);
+		push_drain_given = 1;
+		return 1;
 	case OPT_SPOOL:
 		ac.spool_dir = arg;
 		return 1;
@@ -222,10 +236,10 @@ void agent_check(int argc, char **argv, int optind_)
 			    "filter cannot be removed from a running process");
 	if (opt.top > 100)
 		usage_error("invalid value %d for --top with memtap agent (at most 100)", opt.top);
-	if ((ac.service_name || nlabels || ac.push_pid || ac.spool_dir || ac.tenant) &&
-	    !ac.push_url)
-		usage_error("--service-name, --push-label, --push-pid, --spool and --tenant go "
-			    "with --push");
+	if ((ac.service_name || nlabels || ac.push_pid || ac.spool_dir || ac.tenant ||
+	     push_drain_given) && !ac.push_url)
+		usage_error("--service-name, --push-label, --push-pid, --push-drain, --spool and "
+			    "--tenant go with --push");
 	if (!ac.metrics && !ac.push_url)
 		warn_msg("neither --metrics nor --push: memtap agent records, but nothing "
 			 "reads it (-v says what it follows)");

@@ -10,8 +10,11 @@
  *   leak-rate -n COUNT [BLOCK]
  *     prints "ready PID", and at each SIGUSR1 leak_here() mallocs COUNT
  *     blocks and keeps them, then "leaked BYTES" (the total so far);
- *     runs until killed.
- * In both, churn_here() mallocs and frees a block every 10 ms, which
+ *     runs until killed;
+ *   leak-rate -N COUNT [BLOCK]
+ *     as -n, without churn_here(): the process allocates nothing but
+ *     leak_here()'s blocks once it is ready.
+ * Otherwise churn_here() mallocs and frees a block every 10 ms, which
  * holds nothing.
  */
 #include <signal.h>
@@ -58,7 +61,8 @@ static void on_usr1(int sig)
 
 int main(int argc, char **argv)
 {
-	int gated = argc > 2 && !strcmp(argv[1], "-n");
+	int gated = argc > 2 && (!strcmp(argv[1], "-n") || !strcmp(argv[1], "-N"));
+	int churn = !gated || strcmp(argv[1], "-N");
 	unsigned long n = argc > 1 ? strtoul(argv[1 + gated], NULL, 10) : 1048576;
 	unsigned long block = argc > 2 + gated ? strtoul(argv[2 + gated], NULL, 10) : 65536;
 	uint64_t t0 = now_ms(), leaked = 0;
@@ -86,7 +90,8 @@ int main(int argc, char **argv)
 			printf("leaked %llu\n", (unsigned long long)leaked);
 			fflush(stdout);
 		}
-		churn_here(block);
+		if (churn)
+			churn_here(block);
 		nanosleep(&tick, NULL);
 	}
 }
