@@ -14,5 +14,7 @@ struct proc_modules;
 struct proc_modules *sink_proc_modules(struct sink_proc *p);
 /* Events of p queued by sink_emit() and not flushed yet. */
 size_t sink_pending_of(const struct sink_proc *p);
+/* Every store's release hook (sink-proc.h), for sink_release(). */
+void sink_proc_stores_release(void);
 
 #endif /* MEMTAP_SINK_INT_H */

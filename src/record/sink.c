@@ -27,6 +27,7 @@
 #include "record/sample.h"
 #include "record/sink-int.h"
 #include "record/sink.h"
+#include "record/timeline.h"
 #include "stack/debug-cache.h"
 #include "stack/jitnames.h"
 #include "stack/modules.h"
@@ -63,6 +64,11 @@ static uint64_t *pcs;
 void sink_init(const struct sink_config *c)
 {
 	cfg = *c;
+	/* what each process holds first, then the timeline's changes of its
+	   aggregates (sink_proc_forget()) */
+	sink_proc_store_add(&live_store);
+	sink_proc_store_add(&maptrack_store);
+	sink_proc_store_add(&timeline_store);
 }
 
 const struct sink_config *sink_config(void)
@@ -730,6 +736,5 @@ void sink_release(void)
 	symbolize_release_all();
 	jit_names_release_all();
 	modules_release_all();
-	maptrack_release_all();
-	live_release_all();
+	sink_proc_stores_release();
 }
