@@ -9,6 +9,7 @@
 
 #include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "linux/procfs.h"
 #include "record/aggregate.h"
@@ -54,6 +55,13 @@ struct sink_proc *sink_proc_new(pid_t pid, pid_t ppid)
 struct sink_proc *sink_procs(void)
 {
 	return procs;
+}
+
+void sink_proc_mark_interval(void)
+{
+	aggregate_mark();
+	for (struct sink_proc *p = procs; p; p = p->next)
+		memcpy(p->prev, p->stats, sizeof(p->prev));
 }
 
 struct proc_modules *sink_proc_modules(struct sink_proc *p)
@@ -104,7 +112,7 @@ void sink_proc_forget(struct sink_proc *sp)
 {
 	struct sink_proc **pp;
 
-	assert(sink_pending_of(sp) == 0);
+	assert(sp->queued == 0);
 	for (pp = &procs; *pp && *pp != sp; pp = &(*pp)->next)
 		;
 	if (!*pp)

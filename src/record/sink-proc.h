@@ -20,6 +20,7 @@
 #ifndef MEMTAP_SINK_PROC_H
 #define MEMTAP_SINK_PROC_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -77,6 +78,7 @@ struct sink_proc {
 	struct map_table *maps;		/* held brk/mmap ranges (maptrack.c) */
 	int unfollowed;		/* fork child not followed: gets no copy */
 	int inherits;		/* has a copy of its parent's blocks and ranges */
+	size_t queued;		/* its events queued by sink_emit(), not flushed yet */
 	struct sink_proc *next;	/* in creation order */
 };
 
@@ -117,6 +119,12 @@ void sink_proc_exec(struct sink_proc *sp);
  * never calls it: its reports show every process that exited.
  */
 void sink_proc_forget(struct sink_proc *sp);
+/*
+ * An -i interval starts: every aggregate's mark is set
+ * (aggregate_mark()), and every process's figures so far (stats) become
+ * the base its next interval's are counted from (prev).
+ */
+void sink_proc_mark_interval(void);
 
 /*
  * A store of something per process, told by the sink what happens to

@@ -13,6 +13,13 @@
  * unwinds the copies, interns the stacks, counts the events, adds them
  * to the aggregates, keeps the held ranges and live blocks and prints
  * --trace lines: the target waits for the copy, never for unwinding.
+ *
+ * The sink is the centre of record/.  The tables it writes (the
+ * aggregates, live blocks, held ranges) are below it; what reads it
+ * (report.c, profile-build.c) is above it and changes nothing of it but
+ * through its functions, and the sink includes none of it: the --trace
+ * lines are report.c's, given to the sink as a function
+ * (sink_set_trace()).
  */
 #ifndef MEMTAP_SINK_H
 #define MEMTAP_SINK_H
@@ -33,7 +40,7 @@ struct sink_config {
 	uint64_t min_size;	/* --min-size: |weight| below this is dropped */
 	uint64_t max_size;	/* --max-size, 0 = no limit */
 	int leaks;		/* --leaks: also the calls that give memory back */
-	int trace;		/* --trace: a line per event (record/report.h) */
+	int trace;		/* --trace: a line per event (sink_set_trace()) */
 	int unwind;		/* enum unwind_kind of --unwind */
 	int max_depth;		/* --max-depth */
 	size_t stack_size;	/* --stack-size: bytes of stack copied */
@@ -92,6 +99,13 @@ void sink_proc_code_written(struct sink_proc *sp);
 void sink_emit(struct sink_proc *sp, const struct event *ev, struct stack_snapshot *snap);
 /* After resuming: unwind, count, aggregate what sink_emit() queued. */
 void sink_flush(void);
+/*
+ * --trace: fn is called by sink_flush() for each event it records, with
+ * the event's stack (0: none), in the order of the events; NULL: none.
+ * report_init() gives report_trace_event().
+ */
+typedef void (*sink_trace_fn)(const struct event *ev, uint32_t stack);
+void sink_set_trace(sink_trace_fn fn);
 /*
  * The stack of a walk that ended (no copy to unwind): n return addresses
  * ret below the function leaf (0: none), interned now as sink_flush()
