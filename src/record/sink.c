@@ -727,6 +727,7 @@ void sink_release(void)
 			proc_modules_free(p->modules);
 		p->unwinder = NULL;
 		p->modules = NULL;
+		p->queued = 0;	/* the queue is dropped */
 	}
 	if (stacks)
 		stack_table_free(stacks);
