@@ -2,12 +2,13 @@
  * symbolize-int.h - what the symbolizer's files share: a module's
  * symbols and DWARF as the symbolizer reads them (struct sym_module).
  *
- * symbolize.c looks addresses up.  Below it, each calling only the
- * ones after it: the store of the modules (symbolize-store.c), a
- * module read and freed (symbolize-module.c), and what that reads: the
- * symbol index (symbolize-index.c), the CUs' functions
+ * symbolize.c looks addresses up.  Below it, each file calls only
+ * files named after it: the store of the modules (symbolize-store.c),
+ * a module read and freed (symbolize-module.c), and what that reads:
+ * the symbol index (symbolize-index.c), the CUs' functions
  * (symbolize-scope.c) and Go's function table (symbolize-go.c).  The
- * one search they all use, sym_count_up_to(), is defined here.
+ * binary search that symbolize.c, symbolize-index.c and
+ * symbolize-scope.c share, sym_count_up_to(), is defined here.
  *
  * The modules' debug information is kept in one store for the whole run
  * (symbolize-store.c), shared by every symbolizer: a report after the
