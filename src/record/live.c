@@ -10,7 +10,7 @@
 
 #include "record/aggregate.h"
 #include "record/live.h"
-#include "record/sink.h"
+#include "record/sink-proc.h"
 #include "util/xmalloc.h"
 
 /*
@@ -249,3 +249,10 @@ void live_release_all(void)
 	}
 	total_memory = 0;
 }
+
+const struct sink_proc_store live_store = {
+	.fork = live_copy,
+	.exec = live_clear,
+	.forget = live_forget,
+	.release = live_release_all,
+};

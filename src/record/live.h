@@ -9,7 +9,9 @@
  * and 3/4 full: 32 to 64 bytes of tracer memory per live block.  Times
  * are kept to the millisecond.  Tables are
  * owned by live.c and found through struct sink_proc's live pointer;
- * live_release_all() frees them.
+ * live_release_all() frees them.  The sink writes them (sink_flush())
+ * and tells them of forks, execs and processes forgotten through
+ * live_store (sink-proc.h); the reports read them.
  */
 #ifndef MEMTAP_LIVE_H
 #define MEMTAP_LIVE_H
@@ -18,6 +20,7 @@
 #include <stdint.h>
 
 struct sink_proc;
+struct sink_proc_store;
 
 struct live_block {
 	uint64_t addr;		/* 0 = empty slot */
@@ -56,5 +59,7 @@ size_t live_inherited_count(const struct sink_proc *p);
 uint64_t live_inherited_bytes(const struct sink_proc *p);
 size_t live_memory(void);	/* tracer bytes used by all tables */
 void live_release_all(void);
+/* The tables as a store of the sink's: live_copy(), live_clear(), ... */
+extern const struct sink_proc_store live_store;
 
 #endif /* MEMTAP_LIVE_H */

@@ -11,7 +11,7 @@
 
 #include "record/aggregate.h"
 #include "record/maptrack.h"
-#include "record/sink.h"
+#include "record/sink-proc.h"
 #include "util/xmalloc.h"
 
 struct map_table {
@@ -156,3 +156,10 @@ void maptrack_release_all(void)
 		p->maps = NULL;
 	}
 }
+
+const struct sink_proc_store maptrack_store = {
+	.fork = maptrack_copy,
+	.exec = maptrack_clear,
+	.forget = maptrack_forget,
+	.release = maptrack_release_all,
+};

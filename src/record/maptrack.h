@@ -6,7 +6,9 @@
  *
  * One sorted array of disjoint ranges per process, owned by maptrack.c
  * and found through struct sink_proc's maps pointer; maptrack_release_all()
- * frees them.
+ * frees them.  The sink writes them (sink_flush()) and tells them of
+ * forks, execs and processes forgotten through maptrack_store
+ * (sink-proc.h); the reports read them.
  */
 #ifndef MEMTAP_MAPTRACK_H
 #define MEMTAP_MAPTRACK_H
@@ -15,6 +17,7 @@
 #include <stdint.h>
 
 struct sink_proc;
+struct sink_proc_store;
 
 struct map_seg {
 	uint64_t start, end;
@@ -41,5 +44,7 @@ void maptrack_forget(struct sink_proc *p);
 void maptrack_foreach(const struct sink_proc *p, void (*fn)(const struct map_seg *, void *),
 		      void *arg);
 void maptrack_release_all(void);
+/* The ranges as a store of the sink's: maptrack_copy(), maptrack_clear(), ... */
+extern const struct sink_proc_store maptrack_store;
 
 #endif /* MEMTAP_MAPTRACK_H */

@@ -52,6 +52,7 @@ void report_init(const struct report_config *c)
 {
 	cfg = *c;
 	timeline_set_max(c->max_intervals);
+	sink_set_trace(report_trace_event);
 }
 
 const struct report_config *report_config(void)
@@ -473,9 +474,7 @@ done:
 
 void report_interval_done(void)
 {
-	aggregate_mark();
-	for (struct sink_proc *p = sink_procs(); p; p = p->next)
-		memcpy(p->prev, p->stats, sizeof(p->prev));
+	sink_proc_mark_interval();
 }
 
 /* --at-peak: per held family, the peak last written */

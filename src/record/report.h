@@ -82,7 +82,10 @@ struct report_config {
 void report_init(const struct report_config *c);
 const struct report_config *report_config(void);
 
-/* --trace: the header line, and one line (and the stack) per event. */
+/*
+ * --trace: the header line, and one line (and the stack) per event,
+ * which report_init() has the sink call (sink_set_trace()).
+ */
 void report_trace_header(void);
 void report_trace_event(const struct event *ev, uint32_t stack);
 
@@ -96,7 +99,8 @@ void report_final(const struct run_info *ri);
 void report_write_interval(unsigned n, int last, const struct run_info *ri);
 /*
  * An interval ends without a report of its own (memtap agent builds
- * its own with profile_build()): the next interval counts from now.
+ * its own with profile_build()): the next interval counts from now
+ * (sink_proc_mark_interval()).
  */
 void report_interval_done(void);
 

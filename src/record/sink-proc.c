@@ -1,26 +1,44 @@
 /*
- * sink-proc.c - the sink's record of the traced processes (sink.h):
+ * sink-proc.c - the sink's record of the traced processes (sink-proc.h):
  * their list in creation order, what a fork, a new image or the stubs
- * change of them, and a process forgotten.
+ * change of them, a process forgotten, and the stores told of each of
+ * these (live blocks, held ranges, the timeline), which it does not
+ * name.
  */
 #include "config.h"
 
 #include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "linux/procfs.h"
 #include "record/aggregate.h"
-#include "record/live.h"
-#include "record/maptrack.h"
 #include "record/sink-int.h"
-#include "record/sink.h"
-#include "record/timeline.h"
+#include "record/sink-proc.h"
 #include "stack/jitnames.h"
 #include "stack/modules.h"
 #include "stack/unwind.h"
 #include "util/xmalloc.h"
 
 static struct sink_proc *procs, **procs_tail = &procs;
+static const struct sink_proc_store *stores[SINK_PROC_MAX_STORES];
+static size_t nstores;
+
+void sink_proc_store_add(const struct sink_proc_store *s)
+{
+	for (size_t i = 0; i < nstores; i++)
+		if (stores[i] == s)
+			return;
+	assert(nstores < SINK_PROC_MAX_STORES);
+	stores[nstores++] = s;
+}
+
+void sink_proc_stores_release(void)
+{
+	for (size_t i = 0; i < nstores; i++)
+		if (stores[i]->release)
+			stores[i]->release();
+}
 
 struct sink_proc *sink_proc_new(pid_t pid, pid_t ppid)
 {
@@ -39,6 +57,13 @@ struct sink_proc *sink_procs(void)
 	return procs;
 }
 
+void sink_proc_mark_interval(void)
+{
+	aggregate_mark();
+	for (struct sink_proc *p = procs; p; p = p->next)
+		memcpy(p->prev, p->stats, sizeof(p->prev));
+}
+
 struct proc_modules *sink_proc_modules(struct sink_proc *p)
 {
 	if (!p->modules)
@@ -50,8 +75,9 @@ void sink_proc_fork(struct sink_proc *child, const struct sink_proc *parent)
 {
 	if (child->unfollowed)
 		return;
-	maptrack_copy(child, parent);
-	live_copy(child, parent);
+	for (size_t i = 0; i < nstores; i++)
+		if (stores[i]->fork)
+			stores[i]->fork(child, parent);
 	child->inherits = 1;
 }
 
@@ -69,8 +95,9 @@ void sink_proc_copy_stubs(struct sink_proc *child, struct sink_proc *parent)
 
 void sink_proc_exec(struct sink_proc *p)
 {
-	maptrack_clear(p);
-	live_clear(p);
+	for (size_t i = 0; i < nstores; i++)
+		if (stores[i]->exec)
+			stores[i]->exec(p);
 	if (p->modules) {
 		modules_map_changed(p->modules);
 		modules_clear_stubs(p->modules);
@@ -85,7 +112,7 @@ void sink_proc_forget(struct sink_proc *sp)
 {
 	struct sink_proc **pp;
 
-	assert(sink_pending_of(sp) == 0);
+	assert(sp->queued == 0);
 	for (pp = &procs; *pp && *pp != sp; pp = &(*pp)->next)
 		;
 	if (!*pp)
@@ -93,10 +120,11 @@ void sink_proc_forget(struct sink_proc *sp)
 	*pp = sp->next;
 	if (procs_tail == &sp->next)
 		procs_tail = pp;
-	/* what it held first: the aggregates' held figures go to 0 */
-	live_forget(sp);
-	maptrack_forget(sp);
-	timeline_forget(sp);
+	/* what it held first (the aggregates' held figures go to 0), and
+	   the timeline's changes, before the aggregates' indexes move */
+	for (size_t i = 0; i < nstores; i++)
+		if (stores[i]->forget)
+			stores[i]->forget(sp);
 	aggregate_forget(sp);
 	if (sp->unwinder)
 		unwinder_free(sp->unwinder);

@@ -23,10 +23,10 @@
 #include "record/aggregate.h"
 #include "record/live.h"
 #include "record/maptrack.h"
-#include "record/report.h"
 #include "record/sample.h"
 #include "record/sink-int.h"
 #include "record/sink.h"
+#include "record/timeline.h"
 #include "stack/debug-cache.h"
 #include "stack/jitnames.h"
 #include "stack/modules.h"
@@ -39,6 +39,7 @@
 
 static struct sink_config cfg;
 static int recording = 1;
+static sink_trace_fn trace_fn;
 
 struct pending {
 	struct event ev;
@@ -63,11 +64,21 @@ static uint64_t *pcs;
 void sink_init(const struct sink_config *c)
 {
 	cfg = *c;
+	/* what each process holds first, then the timeline's changes of its
+	   aggregates (sink_proc_forget()) */
+	sink_proc_store_add(&live_store);
+	sink_proc_store_add(&maptrack_store);
+	sink_proc_store_add(&timeline_store);
 }
 
 const struct sink_config *sink_config(void)
 {
 	return &cfg;
+}
+
+void sink_set_trace(sink_trace_fn fn)
+{
+	trace_fn = fn;
 }
 
 struct stack_table *sink_stack_table(void)
@@ -265,6 +276,7 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 		pe->comm[clen] = '\0';
 	}
 	pe->proc = p;
+	p->queued++;
 	pe->selected = (cfg.events & EV_BIT(ev->kind)) != 0;
 	pe->record = w == SINK_RECORD;
 	/*
@@ -495,6 +507,7 @@ void sink_flush(void)
 		uint32_t stack = 0;
 		uint64_t acquired, released, calls = 1;
 
+		p->queued--;
 		if (cfg.trace)
 			ev->comm = pe->comm;	/* the array may have grown since */
 		aggregate_set_time(ev->time_ns);	/* a peak it makes is then */
@@ -549,8 +562,8 @@ void sink_flush(void)
 				aggregate_add(p, ev->kind, stack, ev->failed, acquired, released);
 			else
 				aggregate_add_calls(p, ev->kind, stack, calls, acquired);
-			if (cfg.trace)
-				report_trace_event(ev, stack);
+			if (cfg.trace && trace_fn)
+				trace_fn(ev, stack);
 		}
 		if (ev->stack_tag && record) {
 			stacked = xgrowarray(stacked, &stacked_cap, nstacked + 1, sizeof(*stacked));
@@ -560,15 +573,6 @@ void sink_flush(void)
 		}
 	}
 	npending = 0;
-}
-
-size_t sink_pending_of(const struct sink_proc *p)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < npending; i++)
-		n += pending[i].proc == p;
-	return n;
 }
 
 const struct sink_stacked *sink_take_stacked(size_t *n)
@@ -723,6 +727,7 @@ void sink_release(void)
 			proc_modules_free(p->modules);
 		p->unwinder = NULL;
 		p->modules = NULL;
+		p->queued = 0;	/* the queue is dropped */
 	}
 	if (stacks)
 		stack_table_free(stacks);
@@ -730,6 +735,5 @@ void sink_release(void)
 	symbolize_release_all();
 	jit_names_release_all();
 	modules_release_all();
-	maptrack_release_all();
-	live_release_all();
+	sink_proc_stores_release();
 }

@@ -1,15 +1,7 @@
 /*
- * sink.h - the event sink (sink.c): where the sources' events go, and
- * its record of every traced process.
- *
- * The sink owns one struct sink_proc per process it is told of
- * (sink_proc_new()), in creation order (sink_procs()), until
- * sink_release(): the reports speak of processes that exited; a
- * long-running tracer forgets one that exited once it was reported
- * (sink_proc_forget(); sink-proc.c keeps the list).  The
- * tracer keeps its own struct proc, which points at its sink_proc and
- * writes there what the report shows (comm, execs, exit status, the
- * /proc figures).
+ * sink.h - the event sink (sink.c): where the sources' events go.  Its
+ * record of every traced process, struct sink_proc and their list, is
+ * sink-proc.h's.
  *
  * At the stop where an event happened (the target still stopped) a
  * source asks sink_wants(); for SINK_RECORD with sink_stacks_wanted()
@@ -21,6 +13,13 @@
  * unwinds the copies, interns the stacks, counts the events, adds them
  * to the aggregates, keeps the held ranges and live blocks and prints
  * --trace lines: the target waits for the copy, never for unwinding.
+ *
+ * The sink is the centre of record/.  The tables it writes (the
+ * aggregates, live blocks, held ranges) are below it; what reads it
+ * (report.c, profile-build.c) is above it and changes nothing of it but
+ * through its functions, and the sink includes none of it: the --trace
+ * lines are report.c's, given to the sink as a function
+ * (sink_set_trace()).
  */
 #ifndef MEMTAP_SINK_H
 #define MEMTAP_SINK_H
@@ -29,65 +28,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "linux/procfs.h"
 #include "record/event.h"
-#include "stack/modules.h"
+#include "record/sink-proc.h"
 
 struct stack_snapshot;
 struct stack_table;
-
-/* Per event kind counters of one process. */
-struct kind_stats {
-	uint64_t calls;		/* recorded calls, failed ones included */
-	uint64_t failed;
-	uint64_t acquired;	/* sum of positive weights */
-	uint64_t released;	/* sum of negative weights, as a positive number */
-	uint64_t anon, file;	/* mmap: acquired bytes by mapping kind */
-	/* faults: samples taken, lost (ring full) and throttle records;
-	   calls are the exact count, the samples scaled to it */
-	uint64_t samples, lost, throttles;
-	/* faults: of calls and acquired, those without a sample of their
-	   own put on the stack sampled next to them (sink_add_neighbour()) */
-	uint64_t neighbour, neighbour_bytes;
-	int64_t data;		/* VmData change (event.h's data) */
-	uint64_t resident;	/* resident bytes given back */
-	/*
-	 * Allocator kinds probed by stubs, which count every call in the
-	 * target (sink_add_counted()): their counts, and the part of calls
-	 * and acquired above that came from their records (event.h:
-	 * counted), with the bytes the failed ones among those asked.
-	 * sink_kind_totals() puts the counts in place of the records'.
-	 */
-	uint64_t counted_calls, counted_bytes;
-	uint64_t ring_calls, ring_acquired, ring_failed_asked;
-	int counted;		/* EV_COUNTED_* of every counter added */
-	int bytes_uncounted;	/* some counter had no bytes (xallocx, --probe) */
-};
-
-struct sink_proc {
-	pid_t pid;
-	pid_t ppid;		/* traced parent, 0 for the roots */
-	char comm[16];		/* as of the last exec */
-	int execs;		/* successful execs seen */
-	int exited;		/* 1 = exited, status valid */
-	int status;		/* wait status of the leader */
-	int detached;		/* left running at detach */
-	struct kind_stats stats[EV_NKINDS];
-	struct kind_stats prev[EV_NKINDS];	/* stats at the last -i report */
-	uint64_t filtered;	/* events under --min-size */
-	uint64_t unknown_frees;	/* frees of blocks allocated before tracing */
-	struct vmstat vm_start, vm_end;
-	/* memtap's own mappings left in the process (stubs, ring): VmSize, VmData */
-	uint64_t left_size, left_data;
-	struct proc_modules *modules;	/* executable mappings, for stacks */
-	struct unwinder *unwinder;	/* created at the first stack */
-	uint64_t jit_rewrites;		/* jit_names_rewrites() last seen */
-	struct live_table *live;	/* live allocations (live.c) */
-	struct map_table *maps;		/* held brk/mmap ranges (maptrack.c) */
-	int unfollowed;		/* fork child not followed: gets no copy */
-	int inherits;		/* has a copy of its parent's blocks and ranges */
-	struct sink_proc *next;	/* in creation order */
-};
 
 /* What the sink records: the command line's part, set once. */
 struct sink_config {
@@ -95,7 +40,7 @@ struct sink_config {
 	uint64_t min_size;	/* --min-size: |weight| below this is dropped */
 	uint64_t max_size;	/* --max-size, 0 = no limit */
 	int leaks;		/* --leaks: also the calls that give memory back */
-	int trace;		/* --trace: a line per event (record/report.h) */
+	int trace;		/* --trace: a line per event (sink_set_trace()) */
 	int unwind;		/* enum unwind_kind of --unwind */
 	int max_depth;		/* --max-depth */
 	size_t stack_size;	/* --stack-size: bytes of stack copied */
@@ -109,41 +54,6 @@ struct sink_config {
 /* Before any other call (before the probes are chosen). */
 void sink_init(const struct sink_config *c);
 const struct sink_config *sink_config(void);
-
-/* A new process (its comm read from /proc); owned by the sink. */
-struct sink_proc *sink_proc_new(pid_t pid, pid_t ppid);
-/* Every process, in creation order. */
-struct sink_proc *sink_procs(void);
-/*
- * A fork child: its copy of the parent's held ranges and blocks, marked
- * inherited, so that --leaks counts them once, as the parent's, and
- * shows apart what the child still holds of them at its end.  An
- * unfollowed child gets none: nothing it frees would be seen.
- */
-void sink_proc_fork(struct sink_proc *child, const struct sink_proc *parent);
-/*
- * The process has stubs whose frames fn knows at [start, start + len)
- * (stack/modules.h: its unwinder steps over them) until its next exec;
- * _copy: a fork or vfork child has its parent's.
- */
-void sink_proc_add_stubs(struct sink_proc *p, uint64_t start, uint64_t len, stub_frame_fn fn);
-void sink_proc_copy_stubs(struct sink_proc *child, struct sink_proc *parent);
-/* A new image: held memory gone, the modules and unwinder start again. */
-void sink_proc_exec(struct sink_proc *sp);
-/*
- * Free everything of sp, a process that exited and whose last interval
- * was reported: its aggregates (and their changes in the timeline, the
- * later aggregates' indexes moving down), live blocks, held ranges,
- * modules, unwinder, the names of its run-time code (jitnames.h; unless
- * a process of the list has its pid now), and sp itself, taken out of
- * sink_procs().  Its
- * stacks stay in the stack table (other processes may share them; the
- * table is bounded by max_stacks).  After sink_flush(), with no event
- * of sp queued since; no one may keep sp (the tracer's struct proc is
- * gone), nor an index of aggregate_entries() across the call.  A plain
- * run never calls it: its reports show every process that exited.
- */
-void sink_proc_forget(struct sink_proc *sp);
 
 /*
  * The events to stop at: -e's, and with --leaks the calls that give
@@ -189,6 +99,13 @@ void sink_proc_code_written(struct sink_proc *sp);
 void sink_emit(struct sink_proc *sp, const struct event *ev, struct stack_snapshot *snap);
 /* After resuming: unwind, count, aggregate what sink_emit() queued. */
 void sink_flush(void);
+/*
+ * --trace: fn is called by sink_flush() for each event it records, with
+ * the event's stack (0: none), in the order of the events; NULL: none.
+ * report_init() gives report_trace_event().
+ */
+typedef void (*sink_trace_fn)(const struct event *ev, uint32_t stack);
+void sink_set_trace(sink_trace_fn fn);
 /*
  * The stack of a walk that ended (no copy to unwind): n return addresses
  * ret below the function leaf (0: none), interned now as sink_flush()

@@ -9,7 +9,7 @@
 
 #include "linux/procfs.h"
 #include "record/aggregate.h"
-#include "record/sink.h"
+#include "record/sink-proc.h"
 #include "record/timeline.h"
 #include "report/profile.h"
 #include "util/xmalloc.h"
@@ -148,6 +148,13 @@ void timeline_forget(const struct sink_proc *p)
 	nheld = k;
 	free(newidx);
 }
+
+static void forget_proc(struct sink_proc *p)
+{
+	timeline_forget(p);
+}
+
+const struct sink_proc_store timeline_store = { .forget = forget_proc };
 
 void timeline_interval_end(uint64_t end_ns, int held)
 {

@@ -21,6 +21,7 @@
 
 struct profile;
 struct sink_proc;
+struct sink_proc_store;
 
 /*
  * The end of an interval at end_ns (since the start), before
@@ -36,6 +37,9 @@ void timeline_set_max(size_t max);
  * aggregate_forget() will.
  */
 void timeline_forget(const struct sink_proc *p);
+/* timeline_forget() as a store of the sink's (sink-proc.h), told of
+   every process forgotten after its live blocks and held ranges */
+extern const struct sink_proc_store timeline_store;
 /* Intervals kept so far. */
 size_t timeline_count(void);
 /*

@@ -1,6 +1,14 @@
 /*
- * symbolize-int.h - what symbolize.c and symbolize-store.c share: a
- * module's symbols and DWARF as the symbolizer reads them.
+ * symbolize-int.h - what the symbolizer's files share: a module's
+ * symbols and DWARF as the symbolizer reads them (struct sym_module).
+ *
+ * symbolize.c looks addresses up.  Below it, each file calls only
+ * files named after it: the store of the modules (symbolize-store.c),
+ * a module read and freed (symbolize-module.c), and what that reads:
+ * the symbol index (symbolize-index.c), the CUs' functions
+ * (symbolize-scope.c) and Go's function table (symbolize-go.c).  The
+ * binary search that symbolize.c, symbolize-index.c and
+ * symbolize-scope.c share, sym_count_up_to(), is defined here.
  *
  * The modules' debug information is kept in one store for the whole run
  * (symbolize-store.c), shared by every symbolizer: a report after the
@@ -96,22 +104,41 @@ struct sym_module {
 };
 
 /*
- * symbolize.c: open sm's file (fd, taken) once: sm->mod, or NULL; its
- * debug files are looked for in pid's root (0: memtap's).
+ * symbolize-module.c: open sm's file (fd, taken) once: sm->mod, or
+ * NULL; its debug files are looked for in pid's root (0: memtap's).
  */
 Dwfl_Module *sym_module_open(struct sym_module *sm, const char *name, const char *path,
 			     pid_t pid, int fd);
-/* symbolize.c: read what lookups need: the aliases, the CUs' code ranges. */
+/*
+ * symbolize-module.c: read what lookups need of an open module (sm->mod
+ * set), each once: the aliases (and the symbol index), the CUs' code
+ * ranges; sym_module_read(): both, nothing when sm->mod is NULL.
+ */
+void sym_module_read_aliases(struct sym_module *sm);
+void sym_module_read_cus(struct sym_module *sm);
 void sym_module_read(struct sym_module *sm);
-/* symbolize.c: free what sm holds (not sm). */
+/* symbolize-module.c: free what sm holds (not sm). */
 void sym_module_clear(struct sym_module *sm);
 
 /*
- * symbolize.c: of n elements sorted by key (key_of(arg, i) for element
- * i), the number whose key is at most key: the index after the last.
+ * Of n elements sorted by key (key_of(arg, i) for element i), the
+ * number whose key is at most key: the index after the last.
  */
-size_t sym_count_up_to(size_t n, uint64_t key, uint64_t (*key_of)(const void *, size_t),
-		       const void *arg);
+static inline size_t sym_count_up_to(size_t n, uint64_t key,
+				     uint64_t (*key_of)(const void *, size_t), const void *arg)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (key_of(arg, mid) <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 /* symbolize-scope.c: does module address a lie in code (or is none known)? */
 int sym_in_code(const struct sym_module *sm, uint64_t a);
