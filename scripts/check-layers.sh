@@ -6,26 +6,28 @@
 # layers depend one way and `memtap report FILE` needs no tracer.  From
 # the bottom up:
 #
-#   util linux report stack record probe trace agent cli
+#   util arch linux report stack record probe trace agent cli
 #
-# Headers are included by their path under src/ ("record/sink.h"); the
-# architecture's headers, found through -I, are named here: arch.h is
-# linux's, bp_arch.h probe's.  Besides the includes, no file below cli
-# may read the parsed options (opt.), no file may declare (extern) a
-# global variable that a file of a higher layer defines (a lower layer
-# would read it without an include: cli hands it down instead), only
-# the loop's own files include trace/loop.h (the sources see the loop
-# through trace/source.h and trace/tracer.h), and no file may grow
-# beyond MAX_LINES lines.
+# Headers are included by their path under src/ ("record/sink.h"); a
+# bare name is a header of the CPU's folder, src/arch/$(arch)/, found
+# through -I: it is arch's, and outside arch/ only ARCH_BARE_OK are
+# included so (the others through "arch/arch.h").  Besides the includes,
+# no file below cli may read the parsed options (opt.), no file may
+# declare (extern) a global variable that a file of a higher layer
+# defines (a lower layer would read it without an include: cli hands it
+# down instead), only the loop's own files include trace/loop.h (the
+# sources see the loop through trace/source.h and trace/tracer.h), and
+# no file may grow beyond MAX_LINES lines.
 # Two rules keep a CPU's facts and the folders' shapes in hand:
-#  - no x86-64 fact outside the CPU's folder (ARCH_DIRS): no x86
-#    register name (rip rsp rbp rax orig_rax rdi rsi rdx rbx rcx r8..r15
-#    eflags fs_base user_regs_struct), PTRACE_GETREGS/SETREGS/PEEKUSER/
-#    POKEUSER, Zydis or ZYDIS_, AUDIT_ARCH_, EM_X86_64, UNW_X86_64_,
-#    PERF_REG_X86 or perf.h's PERF_REG_AX..R15 (perf's x86 order), nor
-#    an include of an x86_64/ path, in a .c, .h or .S file's code (its
-#    comments are not read; its strings are): one line per file and kind
-#    of fact, followed, when it is not a known one, by where;
+#  - no x86-64 fact outside src/arch/ (ARCH_DIRS), nor a file in an
+#    x86_64/ folder elsewhere: no x86 register name (rip rsp rbp rax
+#    orig_rax rdi rsi rdx rbx rcx r8..r15 eflags fs_base
+#    user_regs_struct), PTRACE_GETREGS/SETREGS/PEEKUSER/POKEUSER, Zydis
+#    or ZYDIS_, AUDIT_ARCH_, EM_X86_64, UNW_X86_64_, PERF_REG_X86 or
+#    perf.h's PERF_REG_AX..R15 (perf's x86 order), nor an include of an
+#    x86_64/ path, in a .c, .h or .S file's code (its comments are not
+#    read; its strings are): one line per file and kind of fact,
+#    followed, when it is not a known one, by where;
 #  - no include circle of 3 or more units within a folder, by its
 #    #include "..." lines (a unit is a .c and the .h of the same name;
 #    a bare name is the folder's own file, else a CPU header found
@@ -42,10 +44,12 @@ if ! abs=$(cd "$top" 2>/dev/null && pwd) || ! cd "$abs/src"; then
 fi
 top=$abs
 MAX_LINES=${MAX_LINES:-800}
-layers="util linux report stack record probe trace agent cli"
+layers="util arch linux report stack record probe trace agent cli"
 loop_files="trace/loop.c trace/stops.c trace/detach.c trace/launch.c"
 # where x86-64 facts belong (folders under src/, as shell patterns)
-ARCH_DIRS="linux/x86_64/* probe/x86_64/* trace/x86_64/*"
+ARCH_DIRS="arch/*"
+# the CPU's headers included by their bare name outside arch/
+ARCH_BARE_OK="detour-abi.h"
 
 rank() {
 	n=0
@@ -82,11 +86,21 @@ for f in $files; do
 	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
 		case $inc in
 		config.h) continue ;;
-		arch.h) il=linux ;;
-		bp_arch.h) il=probe ;;
-		detour-abi.h) il=probe ;;
 		*/*) il=${inc%%/*} ;;
-		*) say "$f: includes \"$inc\" without its layer folder"; continue ;;
+		*)
+			il=
+			for h in arch/*/"$inc"; do
+				[ -f "$h" ] && il=arch
+			done
+			if [ -z "$il" ]; then
+				say "$f: includes \"$inc\" without its layer folder"
+				continue
+			fi
+			case "$layer $ARCH_BARE_OK " in
+			arch\ * | *" $inc "*) ;;
+			*) say "$f: includes \"$inc\", a CPU's header: include \"arch/arch.h\"" ;;
+			esac
+			;;
 		esac
 		if [ "$inc" = trace/loop.h ]; then
 			case " $loop_files " in
@@ -218,13 +232,18 @@ arch_what() {
 	esac
 }
 afiles=
+set -f		# ARCH_DIRS are patterns
 for f in $(find . -name '*.[chS]' | sed 's|^\./||' | sort); do
 	for d in $ARCH_DIRS; do
 		# shellcheck disable=SC2254
 		case $f in $d) continue 2 ;; esac
 	done
+	case $f in
+	*/x86_64/*) say "$f: a CPU's file outside src/arch/" ;;
+	esac
 	afiles="$afiles $f"
 done
+set +f
 # shellcheck disable=SC2086
 [ -z "$afiles" ] || arch_facts $afiles > "$seen.a"
 # shellcheck disable=SC2013
