@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "bp_arch.h"
+#include "arch/arch.h"
 #include "probe/breakpoint.h"
 
 #define PAGE ARCH_PAGE_SIZE

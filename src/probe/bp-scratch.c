@@ -18,7 +18,7 @@
 #include <sys/ptrace.h>
 
 
-#include "bp_arch.h"
+#include "arch/arch.h"
 #include "probe/bp-internal.h"
 #include "util/error.h"
 #include "linux/features.h"

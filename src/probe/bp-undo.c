@@ -17,7 +17,7 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 
-#include "bp_arch.h"
+#include "arch/arch.h"
 #include "probe/bp-internal.h"
 #include "linux/memio.h"
 

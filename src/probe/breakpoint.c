@@ -55,7 +55,7 @@
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 
-#include "bp_arch.h"
+#include "arch/arch.h"
 #include "probe/bp-internal.h"
 #include "util/error.h"
 #include "linux/memio.h"

@@ -49,7 +49,7 @@
 #include <sys/mman.h>
 #include <sys/types.h>
 
-#include "arch.h"
+#include "arch/arch.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 # define MAP_FIXED_NOREPLACE 0x100000

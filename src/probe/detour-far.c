@@ -17,7 +17,7 @@
 #include "detour-abi.h"
 #include "linux/memio.h"
 #include "linux/procfs.h"
-#include "bp_arch.h"
+#include "arch/arch.h"
 #include "probe/detour.h"
 #include "probe/detour-int.h"
 #include "probe/remote.h"

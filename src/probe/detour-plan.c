@@ -26,7 +26,7 @@
 #include <string.h>
 #include <Zydis/Zydis.h>
 
-#include "bp_arch.h"
+#include "arch/arch.h"
 #include "detour-abi.h"
 #include "probe/detour-plan.h"
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bp_arch.h"
+#include "arch/arch.h"
 
 #define JMP_LEN 5
 #define MAX_INSNS 8

@@ -17,7 +17,7 @@
 #include <sys/user.h>
 #include <sys/syscall.h>
 
-#include "bp_arch.h"
+#include "arch/arch.h"
 #include "detour-abi.h"
 #include "linux/features.h"
 #include "linux/memio.h"

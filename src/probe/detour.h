@@ -2,8 +2,8 @@
  * detour.h - in-target probes: function entries become `jmp rel32` to
  * stubs that memtap writes into the target, which record each call into
  * a ring in the target's memory (detour.c; the layout and the stubs:
- * x86_64/detour-abi.h, x86_64/detour-stubs.S).  No ptrace stop per call:
- * memtap drains the ring (trace/ring.c).
+ * arch/x86_64/detour-abi.h, arch/x86_64/detour-stubs.S).  No ptrace
+ * stop per call: memtap drains the ring (trace/ring.c).
  *
  * One struct detour_set per address space.  Its stub mapping (code,
  * data and counter pages) goes within rel32 reach of the probed code,

@@ -33,7 +33,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
-#include "arch.h"
+#include "arch/arch.h"
 #include "linux/memio.h"
 #include "linux/procfs.h"
 #include "probe/remote.h"

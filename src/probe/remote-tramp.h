@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "arch.h"
+#include "arch/arch.h"
 
 /* The trampoline of tid's process: 1 (*pid, *at), or 0. */
 int remote_tramp_find(pid_t tid, pid_t *pid, uint64_t *at);

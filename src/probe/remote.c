@@ -50,7 +50,7 @@
 #include <sys/wait.h>
 #include <linux/ptrace.h>
 
-#include "arch.h"
+#include "arch/arch.h"
 #include "util/error.h"
 #include "linux/features.h"
 #include "linux/memio.h"

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <sys/ptrace.h>
 
-#include "arch.h"
+#include "arch/arch.h"
 #include "linux/bpf.h"
 #include "linux/features.h"
 #include "linux/procfs.h"

@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <sys/mman.h>
 
-#include "arch.h"
+#include "arch/arch.h"
 #include "stack/gopclntab.h"
 #include "stack/goruntime.h"
 #include "stack/modules.h"

@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "arch.h"
+#include "arch/arch.h"
 
 struct proc_modules;
 

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "arch.h"
+#include "arch/arch.h"
 #include "record/event.h"
 #include "record/report.h"
 #include "record/sink.h"

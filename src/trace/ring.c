@@ -1,6 +1,6 @@
 /*
  * ring.c - the in-target probes' rings (probe/detour.h, layout in
- * probe/x86_64/detour-abi.h) as a source of events: no thread stops.
+ * arch/x86_64/detour-abi.h) as a source of events: no thread stops.
  *
  * A shared ring (probe/detour-ring.h: mapped in memtap too) is read
  * where it lies: the records from TAIL on whose commit (R_SEQ, stored

@@ -56,7 +56,7 @@
 #include <sys/wait.h>
 #include <linux/ptrace.h>
 
-#include "arch.h"
+#include "arch/arch.h"
 #include "probe/breakpoint.h"
 #include "detach-check.h"
 #include "probe/elfsym.h"

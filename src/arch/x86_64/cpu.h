@@ -1,13 +1,14 @@
 /*
- * arch.h (x86_64) - registers, syscall numbers and ABIs of x86-64 Linux.
+ * cpu.h (x86_64) - registers, syscall numbers and ABIs of x86-64 Linux
+ * (included through arch/arch.h).
  *
  * A 64-bit process can make syscalls through three ABIs: x86-64
  * (`syscall`), x32 (`syscall` with bit 30 set in the number) and i386
  * (`int $0x80`, also what 32-bit processes use).  The seccomp filter and
  * the decoder both work from the table in syscall_table.c.
  */
-#ifndef MEMTAP_ARCH_H
-#define MEMTAP_ARCH_H
+#ifndef MEMTAP_ARCH_CPU_H
+#define MEMTAP_ARCH_CPU_H
 
 #include <errno.h>
 #include <stdint.h>
@@ -92,4 +93,4 @@ static inline enum abi arch_abi_from_regs(const arch_regs_t *r, uint16_t insn)
 	return ABI_X86_64;
 }
 
-#endif /* MEMTAP_ARCH_H */
+#endif /* MEMTAP_ARCH_CPU_H */

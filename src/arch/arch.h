@@ -1,0 +1,34 @@
+/*
+ * arch.h - the CPU memtap runs on and traces: the one header of the
+ * arch layer the rest of src/ includes.
+ *
+ * The arch layer owns every fact of the instruction set and of the
+ * kernel's view of it: the register file and how a stop reports it
+ * (arch_regs_t, arch_pc(), arch_sp(), the syscall number, arguments and
+ * result), the syscall ABIs a process can use (enum abi) and their
+ * audit arches, the breakpoint instruction and how the instruction it
+ * replaces is run out of line (bp_arch.h), and the in-target stubs with
+ * the layout memtap shares with them (detour-abi.h, detour-stubs.S).
+ * Above it, code speaks of pc, sp and arguments, never of a CPU's
+ * registers or encodings (scripts/check-layers.sh fails on them).  It
+ * sits right above util/ and includes nothing but util/ and itself, so
+ * that every layer may ask it.
+ *
+ * One CPU is chosen at configure time: src/arch/$(arch)/ holds its
+ * files, and the build finds them through -I src/arch/$(arch), as
+ * strace's linux/<arch>/ does; this header includes that folder's
+ * cpu.h (inline accessors and constants) and bp_arch.h, and a file
+ * wanting the stub layout includes "detour-abi.h" the same way.  Not a
+ * table of backends picked at run time, as libebl's in elfutils: a
+ * memtap binary traces only the processes of its own CPU (the compat
+ * ABIs of one, such as x86-64's i386 and x32, are enum abi's business
+ * within its folder), and the register accessors are inline on the hot
+ * path of every stop and every unwind step.
+ */
+#ifndef MEMTAP_ARCH_H
+#define MEMTAP_ARCH_H
+
+#include "cpu.h"
+#include "bp_arch.h"
+
+#endif /* MEMTAP_ARCH_H */
