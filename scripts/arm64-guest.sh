@@ -31,7 +31,8 @@
 #	like Graviton2) or max,pauth-impdef=on (PAC, BTI, MTE, SVE2), or
 #	any qemu -cpu string.  S: the command's time limit, 600 s by
 #	default; the boot's is ${MEMTAP_ARM64_BOOT_TIMEOUT:-300} s.
-#	Exit status: CMD's; 124 when CMD ran past S, 125 when the guest
+#	Exit status: CMD's; 124 when CMD ran past S (timeout(1) in the
+#	guest, so CMD's own 124 reads the same), 125 when the guest
 #	could not be run (no image, the boot failed or ran past its limit,
 #	the command's status never came back), each with one line on
 #	stderr.  -v: the boot's and the command's times on stderr.
@@ -277,7 +278,9 @@ fi
 if [ -f /memtap/shell ]; then
 	setsid -c /bin/bash -i < /dev/ttyAMA0 > /dev/ttyAMA0 2>&1
 else
-	/bin/sh /memtap/cmd < /dev/null > /memtap/stdout 2> /memtap/stderr
+	# the limit in the guest too: a qemu whose script was killed ends
+	timeout -k 5 "$(cat /memtap/timeout)" /bin/sh /memtap/cmd \
+		< /dev/null > /memtap/stdout 2> /memtap/stderr
 	echo $? > /memtap/status
 fi
 off
@@ -315,7 +318,7 @@ run_guest() {
 		*) break ;;
 		esac
 	done
-	case $timeout in ''|*[!0-9]*) die "--timeout $timeout: not a number of seconds" ;; esac
+	case $timeout in ''|*[!0-9]*|0) die "--timeout $timeout: not a number of seconds" ;; esac
 	boot_timeout=${MEMTAP_ARM64_BOOT_TIMEOUT:-300}
 	case $boot_timeout in ''|*[!0-9]*) die "MEMTAP_ARM64_BOOT_TIMEOUT=$boot_timeout: not a number" ;; esac
 	share=
@@ -341,8 +344,10 @@ run_guest() {
 	rundir=$(mktemp -d "${TMPDIR:-/tmp}/arm64-guest.XXXXXX")
 	guest_init > "$rundir/guest-init"
 	printf '%s\n' "$share" > "$rundir/share"
+	echo "$timeout" > "$rundir/timeout"
 	for a; do quote "$a"; printf ' '; done > "$rundir/cmd"
 	echo >> "$rundir/cmd"
+	what=$*
 	eval "set -- $(qemu_args "$cpu" "$imgdir" "$rundir" "$share")"
 	if [ -n "$shell" ]; then
 		: > "$rundir/shell"
@@ -359,7 +364,7 @@ run_guest() {
 	while kill -0 "$qpid" 2> /dev/null; do
 		if [ -z "$booted" ] && [ -e "$rundir/booted" ]; then
 			booted=$(now)
-			deadline=$((booted + timeout))
+			deadline=$((booted + timeout + 30))
 			[ -z "$verbose" ] || say "booted to the command in $((booted - t0)) s (cpu $cpu)"
 		fi
 		if [ "$(now)" -ge "$deadline" ]; then
@@ -372,7 +377,7 @@ run_guest() {
 			cat "$rundir/stdout" 2> /dev/null || true
 			cat "$rundir/stderr" >&2 2> /dev/null || true
 			rm -rf "$rundir"
-			rc=124 die "the command ran past its $timeout s (killed): $*"
+			rc=124 die "the command ran past its $timeout s and was killed: $what"
 		fi
 		sleep 0.1
 	done
@@ -392,6 +397,7 @@ run_guest() {
 	cat "$rundir/stdout"
 	cat "$rundir/stderr" >&2
 	rm -rf "$rundir"
+	[ "$status" -ne 124 ] || rc=124 die "the command ran past its $timeout s and was killed: $what"
 	exit "$status"
 }
 
