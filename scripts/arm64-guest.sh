@@ -84,8 +84,7 @@ image_key() {
 		sha256sum | cut -c1-16
 }
 
-# The host's part: packages, then binfmt for qemu-aarch64 (mmdebstrap
-# runs the arm64 maintainer scripts under qemu-user).
+# host_setup: the host's packages, installed when missing
 host_setup() {
 	missing=
 	for pair in $host_packages; do
@@ -105,6 +104,11 @@ host_setup() {
 			--no-install-recommends $missing > /dev/null ||
 			die "apt-get install$missing failed"
 	fi
+}
+
+# binfmt_setup: arm64 programs run by qemu-user (mmdebstrap runs the
+# guest's maintainer scripts so)
+binfmt_setup() {
 	if ! arch-test arm64 > /dev/null 2>&1; then
 		[ "$(id -u)" -eq 0 ] || die "binfmt for qemu-aarch64 is not enabled (needs root)"
 		if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
@@ -235,6 +239,7 @@ ensure_image() {
 		return 0
 	fi
 	host_setup
+	binfmt_setup
 	mkdir -p "$cache" 2> /dev/null || die "cannot create $cache (set MEMTAP_ARM64_CACHE)"
 	# one build at a time; a second caller waits, then finds it built
 	exec 9> "$cache/.lock"
