@@ -226,6 +226,7 @@ build_image() {
 	  echo "sources: $src"
 	  echo "built: $(date -u +%FT%TZ) mmdebstrap $((t1 - t0)) s, mkfs $((t2 - t1)) s, initrd $(($(now) - t2)) s"
 	} > "$tmp/key"
+	rm -f "$tmp/mmdebstrap.log"
 	mv "$tmp" "$dir"
 	say "image built in $(($(now) - t0)) s: $dir"
 }
