@@ -1,11 +1,14 @@
 #!/bin/sh
-# scripts/setup.sh demo|check - install the build dependencies (Debian,
-# as root), build memtap, then either run it on the bundled demo
+# scripts/setup.sh demo|check|check-arm64 - install the build dependencies
+# (Debian, as root), build memtap, then either run it on the bundled demo
 # workload or run the whole test suite twice: a normal build and an
 # AddressSanitizer/UBSan build, plus memtap-static (scripts/build-static.sh)
 # tested against the normal build and given the whole suite to run once
 # more.  The last line of `check` is
 # "N passed, N failed, N skipped".
+# check-arm64 runs the arm64 tests instead, in the arm64 guest of
+# scripts/arm64-guest.sh (built on the first run, a few minutes, and
+# cached), with the same last line; their logs are in build-arm64/.
 set -eu
 
 what=${1:-check}
@@ -79,6 +82,27 @@ check() {
 		"$top/$1/$log" >&3
 }
 
+# check_arm64: the arm64 tests (tests/arm64-guest.test, then
+# tests/arm64/*.test), each booting the guest, one after the other
+check_arm64() {
+	mkdir -p "$top/build-arm64"
+	p=0 f=0 s=0
+	for t in "$top"/tests/arm64-guest.test "$top"/tests/arm64/*.test; do
+		[ -f "$t" ] || continue
+		n=$(basename "$t" .test)
+		rc=0
+		srcdir=$top sh "$t" > "$top/build-arm64/$n.log" 2>&1 || rc=$?
+		case $rc in
+		0) p=$((p + 1)); echo "PASS: $n" ;;
+		77) s=$((s + 1)); echo "SKIP: $n: $(tail -1 "$top/build-arm64/$n.log")" ;;
+		*) f=$((f + 1)); echo "FAIL: $n"; tail -25 "$top/build-arm64/$n.log" >&2 ;;
+		esac
+	done
+	echo "$p passed, $f failed, $s skipped"
+	[ "$f" -eq 0 ]
+}
+
+[ "$what" != check-arm64 ] || { check_arm64; exit; }
 install_deps
 cd "$top"
 [ -x configure ] || autoreconf -fi > /dev/null 2>&1
@@ -115,7 +139,7 @@ check)
 		END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit f > 0 }'
 	;;
 *)
-	echo "usage: scripts/setup.sh demo|check" >&2
+	echo "usage: scripts/setup.sh demo|check|check-arm64" >&2
 	exit 64
 	;;
 esac
