@@ -83,8 +83,15 @@ static const struct source_ops breakpoints_ops = {
 	.settle = alloc_settle,
 };
 
+/* What alloc-detour.c and its rings need of the probes' hits. */
+static const struct alloc_detours_hooks detours_hooks = {
+	.wrapper_detourable = alloc_wrapper_detourable,
+	.ring = { .wrapper = alloc_wrapper_record, .dl = alloc_dl_record },
+};
+
 int alloc_init(struct procs *pt, const struct trace_config *config, int syscall_wrappers)
 {
+	alloc_detours_init(&detours_hooks);
 	alloc_procs = pt;
 	alloc_cfg = config;
 	probes_init(events_to_trace(), alloc_cfg->symbol_prefix, syscall_wrappers);

@@ -126,7 +126,8 @@ void alloc_thread_exiting(struct thread *tcp);
  * The in-target ring of process p holds a record of ld.so's
  * _dl_debug_state by thread tid (ring.h): the module list is marked
  * changed and, if the probes are to be looked at again, tid is asked
- * for a stop (the ring stays held until then): 1; else 0.
+ * for a stop (the ring stays held until then): 1; else 0.  ring.h's dl
+ * hook.
  */
 int alloc_dl_record(struct proc *p, pid_t tid);
 
@@ -172,14 +173,17 @@ void alloc_hit_entry(struct thread *tcp, const struct probe *pr, const arch_regs
 void alloc_hit_return(struct thread *tcp, const struct probe *pr, const arch_regs_t *regs,
 		      const struct bp_hit *h);
 
-/* The syscall behind a wrapper probe (pr->role >= PR_MMAP). */
-const struct syscall_def *alloc_wrapper_def(const struct probe *pr);
+/*
+ * A wrapper probe's (pr->role >= PR_MMAP) event needs nothing read at
+ * the call's entry: alloc-detour.c may detour it.
+ */
+int alloc_wrapper_detourable(const struct probe *pr);
 /*
  * A detoured wrapper's record (ring.c), made by thread tid of p after
  * the call returned retval, args its arguments at entry: the event its
  * int3 probe makes at the return (1), or 0 when it makes none.  The
- * wrapper's entry read nothing from /proc (syscall_reads_at_entry() is
- * 0: alloc-detour.c detours no other).
+ * wrapper's entry read nothing from /proc (alloc_wrapper_detourable():
+ * alloc-detour.c detours no other).  ring.h's wrapper hook.
  */
 int alloc_wrapper_record(struct proc *p, pid_t tid, const struct probe *pr,
 			 const uint64_t args[6], uint64_t retval, struct event *ev);
