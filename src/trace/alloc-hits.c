@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/alloc.h"
+#include "trace/alloc-int.h"
 #include "trace/emit.h"
 #include "probe/breakpoint.h"
 #include "probe/probes.h"
