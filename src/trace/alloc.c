@@ -38,7 +38,7 @@
  * and tells it of the threads' and processes' lives through the same
  * table (struct source_ops below), never by name.
  *
- * How they come out: see detach.c and alloc_space_remove().
+ * How they come out: see detach.c and space_remove().
  */
 #include "config.h"
 
@@ -95,6 +95,10 @@ static int in_target(void *self);
 static int uses_proc(void *self, const struct proc *p);
 static void run_info(void *self, struct run_info *ri);
 static void final(void *self);
+static const void *detach_space(void *self, const struct proc *p);
+static int park(void *self, struct thread *tcp);
+static void space_remove(void *self, const void *space, struct thread *good,
+			 struct thread *const *others, size_t nothers);
 
 static const struct source_ops breakpoints_ops = {
 	.name = "breakpoints",
@@ -116,6 +120,9 @@ static const struct source_ops breakpoints_ops = {
 	.uses_proc = uses_proc,
 	.run_info = run_info,
 	.final = final,
+	.space = detach_space,
+	.park = park,
+	.remove = space_remove,
 };
 
 /* What alloc-detour.c and its rings need of the probes' hits. */
@@ -176,7 +183,8 @@ static void alloc_settle(void *self)
 			alloc_detours_drain(s->dt);
 }
 
-struct alloc_space *alloc_active_space(const struct proc *p)
+/* The space of p when it has breakpoints to undo, else NULL. */
+static struct alloc_space *alloc_active_space(const struct proc *p)
 {
 	return p && p->alloc && p->alloc->set ? p->alloc : NULL;
 }
@@ -678,19 +686,36 @@ static enum stop_verdict alloc_stop(void *self, struct thread *tcp, int status)
 
 /* ---- detach ---- */
 
-int alloc_fixup_for_detach(struct thread *tcp)
+/* The source's space(). */
+static const void *detach_space(void *self, const struct proc *p)
+{
+	(void)self;
+	return alloc_active_space(p);
+}
+
+/* The source's park(): tcp out of memtap's code (bp_thread_fixup_for_detach()). */
+static int park(void *self, struct thread *tcp)
 {
 	struct alloc_space *s = alloc_active_space(tcp->proc);
 
+	(void)self;
 	if (!s)
 		return 0;
 	return bp_thread_fixup_for_detach(s->set, tcp->tid);
 }
 
-int alloc_space_remove(struct alloc_space *s, struct thread *good,
-		       struct thread *const *others, size_t nothers)
+/*
+ * The source's remove(): write back every original byte, unmap the
+ * scratch pages, forget the breakpoints.
+ */
+static void space_remove(void *self, const void *space, struct thread *good,
+			 struct thread *const *others, size_t nothers)
 {
-	int err = s->dt ? alloc_detours_remove(s->dt, good->tid) : 0, unmapped;
+	struct alloc_space *s = (struct alloc_space *)space;
+	int err, unmapped;
+
+	(void)self;
+	err = s->dt ? alloc_detours_remove(s->dt, good->tid) : 0;
 
 	if (err < 0)
 		error_msg("process %d: restoring the detoured entries: %s", s->pid, strerror(-err));
@@ -709,9 +734,7 @@ int alloc_space_remove(struct alloc_space *s, struct thread *good,
 	else if (unmapped < 0)
 		error_msg("process %d: unmapping memtap's scratch pages: %s", s->pid,
 			  strerror(-unmapped));
-	err = err < 0 ? err : unmapped;
 	bp_set_free(s->set);
 	s->set = NULL;
 	s->nsites = 0;
-	return err;
 }

@@ -8,16 +8,16 @@
  * its parent's until it execs or exits).  Spaces are reference counted
  * by the processes using them and freed (bp_set_free(), which never
  * touches the target) when the last one leaves: at exec, at exit, or
- * after alloc_space_remove() at detach.
+ * after their removal at detach (space_remove()).
  *
  * The probes are a source (source.h) like the others: alloc_init()
  * registers it; the loop offers it every SIGTRAP stop, and tells it of
  * the threads' and processes' lives (attach, fork, exec, the first
  * stops, exit) through the same table.  None of its hooks exits;
  * errors are reported and the probe or process concerned goes without.
- * What the other files of the probes share: alloc-int.h.  Detaching
- * (detach.c) is the one thing done by name, below: it parks the
- * threads of each address space until its probes can come out.
+ * At detach, the threads of each address space are parked (detach.c)
+ * until its probes can come out: space(), park(), remove().  What the
+ * files of the probes share: alloc-int.h.
  */
 #ifndef MEMTAP_ALLOC_H
 #define MEMTAP_ALLOC_H
@@ -38,26 +38,5 @@ struct alloc_space;
  * and to detach.  Returns 1 when there is anything to probe.
  */
 int alloc_init(struct procs *pt, const struct trace_config *cfg, int syscall_wrappers);
-
-/* ---- detaching ---- */
-
-/* The space of p when it has breakpoints to undo, else NULL. */
-struct alloc_space *alloc_active_space(const struct proc *p);
-
-/*
- * For detach, tcp in a ptrace-stop: move it out of memtap's code.
- * 0: done; 1: a SIGTRAP of ours is still queued (resume it with signal
- * 0, its next stop is that SIGTRAP, then call again); -errno.
- */
-int alloc_fixup_for_detach(struct thread *tcp);
-
-/*
- * Every thread of the space is stopped and fixed up; good is one at a
- * signal-delivery-stop or PTRACE_EVENT_STOP.  Write back every original
- * byte, unmap the scratch pages, forget the breakpoints.  0 or -errno
- * (reported).
- */
-int alloc_space_remove(struct alloc_space *s, struct thread *good,
-		       struct thread *const *others, size_t nothers);
 
 #endif /* MEMTAP_ALLOC_H */

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 
+#include "trace/memtap.h"
 #include "trace/source.h"
 #include "util/error.h"
 
@@ -278,4 +279,40 @@ void sources_run_info(struct run_info *ri)
 void sources_final(void)
 {
 	EACH(final);
+}
+
+/* The source that has things in p's address space, or NULL. */
+static const struct source *space_source(const struct proc *p, const void **space)
+{
+	for (size_t i = 0; i < nsources; i++)
+		if (sources[i].ops->space && (*space = sources[i].ops->space(sources[i].self, p)))
+			return &sources[i];
+	*space = NULL;
+	return NULL;
+}
+
+const void *sources_space(const struct proc *p)
+{
+	const void *space;
+
+	space_source(p, &space);
+	return space;
+}
+
+int sources_park(struct thread *tcp)
+{
+	const void *space;
+	const struct source *s = space_source(tcp->proc, &space);
+
+	return s && s->ops->park ? s->ops->park(s->self, tcp) : 0;
+}
+
+void sources_remove(const void *space, struct thread *good, struct thread *const *all,
+		    size_t n)
+{
+	const void *own;
+	const struct source *s = space_source(good->proc, &own);
+
+	if (s && own == space && s->ops->remove)
+		s->ops->remove(s->self, space, good, all, n);
 }

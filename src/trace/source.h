@@ -37,8 +37,9 @@
  * memory and must follow them (alloc.c, the allocator probes: its
  * breakpoints and detours per address space go in after attach, at an
  * exec's entry point, in a fork child, after a dlopen): attach(),
- * new_task(), event_stop(), exec_stop(), the syscall stops, and what
- * the loop asks of it (arming(), in_target(), uses_proc()).
+ * new_task(), event_stop(), exec_stop(), the syscall stops, what the
+ * loop asks of it (arming(), in_target(), uses_proc()), and how its
+ * things come out at detach (space(), park(), remove()).
  */
 #ifndef MEMTAP_SOURCE_H
 #define MEMTAP_SOURCE_H
@@ -114,9 +115,9 @@ struct source_ops {
 	 * Processes, for a source with things in the target's memory:
 	 *   attach: every thread of p seized (attach_pid()): 1 if the
 	 *     source says itself that p is attached, once its things are in;
-	 *   new_task: tcp's PTRACE_EVENT_{FORK,VFORK,CLONE} (event), the
-	 *     loop's part done, before tcp is resumed; child the new
-	 *     process, NULL for a thread;
+	 *   new_task: tcp's PTRACE_EVENT_{FORK,VFORK,CLONE} (event) that
+	 *     made a process, child, the loop's part done, before tcp is
+	 *     resumed (a new thread comes to thread_new());
 	 *   event_stop: a PTRACE_EVENT_STOP of tcp: first, the first stop
 	 *     of a thread whose process is known; group, a group-stop (the
 	 *     loop answers PTRACE_LISTEN whatever is returned);
@@ -164,6 +165,25 @@ struct source_ops {
 	 */
 	void (*run_info)(void *self, struct run_info *ri);
 	void (*final)(void *self);
+	/*
+	 * Detaching, for a source whose things come out of an address
+	 * space only once every thread of it is stopped (detach.c parks
+	 * them until then):
+	 *   space: p's address space while the source has things in it to
+	 *     take out (a key shared by the processes in it), or NULL;
+	 *   park: tcp (of such a space) is at a signal-delivery-stop or a
+	 *     PTRACE_EVENT_STOP: move it out of the source's code.  0:
+	 *     done; 1: a SIGTRAP of the source's is still queued (the loop
+	 *     resumes tcp with signal 0, and parks it again at its next
+	 *     stop, the SIGTRAP's, once stop() has taken it); -errno;
+	 *   remove: every thread of space is parked (all, n of them; good,
+	 *     one at a signal-delivery-stop or PTRACE_EVENT_STOP): take the
+	 *     source's things out of it, errors reported.
+	 */
+	const void *(*space)(void *self, const struct proc *p);
+	int (*park)(void *self, struct thread *tcp);
+	void (*remove)(void *self, const void *space, struct thread *good,
+		       struct thread *const *all, size_t n);
 };
 
 /* At most SOURCES_MAX sources; ops and self live until exit. */
@@ -237,5 +257,14 @@ int sources_use_proc(const struct proc *p);
 /* run_info(), final(): each. */
 void sources_run_info(struct run_info *ri);
 void sources_final(void);
+
+/*
+ * The first space() of p that is not NULL, or NULL; park() and remove()
+ * of the source it came from (park(): 0 when none).
+ */
+const void *sources_space(const struct proc *p);
+int sources_park(struct thread *tcp);
+void sources_remove(const void *space, struct thread *good, struct thread *const *all,
+		    size_t n);
 
 #endif /* MEMTAP_SOURCE_H */
