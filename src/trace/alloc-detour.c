@@ -8,7 +8,7 @@
  * wrapper's record is never filtered in the stub (DF_ALWAYS: the sink
  * sees every call, for the break and the held ranges, and applies
  * --min-size itself) and becomes the event of its int3 probe
- * (alloc_wrapper_record()).  A wrapper whose event needs /proc read at
+ * (ring.h's wrapper hook).  A wrapper whose event needs /proc read at
  * the call's entry stays an int3 breakpoint: mprotect and madvise (their
  * weights), munmap and mremap when the account is wanted (-e mprotect,
  * madvise, faults).  A --probe function is recorded at its entry, every
@@ -52,7 +52,6 @@
 #include "probe/remote.h"
 #include "record/live.h"
 #include "record/sink.h"
-#include "trace/alloc.h"
 #include "trace/alloc-detour.h"
 #include "trace/alloc-vcount.h"
 #include "trace/ring.h"
@@ -88,12 +87,11 @@ struct alloc_detours {
 	struct vcount vforks[VCOUNT_MAX];	/* vfork children's counts */
 };
 
-/* Does a wrapper's event need nothing read at the call's entry? */
-static int wrapper_detourable(const struct probe *pr)
-{
-	const struct syscall_def *def = alloc_wrapper_def(pr);
+static const struct alloc_detours_hooks *hooks;
 
-	return def && !syscall_reads_at_entry(def);
+void alloc_detours_init(const struct alloc_detours_hooks *h)
+{
+	hooks = h;
 }
 
 /* How pr's calls are recorded; 0 when it is no allocator function. */
@@ -135,7 +133,7 @@ static int probe_kind(const struct probe *pr, struct detour_probe *dp)
 		break;
 	case PR_MMAP: case PR_MUNMAP: case PR_MREMAP: case PR_BRK:
 	case PR_MPROTECT: case PR_MADVISE:
-		if (!wrapper_detourable(pr))
+		if (!hooks->wrapper_detourable(pr))
 			return 0;
 		dp->size_kind = pr->role == PR_BRK ? SK_NONE : pr->role == PR_MREMAP ? SK_ARG2 : SK_ARG1;
 		dp->flags = DF_ALWAYS;
@@ -376,7 +374,7 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 				 cl[i].hi, strerror(-err));
 	if (dc.leak_set)
 		seed_leaks(ad, tcp);
-	ad->ring = ring_add(tcp->proc, ad->set);
+	ad->ring = ring_add(tcp->proc, ad->set, &hooks->ring);
 	ad->rec = tcp->proc->rec;
 	walk_start(ad, tcp, dc.copy_len);
 	for (unsigned i = 0; i <= DT_FAR_MAX; i++) {

@@ -3,7 +3,8 @@
  * (alloc-detour.c; mechanism: probe/detour.h, records: ring.h), for
  * alloc.c: where a detour can go it replaces the int3 breakpoint, and
  * where it cannot (refused, said with -v) the probe stays an int3.
- * Private to alloc.c and alloc-detour.c.
+ * Private to alloc.c and alloc-detour.c: what it needs of them is
+ * handed to it by alloc_detours_init().
  */
 #ifndef MEMTAP_ALLOC_DETOUR_H
 #define MEMTAP_ALLOC_DETOUR_H
@@ -13,12 +14,26 @@
 
 #include "trace/memtap.h"
 #include "trace/procs.h"
+#include "trace/ring.h"
 #include "trace/tracer.h"
 
 struct alloc_detours;
 struct elfsym_proc;
 struct probe;
 struct elfsym_result;
+
+/*
+ * Once, before the first arm, what the probes' hits make of a detour's
+ * records (alloc-hits.c, alloc.c): wrapper_detourable, 1 when the event
+ * of a syscall wrapper's probe (pr->role >= PR_MMAP) needs nothing read
+ * at the call's entry; ring, what the records mean (ring.h).  h must
+ * outlive every space.
+ */
+struct alloc_detours_hooks {
+	int (*wrapper_detourable)(const struct probe *pr);
+	struct ring_hooks ring;
+};
+void alloc_detours_init(const struct alloc_detours_hooks *h);
 
 /*
  * At arm time (tcp stopped where syscalls can be injected, ep the
@@ -61,7 +76,7 @@ void alloc_detours_sync_points(struct alloc_detours *ad, struct procs *pt, struc
  * Attach mode, every thread stopped: ld.so's _dl_debug_state (r) as a
  * sync point instead of an int3, which would kill the process at its
  * next dlopen were memtap to die.  Its record holds the ring until the
- * thread's next stop (ring.h, alloc_dl_record()).  1: detoured; 0: not.
+ * thread's next stop (ring.h, the hooks' dl()).  1: detoured; 0: not.
  */
 int alloc_detours_dl_point(struct alloc_detours *ad, struct procs *pt, struct thread *tcp,
 			   const struct elfsym_result *r);

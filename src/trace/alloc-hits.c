@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/alloc.h"
+#include "trace/alloc-int.h"
 #include "trace/emit.h"
 #include "probe/breakpoint.h"
 #include "probe/probes.h"
@@ -68,7 +68,7 @@ static void drop_stale(struct thread *tcp, struct alloc_thread *at, uint64_t sp,
 }
 
 /* The syscall behind a wrapper (x86-64 numbers). */
-const struct syscall_def *alloc_wrapper_def(const struct probe *pr)
+static const struct syscall_def *wrapper_def(const struct probe *pr)
 {
 	switch (pr->role) {
 	case PR_MMAP: return syscall_lookup(ABI_X86_64, 9);
@@ -96,7 +96,7 @@ static void wrapper_to_thread(struct thread *tcp, const struct alloc_call *c)
 /* A syscall wrapper is entered: what the call will change, from /proc. */
 static void wrapper_entry(struct thread *tcp, struct alloc_call *c)
 {
-	const struct syscall_def *def = alloc_wrapper_def(c->probe);
+	const struct syscall_def *def = wrapper_def(c->probe);
 
 	c->sc_weight = c->sc_data = c->sc_resident = 0;
 	c->sc_replaced = c->sc_replaced_data = 0;
@@ -118,7 +118,7 @@ static void wrapper_entry(struct thread *tcp, struct alloc_call *c)
 static int wrapper_event(struct thread *tcp, const struct alloc_call *c, uint64_t retval,
 			 struct event *ev)
 {
-	const struct syscall_def *def = alloc_wrapper_def(c->probe);
+	const struct syscall_def *def = wrapper_def(c->probe);
 	int64_t ret;
 
 	if (!def)
@@ -137,6 +137,13 @@ static int wrapper_event(struct thread *tcp, const struct alloc_call *c, uint64_
 	if (c->probe->role == PR_BRK && (ev->failed || !ret))
 		tcp->proc->brk = c->old_brk;
 	return 1;
+}
+
+int alloc_wrapper_detourable(const struct probe *pr)
+{
+	const struct syscall_def *def = wrapper_def(pr);
+
+	return def && !syscall_reads_at_entry(def);
 }
 
 /* brk(args[0]) is called: the break before it (read from /proc if unknown). */

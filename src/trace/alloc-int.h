@@ -1,7 +1,7 @@
 /*
- * alloc-int.h - what alloc.c (the probes' life in the tracer) and
- * alloc-arm.c (putting them in) share: the address spaces and their
- * states.
+ * alloc-int.h - what alloc.c (the probes' life in the tracer),
+ * alloc-arm.c (putting them in) and alloc-hits.c (what a hit means)
+ * share: the address spaces and their states, the hits.
  */
 #ifndef MEMTAP_TRACE_ALLOC_INT_H
 #define MEMTAP_TRACE_ALLOC_INT_H
@@ -12,6 +12,9 @@
 
 #include "probe/probes.h"
 #include "trace/memtap.h"
+
+struct bp_hit;
+struct probe;
 
 enum space_state {
 	SP_NEW,			/* exec'd: entry breakpoint at the next interrupt stop */
@@ -67,5 +70,45 @@ void alloc_rearm(struct alloc_space *s, struct thread *tcp);
 void alloc_try_arm(struct alloc_space *s, struct thread *cur, int cur_listening,
 		   const struct thread *gone);
 int alloc_rearm_stopped(struct alloc_space *s, struct thread *tcp);
+/*
+ * What the probes could not see, a sentence each for the report (the
+ * processes whose probes went in at the entry point, after their
+ * libraries' constructors ran): *n of them, valid until the next call.
+ */
+const char *const *alloc_notes(size_t *n);
+
+/* alloc.c */
+/*
+ * The in-target ring of process p holds a record of ld.so's
+ * _dl_debug_state by thread tid (ring.h): the module list is marked
+ * changed and, if the probes are to be looked at again, tid is asked
+ * for a stop (the ring stays held until then): 1; else 0.  ring.h's dl
+ * hook.
+ */
+int alloc_dl_record(struct proc *p, pid_t tid);
+
+/* ---- alloc-hits.c: a probe's hit, at its entry or its return ---- */
+
+/* tcp entered pr's function; h as bp_hit() gave it, regs the thread's. */
+void alloc_hit_entry(struct thread *tcp, const struct probe *pr, const arch_regs_t *regs,
+		     const struct bp_hit *h);
+/* pr's function returned to h->caller; regs are the caller's. */
+void alloc_hit_return(struct thread *tcp, const struct probe *pr, const arch_regs_t *regs,
+		      const struct bp_hit *h);
+
+/*
+ * A wrapper probe's (pr->role >= PR_MMAP) event needs nothing read at
+ * the call's entry: alloc-detour.c may detour it.
+ */
+int alloc_wrapper_detourable(const struct probe *pr);
+/*
+ * A detoured wrapper's record (ring.c), made by thread tid of p after
+ * the call returned retval, args its arguments at entry: the event its
+ * int3 probe makes at the return (1), or 0 when it makes none.  The
+ * wrapper's entry read nothing from /proc (alloc_wrapper_detourable():
+ * alloc-detour.c detours no other).  ring.h's wrapper hook.
+ */
+int alloc_wrapper_record(struct proc *p, pid_t tid, const struct probe *pr,
+			 const uint64_t args[6], uint64_t retval, struct event *ev);
 
 #endif /* MEMTAP_TRACE_ALLOC_INT_H */

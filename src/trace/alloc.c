@@ -34,9 +34,11 @@
  *
  * Putting them in, and waiting for every thread to stop for it:
  * alloc-arm.c.  What a hit means: alloc-hits.c.  This file is the
- * breakpoint source (source.h): the loop offers it the SIGTRAP stops.
+ * breakpoint source (source.h): the loop offers it the SIGTRAP stops,
+ * and tells it of the threads' and processes' lives through the same
+ * table (struct source_ops below), never by name.
  *
- * How they come out: see detach.c and alloc_space_remove().
+ * How they come out: see detach.c and space_remove().
  */
 #include "config.h"
 
@@ -58,6 +60,7 @@
 #include "trace/alloc-detour.h"
 #include "trace/attach.h"
 #include "trace/source.h"
+#include "stack/unwind.h"
 #include "probe/breakpoint.h"
 #include "probe/elfsym.h"
 #include "util/error.h"
@@ -76,15 +79,61 @@ const struct trace_config *alloc_cfg;
 
 static enum stop_verdict alloc_stop(void *self, struct thread *tcp, int status);
 static void alloc_settle(void *self);
+static void thread_exit(void *self, struct thread *tcp);
+static void thread_gone(void *self, struct thread *tcp);
+static void execve_entry(void *self, struct thread *tcp);
+static int attach(void *self, struct proc *p);
+static void new_task(void *self, struct thread *tcp, struct proc *child, int event);
+static enum life_verdict event_stop(void *self, struct thread *tcp, int first, int group);
+static enum life_verdict exec_stop(void *self, struct thread *tcp);
+static int flush_thread(void *self, struct thread *tcp);
+static void syscall_stop(void *self, struct thread *tcp);
+static void code_mapped(void *self, struct thread *tcp);
+static void fix_stack(void *self, struct thread *tcp, struct stack_snapshot *snap);
+static int arming(void *self);
+static int in_target(void *self);
+static int uses_proc(void *self, const struct proc *p);
+static void run_info(void *self, struct run_info *ri);
+static void final(void *self);
+static const void *detach_space(void *self, const struct proc *p);
+static int park(void *self, struct thread *tcp);
+static void space_remove(void *self, const void *space, struct thread *good,
+			 struct thread *const *others, size_t nothers);
 
 static const struct source_ops breakpoints_ops = {
 	.name = "breakpoints",
 	.stop = alloc_stop,
 	.settle = alloc_settle,
+	.thread_exit = thread_exit,
+	.thread_gone = thread_gone,
+	.execve_entry = execve_entry,
+	.attach = attach,
+	.new_task = new_task,
+	.event_stop = event_stop,
+	.exec_stop = exec_stop,
+	.flush_thread = flush_thread,
+	.syscall_stop = syscall_stop,
+	.code_mapped = code_mapped,
+	.fix_stack = fix_stack,
+	.arming = arming,
+	.in_target = in_target,
+	.uses_proc = uses_proc,
+	.run_info = run_info,
+	.final = final,
+	.space = detach_space,
+	.park = park,
+	.remove = space_remove,
+};
+
+/* What alloc-detour.c and its rings need of the probes' hits. */
+static const struct alloc_detours_hooks detours_hooks = {
+	.wrapper_detourable = alloc_wrapper_detourable,
+	.ring = { .wrapper = alloc_wrapper_record, .dl = alloc_dl_record },
 };
 
 int alloc_init(struct procs *pt, const struct trace_config *config, int syscall_wrappers)
 {
+	alloc_detours_init(&detours_hooks);
 	alloc_procs = pt;
 	alloc_cfg = config;
 	probes_init(events_to_trace(), alloc_cfg->symbol_prefix, syscall_wrappers);
@@ -93,10 +142,6 @@ int alloc_init(struct procs *pt, const struct trace_config *config, int syscall_
 	return enabled;
 }
 
-int alloc_enabled(void)
-{
-	return enabled;
-}
 
 /* ---- spaces ---- */
 
@@ -138,19 +183,23 @@ static void alloc_settle(void *self)
 			alloc_detours_drain(s->dt);
 }
 
-struct alloc_space *alloc_active_space(const struct proc *p)
+/* The space of p when it has breakpoints to undo, else NULL. */
+static struct alloc_space *alloc_active_space(const struct proc *p)
 {
 	return p && p->alloc && p->alloc->set ? p->alloc : NULL;
 }
 
-struct bp_set *alloc_bp_set(const struct proc *p)
+/* The source's fix_stack(): return addresses of open probed calls. */
+static void fix_stack(void *self, struct thread *tcp, struct stack_snapshot *snap)
 {
-	struct alloc_space *s = alloc_active_space(p);
+	struct alloc_space *s = alloc_active_space(tcp->proc);
 
-	return s ? s->set : NULL;
+	(void)self;
+	if (s)
+		bp_fix_stack(s->set, snap->start, snap->data, snap->len);
 }
 
-int alloc_any_active(void)
+static int alloc_any_active(void)
 {
 	for (struct alloc_space *s = spaces; s; s = s->next)
 		if (s->set)
@@ -164,8 +213,9 @@ int alloc_any_active(void)
  * group-stopped: nothing runs before they continue, and then the probes
  * go in first.
  */
-int alloc_arming(void)
+static int arming(void *self)
 {
+	(void)self;
 	for (struct alloc_space *s = spaces; s; s = s->next) {
 		struct thread *t;
 		size_t it = 0;
@@ -181,23 +231,51 @@ int alloc_arming(void)
 	return 0;
 }
 
-void alloc_attach(struct proc *p)
+static int in_target(void *self)
 {
+	(void)self;
+	return alloc_any_active();
+}
+
+/* Its space, or a fork child's to clean: p stays. */
+static int uses_proc(void *self, const struct proc *p)
+{
+	(void)self;
+	return p->alloc || p->fork_src;
+}
+
+/*
+ * The source's attach(): the probes go in only where the target's
+ * seccomp state lets memtap map a scratch page (attach_refuse_probes()
+ * else), once every thread has stopped.
+ */
+static int attach(void *self, struct proc *p)
+{
+	char why[256];
+
+	(void)self;
 	if (!enabled)
-		return;
+		return 0;
+	if (!attach_scratch_allowed(p, why, sizeof(why))) {
+		attach_refuse_probes(alloc_cfg, alloc_procs, p, why, 1);
+		return 0;
+	}
 	/* a process whose leader exited shows its memory through its threads */
 	p->alloc = space_new(procfs_live_task(p->pid), SP_WAIT_ARM);
+	return 1;
 }
 
 /* ---- tracer hooks ---- */
 
-enum alloc_action alloc_on_exec(struct thread *tcp)
+/* The source's exec_stop(): the old space is left, a new one begins. */
+static enum life_verdict exec_stop(void *self, struct thread *tcp)
 {
 	struct proc *p = tcp->proc;
 	int was_vfork;
 
+	(void)self;
 	if (!p)
-		return ALLOC_RESUME;
+		return LIFE_RESUME;
 	was_vfork = p->vfork_child;
 	p->vfork_child = 0;
 	if (was_vfork && p->alloc)
@@ -211,16 +289,16 @@ enum alloc_action alloc_on_exec(struct thread *tcp)
 	free(tcp->alloc);
 	tcp->alloc = NULL;
 	if (tracer_detaching())
-		return ALLOC_DETACH;
+		return LIFE_DETACH;
 	if (p->unfollowed && was_vfork)
-		return ALLOC_DETACH;	/* it left its parent's memory */
+		return LIFE_DETACH;	/* it left its parent's memory */
 	if (!enabled)
-		return ALLOC_RESUME;
+		return LIFE_RESUME;
 	p->alloc = space_new(p->pid, SP_NEW);
 	/* its next stop, before the new image runs, allows syscalls */
 	if (ptrace(PTRACE_INTERRUPT, tcp->tid, 0L, 0L) < 0 && errno != ESRCH)
 		perror_msg("ptrace(PTRACE_INTERRUPT, %d)", tcp->tid);
-	return ALLOC_RESUME;
+	return LIFE_RESUME;
 }
 
 /*
@@ -260,61 +338,63 @@ static void clean_fork_child(struct thread *tcp)
 	p->fork_src = NULL;
 }
 
-enum alloc_action alloc_on_event_stop(struct thread *tcp, int first, int group)
+static enum life_verdict event_stop(void *self, struct thread *tcp, int first, int group)
 {
 	struct proc *p = tcp->proc;
 	struct alloc_space *s;
 
+	(void)self;
 	if (!p)
-		return ALLOC_RESUME;
+		return LIFE_RESUME;
 	if (first && p->fork_src)
 		clean_fork_child(tcp);
 	if (first && p->alloc && p->alloc->dt && !p->vfork_child)
 		alloc_detours_thread(p->alloc->dt, tcp, !!(tcp->flags & T_NEW));
 	if (first && p->unfollowed && !(p->vfork_child && alloc_active_space(p)) &&
 	    tcp->tid == p->pid)
-		return ALLOC_DETACH;
+		return LIFE_DETACH;
 	if (tracer_detaching())
-		return ALLOC_RESUME;
+		return LIFE_RESUME;
 	if (first && p->unfollowed)
-		return ALLOC_RESUME;	/* a vfork child in its parent's memory */
+		return LIFE_RESUME;	/* a vfork child in its parent's memory */
 	if (first && !p->alloc && enabled && p->rec->ppid && !p->vfork_child &&
 	    tcp->tid == p->pid) {
 		/* a followed fork child: probes of its own */
 		p->alloc = space_new(p->pid, SP_ARMED);
 		alloc_arm(p->alloc, tcp);
-		return ALLOC_RESUME;
+		return LIFE_RESUME;
 	}
 	s = p->alloc;
 	if (!s || !s->set)
-		return ALLOC_RESUME;
+		return LIFE_RESUME;
 	if (group) {
 		if (s->state == SP_WAIT_ARM || s->state == SP_WAIT_REARM)
 			alloc_try_arm(s, tcp, 1, NULL);
-		return ALLOC_RESUME;
+		return LIFE_RESUME;
 	}
 	switch (s->state) {
 	case SP_NEW:
 		alloc_entry_point(s, tcp);
-		return ALLOC_RESUME;
+		return LIFE_RESUME;
 	case SP_WAIT_ARM:
 	case SP_WAIT_REARM:
 		tcp->flags |= T_PARKED;
 		alloc_try_arm(s, tcp, 0, NULL);
-		return ALLOC_KEEP;	/* parked, or resumed by alloc_try_arm() */
+		return LIFE_KEEP;	/* parked, or resumed by alloc_try_arm() */
 	case SP_ARMED:
 		if (s->rearm && !first && alloc_rearm_stopped(s, tcp))
-			return ALLOC_KEEP;
-		return ALLOC_RESUME;
+			return LIFE_KEEP;
+		return LIFE_RESUME;
 	default:
-		return ALLOC_RESUME;
+		return LIFE_RESUME;
 	}
 }
 
-void alloc_on_syscall_stop(struct thread *tcp)
+static void syscall_stop(void *self, struct thread *tcp)
 {
 	struct alloc_space *s = alloc_active_space(tcp->proc);
 
+	(void)self;
 	/*
 	 * Under PTRACE_SYSCALL the exit stop of execve comes before the
 	 * interrupt stop asked for at the exec event, and takes its place:
@@ -344,10 +424,11 @@ int alloc_dl_record(struct proc *p, pid_t tid)
 	return 1;
 }
 
-void alloc_on_code_mapped(struct thread *tcp)
+static void code_mapped(void *self, struct thread *tcp)
 {
 	struct alloc_space *s = alloc_active_space(tcp->proc);
 
+	(void)self;
 	if (!s || s->state != SP_ARMED || !s->pending || s->rearm || tracer_detaching())
 		return;
 	/* no syscall can be injected at a syscall stop: at the next stop */
@@ -359,7 +440,8 @@ void alloc_on_code_mapped(struct thread *tcp)
 	s->rearm = 1;
 }
 
-const char *alloc_unfound_probe(size_t *iter)
+/* The --probe specs never found: the next one from *iter (from 0), or NULL. */
+static const char *unfound_probe(size_t *iter)
 {
 	for (size_t i = *iter; alloc_armed_once && i < probes_count(); i++) {
 		const struct probe *pr = probes_get(i);
@@ -373,21 +455,40 @@ const char *alloc_unfound_probe(size_t *iter)
 	return NULL;
 }
 
-void alloc_warn_unfound(void)
+/* The source's run_info(): the probes never found, what they could not see. */
+static void run_info(void *self, struct run_info *ri)
+{
+	static const char **unfound;
+	static size_t cap;
+	const char *spec;
+
+	(void)self;
+	ri->nunfound = 0;
+	for (size_t it = 0; (spec = unfound_probe(&it));) {
+		unfound = xgrowarray(unfound, &cap, ri->nunfound + 1, sizeof(*unfound));
+		unfound[ri->nunfound++] = spec;
+	}
+	ri->unfound = unfound;
+	ri->notes = alloc_notes(&ri->nnotes);
+}
+
+/* The source's final(): one warning on stderr per probe never found, once. */
+static void final(void *self)
 {
 	static int warned;
 	const char *spec;
 
-	for (size_t it = 0; !warned && (spec = alloc_unfound_probe(&it));)
+	(void)self;
+	for (size_t it = 0; !warned && (spec = unfound_probe(&it));)
 		warn_msg("probe '%s' was never found in the traced processes", spec);
 	warned = 1;
 }
 
-void alloc_on_new_task(struct thread *tcp, struct proc *child, pid_t child_tid, int event)
+static void new_task(void *self, struct thread *tcp, struct proc *child, int event)
 {
 	struct alloc_space *s = alloc_active_space(tcp->proc);
 
-	(void)child_tid;
+	(void)self;
 	if (!child)
 		return;
 	if (event == PTRACE_EVENT_VFORK) {
@@ -413,27 +514,11 @@ void alloc_on_new_task(struct thread *tcp, struct proc *child, pid_t child_tid, 
 	s->refs++;
 }
 
-void alloc_thread_exiting(struct thread *tcp)
-{
-	struct alloc_space *s = alloc_active_space(tcp->proc);
-	struct thread *t;
-	size_t it = 0;
-
-	alloc_execve_entry(tcp);	/* a vfork child leaves the memory too */
-	if (!s || s->pid != tcp->tid)
-		return;
-	/* the leader, its others live on: their memory through one of them */
-	while ((t = procs_next_thread(alloc_procs, &it)))
-		if (t->proc == tcp->proc && !(t->flags & T_EXITED)) {
-			debug_msg("process %d: its leader exits, its memory read through thread %d",
-				  tcp->proc->pid, t->tid);
-			s->pid = t->tid;
-			alloc_detours_live_task(s->dt, t->tid);
-			return;
-		}
-}
-
-int alloc_drain(struct thread *tcp)
+/*
+ * Read now what the in-target probes of tcp's address space recorded
+ * (events to the sink).  1 if the space has in-target probes.
+ */
+static int space_drain(struct thread *tcp)
 {
 	struct alloc_space *s = alloc_active_space(tcp->proc);
 
@@ -445,7 +530,8 @@ int alloc_drain(struct thread *tcp)
 	return 1;
 }
 
-void alloc_execve_entry(struct thread *tcp)
+/* After space_drain(): a vfork child's calls are counted to here (alloc-vcount.h). */
+static void vfork_leaves(struct thread *tcp)
 {
 	struct alloc_space *s = alloc_active_space(tcp->proc);
 
@@ -453,10 +539,61 @@ void alloc_execve_entry(struct thread *tcp)
 		alloc_detours_vfork_stop(s->dt, tcp->proc, 1);
 }
 
-void alloc_thread_free(struct thread *tcp)
+static int flush_thread(void *self, struct thread *tcp)
+{
+	(void)self;
+	return space_drain(tcp);
+}
+
+/*
+ * The source's execve_entry(): what the in-target probes recorded is
+ * the old image's, read now (their stacks unwound); a vfork child's
+ * parent may run once the exec is done.
+ */
+static void execve_entry(void *self, struct thread *tcp)
+{
+	(void)self;
+	if (space_drain(tcp)) {
+		debug_msg("thread %d: execve: the in-target ring read first", tcp->tid);
+		sink_flush();
+	}
+	vfork_leaves(tcp);
+}
+
+/*
+ * The source's thread_exit(): the last records of tcp's space read; a
+ * vfork child leaves the memory; the leader of a process whose other
+ * threads live on becomes a zombie, its /proc/PID/maps empty: the
+ * address space is read through another thread from then on.
+ */
+static void thread_exit(void *self, struct thread *tcp)
+{
+	struct alloc_space *s;
+	struct thread *t;
+	size_t it = 0;
+
+	(void)self;
+	space_drain(tcp);
+	vfork_leaves(tcp);
+	s = alloc_active_space(tcp->proc);
+	if (!s || s->pid != tcp->tid)
+		return;
+	while ((t = procs_next_thread(alloc_procs, &it)))
+		if (t->proc == tcp->proc && t != tcp && !(t->flags & T_EXITED)) {
+			debug_msg("process %d: its leader exits, its memory read through thread %d",
+				  tcp->proc->pid, t->tid);
+			s->pid = t->tid;
+			alloc_detours_live_task(s->dt, t->tid);
+			return;
+		}
+}
+
+/* The source's thread_gone(): tcp is about to be freed (exit, detach, exec by another thread). */
+static void thread_gone(void *self, struct thread *tcp)
 {
 	struct proc *p = tcp->proc;
 
+	(void)self;
 	free(tcp->alloc);
 	tcp->alloc = NULL;
 	if (!p)
@@ -479,7 +616,7 @@ void alloc_thread_free(struct thread *tcp)
 	}
 }
 
-static enum alloc_action on_sigtrap(struct thread *tcp)
+static enum stop_verdict on_sigtrap(struct thread *tcp)
 {
 	struct alloc_space *s = alloc_active_space(tcp->proc);
 	arch_regs_t regs;
@@ -487,20 +624,20 @@ static enum alloc_action on_sigtrap(struct thread *tcp)
 	int r;
 
 	if (!s)
-		return ALLOC_NOT_OURS;
+		return STOP_NOT_MINE;
 	if (ptrace(PTRACE_GETREGS, tcp->tid, 0L, &regs) < 0)
-		return errno == ESRCH ? ALLOC_RESUME : ALLOC_NOT_OURS;
+		return errno == ESRCH ? STOP_RESUME : STOP_NOT_MINE;
 	r = bp_hit(s->set, tcp->tid, &regs, &h);
 	if (r < 0) {
 		error_msg("process %d thread %d: breakpoint hit: %s", s->pid, tcp->tid,
 			  strerror(-r));
-		return ALLOC_NOT_OURS;
+		return STOP_NOT_MINE;
 	}
 	switch (r) {
 	case BP_HIT_NONE:
-		return ALLOC_NOT_OURS;
+		return STOP_NOT_MINE;
 	case BP_HIT_SUPPRESS:
-		return ALLOC_RESUME;
+		return STOP_RESUME;
 	case BP_HIT_ENTRY:
 		stops.breakpoint++;
 		if (h.cookie == &alloc_entry_cookie) {
@@ -512,7 +649,7 @@ static enum alloc_action on_sigtrap(struct thread *tcp)
 			 * Before a dlclose unmaps a library, what the stubs
 			 * recorded in it is read and unwound: its code is needed.
 			 */
-			if (alloc_drain(tcp))
+			if (space_drain(tcp))
 				sink_flush();
 			if (tcp->proc->rec->modules)
 				modules_map_changed(tcp->proc->rec->modules);
@@ -523,7 +660,7 @@ static enum alloc_action on_sigtrap(struct thread *tcp)
 		} else if (h.cookie) {
 			alloc_hit_entry(tcp, h.cookie, &regs, &h);
 		}
-		return ALLOC_RESUME;
+		return STOP_RESUME;
 	case BP_HIT_RETURN:
 		stops.breakpoint++;
 		if (h.cookie && h.cookie != &alloc_entry_cookie && h.cookie != &alloc_dl_cookie) {
@@ -533,9 +670,9 @@ static enum alloc_action on_sigtrap(struct thread *tcp)
 				alloc_detours_drain_ring(s->dt);
 			alloc_hit_return(tcp, h.cookie, &regs, &h);
 		}
-		return ALLOC_RESUME;
+		return STOP_RESUME;
 	}
-	return ALLOC_NOT_OURS;
+	return STOP_NOT_MINE;
 }
 
 /* The source's stop(): SIGTRAP signal-delivery-stops, a breakpoint's maybe. */
@@ -544,24 +681,41 @@ static enum stop_verdict alloc_stop(void *self, struct thread *tcp, int status)
 	(void)self;
 	if ((unsigned)status >> 16 || WSTOPSIG(status) != SIGTRAP)
 		return STOP_NOT_MINE;
-	return on_sigtrap(tcp) == ALLOC_NOT_OURS ? STOP_NOT_MINE : STOP_RESUME;
+	return on_sigtrap(tcp);
 }
 
 /* ---- detach ---- */
 
-int alloc_fixup_for_detach(struct thread *tcp)
+/* The source's space(). */
+static const void *detach_space(void *self, const struct proc *p)
+{
+	(void)self;
+	return alloc_active_space(p);
+}
+
+/* The source's park(): tcp out of memtap's code (bp_thread_fixup_for_detach()). */
+static int park(void *self, struct thread *tcp)
 {
 	struct alloc_space *s = alloc_active_space(tcp->proc);
 
+	(void)self;
 	if (!s)
 		return 0;
 	return bp_thread_fixup_for_detach(s->set, tcp->tid);
 }
 
-int alloc_space_remove(struct alloc_space *s, struct thread *good,
-		       struct thread *const *others, size_t nothers)
+/*
+ * The source's remove(): write back every original byte, unmap the
+ * scratch pages, forget the breakpoints.
+ */
+static void space_remove(void *self, const void *space, struct thread *good,
+			 struct thread *const *others, size_t nothers)
 {
-	int err = s->dt ? alloc_detours_remove(s->dt, good->tid) : 0, unmapped;
+	struct alloc_space *s = (struct alloc_space *)space;
+	int err, unmapped;
+
+	(void)self;
+	err = s->dt ? alloc_detours_remove(s->dt, good->tid) : 0;
 
 	if (err < 0)
 		error_msg("process %d: restoring the detoured entries: %s", s->pid, strerror(-err));
@@ -580,9 +734,7 @@ int alloc_space_remove(struct alloc_space *s, struct thread *good,
 	else if (unmapped < 0)
 		error_msg("process %d: unmapping memtap's scratch pages: %s", s->pid,
 			  strerror(-unmapped));
-	err = err < 0 ? err : unmapped;
 	bp_set_free(s->set);
 	s->set = NULL;
 	s->nsites = 0;
-	return err;
 }

@@ -5,8 +5,9 @@
  * ptrace_may_access() that refused: another user's process, one that
  * is not dumpable, capabilities memtap lacks, Yama ptrace_scope, or a
  * security module.  A process whose leader exited while its other
- * threads run is attached through those threads.  Then, for a process under
- * seccomp, choose mechanisms that inject nothing its filters forbid.
+ * threads run is attached through those threads.  Then the sources do
+ * their part (source.h: the allocator probes go in where the process's
+ * seccomp filters let them, attach_scratch_allowed()).
  */
 #include "config.h"
 
@@ -23,7 +24,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "trace/alloc.h"
+#include "trace/source.h"
 #include "trace/attach.h"
 #include "trace/sc-mech.h"
 #include "probe/breakpoint.h"
@@ -304,16 +305,8 @@ static int seize_thread(struct procs *pt, pid_t pid, pid_t tid, struct proc *p)
 	return 1;
 }
 
-/*
- * Would the seccomp state of p's leader (seized, maybe not stopped yet)
- * let memtap map a scratch page and unmap it again?  1 yes (or no
- * seccomp); 0 no, with the reason in buf.  The filters are fetched at
- * the leader's first stop, which is waited for and left for the event
- * loop to report (WNOWAIT).  The page's address is not known yet: the
- * filters see a representative one, and remote_syscall() checks the
- * real calls again.
- */
-static int scratch_allowed(struct proc *p, char *buf, size_t size)
+/* See attach.h. */
+int attach_scratch_allowed(struct proc *p, char *buf, size_t size)
 {
 	uint64_t insn = 0, a = 0x10000000;
 	const uint64_t mmap_args[6] = { a, ARCH_PAGE_SIZE, BP_SCRATCH_PROT, BP_SCRATCH_FLAGS,
@@ -372,22 +365,6 @@ void attach_refuse_probes(const struct trace_config *cfg, const struct procs *pt
 }
 
 /*
- * Mechanisms after attach: probes go in only where the target's seccomp
- * state lets memtap map a scratch page (attach_refuse_probes() else).
- * 1 when p's probes may go in.
- */
-static int choose_mechanisms(const struct trace_config *cfg, const struct procs *pt,
-			     struct proc *p)
-{
-	char why[256];
-
-	if (!alloc_enabled() || scratch_allowed(p, why, sizeof(why)))
-		return 1;
-	attach_refuse_probes(cfg, pt, p, why, 1);
-	return 0;
-}
-
-/*
  * Let the threads of p seized so far go again: each is waited for at its
  * first stop (the PTRACE_INTERRUPT's, or a signal's, passed on) and
  * detached.  Nothing of memtap is in the process yet.
@@ -413,7 +390,7 @@ static void unseize(struct procs *pt, struct proc *p)
 	p->rec->detached = 1;
 }
 
-int attach_pid(struct procs *pt, const struct trace_config *cfg, pid_t pid)
+int attach_pid(struct procs *pt, pid_t pid)
 {
 	char path[64];
 	struct proc *p;
@@ -467,9 +444,8 @@ int attach_pid(struct procs *pt, const struct trace_config *cfg, pid_t pid)
 		return refuse("cannot attach to process %d: no such process (its last threads "
 			      "exited)", pid);
 	}
-	if (choose_mechanisms(cfg, pt, p))
-		alloc_attach(p);
-	if (!p->alloc)
+	/* the sources' part: probes go in once every thread has stopped */
+	if (!sources_attach(p))
 		info_msg("attached to process %d (%s), %d thread%s", pid, p->rec->comm, total,
 		 total == 1 ? "" : "s");
 	return 0;

@@ -13,8 +13,19 @@
  * Seize every thread of pid into pt; -1 when refused (nothing of the
  * process is left seized), attach_error() saying why in one line.
  */
-int attach_pid(struct procs *pt, const struct trace_config *cfg, pid_t pid);
+int attach_pid(struct procs *pt, pid_t pid);
 const char *attach_error(void);
+
+/*
+ * Would the seccomp state of p's leader (seized, maybe not stopped yet)
+ * let memtap map a scratch page and unmap it again?  1 yes (or no
+ * seccomp); 0 no, with the reason in buf.  The filters are fetched at
+ * the leader's first stop, which is waited for and left for the event
+ * loop to report (WNOWAIT).  The page's address is not known yet: the
+ * filters see a representative one, and remote_syscall() checks the
+ * real calls again.
+ */
+int attach_scratch_allowed(struct proc *p, char *buf, size_t size);
 
 /*
  * p's seccomp state forbids the scratch page that breakpoints need (why:

@@ -4,9 +4,10 @@
  * Detaching (attach mode only: a seccomp filter cannot be removed) is
  * PTRACE_INTERRUPT of every running thread, then PTRACE_DETACH of each at
  * its next stop, passing on the signal of a signal-delivery-stop.  With
- * breakpoints in an address space (alloc.h), its threads are parked
- * until all of them are stopped and out of memtap's code; the
- * breakpoints then come out, and the threads go.
+ * a source's things in an address space (source.h's space(): the
+ * allocator probes' breakpoints and detours), its threads are parked
+ * until all of them are stopped and out of memtap's code; the source's
+ * things then come out, and the threads go.
  */
 #include "config.h"
 
@@ -16,8 +17,8 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 
-#include "trace/alloc.h"
 #include "trace/loop.h"
+#include "trace/source.h"
 #include "util/error.h"
 #include "util/xmalloc.h"
 
@@ -36,7 +37,7 @@ void detach_thread(struct thread *tcp, int sig)
 }
 
 /*
- * Detaching with breakpoints in the address space (see alloc.h): a
+ * Detaching with a source's things in the address space (see above): a
  * thread may only go once every thread of the space is stopped and out
  * of memtap's code, and the breakpoints are out.  Until then it is
  * parked: left stopped, with the signal to pass on remembered.  good:
@@ -49,7 +50,7 @@ void detach_or_park(struct thread *tcp, int sig, int good)
 {
 	int r;
 
-	if (!alloc_active_space(tcp->proc)) {
+	if (!sources_space(tcp->proc)) {
 		detach_thread(tcp, sig);
 		return;
 	}
@@ -61,7 +62,7 @@ void detach_or_park(struct thread *tcp, int sig, int good)
 	}
 	if (sig)
 		tcp->pending_sig = sig;
-	r = alloc_fixup_for_detach(tcp);
+	r = sources_park(tcp);
 	if (r == 1) {
 		/* a SIGTRAP of ours is queued: its stop comes next */
 		resume(tcp, 0);
@@ -75,7 +76,7 @@ void detach_or_park(struct thread *tcp, int sig, int good)
 }
 
 /* Can the threads of space s go: all parked (or blocked in vfork)? */
-static int space_ready(struct alloc_space *s)
+static int space_ready(const void *s)
 {
 	size_t it = 0;
 	struct thread *t;
@@ -83,7 +84,7 @@ static int space_ready(struct alloc_space *s)
 	while ((t = procs_next_thread(&tr.procs, &it))) {
 		if (t->flags & T_HELD)
 			return 0;	/* maybe one of ours */
-		if (alloc_active_space(t->proc) != s || (t->flags & (T_VFORK_WAIT | T_EXITED)))
+		if (sources_space(t->proc) != s || (t->flags & (T_VFORK_WAIT | T_EXITED)))
 			continue;
 		if (!(t->flags & T_PARKED))
 			return 0;
@@ -92,13 +93,13 @@ static int space_ready(struct alloc_space *s)
 }
 
 /* Undo the breakpoints of s, then detach its parked threads. */
-static void space_finish(struct alloc_space *s)
+static void space_finish(const void *s)
 {
 	struct thread **parked = NULL, *good = NULL, *t;
 	size_t n = 0, it = 0;
 
 	while ((t = procs_next_thread(&tr.procs, &it))) {
-		if (alloc_active_space(t->proc) != s || !(t->flags & T_PARKED))
+		if (sources_space(t->proc) != s || !(t->flags & T_PARKED))
 			continue;
 		parked = xrealloc(parked, (n + 1) * sizeof(*parked));
 		parked[n++] = t;
@@ -108,7 +109,7 @@ static void space_finish(struct alloc_space *s)
 	debug_msg("detaching: %zu threads stopped after %.1f ms", n,
 		  (double)(now_ns() - tr.detach_ns) / 1e6);
 	if (good)
-		alloc_space_remove(s, good, parked, n);
+		sources_remove(s, good, parked, n);
 	for (size_t i = 0; i < n; i++) {
 		int sig = parked[i]->pending_sig;
 
@@ -125,12 +126,12 @@ void detach_progress(void)
 	int again = 1;
 
 	while (again) {
-		struct alloc_space *not_ready = NULL;
+		const void *not_ready = NULL;
 
 		again = 0;
 		it = 0;
 		while ((t = procs_next_thread(&tr.procs, &it))) {
-			struct alloc_space *s = alloc_active_space(t->proc);
+			const void *s = sources_space(t->proc);
 
 			/* one look per space (mostly one): threads are many */
 			if (!s || !(t->flags & T_PARKED) || s == not_ready)

@@ -12,10 +12,9 @@
 
 #include <string.h>
 
-#include "probe/breakpoint.h"
 #include "stack/unwind.h"
-#include "trace/alloc.h"
 #include "trace/emit.h"
+#include "trace/source.h"
 
 void source_event_init(struct event *ev, const struct thread *tcp)
 {
@@ -45,13 +44,10 @@ void source_emit(struct thread *tcp, const struct event *ev, const arch_regs_t *
 
 	if (regs && sink_stacks_wanted() && sink_wants(sp, ev) == SINK_RECORD &&
 	    stack_snapshot_take(&snap, sp->pid, tcp->tid, regs, sink_stack_size()) == 0) {
-		struct bp_set *bps = alloc_bp_set(tcp->proc);
-
 		/* a copy too short for the walk grows, the thread still stopped */
 		sink_stack_extend(sp, &snap);
 		/* return addresses replaced by memtap's trampoline: the real ones */
-		if (bps)
-			bp_fix_stack(bps, snap.start, snap.data, snap.len);
+		sources_fix_stack(tcp, &snap);
 		s = &snap;
 	}
 	source_emit_snapshot(tcp, ev, s);

@@ -86,13 +86,13 @@ void tracer_launch(char **argv)
 
 void tracer_attach(pid_t pid)
 {
-	if (attach_pid(&tr.procs, tr.cfg, pid) < 0)
+	if (attach_pid(&tr.procs, pid) < 0)
 		error_msg_and_die("%s", attach_error());
 }
 
 int tracer_attach_soft(pid_t pid, char *err, size_t size)
 {
-	if (attach_pid(&tr.procs, tr.cfg, pid) == 0)
+	if (attach_pid(&tr.procs, pid) == 0)
 		return 0;
 	snprintf(err, size, "%s", attach_error());
 	return -1;
@@ -106,7 +106,7 @@ void tracer_forget_gone(void (*forget)(struct sink_proc *rec))
 	while (*pp) {
 		struct proc *p = *pp;
 
-		if (p->nthreads || p->alloc || p->fork_src || p->pid == tr.launched_pid) {
+		if (p->nthreads || sources_use_proc(p) || p->pid == tr.launched_pid) {
 			pp = &p->next;
 			tr.procs.tail = pp;
 			continue;
@@ -270,7 +270,6 @@ void tracer_forget_thread(struct thread *tcp)
 
 void thread_free(struct thread *tcp)
 {
-	alloc_thread_free(tcp);
 	sources_thread_gone(tcp);
 	sandbox_forget(tcp->tid);
 	procs_free_thread(&tr.procs, tcp);
@@ -502,7 +501,7 @@ static void serve_wait(pid_t pid, int status, uint64_t ns)
 		stop_began(tcp, status, ns);
 		tcp->flags |= T_HELD | T_STOPPED | T_STARTED;
 		stops.event++;
-		if (tr.detaching && !alloc_any_active())
+		if (tr.detaching && !sources_in_target())
 			detach_thread(tcp, 0);
 		return;
 	}
@@ -537,7 +536,7 @@ static int probes_armed(void)
 {
 	if (tr.launched_pid && !tr.launched_exec_seen)
 		return 0;
-	return !alloc_arming();
+	return !sources_arming();
 }
 
 int tracer_run(void)

@@ -25,7 +25,7 @@
  * n) calling malloc; their return address is in a detoured function or
  * in a stub) are not events, as with int3 (the stubs make none while
  * their nest table holds every range: detour-abi.h); a syscall
- * wrapper's always is one (alloc_wrapper_record()), as the seccomp stop
+ * wrapper's always is one (the hooks' wrapper(), ring.h), as the seccomp stop
  * would be.
  *
  * A record reserved but never committed (a signal handler that
@@ -72,7 +72,6 @@
 #include "record/sample.h"
 #include "record/sink.h"
 #include "stack/unwind.h"
-#include "trace/alloc.h"
 #include "trace/emit.h"
 #include "trace/ring.h"
 #include "trace/tracer.h"
@@ -101,6 +100,7 @@
 struct ring_src {
 	struct proc *p;
 	struct detour_set *ds;
+	const struct ring_hooks *hooks;
 	struct detour_ring r;
 	uint64_t tail;
 	uint64_t *commits;	/* RING_BATCH each */
@@ -180,13 +180,14 @@ static uint64_t self_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-struct ring_src *ring_add(struct proc *p, struct detour_set *ds)
+struct ring_src *ring_add(struct proc *p, struct detour_set *ds, const struct ring_hooks *hooks)
 {
 	struct ring_src *r = xcalloc(1, sizeof(*r));
 	const char *pause = getenv("MEMTAP_RING_PAUSE");
 
 	r->p = p;
 	r->ds = ds;
+	r->hooks = hooks;
 	detour_get_ring(ds, &r->r);
 	r->tail = r->r.head;
 	r->commits = xcalloc(RING_BATCH, sizeof(*r->commits));
@@ -416,7 +417,7 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 		}
 	if (pr->role >= PR_MMAP) {
 		/* a syscall wrapper: an event wherever it was called from */
-		if (!alloc_wrapper_record(p, tid, pr, args, word(rec, R_RESULT), &ev))
+		if (!r->hooks->wrapper(p, tid, pr, args, word(rec, R_RESULT), &ev))
 			return;
 	} else {
 		/* a compact record's call: the stubs' nest table had every range */
@@ -581,7 +582,7 @@ static int dl_hold(struct ring_src *r, const uint8_t *rec, uint64_t seq)
 	r->dl = DL_HOLD;
 	r->dl_seq = seq;
 	r->dl_since = now_ns();
-	if (!alloc_dl_record(r->p, (pid_t)word(rec, R_TID)))
+	if (!r->hooks->dl(r->p, (pid_t)word(rec, R_TID)))
 		r->dl = DL_RELEASED;	/* no stop to wait for */
 	return 1;
 }

@@ -18,6 +18,7 @@
 #include "trace/memtap.h"
 
 struct detour_set;
+struct probe;
 struct ring_src;
 
 /* The cookie of a sync point's slot (execve): its records are no event. */
@@ -28,7 +29,7 @@ extern char ring_sync_cookie;
  * alloc-detour.h): the library list changes.  Its record holds the
  * ring: the records before it are events (unwound while the library a
  * dlclose takes is still mapped), TAIL stays below it, so that its
- * thread waits in the stub, and alloc_dl_record() asks the thread for a
+ * thread waits in the stub, and the hooks' dl() asks the thread for a
  * stop, where the probes are looked at again; ring_release() lets the
  * ring go on (1: it was held).  A hold that no stop ends goes after
  * RING_HOLD_NS.
@@ -36,7 +37,23 @@ extern char ring_sync_cookie;
 extern char ring_dl_cookie;
 int ring_release(struct ring_src *r);
 
-struct ring_src *ring_add(struct proc *p, struct detour_set *ds);
+/*
+ * What the records mean to the probes that made them (alloc-hits.c,
+ * alloc.c), handed to ring_add() by alloc-detour.c:
+ *   wrapper: a detoured wrapper's record, made by thread tid of p after
+ *     the call returned retval, args its arguments at entry: 1 with ev
+ *     the event its int3 probe makes at the return, 0 for none;
+ *   dl: a record of _dl_debug_state by thread tid of p: 1 if tid was
+ *     asked for a stop (the ring stays held until ring_release()), 0.
+ */
+struct ring_hooks {
+	int (*wrapper)(struct proc *p, pid_t tid, const struct probe *pr,
+		       const uint64_t args[6], uint64_t retval, struct event *ev);
+	int (*dl)(struct proc *p, pid_t tid);
+};
+
+/* hooks (not NULL) must outlive the ring. */
+struct ring_src *ring_add(struct proc *p, struct detour_set *ds, const struct ring_hooks *hooks);
 void ring_remove(struct ring_src *r);
 
 /*

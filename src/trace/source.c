@@ -7,6 +7,7 @@
 
 #include <errno.h>
 
+#include "trace/memtap.h"
 #include "trace/source.h"
 #include "util/error.h"
 
@@ -178,4 +179,140 @@ void sources_execve_entry(struct thread *tcp)
 void sources_exec(pid_t pid)
 {
 	EACH(exec, pid);
+}
+
+int sources_attach(struct proc *p)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < nsources; i++)
+		if (sources[i].ops->attach && sources[i].ops->attach(sources[i].self, p))
+			any = 1;
+	return any;
+}
+
+void sources_new_task(struct thread *tcp, struct proc *child, int event)
+{
+	EACH(new_task, tcp, child, event);
+}
+
+enum life_verdict sources_event_stop(struct thread *tcp, int first, int group)
+{
+	for (size_t i = 0; i < nsources; i++) {
+		const struct source *s = &sources[i];
+		enum life_verdict v;
+
+		if (s->ops->event_stop && (v = s->ops->event_stop(s->self, tcp, first, group)))
+			return v;
+	}
+	return LIFE_RESUME;
+}
+
+enum life_verdict sources_exec_stop(struct thread *tcp)
+{
+	for (size_t i = 0; i < nsources; i++) {
+		const struct source *s = &sources[i];
+		enum life_verdict v;
+
+		if (s->ops->exec_stop && (v = s->ops->exec_stop(s->self, tcp)))
+			return v;
+	}
+	return LIFE_RESUME;
+}
+
+int sources_flush_thread(struct thread *tcp)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < nsources; i++)
+		if (sources[i].ops->flush_thread &&
+		    sources[i].ops->flush_thread(sources[i].self, tcp))
+			any = 1;
+	return any;
+}
+
+void sources_syscall_stop(struct thread *tcp)
+{
+	EACH(syscall_stop, tcp);
+}
+
+void sources_code_mapped(struct thread *tcp)
+{
+	EACH(code_mapped, tcp);
+}
+
+void sources_fix_stack(struct thread *tcp, struct stack_snapshot *snap)
+{
+	EACH(fix_stack, tcp, snap);
+}
+
+/* Does a source's member m say 1? */
+#define ANY(m, ...)							\
+	do {								\
+		for (size_t i = 0; i < nsources; i++)			\
+			if (sources[i].ops->m &&			\
+			    sources[i].ops->m(sources[i].self, ##__VA_ARGS__))	\
+				return 1;				\
+		return 0;						\
+	} while (0)
+
+int sources_arming(void)
+{
+	ANY(arming);
+}
+
+int sources_in_target(void)
+{
+	ANY(in_target);
+}
+
+int sources_use_proc(const struct proc *p)
+{
+	ANY(uses_proc, p);
+}
+
+void sources_run_info(struct run_info *ri)
+{
+	EACH(run_info, ri);
+}
+
+void sources_final(void)
+{
+	EACH(final);
+}
+
+/* The source that has things in p's address space, or NULL. */
+static const struct source *space_source(const struct proc *p, const void **space)
+{
+	for (size_t i = 0; i < nsources; i++)
+		if (sources[i].ops->space && (*space = sources[i].ops->space(sources[i].self, p)))
+			return &sources[i];
+	*space = NULL;
+	return NULL;
+}
+
+const void *sources_space(const struct proc *p)
+{
+	const void *space;
+
+	space_source(p, &space);
+	return space;
+}
+
+int sources_park(struct thread *tcp)
+{
+	const void *space;
+	const struct source *s = space_source(tcp->proc, &space);
+
+	return s && s->ops->park ? s->ops->park(s->self, tcp) : 0;
+}
+
+void sources_remove(const void *space, struct thread *good, struct thread *const *all,
+		    size_t n)
+{
+	const void *own;
+	const struct source *s = space_source(good->proc, &own);
+
+	if (s && own == space && s->ops->remove)
+		s->ops->remove(s->self, space, good, all, n);
 }

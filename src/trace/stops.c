@@ -12,8 +12,10 @@
  *
  * The other stops are offered to the sources of events (source.h):
  * seccomp and syscall stops (syscalls.c), breakpoint SIGTRAPs (alloc.c);
- * a SIGTRAP no source claims is a signal like the others.  While
- * detaching, every stop goes to detach.c.
+ * a SIGTRAP no source claims is a signal like the others.  The sources
+ * are told of the life-cycle stops too, and say what becomes of the
+ * thread (event_stop(), exec_stop()).  While detaching, every stop
+ * goes to detach.c.
  */
 #include "config.h"
 
@@ -28,7 +30,6 @@
 #include <linux/ptrace.h>
 
 #include "stack/jitnames.h"
-#include "trace/alloc.h"
 #include "trace/loop.h"
 #include "trace/source.h"
 #include "util/error.h"
@@ -40,13 +41,13 @@
 /* The first stop (PTRACE_EVENT_STOP) of a thread whose process is known. */
 static void first_stop(struct thread *tcp)
 {
-	switch (alloc_on_event_stop(tcp, 1, 0)) {
-	case ALLOC_KEEP:
+	switch (sources_event_stop(tcp, 1, 0)) {
+	case LIFE_KEEP:
 		return;
-	case ALLOC_DETACH:
+	case LIFE_DETACH:
 		detach_thread(tcp, 0);
 		return;
-	default:
+	case LIFE_RESUME:
 		break;
 	}
 	if (tr.detaching || (tcp->flags & T_DETACHING))
@@ -95,7 +96,7 @@ static void on_new_task(struct thread *tcp, int event)
 		np->sc_missed = p->sc_missed;
 		np->own_filter_only = p->own_filter_only;
 		/* the blocks (and the break) the in-target probes recorded are the child's too */
-		if (event == PTRACE_EVENT_FORK && alloc_drain(tcp))
+		if (event == PTRACE_EVENT_FORK && sources_flush_thread(tcp))
 			sink_flush();
 		np->brk = p->brk;	/* a copy of the parent's memory */
 		if (event == PTRACE_EVENT_FORK)
@@ -103,7 +104,7 @@ static void on_new_task(struct thread *tcp, int event)
 		sink_proc_copy_stubs(np->rec, p->rec);	/* stacks through them */
 		memcpy(np->rec->comm, p->rec->comm, sizeof(np->rec->comm));
 		procfs_read_vmstat(child_tid, &np->rec->vm_start);
-		alloc_on_new_task(tcp, np, child_tid, event);
+		sources_new_task(tcp, np, event);
 		p = np;
 	}
 	child = procs_find(&tr.procs, child_tid);
@@ -166,7 +167,7 @@ void on_exec(struct thread *tcp, pid_t pid)
 		/* the old address space is gone: measure growth from here */
 		procfs_read_vmstat(pid, &p->rec->vm_start);
 	}
-	if (alloc_on_exec(tcp) == ALLOC_DETACH || tr.detaching)
+	if (sources_exec_stop(tcp) == LIFE_DETACH || tr.detaching)
 		detach_thread(tcp, 0);
 	else
 		resume(tcp, 0);
@@ -188,10 +189,8 @@ static void on_exit_event(struct thread *tcp)
 		/* what a runtime wrote of its code as it exits (a JVM's perf map) */
 		jit_names_exiting(p->pid);
 	}
-	alloc_drain(tcp);
 	sources_thread_exit(tcp);
 	tcp->flags |= T_EXITED;
-	alloc_thread_exiting(tcp);
 	if (tr.detaching)
 		detach_thread(tcp, 0);	/* it runs no code of the process again */
 	else
@@ -257,7 +256,7 @@ static void on_event_stop(struct thread *tcp, int sig)
 	if (is_group_stop_sig(sig)) {
 		/* group-stop: stay stopped, yet report SIGCONT */
 		stops.group++;
-		alloc_on_event_stop(tcp, 0, 1);
+		sources_event_stop(tcp, 0, 1);
 		tcp->flags &= ~T_STOPPED;
 		tcp->flags |= T_LISTENING;
 		tcp->stop_ns = 0;	/* its own stop, not memtap's */
@@ -265,13 +264,13 @@ static void on_event_stop(struct thread *tcp, int sig)
 		return;
 	}
 	stops.event++;
-	switch (alloc_on_event_stop(tcp, 0, 0)) {
-	case ALLOC_KEEP:
+	switch (sources_event_stop(tcp, 0, 0)) {
+	case LIFE_KEEP:
 		break;
-	case ALLOC_DETACH:
+	case LIFE_DETACH:
 		detach_thread(tcp, 0);
 		break;
-	default:
+	case LIFE_RESUME:
 		if (!sources_hold(tcp))
 			resume(tcp, 0);
 		break;

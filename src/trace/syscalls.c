@@ -39,7 +39,6 @@
 #include <sys/wait.h>
 #include <linux/ptrace.h>
 
-#include "trace/alloc.h"
 #include "trace/emit.h"
 #include "trace/memtap.h"
 #include "trace/source.h"
@@ -313,14 +312,14 @@ static void code_mapped(struct thread *tcp, const struct syscall_def *def,
 	 * What the in-target probes recorded before is unwound first, with
 	 * the rules of before (as a dlclose's, alloc.c).
 	 */
-	if (alloc_drain(tcp))
+	if (sources_flush_thread(tcp))
 		sink_flush();
 	sink_proc_code_written(p->rec);
 	if (p->rec->modules && def->id == SC_MPROTECT)
 		modules_note_mprotect(p->rec->modules, addr, args[1]);
 	else if (p->rec->modules)
 		modules_note_mmap(p->rec->modules, addr, args[1], PROT_EXEC);
-	alloc_on_code_mapped(tcp);
+	sources_code_mapped(tcp);
 }
 
 /* The account's part of a successful event, from what the entry read. */
@@ -421,17 +420,11 @@ static int get_regs(struct thread *tcp, arch_regs_t *regs)
 /*
  * At the entry of execve: what the in-target probes recorded (their
  * stacks unwound) and the page faults taken so far are the old image's,
- * read now, while it is there; at the exec event its memory is gone.
- * The in-target rings through alloc.c, the other sources (faults.c)
- * through their execve_entry().
+ * read now, while it is there; at the exec event its memory is gone:
+ * the sources' execve_entry() (the in-target rings, alloc.c; faults.c).
  */
 static void exec_entry(struct thread *tcp)
 {
-	if (alloc_drain(tcp)) {
-		debug_msg("thread %d: execve: the in-target ring read first", tcp->tid);
-		sink_flush();
-	}
-	alloc_execve_entry(tcp);
 	sources_execve_entry(tcp);
 }
 
@@ -590,7 +583,7 @@ static void on_syscall_stop(struct thread *tcp)
 		tcp->flags |= T_SC_KNOWN;
 		tcp->flags = said ? tcp->flags | T_IN_SC : tcp->flags & ~T_IN_SC;
 		tcp->sc_def = NULL;
-		alloc_on_syscall_stop(tcp);
+		sources_syscall_stop(tcp);
 		return;
 	}
 	if (get_regs(tcp, &regs) < 0)
@@ -614,7 +607,7 @@ static void on_syscall_stop(struct thread *tcp)
 		if (tcp->sc_def)
 			syscall_exit(tcp, &regs);
 	}
-	alloc_on_syscall_stop(tcp);
+	sources_syscall_stop(tcp);
 }
 
 /* The source's stop(): seccomp stops and syscall stops are its own. */

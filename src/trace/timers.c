@@ -27,7 +27,6 @@
 #include "record/report.h"
 #include "util/error.h"
 #include "util/optparse.h"
-#include "trace/alloc.h"
 #include "trace/memtap.h"
 #include "trace/ring.h"
 #include "trace/source.h"
@@ -160,21 +159,15 @@ static void status_print(uint64_t now)
 /* What the reports need of the run (record/report.h). */
 static void run_info_get(struct run_info *ri)
 {
-	static const char **unfound;
-	static size_t cap;
-	const char *spec;
-
 	ri->stops = stops;
 	ri->syscall_source = syscall_source;
 	ri->fault_period = (cfg->events & EV_FAULT_KINDS) ? cfg->fault_period : 0;
 	ring_sample_means(&ri->sample_lo, &ri->sample_hi);
+	ri->unfound = NULL;
 	ri->nunfound = 0;
-	for (size_t it = 0; (spec = alloc_unfound_probe(&it));) {
-		unfound = xgrowarray(unfound, &cap, ri->nunfound + 1, sizeof(*unfound));
-		unfound[ri->nunfound++] = spec;
-	}
-	ri->unfound = unfound;
-	ri->notes = alloc_notes(&ri->nnotes);
+	ri->notes = NULL;
+	ri->nnotes = 0;
+	sources_run_info(ri);
 }
 
 void interval_report(int last)
@@ -209,7 +202,7 @@ void timers_final_report(void)
 {
 	struct run_info ri;
 
-	alloc_warn_unfound();
+	sources_final();
 	status_clear();
 	if (cfg->interval > 0) {
 		interval_report(1);
