@@ -11,7 +11,7 @@
  * ends with a jmp back.  Any number of threads can run the copy at once.
  *
  * Scratch page layout (one page, r-x, anonymous, mapped by an injected
- * mmap within +-2 GiB of the code it serves):
+ * mmap within reach of the code it serves, ARCH_NEAR_REACH):
  *
  *   0x000  int3 x 32     offset 0 is the return trampoline
  *   0x020  slot 0        displaced instruction, jmp back, int3 padding
@@ -55,7 +55,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/ptrace.h>
 
 #include "arch/arch.h"
 #include "probe/bp-internal.h"

@@ -5,21 +5,23 @@
  *
  * How a hit resumes ("displaced instruction + jmp back"): the first
  * instruction of the function is copied into a slot of a scratch page
- * that memtap maps into the target within +-2 GiB of the function (an
- * injected mmap), followed by a jmp back to the next instruction.  On a
- * hit the thread stops once (SIGTRAP, its pc just past the int3); bp_hit()
- * sets its pc to the slot and it continues.  The int3 is never removed while the
+ * that memtap maps into the target within reach of the function
+ * (ARCH_NEAR_REACH; an injected mmap), followed by a jmp back to the next
+ * instruction.  On a hit the thread stops once (SIGTRAP, the pc it
+ * reports names the int3: arch_bp_addr_from_pc()); bp_hit() sets its pc
+ * to the slot and it continues.  The int3 is never removed while the
  * target runs, so every thread sees it all the time and counts are exact.
  * endbr64, relative jmp and relative call are emulated instead.
  *
- * Return values (want_return): at the entry hit the return address in its
- * return slot (arch/bp_arch.h; x86-64: the stack word at sp) is saved (per thread, with the stack address of the slot) and
- * replaced by the address of an int3 "trampoline" in the scratch page; the
- * function returns into it, bp_hit() reports the return value and sets
- * the pc to the saved return address.  Only for functions that return
- * normally or by longjmp: a C++ exception unwinding through a replaced
- * return address terminates the target, so never ask for the return of
- * anything that can throw (operator new).  Refused (-ENOTSUP) when the
+ * Return values (want_return): at the entry hit the return address in
+ * its return slot (arch/bp_arch.h; x86-64: the stack word at sp) is saved
+ * (per thread, with the slot's address) and replaced by the address of an
+ * int3 "trampoline" in the scratch page; the function returns into it,
+ * bp_hit() reports the return value and sets the pc to the saved return
+ * address.  Only for functions that return normally or by longjmp: a
+ * C++ exception unwinding through a replaced return address terminates
+ * the target, so never ask for the return of anything that can throw
+ * (operator new).  Refused (-ENOTSUP) when the
  * process runs with CET shadow stacks.  Entries of frames left by longjmp
  * are dropped when found stale.  Unwinders must see the real return
  * addresses: bp_fix_stack() patches a stack snapshot.
@@ -157,14 +159,15 @@ void bp_thread_gone(struct bp_set *set, pid_t tid);
 
 /*
  * For detach, with tid in a ptrace-stop (any stop; SIGTRAP stops already
- * passed to bp_hit()): move its pc out of memtap's code.  A thread just
- * past the int3 at addr goes back to addr, one in a slot back into the function (slot -> addr,
- * jmp back -> addr + len), one at the trampoline to its saved return
- * address.  Returns 0 when tid may be detached once bp_remove_all() ran,
- * 1 when an int3 SIGTRAP of tid is still queued (the interrupt stop was
- * reported first): then resume tid with PTRACE_CONT, signal 0, pass its
- * next stop (that SIGTRAP) to bp_hit(), which answers BP_HIT_SUPPRESS,
- * and call this again.  -errno on failure (-ESRCH: gone).
+ * passed to bp_hit()): move its pc out of memtap's code.  A thread that
+ * ran the int3 at addr goes back to addr, one in a slot back into the
+ * function (slot -> addr, jmp back -> addr + len), one at the trampoline
+ * to its saved return address.  Returns 0 when tid may be detached once
+ * bp_remove_all() ran, 1 when an int3 SIGTRAP of tid is still queued
+ * (the interrupt stop was reported first): then resume tid with
+ * PTRACE_CONT, signal 0, pass its next stop (that SIGTRAP) to bp_hit(),
+ * which answers BP_HIT_SUPPRESS, and call this again.  -errno on
+ * failure (-ESRCH: gone).
  */
 int bp_thread_fixup_for_detach(struct bp_set *set, pid_t tid);
 
