@@ -387,6 +387,7 @@ static int on_return(struct bp_set *set, pid_t tid, arch_regs_t *regs,
 	struct bp_thread *t;
 	struct ret_entry e;
 	size_t i;
+	int err;
 
 	t = bp_ret_lookup(set, tid, slot, &i);
 	if (!t) {
@@ -408,7 +409,8 @@ static int on_return(struct bp_set *set, pid_t tid, arch_regs_t *regs,
 	out->caller = e.orig;
 	out->sp = slot;
 	arch_set_pc(regs, e.orig);
-	return arch_regs_set(tid, regs) < 0 ? -errno : BP_HIT_RETURN;
+	err = arch_regs_set(tid, regs);
+	return err < 0 ? err : BP_HIT_RETURN;
 }
 
 /* Set regs so that the thread runs the function as if never stopped. */
