@@ -21,7 +21,7 @@
 struct bp {
 	uint64_t addr;
 	struct bp_insn insn;
-	uint8_t orig;		/* the byte under the int3 */
+	uint8_t orig[ARCH_BP_LEN];	/* the bytes under the breakpoint */
 	uint64_t slot;		/* 0 when emulated */
 	unsigned resume_off;	/* offset of the jmp back in the slot */
 	int want_return;
@@ -46,8 +46,8 @@ struct bp_thread {
 	pid_t tid;
 	struct ret_entry *rets;
 	size_t nrets, cap;
-	int suppress;		/* swallow the SIGTRAP reported at suppress_rip */
-	uint64_t suppress_rip;
+	int suppress;		/* swallow the SIGTRAP reported at suppress_pc */
+	uint64_t suppress_pc;	/* a pc */
 	struct bp_thread *next;
 };
 

@@ -1,6 +1,6 @@
 /*
  * bp-scratch.c - the scratch pages of a breakpoint set: where one goes
- * (a free page within rel32 reach of the code, not where the heap grows),
+ * (a free page within reach of the code, not where the heap grows),
  * mapping it by an injected mmap, its slots, and unmapping it (from the
  * process, or from a fork child's copy).  Layout: see breakpoint.c.
  */
@@ -48,7 +48,7 @@ size_t bp_scratch_pages(const struct bp_set *set, uint64_t *addrs, size_t max)
 
 /*
  * A free page within reach of the object around addr (its mappings
- * within rel32 of addr): hole_find() over them.  0 if none.
+ * within reach of addr): hole_find() over them.  0 if none.
  */
 static uint64_t find_hole(const struct procfs_map *r, size_t n, uint64_t addr)
 {
@@ -58,13 +58,13 @@ static uint64_t find_hole(const struct procfs_map *r, size_t n, uint64_t addr)
 		if (addr >= r[i].start && addr < r[i].end)
 			ino = r[i].ino;
 	for (size_t i = 0; i < n && ino; i++)
-		if (r[i].ino == ino && bp_arch_in_rel32(r[i].start, addr)) {
+		if (r[i].ino == ino && arch_in_reach(r[i].start, addr)) {
 			if (r[i].start < lo)
 				lo = r[i].start;
 			if (r[i].end > hi)
 				hi = r[i].end;
 		}
-	return hole_find(r, n, lo, hi, PAGE);
+	return hole_find(r, n, lo, hi, PAGE, ARCH_NEAR_REACH);
 }
 
 int bp_ensure_syscall_insn(struct bp_set *set, pid_t tid)
@@ -103,7 +103,7 @@ int bp_scratch_map(struct bp_set *set, pid_t tid, uint64_t addr)
 			remote_munmap(tid, set->syscall_insn, (uint64_t)got, PAGE, &res);
 			continue;
 		}
-		memset(head, BP_ARCH_TRAP_BYTE, sizeof(head));
+		arch_bp_fill(head, sizeof(head));
 		err = bp_mem_write(set, tid, a, head, sizeof(head));
 		if (err < 0) {
 			remote_munmap(tid, set->syscall_insn, a, PAGE, &res);
@@ -131,10 +131,10 @@ uint64_t bp_slot_find(struct bp_set *set, uint64_t addr, const struct bp_insn *i
 
 		if (s->used + BP_ARCH_SLOT_SIZE > PAGE)
 			continue;
-		if (!bp_arch_in_rel32(slot, addr))
+		if (!arch_in_reach(slot, addr))
 			continue;
 		if ((insn->riprel || insn->kind == BPI_JCC) &&
-		    !bp_arch_in_rel32(slot, insn->target))
+		    !arch_in_reach(slot, insn->target))
 			continue;
 		return slot;
 	}

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/ptrace.h>
 #include <sys/wait.h>
 
 #include "arch/arch.h"
@@ -66,40 +65,40 @@ int bp_thread_fixup_for_detach(struct bp_set *set, pid_t tid)
 	struct bp *bp;
 	uint64_t pc;
 	size_t i;
-	int where, queued, changed = 0;
+	int where, queued, changed = 0, err;
 
-	if (ptrace(PTRACE_GETREGS, tid, 0L, &regs) < 0)
-		return -errno;
-	pc = regs.rip;
-	bp = bp_at(set, pc - BP_ARCH_TRAP_LEN);
-	queued = (bp || (set->tramp && pc - BP_ARCH_TRAP_LEN == set->tramp)) &&
+	if ((err = arch_regs_get(tid, &regs)) < 0)
+		return err;
+	pc = arch_pc(&regs);
+	bp = bp_at(set, arch_bp_addr_from_pc(pc));
+	queued = (bp || (set->tramp && arch_bp_addr_from_pc(pc) == set->tramp)) &&
 		 sigtrap_pending(set->pid, tid);
 
-	if (set->tramp && (pc == set->tramp || pc == set->tramp + BP_ARCH_TRAP_LEN)) {
+	if (set->tramp && (pc == set->tramp || arch_bp_addr_from_pc(pc) == set->tramp)) {
 		/* returned into the trampoline: go where the return went */
-		if ((t = bp_ret_lookup(set, tid, regs.rsp - 8, &i))) {
-			regs.rip = t->rets[i].orig;
+		if ((t = bp_ret_lookup(set, tid, arch_ret_slot_at_return(&regs), &i))) {
+			arch_set_pc(&regs, t->rets[i].orig);
 			t->nrets = i;
 			changed = 1;
 		}
-	} else if (bp && (queued || bp->insn.len > BP_ARCH_TRAP_LEN)) {
+	} else if (bp && (queued || bp->insn.len > pc - bp->addr)) {
 		/*
-		 * The int3 ran.  With a one-byte first instruction, addr + 1
-		 * is also an instruction boundary: only a queued SIGTRAP
-		 * says the int3 ran.
+		 * The breakpoint ran.  Where the pc it leaves is also an
+		 * instruction boundary (x86-64: a one-byte first instruction,
+		 * addr + 1) only a queued SIGTRAP says it ran.
 		 */
-		regs.rip = bp->addr;
+		arch_set_pc(&regs, bp->addr);
 		changed = 1;
 	} else if ((bp = in_slot(set, pc, &where))) {
-		regs.rip = where == 1 ? bp->addr : bp->addr + bp->insn.len;
+		arch_set_pc(&regs, where == 1 ? bp->addr : bp->addr + bp->insn.len);
 		changed = 1;
 	}
-	if (changed && ptrace(PTRACE_SETREGS, tid, 0L, &regs) < 0)
-		return -errno;
+	if (changed && (err = arch_regs_set(tid, &regs)) < 0)
+		return err;
 	if (queued) {
 		t = bp_thread_find(set, tid, 1);
 		t->suppress = 1;
-		t->suppress_rip = regs.rip;
+		t->suppress_pc = arch_pc(&regs);
 		return 1;
 	}
 	return 0;
@@ -131,7 +130,7 @@ int bp_restore_all(struct bp_set *set, pid_t stopped_tid)
 	int first = 0, err;
 
 	for (struct bp *bp = set->all; bp; bp = bp->all_next) {
-		err = bp_mem_write(set, stopped_tid, bp->addr, &bp->orig, 1);
+		err = bp_mem_write(set, stopped_tid, bp->addr, bp->orig, sizeof(bp->orig));
 		if (err < 0 && !first)
 			first = err;
 	}
@@ -152,7 +151,7 @@ int bp_remove(struct bp_set *set, pid_t stopped_tid, uint64_t addr)
 
 	if (!bp)
 		return -ENOENT;
-	err = bp_mem_write(set, stopped_tid, addr, &bp->orig, 1);
+	err = bp_mem_write(set, stopped_tid, addr, bp->orig, sizeof(bp->orig));
 	return err < 0 ? err : bp_forget(set, addr);
 }
 
@@ -175,11 +174,10 @@ int bp_remove_all(struct bp_set *set, pid_t stopped_tid)
  */
 static pid_t fork_child_stopped(pid_t child)
 {
+	arch_regs_t regs;
 	siginfo_t si;
 
-	errno = 0;
-	ptrace(PTRACE_PEEKUSER, child, 0L, 0L);
-	if (errno != ESRCH)
+	if (arch_regs_get(child, &regs) != -ESRCH)
 		return child;		/* stopped (held) */
 	memset(&si, 0, sizeof(si));
 	while (waitid(P_PID, (id_t)child, &si, WSTOPPED | WEXITED | WNOWAIT | __WALL) < 0)
@@ -194,7 +192,7 @@ static int clean_child(struct bp_set *set, pid_t child, pid_t tid)
 	int first = 0, err;
 
 	for (struct bp *bp = set->all; bp; bp = bp->all_next) {
-		err = memio_write(child, tid, bp->addr, &bp->orig, 1);
+		err = memio_write(child, tid, bp->addr, bp->orig, sizeof(bp->orig));
 		if (err < 0 && !first)
 			first = err;
 	}

@@ -6,19 +6,19 @@
  * the byte is out, other threads run through the function unseen (lost
  * events), and a thread that trapped just before the removal finds no
  * breakpoint at rip-1 and dies of SIGTRAP; it crashed an 8-thread target.
- * Here the int3 stays.  A hit moves rip to a copy of the first
+ * Here the int3 stays.  A hit moves the pc to a copy of the first
  * instruction, out of line, in a scratch page near the code; the copy
  * ends with a jmp back.  Any number of threads can run the copy at once.
  *
  * Scratch page layout (one page, r-x, anonymous, mapped by an injected
- * mmap within +-2 GiB of the code it serves):
+ * mmap within reach of the code it serves, ARCH_NEAR_REACH):
  *
  *   0x000  int3 x 32     offset 0 is the return trampoline
  *   0x020  slot 0        displaced instruction, jmp back, int3 padding
  *   0x040  slot 1 ...
  *
  * Return capture (want_return).  Two ways were weighed:
- *   - a breakpoint at the return address, matched on (tid, rsp): it costs
+ *   - a breakpoint at the return address, matched on (tid, sp): it costs
  *     a breakpoint (and a displaced slot near every caller's object) per
  *     call site, every other thread passing the call site stops too, and
  *     its byte must be removed while others run;
@@ -36,8 +36,10 @@
  * S stale if its slot no longer holds the trampoline (frames below the
  * current call are dead, unless on a signal alternate stack, where the
  * trampoline would still be there).  A return at the trampoline pops the
- * entry whose slot is rsp - 8 and every entry pushed after it (frames
- * longjmp'd over).
+ * entry whose slot it names (arch_ret_slot_at_return(): on x86-64 ret
+ * popped it, sp - 8) and every entry pushed after it (frames longjmp'd
+ * over).  What is the CPU's (the int3, the pc it reports, the return slot,
+ * CET) is asked of arch/bp_arch.h.
  *
  * Here: the set, its threads' return entries, insertion and hits.  The
  * scratch pages are bp-scratch.c's, the undo bp-undo.c's.
@@ -53,7 +55,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/ptrace.h>
 
 #include "arch/arch.h"
 #include "probe/bp-internal.h"
@@ -215,29 +216,31 @@ int bp_mem_write(struct bp_set *set, pid_t tid, uint64_t addr,
 	return memio_write(set->pid, tid, addr, buf, len);
 }
 
-/* CET shadow stacks: x86_Thread_features in /proc/PID/status. */
-static int has_shadow_stack(pid_t pid)
-{
-	char path[64], line[256];
-	int on = 0;
-	FILE *f;
+/* The target's memory as the arch's callbacks want it. */
+struct bp_io {
+	struct bp_set *set;
+	pid_t tid;
+};
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "x86_Thread_features:", 20) == 0 && strstr(line, "shstk"))
-			on = 1;
-	fclose(f);
-	return on;
+static int io_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct bp_io *io = ctx;
+
+	return bp_mem_read(io->set, io->tid, addr, buf, len);
+}
+
+static int io_write(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+	struct bp_io *io = ctx;
+
+	return bp_mem_write(io->set, io->tid, addr, buf, len);
 }
 
 int bp_insert(struct bp_set *set, pid_t stopped_tid, uint64_t addr,
 	      int want_return, void *cookie)
 {
 	uint8_t buf[BP_ARCH_MAX_INSN], code[BP_ARCH_SLOT_SIZE];
-	uint8_t trap = BP_ARCH_TRAP_BYTE;
+	uint8_t trap[ARCH_BP_LEN];
 	struct bp_insn insn;
 	uint64_t slot = 0;
 	unsigned resume_off = 0;
@@ -248,14 +251,14 @@ int bp_insert(struct bp_set *set, pid_t stopped_tid, uint64_t addr,
 		return -EEXIST;
 	if (want_return) {
 		if (set->cet < 0)
-			set->cet = has_shadow_stack(set->pid);
+			set->cet = arch_ret_hook_refused(set->pid);
 		if (set->cet)
 			return -ENOTSUP;
 	}
 	/* the instruction may end near the end of a mapping: read less */
 	ssize_t n = memio_read(set->pid, stopped_tid, addr, buf, sizeof(buf));
 
-	if (n <= 0)
+	if (n < ARCH_BP_LEN)
 		return n < 0 ? (int)n : -EIO;
 	err = bp_arch_decode(addr, buf, (size_t)n, &insn);
 	if (err < 0)
@@ -285,14 +288,15 @@ int bp_insert(struct bp_set *set, pid_t stopped_tid, uint64_t addr,
 			return err;
 		bp_slot_take(set, slot);
 	}
-	err = bp_mem_write(set, stopped_tid, addr, &trap, 1);
+	arch_bp_fill(trap, sizeof(trap));
+	err = bp_mem_write(set, stopped_tid, addr, trap, sizeof(trap));
 	if (err < 0)
 		return err;	/* the slot stays used, unreachable */
 
 	bp = xcalloc(1, sizeof(*bp));
 	bp->addr = addr;
 	bp->insn = insn;
-	bp->orig = buf[0];
+	memcpy(bp->orig, buf, sizeof(bp->orig));
 	bp->slot = slot;
 	bp->resume_off = resume_off;
 	bp->want_return = want_return;
@@ -327,29 +331,30 @@ static void rets_drop_stale(struct bp_set *set, pid_t tid, struct bp_thread *t,
 	t->nrets = keep;
 }
 
-/* Trampoline the return address at regs->rsp; 0 or -errno. */
-static int ret_push(struct bp_set *set, pid_t tid, const arch_regs_t *regs,
+/* Trampoline the return of the call entered at regs; 0 or -errno. */
+static int ret_push(struct bp_set *set, pid_t tid, arch_regs_t *regs,
 		    struct bp *bp, uint64_t orig)
 {
 	struct bp_thread *t = bp_thread_find(set, tid, 1);
+	uint64_t slot = arch_ret_slot_at_entry(regs);
+	struct bp_io io = { set, tid };
 	struct ret_entry *e;
 	int err;
 
-	if (t->nrets && t->rets[t->nrets - 1].slot <= regs->rsp)
-		rets_drop_stale(set, tid, t, regs->rsp);
+	if (t->nrets && t->rets[t->nrets - 1].slot <= slot)
+		rets_drop_stale(set, tid, t, slot);
 	if (t->nrets >= MAX_RETS)
 		return -ENOSPC;
-	err = bp_mem_write(set, tid, regs->rsp, &set->tramp, sizeof(set->tramp));
+	err = arch_ret_hook(regs, set->tramp, io_write, &io);
 	if (err < 0)
 		return err;
 	t->rets = xgrowarray(t->rets, &t->cap, t->nrets + 1, sizeof(*t->rets));
 	e = &t->rets[t->nrets++];
-	e->slot = regs->rsp;
+	e->slot = slot;
 	e->orig = orig;
 	e->bp = bp;
-	e->args[0] = regs->rdi;
-	e->args[1] = regs->rsi;
-	e->args[2] = regs->rdx;
+	for (int i = 0; i < 3; i++)
+		e->args[i] = arch_call_arg(regs, i);
 	return 0;
 }
 
@@ -375,25 +380,19 @@ struct bp_thread *bp_ret_lookup(struct bp_set *set, pid_t tid, uint64_t slot,
 	return NULL;
 }
 
-static int set_regs(pid_t tid, arch_regs_t *regs)
-{
-	if (ptrace(PTRACE_SETREGS, tid, 0L, regs) < 0)
-		return -errno;
-	return 0;
-}
-
 static int on_return(struct bp_set *set, pid_t tid, arch_regs_t *regs,
 		     struct bp_hit *out)
 {
-	uint64_t slot = regs->rsp - 8;	/* ret popped it */
+	uint64_t slot = arch_ret_slot_at_return(regs);
 	struct bp_thread *t;
 	struct ret_entry e;
 	size_t i;
+	int err;
 
 	t = bp_ret_lookup(set, tid, slot, &i);
 	if (!t) {
-		debug_msg("pid %d tid %d: return at %#llx with no saved return address",
-			  set->pid, tid, regs->rsp);
+		debug_msg("pid %d tid %d: return at %#" PRIx64 " with no saved return address",
+			  set->pid, tid, arch_sp(regs));
 		return -ENOENT;
 	}
 	e = t->rets[i];
@@ -406,53 +405,42 @@ static int on_return(struct bp_set *set, pid_t tid, arch_regs_t *regs,
 	out->addr = e.bp->addr;
 	out->cookie = e.bp->cookie;
 	memcpy(out->args, e.args, sizeof(out->args));
-	out->retval = regs->rax;
+	out->retval = arch_call_ret(regs);
 	out->caller = e.orig;
 	out->sp = slot;
-	regs->rip = e.orig;
-	return set_regs(tid, regs) < 0 ? -errno : BP_HIT_RETURN;
+	arch_set_pc(regs, e.orig);
+	err = arch_regs_set(tid, regs);
+	return err < 0 ? err : BP_HIT_RETURN;
 }
 
 /* Set regs so that the thread runs the function as if never stopped. */
 static int resume_regs(struct bp_set *set, pid_t tid, struct bp *bp, arch_regs_t *regs)
 {
-	switch (bp->insn.kind) {
-	case BPI_DISPLACE:
-	case BPI_JCC:
-		regs->rip = bp->slot;
-		break;
-	case BPI_ENDBR:
-		regs->rip = bp->addr + bp->insn.len;
-		break;
-	case BPI_JMP:
-		regs->rip = bp->insn.target;
-		break;
-	case BPI_CALL: {
-		uint64_t ret = bp->addr + bp->insn.len;
-		int err = bp_mem_write(set, tid, regs->rsp - 8, &ret, sizeof(ret));
+	if (bp_arch_needs_slot(&bp->insn)) {
+		arch_set_pc(regs, bp->slot);
+	} else {
+		struct bp_io io = { set, tid };
+		int err = arch_bp_emulate(&bp->insn, bp->addr, regs, io_write, &io);
 
 		if (err < 0)
 			return err;
-		regs->rsp -= 8;
-		regs->rip = bp->insn.target;
-		break;
 	}
-	}
-	return set_regs(tid, regs);
+	return arch_regs_set(tid, regs);
 }
 
 int bp_hit(struct bp_set *set, pid_t tid, arch_regs_t *regs, struct bp_hit *out)
 {
 	struct bp_thread *t = bp_thread_find(set, tid, 0);
-	uint64_t pc = regs->rip - BP_ARCH_TRAP_LEN;
+	uint64_t pc = arch_bp_addr_from_pc(arch_pc(regs));
+	struct bp_io io = { set, tid };
 	struct bp *bp;
-	uint64_t caller = 0;
+	uint64_t caller;
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	if (t && t->suppress) {
 		t->suppress = 0;
-		if (regs->rip == t->suppress_rip) {
+		if (arch_pc(regs) == t->suppress_pc) {
 			set->stats.suppressed++;
 			out->kind = BP_HIT_SUPPRESS;
 			return BP_HIT_SUPPRESS;
@@ -465,12 +453,13 @@ int bp_hit(struct bp_set *set, pid_t tid, arch_regs_t *regs, struct bp_hit *out)
 		return BP_HIT_NONE;
 
 	set->stats.entries++;
-	regs->rip = pc;
-	bp_mem_read(set, tid, regs->rsp, &caller, sizeof(caller));
+	arch_set_pc(regs, pc);
+	caller = arch_caller_at_entry(regs, io_read, &io);
 	if (set->tramp && caller == set->tramp) {
 		/* tail-called from a function whose return is trampolined */
 		size_t i;
-		struct bp_thread *rt = bp_ret_lookup(set, tid, regs->rsp, &i);
+		struct bp_thread *rt = bp_ret_lookup(set, tid,
+						     arch_ret_slot_at_entry(regs), &i);
 
 		if (rt)
 			caller = rt->rets[i].orig;
@@ -482,11 +471,10 @@ int bp_hit(struct bp_set *set, pid_t tid, arch_regs_t *regs, struct bp_hit *out)
 	out->bp = bp;
 	out->addr = pc;
 	out->cookie = bp->cookie;
-	out->args[0] = regs->rdi;
-	out->args[1] = regs->rsi;
-	out->args[2] = regs->rdx;
+	for (int i = 0; i < 3; i++)
+		out->args[i] = arch_call_arg(regs, i);
 	out->caller = caller;
-	out->sp = regs->rsp;
+	out->sp = arch_sp(regs);
 	err = resume_regs(set, tid, bp, regs);
 	return err < 0 ? err : BP_HIT_ENTRY;
 }

@@ -5,21 +5,23 @@
  *
  * How a hit resumes ("displaced instruction + jmp back"): the first
  * instruction of the function is copied into a slot of a scratch page
- * that memtap maps into the target within +-2 GiB of the function (an
- * injected mmap), followed by a jmp back to the next instruction.  On a
- * hit the thread stops once (SIGTRAP, rip = addr + 1); bp_hit() sets its
- * rip to the slot and it continues.  The int3 is never removed while the
+ * that memtap maps into the target within reach of the function
+ * (ARCH_NEAR_REACH; an injected mmap), followed by a jmp back to the next
+ * instruction.  On a hit the thread stops once (SIGTRAP, the pc it
+ * reports names the int3: arch_bp_addr_from_pc()); bp_hit() sets its pc
+ * to the slot and it continues.  The int3 is never removed while the
  * target runs, so every thread sees it all the time and counts are exact.
  * endbr64, relative jmp and relative call are emulated instead.
  *
- * Return values (want_return): at the entry hit the return address on the
- * stack is saved (per thread, with the stack address of the slot) and
- * replaced by the address of an int3 "trampoline" in the scratch page; the
- * function returns into it, bp_hit() reports the return value and sets
- * rip to the saved return address.  Only for functions that return
- * normally or by longjmp: a C++ exception unwinding through a replaced
- * return address terminates the target, so never ask for the return of
- * anything that can throw (operator new).  Refused (-ENOTSUP) when the
+ * Return values (want_return): at the entry hit the return address in
+ * its return slot (arch/bp_arch.h; x86-64: the stack word at sp) is saved
+ * (per thread, with the slot's address) and replaced by the address of an
+ * int3 "trampoline" in the scratch page; the function returns into it,
+ * bp_hit() reports the return value and sets the pc to the saved return
+ * address.  Only for functions that return normally or by longjmp: a
+ * C++ exception unwinding through a replaced return address terminates
+ * the target, so never ask for the return of anything that can throw
+ * (operator new).  Refused (-ENOTSUP) when the
  * process runs with CET shadow stacks.  Entries of frames left by longjmp
  * are dropped when found stale.  Unwinders must see the real return
  * addresses: bp_fix_stack() patches a stack snapshot.
@@ -82,10 +84,10 @@ struct bp_hit {
 	struct bp *bp;
 	uint64_t addr;		/* the function (breakpoint address) */
 	void *cookie;		/* as given to bp_insert() */
-	uint64_t args[3];	/* rdi rsi rdx at entry (for a return too) */
-	uint64_t retval;	/* BP_HIT_RETURN: rax */
+	uint64_t args[3];	/* the first 3 arguments at entry (for a return too) */
+	uint64_t retval;	/* BP_HIT_RETURN: the return value */
 	uint64_t caller;	/* the return address */
-	uint64_t sp;		/* rsp at entry (the return slot's address) */
+	uint64_t sp;		/* sp at entry (the return slot's address) */
 };
 
 struct bp_stats {
@@ -143,9 +145,9 @@ void *bp_cookie(const struct bp *bp);
 
 /*
  * At a SIGTRAP signal-delivery-stop of tid, with regs just read by
- * PTRACE_GETREGS.  Returns a BP_HIT_* kind (fills *out) or -errno.  For
+ * arch_regs_get().  Returns a BP_HIT_* kind (fills *out) or -errno.  For
  * ENTRY and RETURN the registers are changed (and written back with
- * PTRACE_SETREGS) so that PTRACE_CONT with signal 0 continues the
+ * arch_regs_set()) so that PTRACE_CONT with signal 0 continues the
  * function; for SUPPRESS nothing changes and the signal must not be
  * delivered either.  NONE: not ours, deliver SIGTRAP.  An unwinder at
  * an entry hit should start from pc = out->addr and sp = out->sp.
@@ -157,14 +159,15 @@ void bp_thread_gone(struct bp_set *set, pid_t tid);
 
 /*
  * For detach, with tid in a ptrace-stop (any stop; SIGTRAP stops already
- * passed to bp_hit()): move rip out of memtap's code.  A thread at addr+1
- * goes back to addr, one in a slot back into the function (slot -> addr,
- * jmp back -> addr + len), one at the trampoline to its saved return
- * address.  Returns 0 when tid may be detached once bp_remove_all() ran,
- * 1 when an int3 SIGTRAP of tid is still queued (the interrupt stop was
- * reported first): then resume tid with PTRACE_CONT, signal 0, pass its
- * next stop (that SIGTRAP) to bp_hit(), which answers BP_HIT_SUPPRESS,
- * and call this again.  -errno on failure (-ESRCH: gone).
+ * passed to bp_hit()): move its pc out of memtap's code.  A thread that
+ * ran the int3 at addr goes back to addr, one in a slot back into the
+ * function (slot -> addr, jmp back -> addr + len), one at the trampoline
+ * to its saved return address.  Returns 0 when tid may be detached once
+ * bp_remove_all() ran, 1 when an int3 SIGTRAP of tid is still queued
+ * (the interrupt stop was reported first): then resume tid with
+ * PTRACE_CONT, signal 0, pass its next stop (that SIGTRAP) to bp_hit(),
+ * which answers BP_HIT_SUPPRESS, and call this again.  -errno on
+ * failure (-ESRCH: gone).
  */
 int bp_thread_fixup_for_detach(struct bp_set *set, pid_t tid);
 

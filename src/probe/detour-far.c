@@ -109,8 +109,8 @@ int detour_far(struct detour_set *ds, pid_t tid, uint64_t lo, uint64_t hi)
 	for (unsigned i = 1; i <= DT_FAR_MAX; i++) {
 		uint64_t a = ds->old_far[i - 1];
 
-		if (a && !ds->far[i - 1].base && bp_arch_in_rel32(a, lo) &&
-		    bp_arch_in_rel32(a + DT_CODE_SIZE, hi)) {
+		if (a && !ds->far[i - 1].base && arch_in_reach(a, lo) &&
+		    arch_in_reach(a + DT_CODE_SIZE, hi)) {
 			ds->far[i - 1].base = a;
 			ds->far[i - 1].reused = 1;
 			debug_msg("process %d: memtap's far code page %u at %#" PRIx64 " used again",

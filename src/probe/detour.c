@@ -170,7 +170,7 @@ int64_t dt_hole(const struct detour_set *ds, uint64_t lo, uint64_t hi, uint64_t 
 
 	if (procfs_read_maps(ds->pid, &maps, &n) < 0)
 		return -errno;
-	hole = hole_find(maps, n, lo, hi, len);
+	hole = hole_find(maps, n, lo, hi, len, ARCH_NEAR_REACH);
 	procfs_maps_free(maps);
 	return hole ? (int64_t)hole : -ENOMEM;
 }

@@ -23,9 +23,9 @@ static int range_free(const struct procfs_map *r, size_t n, uint64_t a, uint64_t
 }
 
 uint64_t hole_find(const struct procfs_map *r, size_t n, uint64_t lo, uint64_t hi,
-		   uint64_t len)
+		   uint64_t len, uint64_t reach)
 {
-	const uint64_t reach = 0x7fff0000ULL - 2 * len;
+	reach -= 2 * len;
 
 	/* below: walk down from each mapping's start */
 	for (size_t k = n; k-- > 0;) {

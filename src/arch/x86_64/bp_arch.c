@@ -6,10 +6,14 @@
  * relative to the end of the instruction, so moving it from addr to slot
  * only adds (addr - slot) to the displacement.  Conditional branches are
  * re-encoded as jcc rel32 so that their target stays reachable.
+ *
+ * Also what a hit does without a slot (endbr64, jmp, call emulated) and
+ * the return probes' return slot, which is the stack word at rsp.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <Zydis/Zydis.h>
 
@@ -134,4 +138,61 @@ int bp_arch_relocate(const struct bp_insn *insn, uint64_t addr, uint64_t slot,
 	code[n] = 0xe9;
 	put_rel32(code + n + 1, (int64_t)(addr + insn->len - (slot + n + 5)));
 	return (int)(n + 5);
+}
+
+int arch_bp_emulate(const struct bp_insn *insn, uint64_t addr, arch_regs_t *regs,
+		    arch_mem_write_fn write, void *ctx)
+{
+	switch (insn->kind) {
+	case BPI_ENDBR:
+		arch_set_pc(regs, addr + insn->len);
+		return 0;
+	case BPI_JMP:
+		arch_set_pc(regs, insn->target);
+		return 0;
+	case BPI_CALL: {
+		uint64_t ret = addr + insn->len;
+		int err = write(ctx, arch_sp(regs) - 8, &ret, sizeof(ret));
+
+		if (err < 0)
+			return err;
+		arch_set_sp(regs, arch_sp(regs) - 8);
+		arch_set_pc(regs, insn->target);
+		return 0;
+	}
+	case BPI_DISPLACE:
+	case BPI_JCC:
+		break;
+	}
+	return -EINVAL;
+}
+
+uint64_t arch_caller_at_entry(const arch_regs_t *regs, arch_mem_read_fn read, void *ctx)
+{
+	uint64_t ra = 0;
+
+	read(ctx, arch_sp(regs), &ra, sizeof(ra));
+	return ra;
+}
+
+int arch_ret_hook(arch_regs_t *regs, uint64_t tramp, arch_mem_write_fn write, void *ctx)
+{
+	return write(ctx, arch_ret_slot_at_entry(regs), &tramp, sizeof(tramp));
+}
+
+int arch_ret_hook_refused(pid_t pid)
+{
+	char path[64], line[256];
+	int on = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "x86_Thread_features:", 20) == 0 && strstr(line, "shstk"))
+			on = 1;
+	fclose(f);
+	return on;
 }

@@ -21,9 +21,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+#include "cpu.h"
 
 #define BP_ARCH_TRAP_BYTE 0xcc	/* int3 */
-#define BP_ARCH_TRAP_LEN 1	/* rip after the trap is addr + 1 */
 #define BP_ARCH_MAX_INSN 15
 #define BP_ARCH_SLOT_SIZE 32	/* room for a displaced instruction and a jmp */
 
@@ -70,9 +72,85 @@ int bp_arch_relocate(const struct bp_insn *insn, uint64_t addr, uint64_t slot,
 /* Is |to - from| reachable with a signed 32-bit displacement? */
 static inline int bp_arch_in_rel32(uint64_t from, uint64_t to)
 {
-	int64_t d = (int64_t)(to - from);
-
-	return d > -(int64_t)0x7fff0000 && d < (int64_t)0x7fff0000;
+	return arch_in_reach(from, to);
 }
+
+/*
+ * The breakpoint as the rest of memtap sees it (probe/breakpoint.c,
+ * bp-undo.c, bp-scratch.c): its bytes, the pc a hit reports, a hit
+ * resumed without a slot, and return probes.
+ *
+ * Target memory is read and written through the caller's functions,
+ * which return 0 or -errno.
+ */
+typedef int (*arch_mem_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+typedef int (*arch_mem_write_fn)(void *ctx, uint64_t addr, const void *buf, size_t len);
+
+/* The bytes a breakpoint puts over an instruction (int3: one). */
+#define ARCH_BP_LEN 1
+
+/* Fill buf with breakpoints: a scratch page's trampoline and padding. */
+static inline void arch_bp_fill(uint8_t *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = BP_ARCH_TRAP_BYTE;
+}
+
+/*
+ * The address of the breakpoint a thread stopped by it ran, from the pc
+ * its stop reports: int3 has run, the pc is past it.
+ */
+static inline uint64_t arch_bp_addr_from_pc(uint64_t pc)
+{
+	return pc - ARCH_BP_LEN;
+}
+
+/*
+ * A hit on the instruction insn at addr that needs no slot
+ * (!bp_arch_needs_slot()): set regs as if the thread had run it.
+ * endbr64 goes on past it, a jmp to its target, a call pushes its
+ * return address (written through write) and goes to its target.  0 or
+ * -errno (-EINVAL for an instruction that needs a slot); regs are not
+ * written back to the thread.
+ */
+int arch_bp_emulate(const struct bp_insn *insn, uint64_t addr, arch_regs_t *regs,
+		    arch_mem_write_fn write, void *ctx);
+
+/*
+ * Return probes.  At a function's first instruction its return address
+ * is kept in its "return slot", which memtap replaces by the address of
+ * a trampoline (a breakpoint of its own) and puts back on the return:
+ * on x86-64 the slot is the stack word at sp, which ret pops.  A call's
+ * return is known by its slot: the slot at entry and the slot a return
+ * into the trampoline names are the same address.
+ */
+static inline uint64_t arch_ret_slot_at_entry(const arch_regs_t *regs)
+{
+	return arch_sp(regs);
+}
+
+/* At the trampoline: ret has popped the slot. */
+static inline uint64_t arch_ret_slot_at_return(const arch_regs_t *regs)
+{
+	return arch_sp(regs) - 8;
+}
+
+/* The return address at a function's entry; 0 when it cannot be read. */
+uint64_t arch_caller_at_entry(const arch_regs_t *regs, arch_mem_read_fn read, void *ctx);
+
+/*
+ * At a function's entry: make its return go to tramp (the slot written
+ * through write; regs may change too, to be written back by the caller).
+ * 0 or -errno.
+ */
+int arch_ret_hook(arch_regs_t *regs, uint64_t tramp, arch_mem_write_fn write, void *ctx);
+
+/*
+ * Does the CPU refuse replaced return addresses in process pid?  CET
+ * shadow stacks (shstk in x86_Thread_features of /proc/PID/status) kill
+ * a process whose ret finds another address than its call pushed.  1 or
+ * 0 (0 too when the status cannot be read).
+ */
+int arch_ret_hook_refused(pid_t pid);
 
 #endif /* MEMTAP_BP_ARCH_H */

@@ -93,4 +93,45 @@ static inline enum abi arch_abi_from_regs(const arch_regs_t *r, uint16_t insn)
 	return ABI_X86_64;
 }
 
+/*
+ * Registers as the breakpoints see them (probe/breakpoint.c): the pc
+ * moved, the function's arguments at its entry and its return value at
+ * its return, the registers written back.
+ */
+static inline void arch_set_pc(arch_regs_t *r, uint64_t pc) { r->rip = pc; }
+static inline void arch_set_sp(arch_regs_t *r, uint64_t sp) { r->rsp = sp; }
+
+/* Integer argument i (0..5) of a function at its first instruction. */
+static inline uint64_t arch_call_arg(const arch_regs_t *r, int i)
+{
+	const unsigned long long a[6] = { r->rdi, r->rsi, r->rdx, r->rcx, r->r8, r->r9 };
+
+	return a[i];
+}
+
+/* A function's integer return value, right after it returned. */
+static inline uint64_t arch_call_ret(const arch_regs_t *r) { return r->rax; }
+
+/* Write a ptrace-stopped thread's registers back: 0 or -errno. */
+static inline int arch_regs_set(pid_t tid, const arch_regs_t *r)
+{
+	return ptrace(PTRACE_SETREGS, tid, 0L, r) < 0 ? -errno : 0;
+}
+
+/*
+ * Reach: how far one branch or patch memtap writes can go.  Code memtap
+ * puts in a target (scratch pages, detour stubs and far pages) lies
+ * within ARCH_NEAR_REACH of the code it serves: rel32, a little short of
+ * +-2 GiB, so that an instruction's own length never tips it over.
+ */
+#define ARCH_NEAR_REACH 0x7fff0000ULL
+
+/* Does a branch or displacement at from reach to? */
+static inline int arch_in_reach(uint64_t from, uint64_t to)
+{
+	int64_t d = (int64_t)(to - from);
+
+	return d > -(int64_t)ARCH_NEAR_REACH && d < (int64_t)ARCH_NEAR_REACH;
+}
+
 #endif /* MEMTAP_ARCH_CPU_H */
