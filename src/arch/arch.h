@@ -31,4 +31,30 @@
 #include "cpu.h"
 #include "bp_arch.h"
 
+/*
+ * Unwinding (issue 36, step 5): the register file in the numberings of
+ * the tools memtap hands it to.  cpu.h gives the constants (ARCH_NSAVED,
+ * ARCH_DW_*, ARCH_PERF_*, ARCH_ELF_MACHINE) and the accessors
+ * (arch_fp(), arch_set_pc(), arch_saved_reg(), ...).
+ */
+
+/* DWARF: registers 0..ARCH_DW_NREGS-1 of r, by their DWARF numbers. */
+void arch_dw_initial(const arch_regs_t *r, uint64_t out[ARCH_DW_NREGS]);
+/* DWARF's numbers of the callee-saved registers, arch_saved_reg()'s order. */
+extern const uint8_t arch_dw_saved[ARCH_NSAVED];
+
+/*
+ * libunwind (only with HAVE_LIBUNWIND): register reg of its numbering
+ * (UNW_*) of r into *val: 0, or -1 for one r does not hold.
+ */
+int arch_unw_get(const arch_regs_t *r, int reg, uint64_t *val);
+/* libunwind's numbers of the callee-saved registers, arch_saved_reg()'s order. */
+extern const int arch_unw_saved[ARCH_NSAVED];
+
+/*
+ * perf: the registers of a sample, v[i] perf's register i (of
+ * ARCH_PERF_REGS_MASK, the others 0), into r; the rest of r untouched.
+ */
+void arch_regs_from_perf(arch_regs_t *r, const uint64_t *v);
+
 #endif /* MEMTAP_ARCH_H */

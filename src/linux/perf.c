@@ -23,11 +23,6 @@
 #define PERF_FLAG_FD_CLOEXEC (1UL << 3)
 #endif
 
-/* The registers asked for: all but DS, ES, FS, GS, which x86-64 refuses. */
-#define REGS_MASK ((((uint64_t)1 << PERF_NREGS) - 1) & \
-		   ~((1ULL << PERF_REG_DS) | (1ULL << PERF_REG_ES) | \
-		     (1ULL << PERF_REG_FS) | (1ULL << PERF_REG_GS)))
-
 #define SAMPLE_BASIC (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR)
 
 static const char *const kind_names[PERF_FAULTS_NKINDS] = {
@@ -109,7 +104,7 @@ static int open_sample(struct perf_thread *pt, const struct perf_fault_config *c
 	attr_init(&a, c->kind, pt->user_only);
 	a.sample_period = pt->period;
 	a.sample_type = SAMPLE_BASIC | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	a.sample_regs_user = REGS_MASK;
+	a.sample_regs_user = ARCH_PERF_REGS_MASK;
 	a.sample_stack_user = (uint32_t)pt->stack_bytes;
 	/* Wake up poll() at wakeup_bytes (0: when half the ring is full). */
 	a.watermark = 1;
@@ -278,7 +273,7 @@ static int parse_sample(const struct perf_thread *pt, struct rec *r, struct perf
 	if (v != PERF_SAMPLE_REGS_ABI_NONE) {
 		s->have_regs = 1;
 		memset(s->regs, 0, sizeof(s->regs));
-		for (int i = 0; i < PERF_NREGS; i++)
+		for (int i = 0; i < ARCH_PERF_NREGS; i++)
 			if ((pt->regs_mask & (1ULL << i)) && rec_u64(r, &s->regs[i]) < 0)
 				return -1;
 	}

@@ -90,6 +90,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "arch/arch.h"
+
 enum perf_fault_kind {
 	PERF_FAULTS_ALL,	/* -e faults: every fault taken */
 	PERF_FAULTS_MINOR,	/* -e minor-faults */
@@ -115,16 +117,11 @@ struct perf_fault_config {
 				   0 = half of it */
 };
 
-/* The user registers of a sample, in perf's order (PERF_REG_X86_*). */
-enum perf_reg {
-	PERF_REG_AX, PERF_REG_BX, PERF_REG_CX, PERF_REG_DX,
-	PERF_REG_SI, PERF_REG_DI, PERF_REG_BP, PERF_REG_SP,
-	PERF_REG_IP, PERF_REG_FLAGS, PERF_REG_CS, PERF_REG_SS,
-	PERF_REG_DS, PERF_REG_ES, PERF_REG_FS, PERF_REG_GS,
-	PERF_REG_R8, PERF_REG_R9, PERF_REG_R10, PERF_REG_R11,
-	PERF_REG_R12, PERF_REG_R13, PERF_REG_R14, PERF_REG_R15,
-	PERF_NREGS
-};
+/*
+ * The user registers of a sample are the arch's (arch/arch.h): those of
+ * ARCH_PERF_REGS_MASK, in perf's order for the CPU, ARCH_PERF_NREGS at
+ * most; arch_regs_from_perf() reads them.
+ */
 
 /* One sample, valid during the perf_thread_drain() callback only. */
 struct perf_sample {
@@ -133,8 +130,8 @@ struct perf_sample {
 	uint64_t ip;		/* where the fault was taken (kernel ip if there) */
 	uint64_t addr;		/* the faulting address */
 	int have_regs;		/* 0: no user registers (abi NONE) */
-	uint64_t regs[PERF_NREGS];	/* by enum perf_reg; DS..GS are 0 */
-	const unsigned char *stack;	/* copy of [regs[SP], + stack_len) */
+	uint64_t regs[ARCH_PERF_NREGS];	/* by perf's number; those not asked for are 0 */
+	const unsigned char *stack;	/* copy of [the sample's sp, + stack_len) */
 	size_t stack_len;	/* bytes the kernel could copy (dyn_size) */
 };
 

@@ -478,7 +478,7 @@ uint32_t sink_walk_stack(struct sink_proc *p, uint64_t leaf, const uint64_t *ret
 
 	if (!sink_recording() || n < 1)
 		return 0;
-	snap.regs.rip = ret[0];
+	arch_set_pc(&snap.regs, ret[0]);
 	modules_event_begin(pm);
 	modules_lookup(pm, ret[0]);
 	if (leaf)

@@ -23,13 +23,9 @@
 #include <gelf.h>
 #include <elfutils/libdw.h>
 
+#include "arch/arch.h"
 #include "stack/cfi-rule.h"
 #include "util/xmalloc.h"
-
-/* x86-64 DWARF register numbers */
-#define DW_REG_RBP 6
-#define DW_REG_RSP 7
-#define DW_REG_RA 16
 
 /* The row of a libdw frame (start left to the caller). */
 static void classify(Dwarf_Frame *frame, struct cfitab_row *r)
@@ -43,15 +39,15 @@ static void classify(Dwarf_Frame *frame, struct cfitab_row *r)
 
 	memset(r, 0, sizeof(*r));
 	r->kind = CT_NONE;
-	if (dwarf_frame_info(frame, &start, &end, &signal) != DW_REG_RA || signal)
+	if (dwarf_frame_info(frame, &start, &end, &signal) != ARCH_DW_RA || signal)
 		return;
 	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx ||
-	    (ops[0].number != DW_REG_RSP && ops[0].number != DW_REG_RBP) ||
+	    (ops[0].number != ARCH_DW_SP && ops[0].number != ARCH_DW_FP) ||
 	    (int64_t)ops[0].number2 < INT32_MIN || (int64_t)ops[0].number2 > INT32_MAX)
 		return;
-	kind = ops[0].number == DW_REG_RSP ? CT_RSP : CT_RBP;
+	kind = ops[0].number == ARCH_DW_SP ? CT_RSP : CT_RBP;
 	cfa_off = (int32_t)(int64_t)ops[0].number2;
-	if (dwarf_frame_register(frame, DW_REG_RA, mem, &ops, &nops) != 0)
+	if (dwarf_frame_register(frame, ARCH_DW_RA, mem, &ops, &nops) != 0)
 		return;
 	if (nops == 0) {
 		r->kind = CT_END;	/* undefined or same value: the outermost frame */
@@ -59,7 +55,7 @@ static void classify(Dwarf_Frame *frame, struct cfitab_row *r)
 	}
 	if (!cfi_saved_at(ops, nops, &off) || off != -8)
 		return;
-	if (dwarf_frame_register(frame, DW_REG_RBP, mem, &ops, &nops) != 0)
+	if (dwarf_frame_register(frame, ARCH_DW_FP, mem, &ops, &nops) != 0)
 		return;
 	off = 0;
 	if (nops != 0 && (!cfi_saved_at(ops, nops, &off) || off < INT16_MIN || off > INT16_MAX))

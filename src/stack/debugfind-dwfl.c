@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <elfutils/libdwelf.h>
 
+#include "arch/arch.h"
 #include "stack/debugfind.h"
 #include "stack/debugfind-dwfl.h"
 #include "util/error.h"
@@ -58,7 +59,7 @@ static void make_empty_alt(void)
 		goto fail;
 	eh.e_ident[EI_DATA] = ELFDATA2LSB;
 	eh.e_type = ET_REL;
-	eh.e_machine = EM_X86_64;
+	eh.e_machine = ARCH_ELF_MACHINE;
 	eh.e_version = EV_CURRENT;
 	for (int i = 0; i < 2; i++) {
 		if (!(scn = elf_newscn(elf)) || !(d = elf_newdata(scn)) || !gelf_getshdr(scn, &sh))

@@ -19,6 +19,7 @@
 #include <elf.h>
 #include <libelf.h>
 
+#include "arch/arch.h"
 #include "stack/jitcfi.h"
 #include "stack/jitnames.h"
 #include "util/xmalloc.h"
@@ -69,7 +70,7 @@ static Elf *build(uint64_t eh_addr, int with_hdr)
 	eh->e_ident[EI_DATA] = ELFDATA2LSB;
 	eh->e_ident[EI_VERSION] = EV_CURRENT;
 	eh->e_type = ET_EXEC;
-	eh->e_machine = EM_X86_64;
+	eh->e_machine = ARCH_ELF_MACHINE;
 	eh->e_version = EV_CURRENT;
 	eh->e_shoff = sh_off;
 	eh->e_ehsize = sizeof(Elf64_Ehdr);

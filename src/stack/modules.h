@@ -40,6 +40,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "arch/arch.h"
+
 #define MODULE_NONE UINT32_MAX
 #define MODULE_MAX_FDS 512
 #define MODULES_MISS_CACHE 256	/* pcs known to miss, direct-mapped */
@@ -88,15 +90,13 @@ struct module_range {
  * pc in [start, end) of process pid, with sp its stack pointer there:
  * the caller's return address is at sp + ra_off, the caller's stack
  * pointer sp + ra_off + 8, and each callee-saved register the code
- * saved (rbx rbp r12 r13 r14 r15, in that order) is at sp + saved[i]
+ * saved (the arch's, in arch_saved_reg()'s order) is at sp + saved[i]
  * (-1: the code left it alone).  0, or -1 when the pc has no known
  * frame there.
  */
-enum { STUB_RBX, STUB_RBP, STUB_R12, STUB_R13, STUB_R14, STUB_R15, STUB_NSAVED };
-
 struct stub_frame {
 	uint32_t ra_off;
-	int32_t saved[STUB_NSAVED];
+	int32_t saved[ARCH_NSAVED];
 };
 
 typedef int (*stub_frame_fn)(pid_t pid, uint64_t start, uint64_t pc, struct stub_frame *f);

@@ -1,6 +1,6 @@
 /*
  * snapshot-perf.c - a stack snapshot from a perf sample: the user
- * registers the kernel saved at the fault (perf's PERF_REG_X86_* order)
+ * registers the kernel saved at the fault (in perf's order, the arch's)
  * and its copy of the user stack from the stack pointer upward, so that
  * every unwinder walks it as one taken at a ptrace stop.
  *
@@ -36,33 +36,13 @@ int stack_snapshot_from_perf(struct stack_snapshot *s, pid_t pid,
 	memset(r, 0, sizeof(*r));
 	if (!ps->have_regs) {
 		/* ip alone: the unwinders give one frame */
-		r->rip = ps->ip;
+		arch_set_pc(r, ps->ip);
 		s->start = 0;
 		errno = ENODATA;
 		return -1;
 	}
-	r->rax = v[PERF_REG_AX];
-	r->rbx = v[PERF_REG_BX];
-	r->rcx = v[PERF_REG_CX];
-	r->rdx = v[PERF_REG_DX];
-	r->rsi = v[PERF_REG_SI];
-	r->rdi = v[PERF_REG_DI];
-	r->rbp = v[PERF_REG_BP];
-	r->rsp = v[PERF_REG_SP];
-	r->rip = v[PERF_REG_IP];
-	r->eflags = v[PERF_REG_FLAGS];
-	r->cs = v[PERF_REG_CS];
-	r->ss = v[PERF_REG_SS];
-	r->r8 = v[PERF_REG_R8];
-	r->r9 = v[PERF_REG_R9];
-	r->r10 = v[PERF_REG_R10];
-	r->r11 = v[PERF_REG_R11];
-	r->r12 = v[PERF_REG_R12];
-	r->r13 = v[PERF_REG_R13];
-	r->r14 = v[PERF_REG_R14];
-	r->r15 = v[PERF_REG_R15];
-	r->orig_rax = (unsigned long long)-1;
-	s->start = r->rsp;
+	arch_regs_from_perf(r, v);
+	s->start = arch_sp(r);
 	if (!ps->stack_len)
 		return 0;
 	if (s->cap < ps->stack_len) {

@@ -146,14 +146,14 @@ static int fp_stub(struct unwinder *uw, const struct stack_snapshot *s, uint64_t
 	arch_regs_t r = s->regs;
 	int k;
 
-	r.rip = *pc;
-	r.rsp = *sp;
-	r.rbp = *fp;
+	arch_set_pc(&r, *pc);
+	arch_set_sp(&r, *sp);
+	arch_set_fp(&r, *fp);
 	k = unwind_stub_step(uw, s, &r);
 	if (k > 0) {
-		*pc = r.rip;
-		*sp = r.rsp;
-		*fp = r.rbp;
+		*pc = arch_pc(&r);
+		*sp = arch_sp(&r);
+		*fp = arch_fp(&r);
 	}
 	return k;
 }
@@ -172,14 +172,14 @@ static int fp_go(struct unwinder *uw, const struct stack_snapshot *s, uint64_t *
 	if (!s->go_g0)
 		return 0;
 	r = s->regs;
-	r.rip = *pc;
-	r.rsp = *sp;
-	r.rbp = *fp;
+	arch_set_pc(&r, *pc);
+	arch_set_sp(&r, *sp);
+	arch_set_fp(&r, *fp);
 	if ((k = unwind_go_step(uw->pm, s, &r)) <= 0)
 		return k;
-	*pc = r.rip;
-	*sp = r.rsp;
-	*fp = r.rbp;
+	*pc = arch_pc(&r);
+	*sp = arch_sp(&r);
+	*fp = arch_fp(&r);
 	return k;
 }
 
@@ -188,7 +188,7 @@ static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 {
 	struct fp_state *st = uw->priv;
 	uint64_t sp = arch_sp(&s->regs);
-	uint64_t fp = s->regs.rbp;
+	uint64_t fp = arch_fp(&s->regs);
 	uint64_t pc = arch_pc(&s->regs);
 	uint64_t limit = sp + FP_MAX_STACK;	/* the goroutine's, after Go's switch */
 	int n = 0, k;

@@ -74,11 +74,6 @@
 
 int unwind_libdw_rule_cache = 1;
 
-/* x86-64 DWARF register numbers */
-#define DW_REG_RBP 6
-#define DW_REG_RSP 7
-#define DW_REG_RA 16
-
 enum { RULE_SIMPLE = 1, RULE_END, RULE_COMPLEX };
 /* where a rule comes from (struct unwinder: by_cfi, by_insn, by_fp,
  * by_jit): a module's CFI, the instructions, the frame pointer, a
@@ -94,7 +89,7 @@ struct dw_rule {
 	int32_t ra_off;		/* return address at CFA + ra_off */
 	int32_t rbp_off;	/* caller's %rbp at CFA + rbp_off; 0 = unchanged */
 	uint8_t kind;		/* RULE_* */
-	uint8_t cfa_reg;	/* DW_REG_RSP or DW_REG_RBP */
+	uint8_t cfa_reg;	/* ARCH_DW_SP or ARCH_DW_FP */
 	uint8_t src;		/* SRC_* */
 	uint8_t gen;		/* code in no module (run-time code): the
 				 * dw_state gen it was made at; 0: a module's */
@@ -169,18 +164,16 @@ static bool dw_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct dw_state *st = arg;
 	const arch_regs_t *r = &st->snap->regs;
-	/* DWARF register numbers 0-16 of x86-64 */
-	Dwarf_Word regs[17] = {
-		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
-		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15,
-		r->rip,
-	};
+	Dwarf_Word regs[ARCH_DW_NREGS];
 
-	/* a stub walk's tail: only rbp and rsp known, the others undefined */
-	if (st->snap->walked ? !dwfl_thread_state_registers(thread, DW_REG_RBP, 2, regs + DW_REG_RBP)
-			     : !dwfl_thread_state_registers(thread, 0, 17, regs))
+	arch_dw_initial(r, regs);
+	/* a stub walk's tail: only fp and sp known, the others undefined */
+	if (st->snap->walked ?
+	    !dwfl_thread_state_registers(thread, ARCH_DW_FP, 1, regs + ARCH_DW_FP) ||
+	    !dwfl_thread_state_registers(thread, ARCH_DW_SP, 1, regs + ARCH_DW_SP) :
+	    !dwfl_thread_state_registers(thread, 0, ARCH_DW_NREGS, regs))
 		return false;
-	dwfl_thread_state_register_pc(thread, r->rip);
+	dwfl_thread_state_register_pc(thread, arch_pc(r));
 	return true;
 }
 
@@ -200,15 +193,15 @@ static void rule_classify(Dwarf_Frame *frame, struct dw_rule *r)
 	int ra = dwarf_frame_info(frame, &start, &end, &signal);
 
 	r->kind = RULE_COMPLEX;
-	if (ra != DW_REG_RA || signal)
+	if (ra != ARCH_DW_RA || signal)
 		return;
 	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx ||
-	    (ops[0].number != DW_REG_RSP && ops[0].number != DW_REG_RBP) ||
+	    (ops[0].number != ARCH_DW_SP && ops[0].number != ARCH_DW_FP) ||
 	    (int64_t)ops[0].number2 < INT32_MIN || (int64_t)ops[0].number2 > INT32_MAX)
 		return;
 	r->cfa_reg = (uint8_t)ops[0].number;
 	r->cfa_off = (int32_t)(int64_t)ops[0].number2;
-	if (dwarf_frame_register(frame, DW_REG_RA, mem, &ops, &nops) != 0)
+	if (dwarf_frame_register(frame, ARCH_DW_RA, mem, &ops, &nops) != 0)
 		return;
 	if (nops == 0) {
 		/* undefined or same value: the outermost frame */
@@ -217,7 +210,7 @@ static void rule_classify(Dwarf_Frame *frame, struct dw_rule *r)
 	}
 	if (!cfi_saved_at(ops, nops, &r->ra_off))
 		return;
-	if (dwarf_frame_register(frame, DW_REG_RBP, mem, &ops, &nops) != 0)
+	if (dwarf_frame_register(frame, ARCH_DW_FP, mem, &ops, &nops) != 0)
 		return;
 	r->rbp_off = 0;
 	if (nops != 0 && !cfi_saved_at(ops, nops, &r->rbp_off))
@@ -249,18 +242,18 @@ static void rule_nocfi(struct dw_state *st, uint64_t key, int exact, struct dw_r
 	r->ra_off = -8;
 	if (unwind_insn_rule(&code, exact ? key : key + 1, exact, &ir) == 0) {
 		r->src = SRC_INSN;
-		r->cfa_reg = ir.cfa_reg == INSN_REG_RBP ? DW_REG_RBP : DW_REG_RSP;
+		r->cfa_reg = ir.cfa_reg == INSN_REG_RBP ? ARCH_DW_FP : ARCH_DW_SP;
 		r->cfa_off = ir.cfa_off;
 		r->rbp_off = ir.rbp_off;
 	} else {
 		r->src = SRC_FP;
-		r->cfa_reg = DW_REG_RBP;
+		r->cfa_reg = ARCH_DW_FP;
 		r->cfa_off = 16;
 		r->rbp_off = -16;
 	}
-	debug_msg("unwind: no CFI at %s 0x%" PRIx64 ": by %s, CFA %%%s%+d, %%rbp %s%+d",
+	debug_msg("unwind: no CFI at %s 0x%" PRIx64 ": by %s, CFA %%%s%+d, %%" ARCH_FP_NAME " %s%+d",
 		  exact ? "pc" : "return address", exact ? key : key + 1, src_names[r->src],
-		  r->cfa_reg == DW_REG_RSP ? "rsp" : "rbp", r->cfa_off,
+		  r->cfa_reg == ARCH_DW_SP ? ARCH_SP_NAME : ARCH_FP_NAME, r->cfa_off,
 		  r->rbp_off ? "at CFA" : "kept", r->rbp_off);
 }
 
@@ -284,8 +277,9 @@ static int rule_jit(struct dw_state *st, uint64_t key, struct dw_rule *r)
 		return -1;
 	jr.src = SRC_JIT;
 	*r = jr;
-	debug_msg("unwind: run-time code at 0x%" PRIx64 ": by %s, CFA %%%s%+d, %%rbp %s%+d",
-		  key, src_names[r->src], r->cfa_reg == DW_REG_RSP ? "rsp" : "rbp", r->cfa_off,
+	debug_msg("unwind: run-time code at 0x%" PRIx64 ": by %s, CFA %%%s%+d, %%" ARCH_FP_NAME
+		  " %s%+d", key, src_names[r->src],
+		  r->cfa_reg == ARCH_DW_SP ? ARCH_SP_NAME : ARCH_FP_NAME, r->cfa_off,
 		  r->rbp_off ? "at CFA" : "kept", r->rbp_off);
 	return 0;
 }
@@ -401,7 +395,7 @@ rule_step(struct dw_state *st, const struct dw_rule *r, uint64_t *sp, uint64_t *
 		return 0;
 	if (r->kind != RULE_SIMPLE)
 		return -1;
-	cfa = (r->cfa_reg == DW_REG_RSP ? *sp : *fp) + (uint64_t)(int64_t)r->cfa_off;
+	cfa = (r->cfa_reg == ARCH_DW_SP ? *sp : *fp) + (uint64_t)(int64_t)r->cfa_off;
 	if (cfa <= *sp)
 		return r->src == SRC_CFI ? -1 : 0;	/* a module's CFI: libdwfl's walk */
 	if (__builtin_expect(r->src == SRC_FP, 0) && cfa - *sp > FP_MAX_FRAME)
@@ -446,7 +440,8 @@ static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 			uint64_t *pcs, int max_depth, int bump)
 {
 	struct dw_state *st = uw->priv;
-	uint64_t pc = s->regs.rip, sp = s->regs.rsp, fp = s->regs.rbp, insn = 0, fps = 0, jit = 0;
+	uint64_t pc = arch_pc(&s->regs), sp = arch_sp(&s->regs), fp = arch_fp(&s->regs);
+	uint64_t insn = 0, fps = 0, jit = 0;
 	int n = 0, stub0 = 0;
 
 	for (;;) {
@@ -456,9 +451,9 @@ static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 
 		pcs[n++] = pc;
 		at = s->regs;
-		at.rip = pc;
-		at.rsp = sp;
-		at.rbp = fp;
+		arch_set_pc(&at, pc);
+		arch_set_sp(&at, sp);
+		arch_set_fp(&at, fp);
 		if ((n < max_depth || n > 1) && (k = unwind_stub_step(uw, s, &at)) != 0) {
 			if (k < 0)
 				break;
@@ -467,9 +462,9 @@ static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 			else
 				stub0 = 1;	/* a frame more, no rule's */
 			/* bump: pcs[0] is a return address less 1 */
-			pc = at.rip - (uint64_t)(bump && n == 0);
-			sp = at.rsp;
-			fp = at.rbp;
+			pc = arch_pc(&at) - (uint64_t)(bump && n == 0);
+			sp = arch_sp(&at);
+			fp = arch_fp(&at);
 			continue;
 		}
 		if (n >= max_depth)
@@ -482,9 +477,9 @@ static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 				if (n >= max_depth)
 					break;
 			}
-			pc = at.rip;	/* the goroutine's frame: on from there */
-			sp = at.rsp;
-			fp = at.rbp;
+			pc = arch_pc(&at);	/* the goroutine's frame: on from there */
+			sp = arch_sp(&at);
+			fp = arch_fp(&at);
 			continue;
 		}
 		/* callers: the call instruction's rule, not the next one's */
@@ -564,33 +559,21 @@ static void dw_maps_changed(struct unwinder *uw)
  */
 static int frame_regs(struct dw_state *st, Dwfl_Frame *frame, Dwarf_Addr pc)
 {
-	static const struct {
-		unsigned dw;
-		size_t off;
-	} regs[] = {
-		{ 3, offsetof(arch_regs_t, rbx) }, { 6, offsetof(arch_regs_t, rbp) },
-		{ 7, offsetof(arch_regs_t, rsp) }, { 12, offsetof(arch_regs_t, r12) },
-		{ 13, offsetof(arch_regs_t, r13) }, { 14, offsetof(arch_regs_t, r14) },
-		{ 15, offsetof(arch_regs_t, r15) },
-	};
 	arch_regs_t r = st->snap->regs;
+	Dwarf_Word v;
 
 	st->stub_rbp = 0;
-	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
-		Dwarf_Word v;
-		unsigned long long w;
-
-		if (dwfl_frame_reg(frame, regs[i].dw, &v) != 0) {
-			if (regs[i].dw == DW_REG_RSP)
-				return -1;	/* no stack pointer: no step */
+	if (dwfl_frame_reg(frame, ARCH_DW_SP, &v) != 0)
+		return -1;	/* no stack pointer: no step */
+	arch_set_sp(&r, v);
+	for (int i = 0; i < ARCH_NSAVED; i++) {
+		if (dwfl_frame_reg(frame, arch_dw_saved[i], &v) != 0)
 			continue;
-		}
-		if (regs[i].dw == DW_REG_RBP)
+		if (arch_dw_saved[i] == ARCH_DW_FP)
 			st->stub_rbp = 1;
-		w = v;
-		memcpy((char *)&r + regs[i].off, &w, sizeof(w));
+		arch_set_saved_reg(&r, i, v);
 	}
-	r.rip = pc;
+	arch_set_pc(&r, pc);
 	st->stub_regs = r;
 	return 0;
 }
@@ -622,8 +605,8 @@ static int dw_frame(Dwfl_Frame *frame, void *arg)
 		arch_regs_t gr = st->snap->regs;
 		Dwarf_Word v;
 
-		gr.rip = pc;
-		gr.rsp = dwfl_frame_reg(frame, DW_REG_RSP, &v) == 0 ? v : 0;
+		arch_set_pc(&gr, pc);
+		arch_set_sp(&gr, dwfl_frame_reg(frame, ARCH_DW_SP, &v) == 0 ? v : 0);
 		if ((st->go = unwind_go_step(st->pm, st->snap, &gr)) != 0) {
 			st->stub_regs = gr;
 			return DWARF_CB_ABORT;
@@ -681,7 +664,7 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 		/* on from the goroutine's frame, its pc a return address */
 		next = *s;
 		next.regs = st->stub_regs;
-		next.regs.rip--;
+		arch_set_pc(&next.regs, arch_pc(&next.regs) - 1);
 		n += dw_walk_from(uw, &next, pcs + n, max_depth - n, 1);
 		stack_snapshot_marks(s, &next);
 		return n;
@@ -691,15 +674,15 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 	if (st->nocfi) {
 		/* the frame without CFI stays; on from its caller */
 		const struct dw_rule *r = rule_get(st, st->nocfi_key, st->nocfi_exact);
-		uint64_t ra, sp = next.regs.rsp, fp = next.regs.rbp;
+		uint64_t ra, sp = arch_sp(&next.regs), fp = arch_fp(&next.regs);
 
-		if ((r->cfa_reg == DW_REG_RBP && !st->stub_rbp) || n >= max_depth ||
+		if ((r->cfa_reg == ARCH_DW_FP && !st->stub_rbp) || n >= max_depth ||
 		    rule_step(st, r, &sp, &fp, &ra) <= 0)
 			return n;
 		count_src(uw, 1, r->src == SRC_INSN, r->src == SRC_FP, r->src == SRC_JIT);
-		next.regs.rsp = sp;
-		next.regs.rbp = fp;
-		next.regs.rip = ra - 1;
+		arch_set_sp(&next.regs, sp);
+		arch_set_fp(&next.regs, fp);
+		arch_set_pc(&next.regs, ra - 1);
 		n += dw_walk_from(uw, &next, pcs + n, max_depth - n, 1);
 		stack_snapshot_marks(s, &next);
 		return n;
@@ -710,7 +693,7 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 	keep = n == 1 && !bump ? 1 : n - 1;
 	if (keep >= max_depth)
 		return n;
-	next.regs.rip--;
+	arch_set_pc(&next.regs, arch_pc(&next.regs) - 1);
 	keep += dw_walk_from(uw, &next, pcs + keep, max_depth - keep, 1);
 	stack_snapshot_marks(s, &next);
 	return keep;
@@ -747,7 +730,7 @@ static int dw_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		/* a stub walk's tail: its pc a return address, its call's rule */
 		struct stack_snapshot call = *s;
 
-		call.regs.rip--;
+		arch_set_pc(&call.regs, arch_pc(&call.regs) - 1);
 		n = dw_walk_from(uw, &call, pcs, max_depth, 1);
 		stack_snapshot_marks(s, &call);
 	} else {

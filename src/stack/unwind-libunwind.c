@@ -63,36 +63,15 @@ static int lu_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 static int lu_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val,
 			 int write, void *arg)
 {
-	const arch_regs_t *r;
+	uint64_t v;
 
 	(void)as;
 	(void)arg;
 	if (write)
 		return -UNW_EREADONLYREG;
-	if (!cur_snap)
+	if (!cur_snap || arch_unw_get(&cur_snap->regs, reg, &v) < 0)
 		return -UNW_EBADREG;
-	r = &cur_snap->regs;
-	switch (reg) {
-	case UNW_X86_64_RAX: *val = r->rax; break;
-	case UNW_X86_64_RDX: *val = r->rdx; break;
-	case UNW_X86_64_RCX: *val = r->rcx; break;
-	case UNW_X86_64_RBX: *val = r->rbx; break;
-	case UNW_X86_64_RSI: *val = r->rsi; break;
-	case UNW_X86_64_RDI: *val = r->rdi; break;
-	case UNW_X86_64_RBP: *val = r->rbp; break;
-	case UNW_X86_64_RSP: *val = r->rsp; break;
-	case UNW_X86_64_R8: *val = r->r8; break;
-	case UNW_X86_64_R9: *val = r->r9; break;
-	case UNW_X86_64_R10: *val = r->r10; break;
-	case UNW_X86_64_R11: *val = r->r11; break;
-	case UNW_X86_64_R12: *val = r->r12; break;
-	case UNW_X86_64_R13: *val = r->r13; break;
-	case UNW_X86_64_R14: *val = r->r14; break;
-	case UNW_X86_64_R15: *val = r->r15; break;
-	case UNW_X86_64_RIP: *val = r->rip; break;
-	default:
-		return -UNW_EBADREG;
-	}
+	*val = v;
 	return 0;
 }
 
@@ -175,33 +154,19 @@ static void lu_maps_changed(struct unwinder *uw)
 static int cursor_regs(unw_cursor_t *c, const struct stack_snapshot *s, unw_word_t pc,
 		       arch_regs_t *r)
 {
-	static const struct {
-		unw_regnum_t reg;
-		size_t off;
-	} regs[] = {
-		{ UNW_X86_64_RBX, offsetof(arch_regs_t, rbx) },
-		{ UNW_X86_64_RBP, offsetof(arch_regs_t, rbp) },
-		{ UNW_X86_64_R12, offsetof(arch_regs_t, r12) },
-		{ UNW_X86_64_R13, offsetof(arch_regs_t, r13) },
-		{ UNW_X86_64_R14, offsetof(arch_regs_t, r14) },
-		{ UNW_X86_64_R15, offsetof(arch_regs_t, r15) },
-	};
 	unw_word_t sp;
 
 	*r = s->regs;
-	if (unw_get_reg(c, UNW_X86_64_RSP, &sp) < 0)
+	if (unw_get_reg(c, UNW_REG_SP, &sp) < 0)
 		return -1;
-	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+	for (int i = 0; i < ARCH_NSAVED; i++) {
 		unw_word_t v;
-		unsigned long long w;
 
-		if (unw_get_reg(c, regs[i].reg, &v) < 0)
-			continue;
-		w = v;
-		memcpy((char *)r + regs[i].off, &w, sizeof(w));
+		if (unw_get_reg(c, arch_unw_saved[i], &v) == 0)
+			arch_set_saved_reg(r, i, v);
 	}
-	r->rip = pc;
-	r->rsp = sp;
+	arch_set_pc(r, pc);
+	arch_set_sp(r, sp);
 	return 0;
 }
 
@@ -266,7 +231,7 @@ static int lu_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		if (go == 2 && n < max_depth)
 			pcs[n++] = s->go_pc;
 		if (go > 0 && n < max_depth) {
-			next.regs.rip--;
+			arch_set_pc(&next.regs, arch_pc(&next.regs) - 1);
 			bump = 1;
 			continue;
 		}
@@ -278,7 +243,7 @@ static int lu_walk(struct unwinder *uw, const struct stack_snapshot *s,
 			n--;
 		if (n >= max_depth)
 			break;
-		next.regs.rip--;
+		arch_set_pc(&next.regs, arch_pc(&next.regs) - 1);
 		bump = 1;
 	}
 	cur_snap = NULL;

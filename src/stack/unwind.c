@@ -238,19 +238,6 @@ static int walk_done(struct unwinder *uw, const struct stack_snapshot *s, uint64
 	return depth;
 }
 
-/* The callee-saved register i of struct stub_frame in regs. */
-static unsigned long long *saved_reg(arch_regs_t *regs, int i)
-{
-	switch (i) {
-	case STUB_RBX: return &regs->rbx;
-	case STUB_RBP: return &regs->rbp;
-	case STUB_R12: return &regs->r12;
-	case STUB_R13: return &regs->r13;
-	case STUB_R14: return &regs->r14;
-	default: return &regs->r15;
-	}
-}
-
 #define STUB_MAX_STEPS 4	/* keep_record, its caller in the stubs, the glue */
 
 int unwind_stub_step(const struct unwinder *uw, const struct stack_snapshot *s,
@@ -263,20 +250,20 @@ int unwind_stub_step(const struct unwinder *uw, const struct stack_snapshot *s,
 		return 0;
 	while (r) {
 		struct stub_frame f;
-		uint64_t sp = arch_sp(regs), ra, v[STUB_NSAVED];
+		uint64_t sp = arch_sp(regs), ra, v[ARCH_NSAVED];
 
 		if (steps++ == STUB_MAX_STEPS || r->frame(uw->pm->pid, r->start, arch_pc(regs), &f) < 0 ||
 		    stack_snapshot_read(s, sp + f.ra_off, &ra, sizeof(ra)) < 0)
 			return -1;
-		for (int i = 0; i < STUB_NSAVED; i++)
+		for (int i = 0; i < ARCH_NSAVED; i++)
 			if (f.saved[i] >= 0 &&
 			    stack_snapshot_read(s, sp + (uint64_t)f.saved[i], &v[i], sizeof(v[i])) < 0)
 				return -1;
-		for (int i = 0; i < STUB_NSAVED; i++)
+		for (int i = 0; i < ARCH_NSAVED; i++)
 			if (f.saved[i] >= 0)
-				*saved_reg(regs, i) = v[i];
-		regs->rip = ra;
-		regs->rsp = sp + f.ra_off + 8;
+				arch_set_saved_reg(regs, i, v[i]);
+		arch_set_pc(regs, ra);
+		arch_set_sp(regs, sp + f.ra_off + 8);
 		r = modules_find_stubs(uw->pm, ra);
 	}
 	return 1;

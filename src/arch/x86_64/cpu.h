@@ -134,4 +134,83 @@ static inline int arch_in_reach(uint64_t from, uint64_t to)
 	return d > -(int64_t)ARCH_NEAR_REACH && d < (int64_t)ARCH_NEAR_REACH;
 }
 
+/*
+ * Unwinding (issue 36, step 5): the registers a walk speaks of, and
+ * the numberings of the tools that name them: DWARF, libunwind, perf
+ * (their tables in regs.c and regs-libunwind.c, declared in arch.h).
+ */
+
+/* The frame pointer: rbp, the register a -fno-omit-frame-pointer frame chains. */
+static inline uint64_t arch_fp(const arch_regs_t *r) { return r->rbp; }
+static inline void arch_set_fp(arch_regs_t *r, uint64_t fp) { r->rbp = fp; }
+/* The names of sp and fp, for messages. */
+#define ARCH_SP_NAME "rsp"
+#define ARCH_FP_NAME "rbp"
+
+/*
+ * The callee-saved registers of the SysV ABI that the stubs keep and
+ * the unwinders carry from frame to frame, numbered 0..ARCH_NSAVED-1:
+ * rbx rbp r12 r13 r14 r15.  The order of a stub frame's saved[]
+ * (stack/modules.h) and of arch_dw_saved[] and arch_unw_saved[]; the
+ * stubs' frame analysis names them STUB_*.
+ */
+enum { STUB_RBX, STUB_RBP, STUB_R12, STUB_R13, STUB_R14, STUB_R15, ARCH_NSAVED };
+#define STUB_NSAVED ARCH_NSAVED
+
+/* The callee-saved register i (0..ARCH_NSAVED-1) of r. */
+static inline uint64_t arch_saved_reg(const arch_regs_t *r, int i)
+{
+	switch (i) {
+	case STUB_RBX: return r->rbx;
+	case STUB_RBP: return r->rbp;
+	case STUB_R12: return r->r12;
+	case STUB_R13: return r->r13;
+	case STUB_R14: return r->r14;
+	default: return r->r15;
+	}
+}
+
+static inline void arch_set_saved_reg(arch_regs_t *r, int i, uint64_t v)
+{
+	switch (i) {
+	case STUB_RBX: r->rbx = v; break;
+	case STUB_RBP: r->rbp = v; break;
+	case STUB_R12: r->r12 = v; break;
+	case STUB_R13: r->r13 = v; break;
+	case STUB_R14: r->r14 = v; break;
+	default: r->r15 = v; break;
+	}
+}
+
+/*
+ * DWARF's register numbers (the x86-64 psABI's) of the frame pointer,
+ * the stack pointer and the return address column; a walk's registers
+ * are 0..ARCH_DW_NREGS-1 (arch_dw_initial()).
+ */
+#define ARCH_DW_FP 6
+#define ARCH_DW_SP 7
+#define ARCH_DW_RA 16
+#define ARCH_DW_NREGS 17
+
+/* The ELF machine of this CPU's objects (<elf.h>'s EM_). */
+#define ARCH_ELF_MACHINE EM_X86_64
+
+/*
+ * perf's user registers (PERF_SAMPLE_REGS_USER) in its order, the
+ * kernel's enum perf_event_x86_regs, and those asked for: all but DS,
+ * ES, FS and GS, which x86-64 refuses.
+ */
+enum {
+	PERF_REG_AX, PERF_REG_BX, PERF_REG_CX, PERF_REG_DX,
+	PERF_REG_SI, PERF_REG_DI, PERF_REG_BP, PERF_REG_SP,
+	PERF_REG_IP, PERF_REG_FLAGS, PERF_REG_CS, PERF_REG_SS,
+	PERF_REG_DS, PERF_REG_ES, PERF_REG_FS, PERF_REG_GS,
+	PERF_REG_R8, PERF_REG_R9, PERF_REG_R10, PERF_REG_R11,
+	PERF_REG_R12, PERF_REG_R13, PERF_REG_R14, PERF_REG_R15,
+	ARCH_PERF_NREGS
+};
+#define ARCH_PERF_REGS_MASK ((((uint64_t)1 << ARCH_PERF_NREGS) - 1) & \
+			     ~((1ULL << PERF_REG_DS) | (1ULL << PERF_REG_ES) | \
+			       (1ULL << PERF_REG_FS) | (1ULL << PERF_REG_GS)))
+
 #endif /* MEMTAP_ARCH_CPU_H */
