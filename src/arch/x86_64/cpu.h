@@ -135,7 +135,7 @@ static inline int arch_in_reach(uint64_t from, uint64_t to)
 }
 
 /*
- * Unwinding (issue 36, step 5): the registers a walk speaks of, and
+ * Unwinding: the registers a walk speaks of, and
  * the numberings of the tools that name them: DWARF, libunwind, perf
  * (their tables in regs.c and regs-libunwind.c, declared in arch.h).
  */
