@@ -2,7 +2,7 @@
  * detour.c - in-target probes (see detour.h): plan a detour at a
  * function entry, map the stub mapping and the ring, write a probe's
  * glue and relocated entry into its slot, patch the entry, undo it;
- * the thread table.  Planning and relocation: detour-plan.c.
+ * the thread table.  Planning and relocation: arch/detour-plan.h.
  */
 #include "config.h"
 
@@ -25,7 +25,7 @@
 #include "probe/breakpoint.h"
 #include "probe/detour.h"
 #include "probe/detour-int.h"
-#include "probe/detour-plan.h"
+#include "arch/detour-plan.h"
 #include "probe/detour-ring.h"
 #include "probe/elfsym.h"
 #include "probe/hole.h"

@@ -1,6 +1,6 @@
 /*
  * detour-plan-unit.c - detour_plan() and detour_relocate()
- * (src/probe/detour-plan.c) on entries that are a relative jmp, as
+ * (src/arch/x86_64/detour.c) on entries that are a relative jmp, as
  * musl's malloc, free, realloc and memalign are: the jmp ends the
  * instructions displaced, the slot jumps to the same target (rel32, or
  * jmp [rip] and the address when out of reach); a jmp rel8 takes the
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "detour-abi.h"
-#include "probe/detour-plan.h"
+#include "arch/detour-plan.h"
 #include "unit-check.h"
 
 #define FUNC UINT64_C(0x7f0000027920)

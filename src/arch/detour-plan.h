@@ -1,6 +1,6 @@
 /*
  * detour-plan.h - planning and relocating a detour at a function entry
- * (detour-plan.c), for detour.c.  Private to the two.
+ * (src/arch/$(arch)/detour.c), for probe/detour.c.
  */
 #ifndef MEMTAP_DETOUR_PLAN_H
 #define MEMTAP_DETOUR_PLAN_H

@@ -1,6 +1,6 @@
 /*
- * detour-plan.c - where a detour goes and what it displaces (see
- * detour-plan.h).
+ * detour.c (x86_64) - where a detour goes and what it displaces (see
+ * arch/detour-plan.h).
  *
  * Planning: the instructions displaced by the 5-byte `jmp rel32` are
  * decoded by bp_arch_decode() (endbr64 stays in place: the jmp goes
@@ -28,7 +28,7 @@
 
 #include "arch/arch.h"
 #include "detour-abi.h"
-#include "probe/detour-plan.h"
+#include "arch/detour-plan.h"
 
 /* Does a relative branch of the function land inside (site, site + len)? */
 static int branch_into(uint64_t func, const uint8_t *buf, size_t size, uint64_t site,
