@@ -93,4 +93,35 @@ static inline enum abi arch_abi_from_regs(const arch_regs_t *r, uint16_t insn)
 	return ABI_X86_64;
 }
 
+/*
+ * ---- the detour writer (arch/detour-plan.h) and probe/detour.c ----
+ * Reach and the breakpoint fill are the breakpoints' too (bp_arch.h).
+ */
+#include <stddef.h>
+#include <string.h>
+
+/* How far one patch or relative branch reaches, either way: rel32. */
+#define ARCH_NEAR_REACH 0x7fff0000L
+
+/* Does a branch at from reach to (within ARCH_NEAR_REACH)? */
+static inline int arch_in_reach(uint64_t from, uint64_t to)
+{
+	int64_t d = (int64_t)(to - from);
+
+	return d > -(int64_t)ARCH_NEAR_REACH && d < (int64_t)ARCH_NEAR_REACH;
+}
+
+/* buf[0..len) as breakpoint instructions: int3 each byte. */
+static inline void arch_bp_fill(uint8_t *buf, size_t len)
+{
+	memset(buf, 0xcc, len);
+}
+
+/* A ptrace-stopped thread goes on at pc: 0 or -errno. */
+static inline int arch_thread_set_pc(pid_t tid, uint64_t pc)
+{
+	return ptrace(PTRACE_POKEUSER, tid, (void *)offsetof(struct user_regs_struct, rip),
+		      (void *)pc) < 0 ? -errno : 0;
+}
+
 #endif /* MEMTAP_ARCH_CPU_H */
