@@ -124,4 +124,11 @@ static inline int arch_thread_set_pc(pid_t tid, uint64_t pc)
 		      (void *)pc) < 0 ? -errno : 0;
 }
 
+/*
+ * ---- the stubs' frames (arch/stub-frame.h) ----
+ * The callee-saved registers the stubs save, as the unwinders number
+ * them: rbx rbp r12 r13 r14 r15 (stack/modules.h's STUB_*).
+ */
+#define ARCH_NSAVED 6
+
 #endif /* MEMTAP_ARCH_CPU_H */
