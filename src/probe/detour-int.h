@@ -23,7 +23,7 @@
 struct dt_site {
 	uint64_t func;		/* the function */
 	uint64_t size;		/* its st_size, 0 = unknown */
-	uint64_t site;		/* where the jmp is: func, or func + 4 after endbr64 */
+	uint64_t site;		/* where the patch is: func, or after its landing pad */
 	unsigned len;		/* bytes displaced */
 	uint8_t orig[32];	/* the bytes at site before the patch */
 	void *cookie;

@@ -2,7 +2,7 @@
  * detour.c - in-target probes (see detour.h): plan a detour at a
  * function entry, map the stub mapping and the ring, write a probe's
  * glue and relocated entry into its slot, patch the entry, undo it;
- * the thread table.  Planning and relocation: detour-plan.c.
+ * the thread table.  Planning and relocation: arch/detour-plan.h.
  */
 #include "config.h"
 
@@ -11,10 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stddef.h>
 #include <sys/mman.h>
-#include <sys/ptrace.h>
-#include <sys/user.h>
 #include <sys/syscall.h>
 
 #include "arch/arch.h"
@@ -25,7 +22,7 @@
 #include "probe/breakpoint.h"
 #include "probe/detour.h"
 #include "probe/detour-int.h"
-#include "probe/detour-plan.h"
+#include "arch/detour-plan.h"
 #include "probe/detour-ring.h"
 #include "probe/elfsym.h"
 #include "probe/hole.h"
@@ -289,7 +286,7 @@ static int reuse_old(struct detour_set *ds, pid_t tid, uint64_t lo, uint64_t hi)
 
 		if (!(r[i].perms & PROT_EXEC) || r[i].ino || r[i].end - a != DT_CODE_SIZE ||
 		    r[i + 1].start != r[i].end || r[i + 1].end - a != DT_MAP_SIZE ||
-		    !bp_arch_in_rel32(a, lo) || !bp_arch_in_rel32(a + DT_MAP_SIZE, hi) ||
+		    !arch_in_reach(a, lo) || !arch_in_reach(a + DT_MAP_SIZE, hi) ||
 		    memio_read_all(ds->pid, tid, a, code, len) < 0 || memcmp(code, dt_template, len) ||
 		    memio_read_all(ds->pid, tid, a + DT_DATA, data, sizeof(data)) < 0)
 			continue;
@@ -497,26 +494,20 @@ size_t detour_count(const struct detour_set *ds)
 
 /*
  * A reused mapping or far page: is the entry of the function at addr
- * (its bytes in buf) a jmp into one of its slots, left by a memtap that
+ * (its bytes in buf) a patch into one of its slots, left by a memtap that
  * died?  Then the slot (its page in *pg), with the original bytes put
  * back into buf; else 0.
  */
 static uint64_t adopted_slot(const struct detour_set *ds, pid_t tid, uint64_t addr,
 			     uint8_t *buf, size_t n, unsigned *pg)
 {
-	size_t off = n >= 4 && buf[0] == 0xf3 && buf[1] == 0x0f && buf[2] == 0x1e &&
-		     buf[3] == 0xfa ? 4 : 0;
 	uint8_t saved[DT_SLOT_SIZE - DT_SAVED];
-	uint64_t t;
-	int32_t rel;
+	size_t off;
+	uint64_t t = arch_patched_target(buf, n, addr, &off);
 
-	if (n < off + JMP_LEN || buf[off] != 0xe9)
-		return 0;
-	memcpy(&rel, buf + off + 1, sizeof(rel));
-	t = addr + off + JMP_LEN + (uint64_t)(int64_t)rel;
-	if (!dt_page_of(ds, t, pg) || !dt_page_reused(ds, *pg) ||
+	if (!t || !dt_page_of(ds, t, pg) || !dt_page_reused(ds, *pg) ||
 	    memio_read_all(ds->pid, tid, t + DT_SAVED, saved, sizeof(saved)) < 0 ||
-	    saved[0] < JMP_LEN || saved[0] >= sizeof(saved) || off + saved[0] > n)
+	    saved[0] < ARCH_PATCH_LEN || saved[0] >= sizeof(saved) || off + saved[0] > n)
 		return 0;
 	memcpy(buf + off, saved + 1, saved[0]);
 	return t;
@@ -538,16 +529,16 @@ static int move_threads(const struct plan *p, uint64_t slot, const struct detour
 {
 	for (size_t i = 0; i < n; i++) {
 		uint64_t to;
+		int err;
 
 		if (!displaced(p, th[i].pc))
 			continue;
-		if (detour_moved_pc(p, slot + DT_ORIG, th[i].pc, &to) < 0)
+		if (arch_detour_moved_pc(p, slot + DT_ORIG, th[i].pc, &to) < 0)
 			return -ENOTSUP;
 		if (check)
 			continue;
-		if (ptrace(PTRACE_POKEUSER, th[i].tid, (void *)offsetof(struct user_regs_struct, rip),
-			   (void *)to) < 0 && errno != ESRCH)
-			return -errno;
+		if ((err = arch_thread_set_pc(th[i].tid, to)) < 0 && err != -ESRCH)
+			return err;
 		debug_msg("thread %d: stopped at %#" PRIx64 ", inside a detour's entry: goes on "
 			  "at %#" PRIx64 ", its copy", th[i].tid, th[i].pc, to);
 	}
@@ -562,7 +553,7 @@ static int page_for(struct detour_set *ds, const struct plan *p, unsigned *pg)
 		size_t used = *dt_page_used(ds, k);
 
 		if (b && used < dt_page_slots(k) &&
-		    detour_in_reach(p, b + DT_TEMPLATE_MAX + used * DT_SLOT_SIZE)) {
+		    arch_detour_in_reach(p, b + DT_TEMPLATE_MAX + used * DT_SLOT_SIZE)) {
 			*pg = k;
 			return 1;
 		}
@@ -574,7 +565,7 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		  const struct detour_probe *dp, const struct detour_thread *threads, size_t n,
 		  const char **why)
 {
-	uint8_t code[DT_SLOT_SIZE], jmp[32], orig[32];
+	uint8_t code[DT_SLOT_SIZE], patch[32], orig[32];
 	size_t len = size ? size : 64, j, g;
 	uint64_t adopt, slot, base;
 	unsigned pg = 0;
@@ -596,19 +587,19 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		len = 32;	/* a short function's padding: detour_padded_size() */
 	buf = xmalloc(len);
 	got = memio_read(ds->pid, tid, addr, buf, len);
-	/* an earlier memtap's jmp: the original bytes first, its padding too */
-	adopt = got >= JMP_LEN ? adopted_slot(ds, tid, addr, buf, (size_t)got, &pg) : 0;
+	/* an earlier memtap's patch: the original bytes first, its padding too */
+	adopt = got >= ARCH_PATCH_LEN ? adopted_slot(ds, tid, addr, buf, (size_t)got, &pg) : 0;
 	if (got >= 0 && size && (size_t)got >= size) {
-		got = (ssize_t)detour_padded_size(addr, buf, (size_t)got, size);
+		got = (ssize_t)arch_detour_padded_size(addr, buf, (size_t)got, size);
 		len = (size_t)got;	/* all of it read */
 	}
-	if (got < JMP_LEN) {
+	if (got < ARCH_PATCH_LEN) {
 		free(buf);
 		if (got >= 0 && (size_t)got == len)
 			*why = "the function is too short";
 		return got < 0 ? (int)got : (size_t)got == len ? -ENOTSUP : -EIO;
 	}
-	err = detour_plan(addr, buf, (size_t)got, &p, why);
+	err = arch_detour_plan(addr, buf, (size_t)got, &p, why);
 	if (err == 0)
 		memcpy(orig, buf + (p.site - addr), p.len);
 	free(buf);
@@ -622,7 +613,7 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 	if (!adopt && !page_for(ds, &p, &pg)) {
 		for (unsigned k = 0; k <= DT_FAR_MAX; k++)
 			if (dt_page_base(ds, k) &&
-			    detour_in_reach(&p, dt_page_base(ds, k) + DT_TEMPLATE_MAX))
+			    arch_detour_in_reach(&p, dt_page_base(ds, k) + DT_TEMPLATE_MAX))
 				return -ENOSPC;	/* within reach of a page, but it is full */
 		*why = "out of reach of the stub mapping";
 		return -ENOTSUP;
@@ -636,13 +627,13 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 			return -ENOSPC;
 		slot = base + DT_TEMPLATE_MAX + j * DT_SLOT_SIZE;
 		g = dt_page_first(pg) + j;
-		if (!detour_in_reach(&p, slot)) {
+		if (!arch_detour_in_reach(&p, slot)) {
 			*why = "out of reach of the stub mapping";
 			return -ENOTSUP;
 		}
 		desc = (uint32_t)g | (dp->size_kind & 0xff) << 16 | (dp->flags & 0xff) << 24;
-		detour_glue(ds->base, pg ? base : 0, slot, dp->result, dp->sync, desc, code);
-		if (detour_relocate(&p, slot + DT_ORIG, code + DT_ORIG) < 0) {
+		arch_detour_glue(ds->base, pg ? base : 0, slot, dp->result, dp->sync, desc, code);
+		if (arch_detour_relocate(&p, slot + DT_ORIG, code + DT_ORIG) < 0) {
 			*why = "its first instructions cannot be relocated";
 			return -ENOTSUP;
 		}
@@ -676,12 +667,12 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 	st->site = p.site;
 	st->len = p.len;
 	memcpy(st->orig, orig, p.len);
-	memset(jmp, BP_ARCH_TRAP_BYTE, p.len);
-	detour_jmp(jmp, p.site, slot);
+	arch_bp_fill(patch, p.len);
+	arch_detour_patch(patch, p.site, slot);
 	/* the slot first, the entry last: the only bytes of its code we change */
 	if ((err = memio_write(ds->pid, tid, slot, code, sizeof(code))) < 0 ||
 	    (!adopt && (err = move_threads(&p, slot, threads, n, 0)) < 0) ||
-	    (err = memio_write(ds->pid, tid, p.site, jmp, p.len)) < 0)
+	    (err = memio_write(ds->pid, tid, p.site, patch, p.len)) < 0)
 		return err;
 	detour_frame_note(ds->pid, slot, code);
 	st->cookie = dp->cookie;
@@ -694,7 +685,8 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 	if (st->outer)
 		dt_nest_publish(ds, tid);
 	debug_msg("process %d: detour at %#" PRIx64 " (%u bytes, %u instructions%s) to %#" PRIx64
-		  "%s%s", ds->pid, addr, p.len, p.ninsns, p.site != addr ? ", after endbr64" : "", slot,
+		  "%s%s", ds->pid, addr, p.len, p.ninsns,
+		  p.site != addr ? ", after " ARCH_LANDING_PAD_NAME : "", slot,
 		  pg ? " in a far page" : "", adopt ? ", adopted from an earlier memtap" : "");
 	return 0;
 }

@@ -1,10 +1,13 @@
 /*
- * detour-plan-unit.c - detour_plan() and detour_relocate()
- * (src/probe/detour-plan.c) on entries that are a relative jmp, as
+ * detour-plan-unit.c - arch_detour_plan() and arch_detour_relocate()
+ * (src/arch/x86_64/detour.c) on entries that are a relative jmp, as
  * musl's malloc, free, realloc and memalign are: the jmp ends the
  * instructions displaced, the slot jumps to the same target (rel32, or
  * jmp [rip] and the address when out of reach); a jmp rel8 takes the
- * function's nop padding; a pc after the jmp stays where it is.
+ * function's nop padding; a pc after the jmp stays where it is.  The
+ * patch at an entry after endbr64 (arch_landing_pad()), filled with
+ * int3, and found again by arch_patched_target(), as a memtap that
+ * attaches after one that died finds its slots.
  * Prints "ok" last.
  */
 #include "config.h"
@@ -14,8 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch/arch.h"
+#include "arch/detour-plan.h"
 #include "detour-abi.h"
-#include "probe/detour-plan.h"
 #include "unit-check.h"
 
 #define FUNC UINT64_C(0x7f0000027920)
@@ -38,27 +42,27 @@ static void jmp_rel32(void)
 	uint8_t code[DT_ORIG_ROOM];
 	const char *why = NULL;
 	struct plan p;
-	size_t size = detour_padded_size(FUNC, buf, sizeof(buf), 5);
+	size_t size = arch_detour_padded_size(FUNC, buf, sizeof(buf), 5);
 
-	CHECK(detour_plan(FUNC, buf, size, &p, &why) == 0, "refused: %s", why);
+	CHECK(arch_detour_plan(FUNC, buf, size, &p, &why) == 0, "refused: %s", why);
 	CHECK(p.tail && p.len == 5 && p.ninsns == 1, "tail %d len %u ninsns %u", p.tail, p.len,
 	      p.ninsns);
 	/* a slot within reach */
-	CHECK(detour_relocate(&p, FUNC - 0x100000, code) == 0, "relocate near");
+	CHECK(arch_detour_relocate(&p, FUNC - 0x100000, code) == 0, "relocate near");
 	CHECK(code[0] == 0xe9 && rel32_target(code, FUNC - 0x100000) == target,
 	      "near: %02x to %#" PRIx64, code[0], rel32_target(code, FUNC - 0x100000));
 	CHECK(code[5] == 0xcc, "near: after the jmp %02x", code[5]);
 	/* a slot just within reach of the entry, the target (after it) beyond */
 	far = FUNC - UINT64_C(0x7ffeff00);
-	CHECK(detour_relocate(&p, far, code) == 0, "relocate far");
+	CHECK(arch_detour_relocate(&p, far, code) == 0, "relocate far");
 	CHECK(code[0] == 0xff && code[1] == 0x25 && !memcmp(code + 2, "\0\0\0\0", 4),
 	      "far: %02x %02x", code[0], code[1]);
 	memcpy(&to, code + 6, 8);
-	CHECK(to == target && detour_in_reach(&p, far), "far: to %#" PRIx64, to);
+	CHECK(to == target && arch_detour_in_reach(&p, far), "far: to %#" PRIx64, to);
 	/* a pc after the jmp stays, one inside is refused */
-	CHECK(detour_moved_pc(&p, far, FUNC + 5, &to) == 0 && to == FUNC + 5, "pc after");
-	CHECK(detour_moved_pc(&p, far, FUNC, &to) == 0 && to == far, "pc at the entry");
-	CHECK(detour_moved_pc(&p, far, FUNC + 2, &to) < 0, "pc inside");
+	CHECK(arch_detour_moved_pc(&p, far, FUNC + 5, &to) == 0 && to == FUNC + 5, "pc after");
+	CHECK(arch_detour_moved_pc(&p, far, FUNC, &to) == 0 && to == far, "pc at the entry");
+	CHECK(arch_detour_moved_pc(&p, far, FUNC + 2, &to) < 0, "pc inside");
 }
 
 static void jmp_rel8(void)
@@ -73,16 +77,16 @@ static void jmp_rel8(void)
 	memset(buf, 0x90, sizeof(buf));
 	buf[0] = 0xeb;
 	buf[1] = 0x30;
-	size = detour_padded_size(FUNC, buf, sizeof(buf), 2);
+	size = arch_detour_padded_size(FUNC, buf, sizeof(buf), 2);
 	CHECK(size == 16, "padded size %zu", size);
-	CHECK(detour_plan(FUNC, buf, size, &p, &why) == 0, "refused: %s", why);
+	CHECK(arch_detour_plan(FUNC, buf, size, &p, &why) == 0, "refused: %s", why);
 	CHECK(p.tail && p.len == 5 && p.ninsns == 1, "tail %d len %u", p.tail, p.len);
-	CHECK(detour_relocate(&p, FUNC + 0x1000, code) == 0, "relocate");
+	CHECK(arch_detour_relocate(&p, FUNC + 0x1000, code) == 0, "relocate");
 	CHECK(code[0] == 0xe9 && rel32_target(code, FUNC + 0x1000) == FUNC + 2 + 0x30,
 	      "rel8 to %#" PRIx64, rel32_target(code, FUNC + 0x1000));
-	CHECK(detour_moved_pc(&p, FUNC + 0x1000, FUNC + 3, &to) < 0, "pc in the padding");
+	CHECK(arch_detour_moved_pc(&p, FUNC + 0x1000, FUNC + 3, &to) < 0, "pc in the padding");
 	/* no padding: too short */
-	CHECK(detour_plan(FUNC, buf, 2, &p, &why) < 0, "a 2-byte function planned");
+	CHECK(arch_detour_plan(FUNC, buf, 2, &p, &why) < 0, "a 2-byte function planned");
 }
 
 static void push_then_jmp(void)
@@ -93,12 +97,43 @@ static void push_then_jmp(void)
 	const char *why = NULL;
 	struct plan p;
 
-	CHECK(detour_plan(FUNC, buf, sizeof(buf), &p, &why) == 0, "refused: %s", why);
+	CHECK(arch_detour_plan(FUNC, buf, sizeof(buf), &p, &why) == 0, "refused: %s", why);
 	CHECK(p.tail && p.len == 6 && p.ninsns == 2, "len %u ninsns %u", p.len, p.ninsns);
-	CHECK(detour_relocate(&p, FUNC + 0x1000, code) == 0, "relocate");
+	CHECK(arch_detour_relocate(&p, FUNC + 0x1000, code) == 0, "relocate");
 	CHECK(code[0] == 0x55 && code[1] == 0xe9 &&
 	      rel32_target(code + 1, FUNC + 0x1001) == FUNC + 6 + 0x100,
 	      "%02x %02x to %#" PRIx64, code[0], code[1], rel32_target(code + 1, FUNC + 0x1001));
+}
+
+static void patch_again(void)
+{
+	/* endbr64; push rbp; mov rbp, rsp; push rbx: the patch after endbr64 */
+	static const uint8_t entry[9] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5, 0x53 };
+	static const uint8_t other[9] = { 0xe8, 0x00, 0x01, 0x00, 0x00, 0x90, 0x90, 0x90, 0x90 };
+	uint64_t slot = FUNC - 0x7000000;
+	uint8_t buf[sizeof(entry)];
+	const char *why = NULL;
+	struct plan p;
+	size_t off = 99;
+
+	CHECK(arch_landing_pad(entry, sizeof(entry)) == 4 && arch_landing_pad(entry, 3) == 0 &&
+	      arch_landing_pad(entry + 4, 5) == 0, "landing pad");
+	CHECK(arch_detour_plan(FUNC, entry, sizeof(entry), &p, &why) == 0, "refused: %s", why);
+	CHECK(p.site == FUNC + 4 && p.len == 5 && p.ninsns == 3 && !p.tail, "site +%u len %u",
+	      (unsigned)(p.site - FUNC), p.len);
+	memcpy(buf, entry, sizeof(buf));
+	arch_bp_fill(buf + 4, p.len);
+	CHECK(buf[4] == 0xcc && buf[8] == 0xcc, "fill %02x %02x", buf[4], buf[8]);
+	arch_detour_patch(buf + 4, p.site, slot);
+	CHECK(buf[4] == 0xe9 && rel32_target(buf + 4, p.site) == slot, "patch %02x to %#" PRIx64,
+	      buf[4], rel32_target(buf + 4, p.site));
+	CHECK(arch_patched_target(buf, sizeof(buf), FUNC, &off) == slot && off == 4,
+	      "found again: off %zu", off);
+	CHECK(arch_patched_target(buf + 4, 5, FUNC + 4, &off) == slot && off == 0,
+	      "without endbr64: off %zu", off);
+	CHECK(arch_patched_target(buf, 8, FUNC, &off) == 0, "a patch cut short");
+	CHECK(arch_patched_target(entry, sizeof(entry), FUNC, &off) == 0, "the entry as it was");
+	CHECK(arch_patched_target(other, sizeof(other), FUNC, &off) == 0, "a call");
 }
 
 int main(void)
@@ -106,6 +141,7 @@ int main(void)
 	jmp_rel32();
 	jmp_rel8();
 	push_then_jmp();
+	patch_again();
 	if (failures)
 		return 1;
 	printf("ok\n");

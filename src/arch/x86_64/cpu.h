@@ -11,6 +11,7 @@
 #define MEMTAP_ARCH_CPU_H
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/ptrace.h>
 #include <sys/types.h>
@@ -212,5 +213,12 @@ enum {
 #define ARCH_PERF_REGS_MASK ((((uint64_t)1 << ARCH_PERF_NREGS) - 1) & \
 			     ~((1ULL << PERF_REG_DS) | (1ULL << PERF_REG_ES) | \
 			       (1ULL << PERF_REG_FS) | (1ULL << PERF_REG_GS)))
+
+/* A ptrace-stopped thread goes on at pc: 0 or -errno. */
+static inline int arch_thread_set_pc(pid_t tid, uint64_t pc)
+{
+	return ptrace(PTRACE_POKEUSER, tid, (void *)offsetof(struct user_regs_struct, rip),
+		      (void *)pc) < 0 ? -errno : 0;
+}
 
 #endif /* MEMTAP_ARCH_CPU_H */

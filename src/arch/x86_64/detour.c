@@ -1,6 +1,6 @@
 /*
- * detour-plan.c - where a detour goes and what it displaces (see
- * detour-plan.h).
+ * detour.c (x86_64) - where a detour goes and what it displaces (see
+ * arch/detour-plan.h).
  *
  * Planning: the instructions displaced by the 5-byte `jmp rel32` are
  * decoded by bp_arch_decode() (endbr64 stays in place: the jmp goes
@@ -10,7 +10,7 @@
  * jmp ends the plan (musl's malloc, free, realloc and memalign are one
  * `jmp rel32` to the code that does the work): nothing after it runs
  * from the entry, and the bytes up to the patch's end, if any, must be
- * the function's own (or its nop padding, detour_padded_size()).  The
+ * the function's own (or its nop padding, arch_detour_padded_size()).  The
  * whole function (st_size) is then decoded for a relative branch into
  * bytes 1.. of the patch: such a branch would land inside the jmp.
  *
@@ -19,6 +19,11 @@
  * continues the function after the displaced bytes.  A jmp that ends
  * the plan becomes a jmp to the same target: rel32 when it reaches,
  * else jmp qword [rip] and the target's address after it.
+ *
+ * The glue (detour-abi.h) saves the argument registers, calls the
+ * function for a result probe, and goes to the stub routines; the patch
+ * is a jmp rel32 to the slot, which arch_patched_target() recognises
+ * again in the entry of a process an earlier memtap left.
  */
 #include "config.h"
 
@@ -28,7 +33,13 @@
 
 #include "arch/arch.h"
 #include "detour-abi.h"
-#include "probe/detour-plan.h"
+#include "arch/detour-plan.h"
+
+size_t arch_landing_pad(const uint8_t *buf, size_t n)
+{
+	return n >= 4 && buf[0] == 0xf3 && buf[1] == 0x0f && buf[2] == 0x1e && buf[3] == 0xfa ?
+		4 : 0;	/* endbr64 */
+}
 
 /* Does a relative branch of the function land inside (site, site + len)? */
 static int branch_into(uint64_t func, const uint8_t *buf, size_t size, uint64_t site,
@@ -61,20 +72,18 @@ static int branch_into(uint64_t func, const uint8_t *buf, size_t size, uint64_t 
 	return 0;
 }
 
-int detour_plan(uint64_t func, const uint8_t *buf, size_t size, struct plan *p,
+int arch_detour_plan(uint64_t func, const uint8_t *buf, size_t size, struct plan *p,
 		const char **why)
 {
-	size_t off = 0;
+	size_t off = arch_landing_pad(buf, size);
 
 	memset(p, 0, sizeof(*p));
-	if (size >= 4 && buf[0] == 0xf3 && buf[1] == 0x0f && buf[2] == 0x1e && buf[3] == 0xfa)
-		off = 4;	/* endbr64 */
 	p->site = func + off;
-	while (p->len < JMP_LEN) {
-		struct bp_insn *in = &p->insns[p->ninsns];
+	while (p->len < ARCH_PATCH_LEN) {
+		struct bp_insn *in = &p->cpu.insn[p->ninsns];
 		int err;
 
-		if (p->ninsns == MAX_INSNS || off >= size) {
+		if (p->ninsns == ARCH_PLAN_MAX_INSNS || off >= size) {
 			*why = "the function is too short";
 			return -ENOTSUP;
 		}
@@ -84,11 +93,12 @@ int detour_plan(uint64_t func, const uint8_t *buf, size_t size, struct plan *p,
 			off += in->len;
 			p->ninsns++;
 			p->tail = 1;
-			if (p->len + in->len < JMP_LEN && p->site + JMP_LEN > func + size) {
+			if (p->len + in->len < ARCH_PATCH_LEN &&
+			    p->site + ARCH_PATCH_LEN > func + size) {
 				*why = "the function is too short";
 				return -ENOTSUP;
 			}
-			p->len = p->len + in->len < JMP_LEN ? JMP_LEN : p->len + in->len;
+			p->len = p->len + in->len < ARCH_PATCH_LEN ? ARCH_PATCH_LEN : p->len + in->len;
 			break;
 		}
 		if (err < 0 || !bp_arch_needs_slot(in)) {
@@ -107,15 +117,13 @@ int detour_plan(uint64_t func, const uint8_t *buf, size_t size, struct plan *p,
 	return 0;
 }
 
-size_t detour_padded_size(uint64_t func, const uint8_t *buf, size_t got, size_t size)
+size_t arch_detour_padded_size(uint64_t func, const uint8_t *buf, size_t got, size_t size)
 {
 	uint64_t end = (func + size + 15) & ~(uint64_t)15;
-	size_t off = size, room = JMP_LEN;
+	size_t off = size, room = ARCH_PATCH_LEN + arch_landing_pad(buf, size);	/* it stays */
 	ZydisDecoder dec;
 	ZydisDecodedInstruction zi;
 
-	if (size >= 4 && buf[0] == 0xf3 && buf[1] == 0x0f && buf[2] == 0x1e && buf[3] == 0xfa)
-		room += 4;	/* endbr64 stays */
 	if (!size || size >= room || end - func < room || end - func > got)
 		return size;
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
@@ -134,12 +142,12 @@ size_t detour_padded_size(uint64_t func, const uint8_t *buf, size_t got, size_t 
 /* At code, for address at: a jmp to target (rel32, else through [rip]); its length. */
 static unsigned tail_jmp(uint8_t *code, uint64_t at, uint64_t target)
 {
-	int32_t rel = (int32_t)(int64_t)(target - (at + JMP_LEN));
+	int32_t rel = (int32_t)(int64_t)(target - (at + ARCH_PATCH_LEN));
 
-	if (bp_arch_in_rel32(at + JMP_LEN, target)) {
+	if (arch_in_reach(at + ARCH_PATCH_LEN, target)) {
 		code[0] = 0xe9;
 		memcpy(code + 1, &rel, sizeof(rel));
-		return JMP_LEN;
+		return ARCH_PATCH_LEN;
 	}
 	code[0] = 0xff;		/* jmp qword [rip + 0] */
 	code[1] = 0x25;
@@ -149,26 +157,26 @@ static unsigned tail_jmp(uint8_t *code, uint64_t at, uint64_t target)
 }
 
 /* The relocated entry at address at, into code[DT_ORIG_ROOM]. */
-int detour_relocate(struct plan *p, uint64_t at, uint8_t *code)
+int arch_detour_relocate(struct plan *p, uint64_t at, uint8_t *code)
 {
 	uint8_t tmp[BP_ARCH_SLOT_SIZE];
 	uint64_t addr = p->site;
 	unsigned used = 0, resume;
 
-	memset(code, BP_ARCH_TRAP_BYTE, DT_ORIG_ROOM);
+	arch_bp_fill(code, DT_ORIG_ROOM);
 	for (unsigned i = 0; i < p->ninsns; i++) {
 		int n;
 
-		if (p->insns[i].kind == BPI_JMP) {
+		if (p->cpu.insn[i].kind == BPI_JMP) {
 			/* the last: no jmp back */
 			if (used + TAIL_JMP_MAX > DT_ORIG_ROOM)
 				return -ENOSPC;
 			p->moved[i] = used;
-			used += tail_jmp(code + used, at + used, p->insns[i].target);
+			used += tail_jmp(code + used, at + used, p->cpu.insn[i].target);
 			p->moved[i + 1] = used;
 			return 0;
 		}
-		n = bp_arch_relocate(&p->insns[i], addr, at + used, tmp, &resume);
+		n = bp_arch_relocate(&p->cpu.insn[i], addr, at + used, tmp, &resume);
 
 		if (n < 0)
 			return n;
@@ -177,13 +185,13 @@ int detour_relocate(struct plan *p, uint64_t at, uint8_t *code)
 		memcpy(code + used, tmp, (size_t)n);
 		p->moved[i] = used;
 		used += resume;
-		addr += p->insns[i].len;
+		addr += p->cpu.insn[i].len;
 	}
 	p->moved[p->ninsns] = used;
 	return 0;
 }
 
-int detour_moved_pc(const struct plan *p, uint64_t at, uint64_t pc, uint64_t *to)
+int arch_detour_moved_pc(const struct plan *p, uint64_t at, uint64_t pc, uint64_t *to)
 {
 	uint64_t addr = p->site;
 
@@ -201,19 +209,19 @@ int detour_moved_pc(const struct plan *p, uint64_t at, uint64_t pc, uint64_t *to
 			return 0;
 		}
 		if (i < p->ninsns)
-			addr += p->insns[i].len;
+			addr += p->cpu.insn[i].len;
 	}
 	return -1;
 }
 
 /* Can every displaced instruction reach its target from the slot? */
-int detour_in_reach(const struct plan *p, uint64_t slot)
+int arch_detour_in_reach(const struct plan *p, uint64_t slot)
 {
-	if (!bp_arch_in_rel32(slot, p->site) || !bp_arch_in_rel32(slot, p->site + p->len))
+	if (!arch_in_reach(slot, p->site) || !arch_in_reach(slot, p->site + p->len))
 		return 0;
 	for (unsigned i = 0; i < p->ninsns; i++)
-		if ((p->insns[i].riprel || p->insns[i].kind == BPI_JCC) &&
-		    !bp_arch_in_rel32(slot, p->insns[i].target))
+		if ((p->cpu.insn[i].riprel || p->cpu.insn[i].kind == BPI_JCC) &&
+		    !arch_in_reach(slot, p->cpu.insn[i].target))
 			return 0;
 	return 1;
 }
@@ -272,15 +280,15 @@ static int prefiltered(int result, int sync, uint32_t desc)
 	return kind >= SK_ARG0 && kind <= SK_ARG12;
 }
 
-void detour_glue(uint64_t base, uint64_t far, uint64_t s, int result, int sync, uint32_t desc,
-		 uint8_t *code)
+void arch_detour_glue(uint64_t base, uint64_t far, uint64_t s, int result, int sync,
+		      uint32_t desc, uint8_t *code)
 {
 	static const uint8_t pushes[] = { 0x57, 0x56, 0x52, 0x51, 0x41, 0x50 };
 	static const uint8_t pops[] = { 0x41, 0x58, 0x59, 0x5a, 0x5e, 0x5f };
 	uint64_t orig = s + DT_ORIG;
 	size_t k = 0;
 
-	memset(code, BP_ARCH_TRAP_BYTE, DT_ORIG);
+	arch_bp_fill(code, DT_ORIG);
 	if (prefiltered(result, sync, desc)) {
 		emit_desc(code, &k, desc);
 		code[k] = 0x4c;		/* lea r11, [rip + disp32]: the slot */
@@ -304,7 +312,7 @@ void detour_glue(uint64_t base, uint64_t far, uint64_t s, int result, int sync, 
 		    sync ? F_SYNC : F_ENTRY);
 	memcpy(code + k, pops, sizeof(pops));
 	k += sizeof(pops);
-	if (k + JMP_LEN <= DT_ORIG) {
+	if (k + ARCH_PATCH_LEN <= DT_ORIG) {
 		emit_rel(code, &k, s, 0xe9, orig);
 		return;
 	}
@@ -312,8 +320,19 @@ void detour_glue(uint64_t base, uint64_t far, uint64_t s, int result, int sync, 
 	memset(code + k, 0x90, DT_ORIG - k);
 }
 
-void detour_jmp(uint8_t *jmp, uint64_t site, uint64_t to)
+void arch_detour_patch(uint8_t *patch, uint64_t site, uint64_t to)
 {
-	jmp[0] = 0xe9;
-	put32(jmp + 1, (int64_t)(to - (site + JMP_LEN)));
+	patch[0] = 0xe9;	/* jmp rel32 */
+	put32(patch + 1, (int64_t)(to - (site + ARCH_PATCH_LEN)));
+}
+
+uint64_t arch_patched_target(const uint8_t *buf, size_t n, uint64_t addr, size_t *off)
+{
+	int32_t rel;
+
+	*off = arch_landing_pad(buf, n);
+	if (n < *off + ARCH_PATCH_LEN || buf[*off] != 0xe9)
+		return 0;
+	memcpy(&rel, buf + *off + 1, sizeof(rel));
+	return addr + *off + ARCH_PATCH_LEN + (uint64_t)(int64_t)rel;
 }

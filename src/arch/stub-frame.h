@@ -1,0 +1,38 @@
+/*
+ * stub-frame.h - the frames of the code memtap writes into a target for
+ * its in-target probes (detour-abi.h): the common routines of the stub
+ * template and each slot's glue and relocated entry, which have no
+ * CFI.  The arch finds them by following that code
+ * (src/arch/$(arch)/stub-frame.c); probe/detour-frame.c reads a slot's
+ * code from the target, or keeps it as memtap wrote it, and hands the
+ * frame to the unwinders (stack/modules.h, struct stub_frame).
+ */
+#ifndef MEMTAP_STUB_FRAME_H
+#define MEMTAP_STUB_FRAME_H
+
+#include <stdint.h>
+
+#include "arch/arch.h"
+
+/*
+ * A frame in the stub code, at a pc with sp its stack pointer: the
+ * caller's return address is at sp + ra_off, and each callee-saved
+ * register the code saved (ARCH_NSAVED of them, in the arch's order)
+ * is at sp + saved[i] (-1: the code left it alone).
+ */
+struct arch_stub_frame {
+	uint32_t ra_off;
+	int32_t saved[ARCH_NSAVED];
+};
+
+/*
+ * The frame at offset off of the stub code: with slot NULL, of the
+ * template's common routines (off < DT_TEMPLATE_MAX; memtap's own copy
+ * of them is followed once, and kept), else of the slot whose code is
+ * slot[0..DT_SAVED) (off < DT_SAVED from the slot's start).  0, or -1
+ * when the code there has no known frame.  The slot's bytes are only
+ * read.
+ */
+int arch_stub_frame(const uint8_t *slot, uint64_t off, struct arch_stub_frame *f);
+
+#endif /* MEMTAP_STUB_FRAME_H */
