@@ -56,5 +56,48 @@ extern const int arch_unw_saved[ARCH_NSAVED];
  * ARCH_PERF_REGS_MASK, the others 0), into r; the rest of r untouched.
  */
 void arch_regs_from_perf(arch_regs_t *r, const uint64_t *v);
+ * Remote syscalls and their trampoline (probe/remote.c, remote-tramp.c;
+ * the constants and inline parts in cpu.h, the code in tramp.c).
+ *
+ * memtap runs a syscall in a stopped thread from a syscall instruction
+ * the process has (ARCH_SYSCALL_INSN_LEN bytes; arch_find_syscall_insn()
+ * finds one in code read from it), with its registers set by
+ * arch_setup_syscall() and arch_suppress_restart(), and reads the result
+ * with arch_syscall_ret(, ARCH_ABI_NATIVE): the pc after the
+ * instruction says it ran.  Or from a trampoline of its own, whose code
+ * after the syscall puts the thread back where it was by itself
+ * (probe/remote.h, remote_tramp_set()).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Where the first syscall instruction in buf[0, len) starts, or -1.
+ * buf is code as read from a mapping's start (aligned as it was there).
+ */
+long arch_find_syscall_insn(const uint8_t *buf, size_t len);
+
+/*
+ * The ARCH_TRAMP_SIZE bytes of a trampoline at address at, into code:
+ *
+ *   the syscall instruction         (the syscall memtap runs)
+ *   rt_sigprocmask(SIG_SETMASK, &block's mask, NULL, 8)
+ *   the flags, then every general register but sp, from the block
+ *   a jump to the block's pc
+ *
+ * the thread's own stack left as it was (below the red zone), the rest
+ * of the bytes traps.  ARCH_TRAMP_SIZE, or 0 if the code would not fit
+ * before the block.
+ */
+size_t arch_tramp_code(uint8_t *code, uint64_t at);
+
+/*
+ * The block for a thread stopped with registers r and signal mask mask:
+ * those registers, but when the stop interrupted a syscall that the
+ * kernel would restart, the pc and syscall number of the restart (the
+ * syscall instruction again, or restart_syscall).
+ */
+void arch_tramp_block(uint64_t block[ARCH_TRAMP_BLOCK_WORDS], const arch_regs_t *r,
+		      uint64_t mask);
 
 #endif /* MEMTAP_ARCH_H */

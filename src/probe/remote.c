@@ -8,24 +8,26 @@
  *      or restart that syscall;
  *   2. ask the thread's seccomp state (sandbox.c) whether the kernel
  *      would run this syscall from this instruction, else from another
- *      `syscall` instruction of the process; refuse if none will do;
+ *      syscall instruction of the process; refuse if none will do;
  *   3. save the registers and the signal mask (PTRACE_GETSIGMASK), block
  *      every blockable signal, so that none is even dequeued (without
  *      PTRACE_GETSIGMASK: see block_signals());
- *   4. rip = a `syscall` instruction that exists already (the vdso has
- *      them), rax = nr, arguments in rdi rsi rdx r10 r8 r9, and
- *      orig_rax = -1: the stop may have interrupted a syscall (rax is
- *      then -ERESTARTSYS), and orig_rax >= 0 would make the kernel
- *      "restart" it over our registers;
+ *   4. pc = a syscall instruction that exists already (the vdso has
+ *      them), the syscall's number and arguments where the CPU's
+ *      convention has them (arch_setup_syscall()), and no restart
+ *      (arch_suppress_restart()): the stop may have interrupted a
+ *      syscall (its return value is then -ERESTARTSYS), which the kernel
+ *      would otherwise "restart" over our registers;
  *   5. PTRACE_SYSCALL to the syscall's entry stop, then its exit stop
  *      (SIGTRAP | 0x80, or a plain SIGTRAP for a tracer without
  *      PTRACE_O_TRACESYSGOOD; a seccomp stop for our own syscall is
  *      passed; SIGSTOP, which cannot be blocked, is suppressed now and
  *      queued again at the end);
- *   6. read rax, put the registers and the mask back, and go from the
- *      exit stop to an interrupt stop (PTRACE_INTERRUPT), on the way out
- *      of which the kernel restarts a syscall that the first stop had
- *      interrupted (restoring orig_rax and rax restores the restart).
+ *   6. read the return value, put the registers and the mask back, and
+ *      go from the exit stop to an interrupt stop (PTRACE_INTERRUPT), on
+ *      the way out of which the kernel restarts a syscall that the first
+ *      stop had interrupted (the registers of the stop, set back, restore
+ *      the restart).
  *
  * Step 5 needs PTRACE_SEIZE and a SIGTRAP's stop (that of another
  * signal must stay one, for the caller to hand the signal on): else the
@@ -63,26 +65,25 @@
 # define PTRACE_EVENT_STOP 128
 #endif
 
-/* Search len bytes of [start, start+len) for 0f 05. */
+/* Search [start, start+len), its first 64 KiB, for a syscall instruction. */
 static int scan_for_syscall(pid_t pid, pid_t tid, uint64_t start, uint64_t len,
 			    uint64_t *addr)
 {
 	static uint8_t buf[65536];
+	long off;
 
 	if (len > sizeof(buf))
 		len = sizeof(buf);
 	if (memio_read_all(pid, tid, start, buf, len) < 0)
 		return -1;
-	for (size_t i = 0; i + 1 < len; i++)
-		if (buf[i] == 0x0f && buf[i + 1] == 0x05) {
-			*addr = start + i;
-			return 0;
-		}
-	return -1;
+	if ((off = arch_find_syscall_insn(buf, len)) < 0)
+		return -1;
+	*addr = start + (uint64_t)off;
+	return 0;
 }
 
 /*
- * Up to max `syscall` instructions of pid, one per executable mapping:
+ * Up to max syscall instructions of pid, one per executable mapping:
  * the vdso's first, then the others' in address order.  How many, or
  * -errno when the maps cannot be read.  tid: a stopped thread of pid
  * (for PTRACE_PEEKDATA) or 0.
@@ -155,7 +156,8 @@ int remote_may_inject(pid_t tid, uint64_t *insn, long nr, const uint64_t args[6]
 
 	/*
 	 * A filter may allow syscalls only from some code (the C
-	 * library's, say): try the other executable mappings' `syscall`.
+	 * library's, say): try the other executable mappings' syscall
+	 * instructions.
 	 */
 	if (!ok && v->mode == 2 && !v->err) {
 		first = *v;
@@ -178,9 +180,10 @@ int remote_may_inject(pid_t tid, uint64_t *insn, long nr, const uint64_t args[6]
 /*
  * 1 when tid is stopped inside a syscall: at a syscall-entry, -exit or
  * seccomp stop, or at a PTRACE_EVENT_{FORK,VFORK,CLONE,EXEC,EXIT} stop,
- * after which the kernel still stores the syscall's result in rax (our
- * injected syscall number would be overwritten).  Signal-delivery-stops
- * and PTRACE_EVENT_STOP happen on the way back to user mode: safe.
+ * after which the kernel still stores the syscall's result in the
+ * register of its return value (our injected syscall number would be
+ * overwritten).  Signal-delivery-stops and PTRACE_EVENT_STOP happen on
+ * the way back to user mode: safe.
  */
 static int in_syscall_stop(pid_t tid)
 {
@@ -329,7 +332,7 @@ static int tramp_usable(pid_t tid, long nr, const uint64_t args[6], uint64_t *at
 	insn = *at;
 	if (!remote_may_inject(tid, &insn, nr, args, &v) || insn != *at)
 		return 0;
-	insn = *at + 2;	/* not the same instruction, the same mapping */
+	insn = *at + ARCH_SYSCALL_INSN_LEN;	/* not the same instruction, the same mapping */
 	return remote_may_inject(tid, &insn, SYS_rt_sigprocmask, mask_args, &v);
 }
 
@@ -378,18 +381,14 @@ static int resume_wait(pid_t tid, int request, int *status, struct remote_result
 	return (unsigned)*status >> 16 == PTRACE_EVENT_EXIT ? -ESRCH : 0;
 }
 
-/* The registers of syscall nr from the instruction at insn, the others from *regs. */
+/*
+ * The registers of syscall nr from the instruction at insn, the others
+ * from *regs, with no restart of a syscall the stop interrupted.
+ */
 static void call_regs(arch_regs_t *regs, uint64_t insn, long nr, const uint64_t args[6])
 {
-	regs->rip = insn;
-	regs->rax = (uint64_t)nr;
-	regs->orig_rax = (uint64_t)-1;
-	regs->rdi = args[0];
-	regs->rsi = args[1];
-	regs->rdx = args[2];
-	regs->r10 = args[3];
-	regs->r8 = args[4];
-	regs->r9 = args[5];
+	arch_setup_syscall(regs, insn, nr, args);
+	arch_suppress_restart(regs);
 }
 
 /*
@@ -448,7 +447,7 @@ static int driven_syscall(pid_t tid, pid_t pid, int tramp, uint64_t insn, long n
 	struct held_signals held = { .n = 0 };
 	arch_regs_t regs = *saved;
 	uint64_t saved_mask = 0;
-	int status, err, masked = 0, stops = 0;
+	int status, err, e, masked = 0, stops = 0;
 
 	if (tramp) {
 		if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(saved_mask), &saved_mask) < 0)
@@ -457,8 +456,8 @@ static int driven_syscall(pid_t tid, pid_t pid, int tramp, uint64_t insn, long n
 			return err;
 	}
 	call_regs(&regs, insn, nr, args);
-	if (ptrace(PTRACE_SETREGS, tid, 0L, &regs) < 0)
-		return -errno;
+	if ((err = arch_regs_set(tid, &regs)) < 0)
+		return err;
 	masked = block_signals(tid, &saved_mask);
 	if (masked < 0) {
 		err = masked;
@@ -483,38 +482,33 @@ static int driven_syscall(pid_t tid, pid_t pid, int tramp, uint64_t insn, long n
 		}
 		if (fault_signal(tid, sig)) {
 			/* at insn: no syscall instruction there; never run on after one */
-			if (ptrace(PTRACE_GETREGS, tid, 0L, &regs) < 0)
-				err = -errno;
-			else
-				err = regs.rip == insn ? -EFAULT : -EIO;
+			if ((err = arch_regs_get(tid, &regs)) == 0)
+				err = arch_pc(&regs) == insn ? -EFAULT : -EIO;
 			goto restore;
 		}
 		/* SIGSTOP (never blocked), or any signal when none is */
 		hold_signal(&held, tid, sig);
 	}
-	if (ptrace(PTRACE_GETREGS, tid, 0L, &regs) < 0) {
-		err = -errno;
+	if ((err = arch_regs_get(tid, &regs)) < 0)
 		goto restore;
-	}
-	if (regs.rip != insn + 2) {
+	if (arch_pc(&regs) != insn + ARCH_SYSCALL_INSN_LEN) {
 		err = -EIO;
 		goto restore;
 	}
-	res->ret = (int64_t)regs.rax;
+	res->ret = arch_syscall_ret(&regs, ARCH_ABI_NATIVE);
 restore:
 	if (masked && ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(saved_mask),
 			     &saved_mask) < 0 && !err)
 		err = -errno;
-	if (ptrace(PTRACE_SETREGS, tid, 0L, saved) < 0 && !err)
-		err = -errno;
+	if ((e = arch_regs_set(tid, saved)) < 0 && !err)
+		err = e;
 	/*
 	 * From the syscall stop to an interrupt stop, as the caller expects;
 	 * on the way out of it, the kernel restarts the syscall the stop
 	 * interrupted, if any (from a syscall stop it would not).
 	 */
 	if (stops > 0) {
-		int e = interrupt_stop(tid, &held, res);
-
+		e = interrupt_stop(tid, &held, res);
 		if (!err || e == -ESRCH)
 			err = e;
 	}
@@ -531,7 +525,7 @@ int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 	uint64_t saved_mask = 0;
 	struct held_signals held;
 	struct sandbox_verdict verdict;
-	int status, err = 0, masked;
+	int status, err = 0, e, masked;
 
 	res->ret = -ENOSYS;
 	res->reaped = 0;
@@ -545,8 +539,8 @@ int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 		sandbox_reason(&verdict, syscall_name(nr), refusal, sizeof(refusal));
 		return -EPERM;
 	}
-	if (ptrace(PTRACE_GETREGS, tid, 0L, &saved) < 0)
-		return -errno;
+	if ((err = arch_regs_get(tid, &saved)) < 0)
+		return err;
 	if (drivable(tid)) {
 		if (tramp_usable(tid, nr, args, &tp, &tpid))
 			return driven_syscall(tid, tpid, 1, tp, nr, args, &saved, res);
@@ -560,10 +554,8 @@ int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 	masked = block_signals(tid, &saved_mask);
 	if (masked < 0)
 		return masked;
-	if (ptrace(PTRACE_SETREGS, tid, 0L, &regs) < 0) {
-		err = -errno;
+	if ((err = arch_regs_set(tid, &regs)) < 0)
 		goto restore;
-	}
 	for (;;) {
 		int sig, event;
 
@@ -577,13 +569,11 @@ int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 			continue;	/* our own seccomp stop, an interrupt */
 		if (sig == (SIGTRAP | 0x80))
 			continue;
-		if (ptrace(PTRACE_GETREGS, tid, 0L, &regs) < 0) {
-			err = -errno;
+		if ((err = arch_regs_get(tid, &regs)) < 0)
 			goto restore;
-		}
-		if (sig == SIGTRAP && regs.rip == insn + 2)
+		if (sig == SIGTRAP && arch_pc(&regs) == insn + ARCH_SYSCALL_INSN_LEN)
 			break;
-		if (regs.rip == insn && (sig == SIGSEGV || sig == SIGILL || sig == SIGBUS)) {
+		if (arch_pc(&regs) == insn && (sig == SIGSEGV || sig == SIGILL || sig == SIGBUS)) {
 			err = -EFAULT;	/* no syscall instruction there */
 			goto restore;
 		}
@@ -591,10 +581,10 @@ int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 		if (sig != SIGTRAP)
 			hold_signal(&held, tid, sig);
 	}
-	res->ret = (int64_t)regs.rax;
+	res->ret = arch_syscall_ret(&regs, ARCH_ABI_NATIVE);
 restore:
-	if (ptrace(PTRACE_SETREGS, tid, 0L, &saved) < 0 && !err)
-		err = -errno;
+	if ((e = arch_regs_set(tid, &saved)) < 0 && !err)
+		err = e;
 	if (masked && ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(saved_mask),
 			     &saved_mask) < 0 && !err)
 		err = -errno;

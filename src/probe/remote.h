@@ -13,7 +13,7 @@
  * or disturbed.  remote_syscall() saves the registers and the signal
  * mask, blocks every signal (without PTRACE_GETSIGMASK, before Linux
  * 3.11: blocks none, and signals dequeued meanwhile are queued again
- * afterwards, see remote.c), points rip at an existing `syscall`
+ * afterwards, see remote.c), points the pc at an existing syscall
  * instruction (the vdso has several; no byte of the target is written),
  * runs it to its syscall-exit stop (PTRACE_SYSCALL; from the stop of
  * another signal than SIGTRAP, or without PTRACE_SEIZE, single-steps
@@ -41,6 +41,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "arch/arch.h"
+
 struct remote_result {
 	int64_t ret;		/* the syscall's return value (-errno on failure) */
 	int reaped;		/* 1: the thread died; status is its wait status */
@@ -48,8 +50,9 @@ struct remote_result {
 };
 
 /*
- * Find the address of a `syscall` instruction (0f 05) in an executable
- * mapping of pid: the vdso first, then any r-x mapping.  0 or -errno.
+ * Find the address of a syscall instruction (arch_find_syscall_insn())
+ * in an executable mapping of pid: the vdso first, then any r-x
+ * mapping.  0 or -errno.
  */
 int remote_find_syscall_insn(pid_t pid, uint64_t *addr);
 /* The same, tid a thread of pid in a ptrace-stop (pid itself above). */
@@ -57,7 +60,7 @@ int remote_find_syscall_insn_tid(pid_t pid, pid_t tid, uint64_t *addr);
 
 /*
  * Run syscall nr with up to six arguments in thread tid, using the
- * `syscall` instruction at insn (from remote_find_syscall_insn() or one
+ * syscall instruction at insn (from remote_find_syscall_insn() or one
  * that memtap wrote, or another one of the process if the thread's
  * seccomp filters allow the call from there only).  Returns 0 when the
  * syscall ran (its result, maybe negative, in res->ret), -errno when it
@@ -71,7 +74,7 @@ int remote_syscall(pid_t tid, uint64_t insn, long nr, const uint64_t args[6],
 /*
  * Would remote_syscall(tid, *insn, nr, args) be let through by the
  * thread's seccomp state?  tid in a ptrace-stop.  1 yes (*insn may be
- * changed to another `syscall` instruction of the process that the
+ * changed to another syscall instruction of the process that the
  * filters allow), 0 no; *v says why (sandbox_reason()).
  */
 struct sandbox_verdict;
@@ -88,7 +91,8 @@ const char *remote_refusal(void);
 /*
  * A trampoline in the process (remote-tramp.c): REMOTE_TRAMP_SIZE bytes
  * of executable memory of its own at at, written with the bytes of
- * remote_tramp_code(at, ...) (0 when room is too small).  Once set for
+ * remote_tramp_code(at, ...) (0 when room is too small; the CPU's code,
+ * arch_tramp_code()).  Once set for
  * pid, remote_syscall() runs the syscalls of its threads from there
  * (when their seccomp filters allow it; else as before): stopped at the
  * syscall's exit (PTRACE_SYSCALL, no single step), so that a memtap
@@ -96,7 +100,7 @@ const char *remote_refusal(void);
  * registers and signal mask and go on where it was.  _clear: the
  * memory is gone (exec) or no longer memtap's to use.
  */
-#define REMOTE_TRAMP_SIZE 320
+#define REMOTE_TRAMP_SIZE ARCH_TRAMP_SIZE
 size_t remote_tramp_code(uint64_t at, uint8_t *code, size_t room);
 void remote_tramp_set(pid_t pid, uint64_t at);
 void remote_tramp_clear(pid_t pid);

@@ -10,8 +10,9 @@
  * filter mode, fetches the thread's filters (PTRACE_SECCOMP_GET_FILTER,
  * root or CAP_SYS_ADMIN only; the thread must be in a ptrace-stop) and
  * runs them (bpf.c) on the struct seccomp_data the kernel would build:
- * nr, AUDIT_ARCH_X86_64, instruction_pointer (the address after the
- * `syscall` instruction, where the kernel takes it), args.
+ * nr, the native audit arch (arch.h's ARCH_AUDIT_NATIVE),
+ * instruction_pointer (the address after the syscall instruction, where
+ * the kernel takes it), args.
  *
  * Only SECCOMP_RET_ALLOW and SECCOMP_RET_LOG count as allowed, and
  * SECCOMP_RET_TRACE when every filter that returns it is memtap's own
@@ -55,7 +56,7 @@ void sandbox_free(struct sandbox *sb);
 int sandbox_none(const struct sandbox *sb);
 
 /*
- * Would syscall nr (x86-64 ABI) with args, run by the `syscall`
+ * Would syscall nr (the native ABI) with args, run by the syscall
  * instruction at insn, be let through?  Fills *v; returns v->allowed.
  */
 int sandbox_allows(const struct sandbox *sb, long nr, const uint64_t args[6], uint64_t insn,

@@ -221,4 +221,54 @@ static inline int arch_thread_set_pc(pid_t tid, uint64_t pc)
 		      (void *)pc) < 0 ? -errno : 0;
 }
 
+/*
+ * Remote syscalls and their trampoline (probe/remote.c, remote-tramp.c;
+ * the code in tramp.c).
+ */
+
+/* The ABI of memtap's own syscalls, which remote syscalls use. */
+#define ARCH_ABI_NATIVE ABI_X86_64
+
+/*
+ * r set up to run syscall nr with args from the syscall instruction at
+ * insn (pc = insn, the number in rax, the arguments in rdi rsi rdx r10
+ * r8 r9); the other registers as they were.
+ */
+static inline void arch_setup_syscall(arch_regs_t *r, uint64_t insn, long nr,
+				      const uint64_t args[6])
+{
+	r->rip = insn;
+	r->rax = (uint64_t)nr;
+	r->rdi = args[0];
+	r->rsi = args[1];
+	r->rdx = args[2];
+	r->r10 = args[3];
+	r->r8 = args[4];
+	r->r9 = args[5];
+}
+
+/*
+ * Registers r, about to be given to a stopped thread for a syscall of
+ * memtap's (arch_regs_set()), made so that the kernel does not restart
+ * over them a syscall that the stop interrupted (the stop's return
+ * value is then -ERESTARTSYS or the like): orig_rax = -1.  The
+ * registers of the stop (arch_regs_get()), set back, bring the restart
+ * back: a CPU whose kernel keeps the syscall number out of its general
+ * register set has it in arch_regs_t all the same, read and written by
+ * arch_regs_get() and arch_regs_set().
+ */
+static inline void arch_suppress_restart(arch_regs_t *r)
+{
+	r->orig_rax = (uint64_t)-1;
+}
+
+/*
+ * The trampoline (tramp.c): ARCH_TRAMP_SIZE bytes, its code first, and
+ * at ARCH_TRAMP_BLOCK_OFF a block of ARCH_TRAMP_BLOCK_WORDS words that
+ * memtap writes before each syscall run from it and the code reads.
+ */
+#define ARCH_TRAMP_SIZE 320
+#define ARCH_TRAMP_BLOCK_OFF 168
+#define ARCH_TRAMP_BLOCK_WORDS 18
+
 #endif /* MEMTAP_ARCH_CPU_H */
