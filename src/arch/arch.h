@@ -32,7 +32,7 @@
 #include "bp_arch.h"
 
 /*
- * Unwinding (issue 36, step 5): the register file in the numberings of
+ * Unwinding: the register file in the numberings of
  * the tools memtap hands it to.  cpu.h gives the constants (ARCH_NSAVED,
  * ARCH_DW_*, ARCH_PERF_*, ARCH_ELF_MACHINE) and the accessors
  * (arch_fp(), arch_set_pc(), arch_saved_reg(), ...).
@@ -56,6 +56,8 @@ extern const int arch_unw_saved[ARCH_NSAVED];
  * ARCH_PERF_REGS_MASK, the others 0), into r; the rest of r untouched.
  */
 void arch_regs_from_perf(arch_regs_t *r, const uint64_t *v);
+
+/*
  * Remote syscalls and their trampoline (probe/remote.c, remote-tramp.c;
  * the constants and inline parts in cpu.h, the code in tramp.c).
  *
