@@ -15,7 +15,8 @@
  *     as -n, without churn_here(): the process allocates nothing but
  *     leak_here()'s blocks once it is ready.
  * Otherwise churn_here() mallocs and frees a block every 10 ms, which
- * holds nothing.
+ * holds nothing.  stdout is unbuffered: no stdio buffer is malloc'd, so
+ * a process holds exactly what it leaked however early memtap attaches.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -68,6 +69,8 @@ int main(int argc, char **argv)
 	uint64_t t0 = now_ms(), leaked = 0;
 	struct timespec tick = { 0, 10 * 1000 * 1000 };
 
+	/* unbuffered: no stdio buffer malloc'd, whenever memtap attaches */
+	setvbuf(stdout, NULL, _IONBF, 0);
 	signal(SIGUSR1, on_usr1);
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
