@@ -162,7 +162,20 @@ void start_detach(void)
 			continue;
 		}
 		if ((tcp->flags & T_STOPPED) && !(tcp->flags & T_HELD)) {
-			/* parked to arm probes: at a PTRACE_EVENT_STOP */
+			/*
+			 * Parked to arm probes, or held by a source (faults'
+			 * pacing), at a PTRACE_EVENT_STOP: a source's signal
+			 * may be queued for it (a tripwire's, sent at the fault
+			 * before the stop): its stop comes first, and goes
+			 * through detaching_stop(), as every later stop.
+			 */
+			if (sources_release(tcp)) {
+				debug_msg("detaching: thread %d, stopped, has a signal of "
+					  "memtap's queued: it goes at its next stop", tcp->tid);
+				tcp->flags |= T_DETACHING;
+				resume(tcp, 0);
+				continue;
+			}
 			detach_or_park(tcp, 0, (tcp->flags & T_PARKED) ? 1 : 0);
 			continue;
 		}
