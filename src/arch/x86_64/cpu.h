@@ -5,7 +5,7 @@
  * A 64-bit process can make syscalls through three ABIs: x86-64
  * (`syscall`), x32 (`syscall` with bit 30 set in the number) and i386
  * (`int $0x80`, also what 32-bit processes use).  The seccomp filter and
- * the decoder both work from the table in syscall_table.c.
+ * the decoder both work from the table in syscalls.c.
  */
 #ifndef MEMTAP_ARCH_CPU_H
 #define MEMTAP_ARCH_CPU_H
@@ -36,9 +36,14 @@ enum abi {
 	ABI_COUNT
 };
 
-/* The audit architecture seccomp_data.arch carries for each ABI. */
+/* The audit architecture seccomp_data.arch carries for memtap's own ABI. */
 #define ARCH_AUDIT_NATIVE AUDIT_ARCH_X86_64
-#define ARCH_AUDIT_COMPAT AUDIT_ARCH_I386
+
+/*
+ * The width of a syscall's result in abi: 32 for i386, whose results
+ * are 32-bit addresses or -errno; x32 enters the kernel as x86-64 does.
+ */
+static inline int arch_abi_bits(enum abi abi) { return abi == ABI_I386 ? 32 : 64; }
 
 static inline uint64_t arch_pc(const arch_regs_t *r) { return r->rip; }
 static inline uint64_t arch_sp(const arch_regs_t *r) { return r->rsp; }
