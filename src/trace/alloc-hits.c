@@ -174,7 +174,8 @@ void alloc_hit_entry(struct thread *tcp, const struct probe *pr, const arch_regs
 		     const struct bp_hit *h)
 {
 	struct alloc_thread *at = tcp->alloc;
-	uint64_t args[6] = { regs->rdi, regs->rsi, regs->rdx, regs->rcx, regs->r8, regs->r9 };
+	uint64_t args[6] = { arch_call_arg(regs, 0), arch_call_arg(regs, 1), arch_call_arg(regs, 2),
+			     arch_call_arg(regs, 3), arch_call_arg(regs, 4), arch_call_arg(regs, 5) };
 	int nested;
 	struct event ev;
 	arch_regs_t r;
@@ -209,8 +210,8 @@ void alloc_hit_entry(struct thread *tcp, const struct probe *pr, const arch_regs
 	ev.caller = h->caller;
 	/* unwind from the function's first instruction */
 	r = *regs;
-	r.rip = h->addr;
-	r.rsp = h->sp;
+	arch_set_pc(&r, h->addr);
+	arch_set_sp(&r, h->sp);
 	source_emit(tcp, &ev, &r);
 }
 
@@ -251,6 +252,6 @@ void alloc_hit_return(struct thread *tcp, const struct probe *pr, const arch_reg
 	}
 	ev.caller = h->caller;
 	ev.leaf = h->addr;
-	/* regs are the caller's now: rip at the return address */
+	/* regs are the caller's now: the pc at the return address */
 	source_emit(tcp, &ev, regs);
 }

@@ -411,9 +411,11 @@ void syscall_exit(struct thread *tcp, const arch_regs_t *regs)
 
 static int get_regs(struct thread *tcp, arch_regs_t *regs)
 {
-	if (ptrace(PTRACE_GETREGS, tcp->tid, 0L, regs) < 0) {
-		if (errno != ESRCH)
-			perror_msg("ptrace(PTRACE_GETREGS, %d)", tcp->tid);
+	int err = arch_regs_get(tcp->tid, regs);
+
+	if (err < 0) {
+		if (err != -ESRCH)
+			error_msg("thread %d: reading its registers: %s", tcp->tid, strerror(-err));
 		return -1;
 	}
 	return 0;
@@ -499,7 +501,7 @@ static int memory_nr(long nr)
  * Is this syscall stop an entry (1) or an exit (0)?  Without
  * PTRACE_GET_SYSCALL_INFO (Linux >= 5.3, asked first by the caller: said
  * is what it said), the thread's own parity, and for the first stop
- * after attaching, rax == -ENOSYS.
+ * after attaching, the registers (arch_at_syscall_entry()).
  */
 static int syscall_stop_is_entry(struct thread *tcp, const arch_regs_t *regs, int said)
 {
@@ -512,8 +514,8 @@ static int syscall_stop_is_entry(struct thread *tcp, const arch_regs_t *regs, in
 
 /*
  * The first syscall stop after a seccomp stop tells the order of the
- * stops, as strace learns it: an entry stop (rax == -ENOSYS at entry, or
- * what PTRACE_GET_SYSCALL_INFO says) means Linux < 4.8, whose entry
+ * stops, as strace learns it: an entry stop (the registers at entry say
+ * so, arch_at_syscall_entry(), or what PTRACE_GET_SYSCALL_INFO says) means Linux < 4.8, whose entry
  * stop follows the seccomp stop; an exit stop, that the seccomp stop
  * stood for the entry.  Never from the version: distributions backport.
  * A memory syscall never returns -ENOSYS, so the registers cannot
@@ -538,16 +540,18 @@ static void learn_order(struct thread *tcp)
 	debug_msg("the seccomp stop %s the syscall-entry stop", entry ? "precedes" : "stands for");
 }
 
+/* The stopped thread ctx's memory, for the arch: 0 or -errno. */
+static int read_thread(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct thread *tcp = ctx;
+
+	return memio_read_all(tcp->proc->pid, tcp->tid, addr, buf, len);
+}
+
+/* The ABI of the syscall tcp stopped in (the arch may read its code). */
 static enum abi syscall_abi(struct thread *tcp, const arch_regs_t *regs)
 {
-	uint16_t insn = 0;
-
-	if (regs->cs != 0x23) {
-		/* int $0x80 from 64-bit code: look at the instruction */
-		if (memio_read_all(tcp->proc->pid, tcp->tid, regs->rip - 2, &insn, sizeof(insn)) < 0)
-			insn = 0;
-	}
-	return arch_abi_from_regs(regs, insn);
+	return arch_abi_of_stop(regs, read_thread, tcp);
 }
 
 static void on_syscall_stop(struct thread *tcp)
