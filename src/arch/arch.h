@@ -8,7 +8,8 @@
  * result), the syscall ABIs a process can use (enum abi), their
  * audit arches and the numbers of the memory syscalls in each (syscalls.c), the breakpoint instruction and how the instruction it
  * replaces is run out of line (bp_arch.h), and the in-target stubs with
- * the layout memtap shares with them (detour-abi.h, detour-stubs.S).
+ * the layout memtap shares with them (detour-abi.h, detour-stubs.S; the
+ * registers a ring record carries, arch_regs_from_record()).
  * Above it, code speaks of pc, sp and arguments, never of a CPU's
  * registers or encodings (scripts/check-layers.sh fails on them).  It
  * sits right above util/ and includes nothing but util/ and itself, so
