@@ -5,13 +5,14 @@
  * The arch layer owns every fact of the instruction set and of the
  * kernel's view of it: the register file and how a stop reports it
  * (arch_regs_t, arch_pc(), arch_sp(), the syscall number, arguments and
- * result), the syscall ABIs a process can use (enum abi), their
- * audit arches and the numbers of the memory syscalls in each (syscalls.c), the breakpoint instruction and how the instruction it
- * replaces is run out of line (bp_arch.h), and the in-target stubs with
- * the layout memtap shares with them (detour-abi.h, detour-stubs.S; the
- * registers a ring record carries, arch_regs_from_record()).
- * Above it, code speaks of pc, sp and arguments, never of a CPU's
- * registers or encodings (scripts/check-layers.sh fails on them).  It
+ * result), the syscall ABIs a process can use (enum abi), their audit
+ * arches and the numbers of the memory syscalls in each (syscalls.c),
+ * the breakpoint instruction and how the instruction it replaces is run
+ * out of line (bp_arch.h), and the in-target stubs with the layout
+ * memtap shares with them (detour-abi.h, detour-stubs.S; the registers
+ * a ring record carries, arch_regs_from_record()).  Above it, code
+ * speaks of pc, sp and arguments, never of a CPU's registers or
+ * encodings (scripts/check-layers.sh fails on them).  It
  * sits right above util/ and includes nothing but util/ and itself, so
  * that every layer may ask it.
  *

@@ -174,8 +174,9 @@ void alloc_hit_entry(struct thread *tcp, const struct probe *pr, const arch_regs
 		     const struct bp_hit *h)
 {
 	struct alloc_thread *at = tcp->alloc;
-	uint64_t args[6] = { arch_call_arg(regs, 0), arch_call_arg(regs, 1), arch_call_arg(regs, 2),
-			     arch_call_arg(regs, 3), arch_call_arg(regs, 4), arch_call_arg(regs, 5) };
+	uint64_t args[6] = { arch_call_arg(regs, 0), arch_call_arg(regs, 1),
+			     arch_call_arg(regs, 2), arch_call_arg(regs, 3),
+			     arch_call_arg(regs, 4), arch_call_arg(regs, 5) };
 	int nested;
 	struct event ev;
 	arch_regs_t r;

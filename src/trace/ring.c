@@ -16,7 +16,8 @@
  * event the int3 probe would have made at the function's return
  * (alloc-hits.c): the caller's registers (pc = the return address, sp
  * above it, the callee-saved ones as the stub found them, unchanged by
- * the function: arch_regs_from_record()) and the copy of the stack from the function's entry.
+ * the function: arch_regs_from_record()) and the copy of the stack
+ * from the function's entry.
  * The events' stacks are the records' own bytes (borrowed, struct
  * stack_snapshot): the sink is flushed, and the stacks unwound, before
  * TAIL gives the records back to the stubs (or the next batch of a

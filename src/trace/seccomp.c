@@ -5,9 +5,10 @@
  * The filter is generated from the arch's syscall table (arch/arch.h):
  * one block per audit arch of arch_audits[], which checks
  * seccomp_data.arch first (several ABIs may share one and differ by the
- * number, as x86-64's x32 does), then compares the number.  Calls that map code (mmap, mprotect with PROT_EXEC) stop
- * too whatever -e selects, so that memtap knows every module: the
- * tracer counts them apart and makes no event of them (syscalls.c).
+ * number, as x86-64's x32 does), then compares the number.  Calls that
+ * map code (mmap, mprotect with PROT_EXEC) stop too whatever -e
+ * selects, so that memtap knows every module: the tracer counts them
+ * apart and makes no event of them (syscalls.c).
  * Any other architecture or syscall is allowed untouched.
  * SECCOMP_RET_DATA carries the index of the matched arch_syscalls[] entry,
  * so the tracer knows the ABI and the call without decoding anything.

@@ -415,7 +415,8 @@ static int get_regs(struct thread *tcp, arch_regs_t *regs)
 
 	if (err < 0) {
 		if (err != -ESRCH)
-			error_msg("thread %d: reading its registers: %s", tcp->tid, strerror(-err));
+			error_msg("thread %d: reading its registers: %s", tcp->tid,
+				  strerror(-err));
 		return -1;
 	}
 	return 0;
@@ -514,13 +515,13 @@ static int syscall_stop_is_entry(struct thread *tcp, const arch_regs_t *regs, in
 
 /*
  * The first syscall stop after a seccomp stop tells the order of the
- * stops, as strace learns it: an entry stop (the registers at entry say
- * so, arch_at_syscall_entry(), or what PTRACE_GET_SYSCALL_INFO says) means Linux < 4.8, whose entry
- * stop follows the seccomp stop; an exit stop, that the seccomp stop
- * stood for the entry.  Never from the version: distributions backport.
- * A memory syscall never returns -ENOSYS, so the registers cannot
- * mislead.  Until then the order is a guess (F_SECCOMP_ENTRY), and this
- * thread's state is put right.
+ * stops, as strace learns it: an entry stop (the registers at entry
+ * say so, arch_at_syscall_entry(), or what PTRACE_GET_SYSCALL_INFO
+ * says) means Linux < 4.8, whose entry stop follows the seccomp stop;
+ * an exit stop, that the seccomp stop stood for the entry.  Never from
+ * the version: distributions backport.  A memory syscall never returns
+ * -ENOSYS, so the registers cannot mislead.  Until then the order is a
+ * guess (F_SECCOMP_ENTRY), and this thread's state is put right.
  */
 static void learn_order(struct thread *tcp)
 {

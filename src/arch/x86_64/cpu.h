@@ -102,9 +102,9 @@ static inline int arch_at_syscall_entry(const arch_regs_t *r)
  * not read in 32-bit code; a failed read is no int $0x80); x32 for the
  * x32 bit in the number; else x86-64.
  */
-static inline enum abi arch_abi_of_stop(const arch_regs_t *r,
-					int (*read)(void *ctx, uint64_t addr, void *buf, size_t len),
-					void *ctx)
+static inline enum abi
+arch_abi_of_stop(const arch_regs_t *r,
+		 int (*read)(void *ctx, uint64_t addr, void *buf, size_t len), void *ctx)
 {
 	uint16_t insn = 0;
 
