@@ -5,12 +5,14 @@
  * The arch layer owns every fact of the instruction set and of the
  * kernel's view of it: the register file and how a stop reports it
  * (arch_regs_t, arch_pc(), arch_sp(), the syscall number, arguments and
- * result), the syscall ABIs a process can use (enum abi) and their
- * audit arches, the breakpoint instruction and how the instruction it
- * replaces is run out of line (bp_arch.h), and the in-target stubs with
- * the layout memtap shares with them (detour-abi.h, detour-stubs.S).
- * Above it, code speaks of pc, sp and arguments, never of a CPU's
- * registers or encodings (scripts/check-layers.sh fails on them).  It
+ * result), the syscall ABIs a process can use (enum abi), their audit
+ * arches and the numbers of the memory syscalls in each (syscalls.c),
+ * the breakpoint instruction and how the instruction it replaces is run
+ * out of line (bp_arch.h), and the in-target stubs with the layout
+ * memtap shares with them (detour-abi.h, detour-stubs.S; the registers
+ * a ring record carries, arch_regs_from_record()).  Above it, code
+ * speaks of pc, sp and arguments, never of a CPU's registers or
+ * encodings (scripts/check-layers.sh fails on them).  It
  * sits right above util/ and includes nothing but util/ and itself, so
  * that every layer may ask it.
  *
@@ -30,6 +32,60 @@
 
 #include "cpu.h"
 #include "bp_arch.h"
+
+/*
+ * Syscalls: the memory syscalls memtap traces, each by what it does
+ * (enum sc_id, the same on every CPU) and by its number in each ABI of
+ * this CPU (the table in syscalls.c); what a call means to the tracer,
+ * its event kind, is trace/'s.
+ */
+enum sc_id {
+	SC_BRK,
+	SC_MMAP,		/* offset in bytes */
+	SC_MMAP2,		/* offset in pages (i386) */
+	SC_OLD_MMAP,		/* arguments in a struct in memory (i386) */
+	SC_MUNMAP,
+	SC_MREMAP,
+	SC_MPROTECT,		/* also watched for code mappings */
+	SC_MADVISE,
+	SC_EXECVE,		/* execve, execveat: no event; the in-target rings
+				   and the faults' are read at its entry */
+	SC_SECCOMP,		/* seccomp, and */
+	SC_PRCTL,		/* prctl (PR_SET_SECCOMP only): no event; with
+				   probes, a filter the command adds to memtap's */
+	SC_NIDS
+};
+
+/* A memory syscall in one ABI. */
+struct arch_syscall {
+	enum abi abi;
+	long nr;		/* its number in that ABI, as the kernel sees it */
+	enum sc_id id;
+	const char *name;
+};
+
+/*
+ * Every memory syscall of every ABI; the seccomp filter returns an
+ * entry's index (trace/seccomp.c), so the order is part of its bytes.
+ */
+extern const struct arch_syscall arch_syscalls[];
+extern const size_t arch_nsyscalls;
+/* The entry of number nr in abi, or NULL: not a memory syscall there. */
+const struct arch_syscall *arch_syscall_lookup(enum abi abi, long nr);
+/* The first entry of id in abi (execve's, not execveat's), or NULL. */
+const struct arch_syscall *arch_syscall_by_id(enum abi abi, enum sc_id id);
+
+/*
+ * The audit arches seccomp_data.arch carries (<linux/audit.h>), each with
+ * the ABIs (1 << enum abi) whose syscalls come with it: one block of the
+ * seccomp filter each, in this order.
+ */
+struct arch_audit {
+	uint32_t audit_arch;
+	unsigned abis;
+};
+extern const struct arch_audit arch_audits[];
+extern const size_t arch_naudits;
 
 /*
  * Unwinding: the register file in the numberings of

@@ -41,7 +41,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
 #include <sys/resource.h>
 
 #include "detour-abi.h"
@@ -124,7 +123,7 @@ static int probe_kind(const struct probe *pr, struct detour_probe *dp)
 		break;
 	case PR_USER:
 		/* --probe: recorded at entry, every call (the sink weighs and
-		   filters it); the stub keeps rdi..r8 only */
+		   filters it); the stub keeps arguments 0..4 only */
 		if (pr->size_arg > 4)
 			return 0;
 		dp->result = 0;
@@ -408,15 +407,16 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
  * the rlimit; another thread's ends below its TCB (glibc and musl put
  * the TCB and static TLS at the top of the thread's stack block): a
  * mapping may be merged with the next one and lose it later, so its end
- * is no bound.  A thread whose TCB is not above rsp in the mapping (its
- * own stack elsewhere) stays out of the table: process_vm_readv.
+ * is no bound (arch_stack_top_from_tp()).  A thread whose TCB is not
+ * above its sp in the mapping (its own stack elsewhere) stays out of
+ * the table: process_vm_readv.
  *
  * The stubs copy the stack up to that end, so the end is put where the
  * outermost frame ends: the main thread's at the process's first stack
  * pointer (startstack, where argc is: the arguments, environment and
  * auxiliary vector above it are no frame; often several KiB), a new
  * thread's (fresh: its first stop, before any instruction of its own)
- * at its rsp then, with room for what a clone wrapper leaves above it
+ * at its sp then, with room for what a clone wrapper leaves above it
  * (the static TLS between it and the TCB is no frame either).
  */
 #define STACK_TOP_ROOM 256
@@ -426,16 +426,19 @@ void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp, int fres
 	struct procfs_map *maps;
 	arch_regs_t regs;
 	struct rlimit rl;
-	uint64_t top;
+	uint64_t top, sp, tp, tcb;
 	size_t n;
 
-	if (!ad || ptrace(PTRACE_GETREGS, tcp->tid, 0L, &regs) < 0 || !regs.fs_base ||
+	if (!ad || arch_regs_get(tcp->tid, &regs) < 0 || !arch_tp(&regs) ||
 	    procfs_read_maps(ad->mm_pid, &maps, &n) < 0)
 		return;
+	sp = arch_sp(&regs);
+	tp = arch_tp(&regs);
+	tcb = arch_stack_top_from_tp(tp);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t lo = maps[i].start;
 
-		if (regs.rsp < maps[i].start || regs.rsp >= maps[i].end)
+		if (sp < maps[i].start || sp >= maps[i].end)
 			continue;
 		if (maps[i].path && !strcmp(maps[i].path, "[stack]")) {
 			uint64_t room = 8ULL << 20;
@@ -443,21 +446,21 @@ void alloc_detours_thread(struct alloc_detours *ad, struct thread *tcp, int fres
 			if (prlimit(ad->pid, RLIMIT_STACK, NULL, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 				room = rl.rlim_cur;
 			lo = maps[i].end > room ? maps[i].end - room : 0;
-			if (procfs_stat_fields(ad->mm_pid, 28, 1, &top) < 0 || top < regs.rsp ||
+			if (procfs_stat_fields(ad->mm_pid, 28, 1, &top) < 0 || top < sp ||
 			    top + STACK_TOP_ROOM > maps[i].end)
 				top = maps[i].end;	/* not shown, or not in this stack */
 			else
 				top += STACK_TOP_ROOM;
-		} else if (regs.fs_base > regs.rsp && regs.fs_base < maps[i].end) {
-			top = regs.fs_base;
-			if (fresh && regs.rsp + STACK_TOP_ROOM < top)
-				top = regs.rsp + STACK_TOP_ROOM;
+		} else if (tcb > sp && tcb < maps[i].end) {
+			top = tcb;
+			if (fresh && sp + STACK_TOP_ROOM < top)
+				top = sp + STACK_TOP_ROOM;
 		} else {
 			break;
 		}
-		detour_thread_add(ad->set, tcp->tid, regs.fs_base, lo, top);
-		debug_msg("thread %d: stack copied up to %#" PRIx64 ", %" PRIu64 " bytes above rsp",
-			  tcp->tid, top, top - (uint64_t)regs.rsp);
+		detour_thread_add(ad->set, tcp->tid, tp, lo, top);
+		debug_msg("thread %d: stack copied up to %#" PRIx64 ", %" PRIu64 " bytes above sp",
+			  tcp->tid, top, top - sp);
 		break;
 	}
 	procfs_maps_free(maps);
@@ -485,11 +488,11 @@ static int all_stopped(struct procs *pt, struct thread *tcp, struct detour_threa
 			continue;
 		if (t != tcp && (!(t->flags & T_STOPPED) || (t->flags & T_LISTENING)))
 			goto running;
-		if (ptrace(PTRACE_GETREGS, t->tid, 0L, &regs) < 0)
+		if (arch_regs_get(t->tid, &regs) < 0)
 			goto running;
 		*th = xgrowarray(*th, &cap, *n + 1, sizeof(**th));
 		(*th)[*n].tid = t->tid;
-		(*th)[(*n)++].pc = regs.rip;
+		(*th)[(*n)++].pc = arch_pc(&regs);
 	}
 	return 1;
 running:

@@ -67,16 +67,16 @@ static void drop_stale(struct thread *tcp, struct alloc_thread *at, uint64_t sp,
 	}
 }
 
-/* The syscall behind a wrapper (x86-64 numbers). */
-static const struct syscall_def *wrapper_def(const struct probe *pr)
+/* The syscall behind a wrapper: libc's, of memtap's own ABI. */
+static const struct arch_syscall *wrapper_def(const struct probe *pr)
 {
 	switch (pr->role) {
-	case PR_MMAP: return syscall_lookup(ABI_X86_64, 9);
-	case PR_MUNMAP: return syscall_lookup(ABI_X86_64, 11);
-	case PR_MREMAP: return syscall_lookup(ABI_X86_64, 25);
-	case PR_MPROTECT: return syscall_lookup(ABI_X86_64, 10);
-	case PR_MADVISE: return syscall_lookup(ABI_X86_64, 28);
-	default: return syscall_lookup(ABI_X86_64, 12);
+	case PR_MMAP: return arch_syscall_by_id(ARCH_ABI_NATIVE, SC_MMAP);
+	case PR_MUNMAP: return arch_syscall_by_id(ARCH_ABI_NATIVE, SC_MUNMAP);
+	case PR_MREMAP: return arch_syscall_by_id(ARCH_ABI_NATIVE, SC_MREMAP);
+	case PR_MPROTECT: return arch_syscall_by_id(ARCH_ABI_NATIVE, SC_MPROTECT);
+	case PR_MADVISE: return arch_syscall_by_id(ARCH_ABI_NATIVE, SC_MADVISE);
+	default: return arch_syscall_by_id(ARCH_ABI_NATIVE, SC_BRK);
 	}
 }
 
@@ -84,7 +84,7 @@ static const struct syscall_def *wrapper_def(const struct probe *pr)
 static void wrapper_to_thread(struct thread *tcp, const struct alloc_call *c)
 {
 	memcpy(tcp->sc_args, c->args, sizeof(tcp->sc_args));
-	tcp->sc_abi = ABI_X86_64;
+	tcp->sc_abi = ARCH_ABI_NATIVE;
 	tcp->sc_old_brk = c->old_brk;
 	tcp->sc_weight = c->sc_weight;
 	tcp->sc_data = c->sc_data;
@@ -96,7 +96,7 @@ static void wrapper_to_thread(struct thread *tcp, const struct alloc_call *c)
 /* A syscall wrapper is entered: what the call will change, from /proc. */
 static void wrapper_entry(struct thread *tcp, struct alloc_call *c)
 {
-	const struct syscall_def *def = wrapper_def(c->probe);
+	const struct arch_syscall *def = wrapper_def(c->probe);
 
 	c->sc_weight = c->sc_data = c->sc_resident = 0;
 	c->sc_replaced = c->sc_replaced_data = 0;
@@ -118,7 +118,7 @@ static void wrapper_entry(struct thread *tcp, struct alloc_call *c)
 static int wrapper_event(struct thread *tcp, const struct alloc_call *c, uint64_t retval,
 			 struct event *ev)
 {
-	const struct syscall_def *def = wrapper_def(c->probe);
+	const struct arch_syscall *def = wrapper_def(c->probe);
 	int64_t ret;
 
 	if (!def)
@@ -141,7 +141,7 @@ static int wrapper_event(struct thread *tcp, const struct alloc_call *c, uint64_
 
 int alloc_wrapper_detourable(const struct probe *pr)
 {
-	const struct syscall_def *def = wrapper_def(pr);
+	const struct arch_syscall *def = wrapper_def(pr);
 
 	return def && !syscall_reads_at_entry(def);
 }
@@ -174,7 +174,9 @@ void alloc_hit_entry(struct thread *tcp, const struct probe *pr, const arch_regs
 		     const struct bp_hit *h)
 {
 	struct alloc_thread *at = tcp->alloc;
-	uint64_t args[6] = { regs->rdi, regs->rsi, regs->rdx, regs->rcx, regs->r8, regs->r9 };
+	uint64_t args[6] = { arch_call_arg(regs, 0), arch_call_arg(regs, 1),
+			     arch_call_arg(regs, 2), arch_call_arg(regs, 3),
+			     arch_call_arg(regs, 4), arch_call_arg(regs, 5) };
 	int nested;
 	struct event ev;
 	arch_regs_t r;
@@ -209,8 +211,8 @@ void alloc_hit_entry(struct thread *tcp, const struct probe *pr, const arch_regs
 	ev.caller = h->caller;
 	/* unwind from the function's first instruction */
 	r = *regs;
-	r.rip = h->addr;
-	r.rsp = h->sp;
+	arch_set_pc(&r, h->addr);
+	arch_set_sp(&r, h->sp);
 	source_emit(tcp, &ev, &r);
 }
 
@@ -251,6 +253,6 @@ void alloc_hit_return(struct thread *tcp, const struct probe *pr, const arch_reg
 	}
 	ev.caller = h->caller;
 	ev.leaf = h->addr;
-	/* regs are the caller's now: rip at the return address */
+	/* regs are the caller's now: the pc at the return address */
 	source_emit(tcp, &ev, regs);
 }

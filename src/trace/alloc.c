@@ -625,8 +625,8 @@ static enum stop_verdict on_sigtrap(struct thread *tcp)
 
 	if (!s)
 		return STOP_NOT_MINE;
-	if (ptrace(PTRACE_GETREGS, tcp->tid, 0L, &regs) < 0)
-		return errno == ESRCH ? STOP_RESUME : STOP_NOT_MINE;
+	if ((r = arch_regs_get(tcp->tid, &regs)) < 0)
+		return r == -ESRCH ? STOP_RESUME : STOP_NOT_MINE;
 	r = bp_hit(s->set, tcp->tid, &regs, &h);
 	if (r < 0) {
 		error_msg("process %d thread %d: breakpoint hit: %s", s->pid, tcp->tid,

@@ -55,7 +55,7 @@ struct thread {
 	char comm[16];
 	enum sc_state sc;
 	/* The memory syscall in progress, between its entry and exit. */
-	const struct syscall_def *sc_def;
+	const struct arch_syscall *sc_def;
 	int sc_abi;
 	uint64_t sc_args[6];
 	uint64_t sc_old_brk;
@@ -90,30 +90,19 @@ struct thread {
 				   again, never stops again (a leader whose other threads
 				   live stays a zombie until they exit) */
 
-/* A memory syscall memtap knows, in one ABI (syscall_table.c). */
-enum sc_id {
-	SC_BRK,
-	SC_MMAP,		/* offset in bytes */
-	SC_MMAP2,		/* i386: offset in pages */
-	SC_OLD_MMAP,		/* i386: arguments in a struct in memory */
-	SC_MUNMAP,
-	SC_MREMAP,
-	SC_MPROTECT,		/* also watched for code mappings */
-	SC_MADVISE,
-	SC_EXECVE,		/* execve, execveat: no event; the in-target rings
-				   and the faults' are read at its entry */
-	SC_SECCOMP,		/* seccomp, and */
-	SC_PRCTL,		/* prctl (PR_SET_SECCOMP only): no event; with
-				   probes, a filter the command adds to memtap's */
-};
-
-struct syscall_def {
-	enum abi abi;
-	long nr;		/* number in that ABI (x32: with the x32 bit) */
-	enum sc_id id;
-	enum event_kind kind;	/* EV_NKINDS: makes no event */
-	const char *name;
-};
+/* The event kind of a memory syscall: EV_NKINDS for one that makes no event. */
+static inline enum event_kind syscall_kind(const struct arch_syscall *def)
+{
+	switch (def->id) {
+	case SC_BRK: return EV_BRK;
+	case SC_MMAP: case SC_MMAP2: case SC_OLD_MMAP: return EV_MMAP;
+	case SC_MUNMAP: return EV_MUNMAP;
+	case SC_MREMAP: return EV_MREMAP;
+	case SC_MPROTECT: return EV_MPROTECT;
+	case SC_MADVISE: return EV_MADVISE;
+	default: return EV_NKINDS;	/* execve, seccomp, prctl */
+	}
+}
 
 /*
  * syscalls.c: do a call's arguments make it an event of its kind?
@@ -121,12 +110,7 @@ struct syscall_def {
  * MADV_REMOVE; the others: always.  The seccomp filter checks the same
  * (seccomp.c).
  */
-int syscall_args_relevant(const struct syscall_def *def, const uint64_t args[6]);
-
-/* syscall_table.c */
-extern const struct syscall_def syscall_defs[];
-extern const size_t syscall_ndefs;
-const struct syscall_def *syscall_lookup(enum abi abi, long nr);
+int syscall_args_relevant(const struct arch_syscall *def, const uint64_t args[6]);
 
 /* seccomp.c */
 int seccomp_filter_available(void);
@@ -146,7 +130,7 @@ void seccomp_filter_note_own(unsigned events);
  */
 void syscalls_init(int use_seccomp, const char *source);
 void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
-		   const struct syscall_def *def);
+		   const struct arch_syscall *def);
 void syscall_exit(struct thread *tcp, const arch_regs_t *regs);
 /*
  * The two halves of a call of def whose arguments are in tcp->sc_args
@@ -158,16 +142,16 @@ void syscall_exit(struct thread *tcp, const arch_regs_t *regs);
  * result ret: 1 with ev filled for the sink (and the break noted), or
  * 0 when the call is no event of a selected kind.
  */
-void syscall_capture(struct thread *tcp, const struct syscall_def *def);
+void syscall_capture(struct thread *tcp, const struct arch_syscall *def);
 /* Does syscall_capture() read anything for a call of def (of a selected kind)? */
-int syscall_reads_at_entry(const struct syscall_def *def);
-int syscall_complete(struct thread *tcp, const struct syscall_def *def, int64_t ret,
+int syscall_reads_at_entry(const struct arch_syscall *def);
+int syscall_complete(struct thread *tcp, const struct arch_syscall *def, int64_t ret,
 		     struct event *ev);
 /*
  * PTRACE_SYSCALL mode, at a syscall-entry stop of def: is the call
  * wanted, for an event of events_to_trace() or as a mapping of code?
  */
-int syscall_wanted(const struct syscall_def *def, const arch_regs_t *regs, enum abi abi);
+int syscall_wanted(const struct arch_syscall *def, const arch_regs_t *regs, enum abi abi);
 /*
  * Fill kind, abi, call, args, ret, failed, size, addr, old_brk and
  * map_kind of ev for syscall def with arguments args and the kernel's
@@ -175,7 +159,7 @@ int syscall_wanted(const struct syscall_def *def, const arch_regs_t *regs, enum 
  * is the break before the call (0 = unknown).  The rest of ev is the
  * caller's.
  */
-void syscall_fill_event(struct event *ev, const struct syscall_def *def, int abi,
+void syscall_fill_event(struct event *ev, const struct arch_syscall *def, int abi,
 			const uint64_t args[6], int64_t ret, uint64_t old_brk);
 
 /* procfs.c: /proc/PID/status, stat, comm, maps and auxv */

@@ -14,9 +14,10 @@
  * back: five accesses per batch, by process_vm_readv/writev
  * (linux/memio.h).  Each record becomes the
  * event the int3 probe would have made at the function's return
- * (alloc-hits.c): the caller's registers (rip = the return address, rsp
+ * (alloc-hits.c): the caller's registers (pc = the return address, sp
  * above it, the callee-saved ones as the stub found them, unchanged by
- * the function) and the copy of the stack from the function's entry.
+ * the function: arch_regs_from_record()) and the copy of the stack
+ * from the function's entry.
  * The events' stacks are the records' own bytes (borrowed, struct
  * stack_snapshot): the sink is flushed, and the stacks unwound, before
  * TAIL gives the records back to the stubs (or the next batch of a
@@ -307,7 +308,7 @@ static const struct event zero_event;
 
 /* A walk of n return addresses pcs that ended (no tail), borrowed by snap. */
 static void walked_pcs(struct stack_snapshot *snap, pid_t pid, pid_t tid, const uint64_t *pcs,
-		       uint64_t n, uint64_t rip)
+		       uint64_t n, uint64_t pc)
 {
 	memset(&snap->regs, 0, sizeof(snap->regs));
 	snap->pid = pid;
@@ -315,7 +316,7 @@ static void walked_pcs(struct stack_snapshot *snap, pid_t pid, pid_t tid, const 
 	snap->pre = pcs;
 	snap->npre = (int)n;
 	snap->walked = STACK_WALK_END;
-	snap->regs.rip = rip;
+	arch_set_pc(&snap->regs, pc);
 	snap->start = 0;
 	snap->len = 0;
 	snap->data = NULL;
@@ -327,8 +328,8 @@ static void walked_pcs(struct stack_snapshot *snap, pid_t pid, pid_t tid, const 
 
 /*
  * A record of the stub walk (detour-abi.h, R_WALK): its return addresses
- * into snap, then the tail, if any: the frame after them, its pc, rsp
- * and rbp, and the copy from that rsp (unwind.h: walked).
+ * into snap, then the tail, if any: the frame after them, its pc, sp
+ * and fp, and the copy from that sp (unwind.h: walked).
  */
 static void walked(struct ring_src *r, const uint8_t *rec, struct stack_snapshot *snap,
 		   pid_t pid, pid_t tid)
@@ -348,8 +349,8 @@ static void walked(struct ring_src *r, const uint8_t *rec, struct stack_snapshot
 	walked_pcs(snap, pid, tid, pcs, n, trsp ? word(rec, R_TRIP) : word(rec, R_RET));
 	if (trsp) {
 		snap->walked = STACK_WALK_TAIL;
-		snap->regs.rsp = trsp;
-		snap->regs.rbp = word(rec, R_TRBP);
+		arch_set_sp(&snap->regs, trsp);
+		arch_set_fp(&snap->regs, word(rec, R_TRBP));
 		snap->start = trsp;
 		snap->len = (size_t)(bytes - n * 8);
 		snap->data = (unsigned char *)(uintptr_t)(rec + R_STACK + n * 8);
@@ -389,7 +390,7 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 			     compact ? 0 : word(rec, R_ARG3), compact ? 0 : word(rec, R_ARG4), 0 };
 	const uint64_t *chain = NULL;
 	unsigned nchain = 0;
-	uint64_t ret, rsp;
+	uint64_t ret, sp;
 	int64_t copied;
 	struct stack_snapshot *s = NULL;
 	struct event ev;
@@ -400,11 +401,11 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 		/* its first line only (detour-abi.h): the rest is an older record's */
 		chain = detour_chain(r->ds, word(rec, R_TID) >> RC_CHAIN_SHIFT, &nchain);
 		ret = chain ? chain[0] : 0;
-		rsp = 0;
+		sp = 0;
 		copied = 0;
 	} else {
 		ret = word(rec, R_RET);
-		rsp = word(rec, R_RSP);
+		sp = word(rec, R_RSP);
 		copied = (int64_t)word(rec, R_COPIED);
 	}
 
@@ -462,15 +463,8 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 		/* the registers not set here stay 0, as the static was made */
 		snap.pid = p->pid;
 		snap.tid = ev.tid;
-		snap.regs.rip = ret;
-		snap.regs.rsp = rsp + 8;
-		snap.regs.rbx = word(rec, R_RBX);
-		snap.regs.rbp = word(rec, R_RBP);
-		snap.regs.r12 = word(rec, R_R12);
-		snap.regs.r13 = word(rec, R_R13);
-		snap.regs.r14 = word(rec, R_R14);
-		snap.regs.r15 = word(rec, R_R15);
-		snap.start = rsp;
+		arch_regs_from_record(&snap.regs, rec);
+		snap.start = sp;
 		snap.len = len;
 		/* the record's own bytes: the sink is flushed before TAIL moves */
 		snap.data = (unsigned char *)(uintptr_t)(rec + R_STACK);

@@ -2,14 +2,15 @@
  * seccomp.c - the seccomp filter that makes memory syscalls, and only
  * them, stop the tracee (SECCOMP_RET_TRACE).
  *
- * The filter is generated from syscall_defs[]: it checks
- * seccomp_data.arch first (x86-64 and x32 share AUDIT_ARCH_X86_64 and
- * differ by bit 30 of the number; i386 is AUDIT_ARCH_I386), then compares
- * the number.  Calls that map code (mmap, mprotect with PROT_EXEC) stop
- * too whatever -e selects, so that memtap knows every module: the
- * tracer counts them apart and makes no event of them (syscalls.c).
+ * The filter is generated from the arch's syscall table (arch/arch.h):
+ * one block per audit arch of arch_audits[], which checks
+ * seccomp_data.arch first (several ABIs may share one and differ by the
+ * number, as x86-64's x32 does), then compares the number.  Calls that
+ * map code (mmap, mprotect with PROT_EXEC) stop too whatever -e
+ * selects, so that memtap knows every module: the tracer counts them
+ * apart and makes no event of them (syscalls.c).
  * Any other architecture or syscall is allowed untouched.
- * SECCOMP_RET_DATA carries the index of the matched syscall_defs[] entry,
+ * SECCOMP_RET_DATA carries the index of the matched arch_syscalls[] entry,
  * so the tracer knows the ABI and the call without decoding anything.
  *
  * With allocator or --probe probes, seccomp and prctl(PR_SET_SECCOMP)
@@ -62,7 +63,7 @@ int seccomp_filter_available(void)
 #define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 
 /* Does an mmap or mprotect of this entry map code (prot in args[2])? */
-static int watches_code(const struct syscall_def *d)
+static int watches_code(const struct arch_syscall *d)
 {
 	return d->id == SC_MMAP || d->id == SC_MMAP2 || d->id == SC_MPROTECT;
 }
@@ -87,9 +88,10 @@ static size_t gen_arch(struct sock_filter *f, size_t n, uint32_t audit_arch,
 	size_t match[32], nmatch = 0, len = 0;
 	enum entry_test code[32];
 
-	for (size_t i = 0; i < syscall_ndefs; i++) {
-		const struct syscall_def *d = &syscall_defs[i];
-		int selected = d->kind < EV_NKINDS && (events & EV_BIT(d->kind));
+	for (size_t i = 0; i < arch_nsyscalls; i++) {
+		const struct arch_syscall *d = &arch_syscalls[i];
+		enum event_kind kind = syscall_kind(d);
+		int selected = kind < EV_NKINDS && (events & EV_BIT(kind));
 
 		if (!(abis & (1u << d->abi)) || nmatch == 32)
 			continue;
@@ -124,7 +126,7 @@ static size_t gen_arch(struct sock_filter *f, size_t n, uint32_t audit_arch,
 	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, audit_arch, 0, (uint8_t)(1 + len + 1));
 	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
 	for (size_t j = 0; j < nmatch; j++) {
-		const struct syscall_def *d = &syscall_defs[match[j]];
+		const struct arch_syscall *d = &arch_syscalls[match[j]];
 		uint32_t ret = SECCOMP_RET_TRACE | (uint32_t)match[j];
 
 		/* prot, advice: the low word of args[2] (little-endian) */
@@ -172,7 +174,7 @@ static size_t gen_arch(struct sock_filter *f, size_t n, uint32_t audit_arch,
 	return n;
 }
 
-/* Room for the filter: two arch blocks of under 128 instructions, + 1. */
+/* Room for the filter: arch blocks of under 128 instructions (two on x86-64), + 1. */
 #define FILTER_MAX 256
 
 /* The filter for events into f (FILTER_MAX entries): its length. */
@@ -180,8 +182,8 @@ static size_t gen_filter(struct sock_filter *f, unsigned events)
 {
 	size_t n = 0;
 
-	n = gen_arch(f, n, ARCH_AUDIT_NATIVE, (1u << ABI_X86_64) | (1u << ABI_X32), events);
-	n = gen_arch(f, n, ARCH_AUDIT_COMPAT, 1u << ABI_I386, events);
+	for (size_t i = 0; i < arch_naudits; i++)
+		n = gen_arch(f, n, arch_audits[i].audit_arch, arch_audits[i].abis, events);
 	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	return n;
 }

@@ -85,7 +85,7 @@ static void read_old_mmap_args(const struct thread *tcp, uint64_t addr, uint64_t
 		args[i] = a[i];
 }
 
-static int selected(const struct syscall_def *def);
+static int selected(const struct arch_syscall *def);
 
 /*
  * Is the account of VmData and VmRSS wanted (-e mprotect, madvise or a
@@ -98,7 +98,7 @@ static int account_wanted(void)
 }
 
 void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
-		   const struct syscall_def *def)
+		   const struct arch_syscall *def)
 {
 	tcp->sc_def = def;
 	tcp->sc_abi = abi;
@@ -119,7 +119,7 @@ void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
  * first?  mmap with MAP_FIXED (not MAP_FIXED_NOREPLACE, which fails
  * instead), mremap with MREMAP_FIXED.
  */
-static int replaces(const struct syscall_def *def, const uint64_t a[6], uint64_t *start,
+static int replaces(const struct arch_syscall *def, const uint64_t a[6], uint64_t *start,
 		    uint64_t *len)
 {
 	switch (def->id) {
@@ -138,7 +138,7 @@ static int replaces(const struct syscall_def *def, const uint64_t a[6], uint64_t
 	}
 }
 
-void syscall_capture(struct thread *tcp, const struct syscall_def *def)
+void syscall_capture(struct thread *tcp, const struct arch_syscall *def)
 {
 	uint64_t start, len;
 
@@ -184,7 +184,7 @@ void syscall_capture(struct thread *tcp, const struct syscall_def *def)
 	}
 }
 
-int syscall_reads_at_entry(const struct syscall_def *def)
+int syscall_reads_at_entry(const struct arch_syscall *def)
 {
 	if (!selected(def))
 		return 0;
@@ -192,7 +192,7 @@ int syscall_reads_at_entry(const struct syscall_def *def)
 	       ((def->id == SC_MUNMAP || def->id == SC_MREMAP) && account_wanted());
 }
 
-int syscall_args_relevant(const struct syscall_def *def, const uint64_t args[6])
+int syscall_args_relevant(const struct arch_syscall *def, const uint64_t args[6])
 {
 	switch (def->id) {
 	case SC_MPROTECT:
@@ -210,12 +210,12 @@ static int is_error(int64_t ret)
 	return ret < 0 && ret >= -4095;
 }
 
-void syscall_fill_event(struct event *ev, const struct syscall_def *def, int abi,
+void syscall_fill_event(struct event *ev, const struct arch_syscall *def, int abi,
 			const uint64_t args[6], int64_t ret, uint64_t old_brk)
 {
 	const uint64_t *a = args;
 
-	ev->kind = def->kind;
+	ev->kind = syscall_kind(def);
 	ev->abi = abi;
 	ev->call = def->name;
 	memcpy(ev->args, a, sizeof(ev->args));
@@ -223,7 +223,7 @@ void syscall_fill_event(struct event *ev, const struct syscall_def *def, int abi
 	ev->failed = 0;
 	ev->size = 0;
 
-	switch (def->kind) {
+	switch (syscall_kind(def)) {
 	case EV_BRK: {
 		uint64_t newbrk = (uint64_t)ret;
 
@@ -265,7 +265,7 @@ void syscall_fill_event(struct event *ev, const struct syscall_def *def, int abi
 }
 
 /* Does the call make memory executable, prot being its third argument? */
-static int maps_code(const struct syscall_def *def, uint64_t prot)
+static int maps_code(const struct arch_syscall *def, uint64_t prot)
 {
 	switch (def->id) {
 	case SC_MMAP:
@@ -278,12 +278,14 @@ static int maps_code(const struct syscall_def *def, uint64_t prot)
 	}
 }
 
-static int selected(const struct syscall_def *def)
+static int selected(const struct arch_syscall *def)
 {
-	return def->kind < EV_NKINDS && (sink_events_to_trace() & EV_BIT(def->kind));
+	enum event_kind kind = syscall_kind(def);
+
+	return kind < EV_NKINDS && (sink_events_to_trace() & EV_BIT(kind));
 }
 
-int syscall_wanted(const struct syscall_def *def, const arch_regs_t *regs, enum abi abi)
+int syscall_wanted(const struct arch_syscall *def, const arch_regs_t *regs, enum abi abi)
 {
 	uint64_t args[6];
 
@@ -299,7 +301,7 @@ int syscall_wanted(const struct syscall_def *def, const arch_regs_t *regs, enum 
  * Code was mapped (or made executable): the process's modules may have
  * changed, and probes not found yet may be in the new code.
  */
-static void code_mapped(struct thread *tcp, const struct syscall_def *def,
+static void code_mapped(struct thread *tcp, const struct arch_syscall *def,
 			const uint64_t args[6], int64_t ret)
 {
 	struct proc *p = tcp->proc;
@@ -323,7 +325,7 @@ static void code_mapped(struct thread *tcp, const struct syscall_def *def,
 }
 
 /* The account's part of a successful event, from what the entry read. */
-static void account_fill(struct event *ev, const struct syscall_def *def,
+static void account_fill(struct event *ev, const struct arch_syscall *def,
 			 const struct thread *tcp)
 {
 	const uint64_t *a = tcp->sc_args;
@@ -365,7 +367,7 @@ static void account_fill(struct event *ev, const struct syscall_def *def,
 	}
 }
 
-int syscall_complete(struct thread *tcp, const struct syscall_def *def, int64_t ret,
+int syscall_complete(struct thread *tcp, const struct arch_syscall *def, int64_t ret,
 		     struct event *ev)
 {
 	if (!selected(def) || !syscall_args_relevant(def, tcp->sc_args))
@@ -378,7 +380,7 @@ int syscall_complete(struct thread *tcp, const struct syscall_def *def, int64_t 
 		ev->replaced = tcp->sc_replaced;
 	if (!ev->failed && account_wanted())
 		account_fill(ev, def, tcp);
-	if (def->kind == EV_BRK)
+	if (syscall_kind(def) == EV_BRK)
 		tcp->proc->brk = (uint64_t)ret;
 	return 1;
 }
@@ -386,13 +388,13 @@ int syscall_complete(struct thread *tcp, const struct syscall_def *def, int64_t 
 void syscall_exit(struct thread *tcp, const arch_regs_t *regs)
 {
 	int64_t ret = arch_syscall_ret(regs, tcp->sc_abi);
-	const struct syscall_def *def = tcp->sc_def;
+	const struct arch_syscall *def = tcp->sc_def;
 	struct event ev;
 
 	if (!def)
 		return;
 	tcp->sc_def = NULL;
-	if (tcp->sc_abi == ABI_I386 && !is_error(ret))
+	if (arch_abi_bits(tcp->sc_abi) == 32 && !is_error(ret))
 		ret = (uint32_t)ret;	/* a 32-bit address, not a negative number */
 
 	if (syscall_complete(tcp, def, ret, &ev)) {
@@ -409,9 +411,12 @@ void syscall_exit(struct thread *tcp, const arch_regs_t *regs)
 
 static int get_regs(struct thread *tcp, arch_regs_t *regs)
 {
-	if (ptrace(PTRACE_GETREGS, tcp->tid, 0L, regs) < 0) {
-		if (errno != ESRCH)
-			perror_msg("ptrace(PTRACE_GETREGS, %d)", tcp->tid);
+	int err = arch_regs_get(tcp->tid, regs);
+
+	if (err < 0) {
+		if (err != -ESRCH)
+			error_msg("thread %d: reading its registers: %s", tcp->tid,
+				  strerror(-err));
 		return -1;
 	}
 	return 0;
@@ -434,21 +439,21 @@ static void on_seccomp_stop(struct thread *tcp)
 	arch_regs_t regs;
 
 	stops.seccomp++;
-	if (ptrace(PTRACE_GETEVENTMSG, tcp->tid, 0L, &data) < 0 || data >= syscall_ndefs)
+	if (ptrace(PTRACE_GETEVENTMSG, tcp->tid, 0L, &data) < 0 || data >= arch_nsyscalls)
 		return;
-	if (syscall_defs[data].id == SC_SECCOMP || syscall_defs[data].id == SC_PRCTL) {
+	if (arch_syscalls[data].id == SC_SECCOMP || arch_syscalls[data].id == SC_PRCTL) {
 		/* a filter of its own, perhaps: memtap's is no longer the only one */
 		if (tcp->proc->own_filter_only)
 			debug_msg("process %d: %s: memtap's seccomp filter is not its only one",
-				  tcp->proc->pid, syscall_defs[data].name);
+				  tcp->proc->pid, arch_syscalls[data].name);
 		tcp->proc->own_filter_only = 0;
 		return;
 	}
-	if (syscall_defs[data].id == SC_EXECVE) {
+	if (arch_syscalls[data].id == SC_EXECVE) {
 		/* no exit stop wanted: the thread goes on with PTRACE_CONT */
 		exec_entry(tcp);
 	} else if (get_regs(tcp, &regs) == 0) {
-		const struct syscall_def *def = &syscall_defs[data];
+		const struct arch_syscall *def = &arch_syscalls[data];
 
 		syscall_enter(tcp, &regs, def->abi, def);
 		tcp->sc = ss.seccomp_before_entry ? SC_AWAIT_ENTRY : SC_AWAIT_EXIT;
@@ -487,8 +492,8 @@ static int kernel_says(struct thread *tcp, long *nr)
 /* Is nr a memory syscall's number in any ABI (or execve's)? */
 static int memory_nr(long nr)
 {
-	for (size_t i = 0; i < syscall_ndefs; i++)
-		if (syscall_defs[i].nr == nr)
+	for (size_t i = 0; i < arch_nsyscalls; i++)
+		if (arch_syscalls[i].nr == nr)
 			return 1;
 	return 0;
 }
@@ -497,7 +502,7 @@ static int memory_nr(long nr)
  * Is this syscall stop an entry (1) or an exit (0)?  Without
  * PTRACE_GET_SYSCALL_INFO (Linux >= 5.3, asked first by the caller: said
  * is what it said), the thread's own parity, and for the first stop
- * after attaching, rax == -ENOSYS.
+ * after attaching, the registers (arch_at_syscall_entry()).
  */
 static int syscall_stop_is_entry(struct thread *tcp, const arch_regs_t *regs, int said)
 {
@@ -510,13 +515,13 @@ static int syscall_stop_is_entry(struct thread *tcp, const arch_regs_t *regs, in
 
 /*
  * The first syscall stop after a seccomp stop tells the order of the
- * stops, as strace learns it: an entry stop (rax == -ENOSYS at entry, or
- * what PTRACE_GET_SYSCALL_INFO says) means Linux < 4.8, whose entry
- * stop follows the seccomp stop; an exit stop, that the seccomp stop
- * stood for the entry.  Never from the version: distributions backport.
- * A memory syscall never returns -ENOSYS, so the registers cannot
- * mislead.  Until then the order is a guess (F_SECCOMP_ENTRY), and this
- * thread's state is put right.
+ * stops, as strace learns it: an entry stop (the registers at entry
+ * say so, arch_at_syscall_entry(), or what PTRACE_GET_SYSCALL_INFO
+ * says) means Linux < 4.8, whose entry stop follows the seccomp stop;
+ * an exit stop, that the seccomp stop stood for the entry.  Never from
+ * the version: distributions backport.  A memory syscall never returns
+ * -ENOSYS, so the registers cannot mislead.  Until then the order is a
+ * guess (F_SECCOMP_ENTRY), and this thread's state is put right.
  */
 static void learn_order(struct thread *tcp)
 {
@@ -536,16 +541,18 @@ static void learn_order(struct thread *tcp)
 	debug_msg("the seccomp stop %s the syscall-entry stop", entry ? "precedes" : "stands for");
 }
 
+/* The stopped thread ctx's memory, for the arch: 0 or -errno. */
+static int read_thread(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct thread *tcp = ctx;
+
+	return memio_read_all(tcp->proc->pid, tcp->tid, addr, buf, len);
+}
+
+/* The ABI of the syscall tcp stopped in (the arch may read its code). */
 static enum abi syscall_abi(struct thread *tcp, const arch_regs_t *regs)
 {
-	uint16_t insn = 0;
-
-	if (regs->cs != 0x23) {
-		/* int $0x80 from 64-bit code: look at the instruction */
-		if (memio_read_all(tcp->proc->pid, tcp->tid, regs->rip - 2, &insn, sizeof(insn)) < 0)
-			insn = 0;
-	}
-	return arch_abi_from_regs(regs, insn);
+	return arch_abi_of_stop(regs, read_thread, tcp);
 }
 
 static void on_syscall_stop(struct thread *tcp)
@@ -592,11 +599,11 @@ static void on_syscall_stop(struct thread *tcp)
 		tcp->flags |= T_SC_KNOWN | T_IN_SC;
 		tcp->sc_def = NULL;
 		nr = arch_syscall_nr(&regs);
-		const struct syscall_def *def = NULL;
+		const struct arch_syscall *def = NULL;
 
 		/* cheap test first: is nr a memory syscall in any ABI? */
 		if (memory_nr(nr))
-			def = syscall_lookup(syscall_abi(tcp, &regs), nr);
+			def = arch_syscall_lookup(syscall_abi(tcp, &regs), nr);
 		if (def && def->id == SC_EXECVE)
 			exec_entry(tcp);
 		else if (def && syscall_wanted(def, &regs, def->abi))

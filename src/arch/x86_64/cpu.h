@@ -5,7 +5,7 @@
  * A 64-bit process can make syscalls through three ABIs: x86-64
  * (`syscall`), x32 (`syscall` with bit 30 set in the number) and i386
  * (`int $0x80`, also what 32-bit processes use).  The seccomp filter and
- * the decoder both work from the table in syscall_table.c.
+ * the decoder both work from the table in syscalls.c.
  */
 #ifndef MEMTAP_ARCH_CPU_H
 #define MEMTAP_ARCH_CPU_H
@@ -36,14 +36,28 @@ enum abi {
 	ABI_COUNT
 };
 
-/* The audit architecture seccomp_data.arch carries for each ABI. */
+/* The audit architecture seccomp_data.arch carries for memtap's own ABI. */
 #define ARCH_AUDIT_NATIVE AUDIT_ARCH_X86_64
-#define ARCH_AUDIT_COMPAT AUDIT_ARCH_I386
+
+/*
+ * The width of a syscall's result in abi: 32 for i386, whose results
+ * are 32-bit addresses or -errno; x32 enters the kernel as x86-64 does.
+ */
+static inline int arch_abi_bits(enum abi abi) { return abi == ABI_I386 ? 32 : 64; }
 
 static inline uint64_t arch_pc(const arch_regs_t *r) { return r->rip; }
 static inline uint64_t arch_sp(const arch_regs_t *r) { return r->rsp; }
 /* The thread pointer (fs_base): 0 until the loader or libc sets up TLS. */
 static inline uint64_t arch_tp(const arch_regs_t *r) { return r->fs_base; }
+
+/*
+ * Where the stack of a thread that libc made ends, from its thread
+ * pointer tp: x86-64's TLS is variant II, and glibc and musl put the
+ * TCB (which tp points to) and the static TLS at the top of the
+ * thread's stack block, so the stack ends at tp (a thread whose tp is
+ * not above its sp in the mapping has its stack elsewhere).
+ */
+static inline uint64_t arch_stack_top_from_tp(uint64_t tp) { return tp; }
 
 /* A ptrace-stopped thread's registers: 0 or -errno. */
 static inline int arch_regs_get(pid_t tid, arch_regs_t *r)
@@ -82,11 +96,20 @@ static inline int arch_at_syscall_entry(const arch_regs_t *r)
 }
 
 /*
- * The ABI of the syscall a thread is in, from its code segment and from
- * the two bytes before rip ("cd 80" is int $0x80); insn holds them.
+ * The ABI of the syscall a thread stopped in (registers r) makes: i386
+ * for a 32-bit code segment or for the two bytes before rip "cd 80"
+ * (int $0x80 from 64-bit code), read with read(ctx, ...) (0 or -errno;
+ * not read in 32-bit code; a failed read is no int $0x80); x32 for the
+ * x32 bit in the number; else x86-64.
  */
-static inline enum abi arch_abi_from_regs(const arch_regs_t *r, uint16_t insn)
+static inline enum abi
+arch_abi_of_stop(const arch_regs_t *r,
+		 int (*read)(void *ctx, uint64_t addr, void *buf, size_t len), void *ctx)
 {
+	uint16_t insn = 0;
+
+	if (r->cs != 0x23 && read(ctx, r->rip - 2, &insn, sizeof(insn)) < 0)
+		insn = 0;
 	if (r->cs == 0x23 || insn == 0x80cd)
 		return ABI_I386;
 	if (r->orig_rax & X32_SYSCALL_BIT)

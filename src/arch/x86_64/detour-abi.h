@@ -434,6 +434,9 @@
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
+#include <string.h>
+
+#include "cpu.h"
 
 /* detour-stubs.S: the common routines copied into the stub mapping */
 extern const uint8_t dt_template[], dt_template_end[], dt_common_result[], dt_common_entry[],
@@ -447,6 +450,34 @@ static inline uint64_t dt_chain_hash(const uint64_t *pcs, uint64_t n)
 	for (uint64_t i = 0; i < n; i++)
 		h = (h ^ pcs[i]) * K_HASH_MUL;
 	return (h ^ (h >> 32)) | 1;
+}
+
+/* The word at off of a record. */
+static inline uint64_t dt_rec_word(const uint8_t *rec, unsigned off)
+{
+	uint64_t v;
+
+	memcpy(&v, rec + off, sizeof(v));
+	return v;
+}
+
+/*
+ * Into r, the registers of the caller of a probed function right after
+ * it returned, as a full record holds them: pc the return address, sp
+ * above it (R_RSP + 8: ret popped it), and the callee-saved registers
+ * as the stub found them, which the function kept.  The others of r
+ * are left as they are.
+ */
+static inline void arch_regs_from_record(arch_regs_t *r, const uint8_t *rec)
+{
+	r->rip = dt_rec_word(rec, R_RET);
+	r->rsp = dt_rec_word(rec, R_RSP) + 8;
+	r->rbx = dt_rec_word(rec, R_RBX);
+	r->rbp = dt_rec_word(rec, R_RBP);
+	r->r12 = dt_rec_word(rec, R_R12);
+	r->r13 = dt_rec_word(rec, R_R13);
+	r->r14 = dt_rec_word(rec, R_R14);
+	r->r15 = dt_rec_word(rec, R_R15);
 }
 #endif
 
