@@ -157,6 +157,15 @@ static pid_t parent_of(pid_t pid)
 	return 0;
 }
 
+/* For a push: the parent of a process of the interval, gone or not. */
+static pid_t parent_in_interval(pid_t pid)
+{
+	for (const struct sink_proc *p = sink_procs(); p; p = p->next)
+		if (p->pid == pid)
+			return p->ppid;
+	return 0;
+}
+
 /* What each followed process holds, and every stack's series, now. */
 static void gather(void)
 {
@@ -374,7 +383,8 @@ static size_t select_samples(const struct profile *prof, int sel, pid_t pid,
 		for (size_t i = 0; i < prof->nsamples; i++) {
 			const struct prof_sample *s = &prof->samples[i];
 
-			if ((pid && s->pid != pid) || follow_selector_of(s->pid, parent_of) != sel)
+			if ((pid && s->pid != pid) ||
+			    follow_selector_of(s->pid, parent_in_interval) != sel)
 				continue;
 			if (!pass)
 				alloc |= alloc_event(s->event);
@@ -439,7 +449,7 @@ static void push_interval(const struct run_info *ri)
 			continue;
 		}
 		for (const struct sink_proc *p = sink_procs(); p; p = p->next)
-			if (follow_selector_of(p->pid, parent_of) == (int)sel)
+			if (follow_selector_of(p->pid, parent_in_interval) == (int)sel)
 				push_one(&prof, buf, (int)sel, p->pid, until);
 	}
 	free(buf);
@@ -482,6 +492,7 @@ static void on_interval(int last, const struct run_info *ri)
 	report_interval_done();
 	/* what was recorded of the processes gone is served and pushed: it goes */
 	tracer_forget_gone(sink_proc_forget);
+	follow_forget_ended();
 	publish_metrics();
 	(void)last;
 }

@@ -26,7 +26,12 @@
 
 #define PF_KTHREAD 0x00200000UL
 
-enum { F_TRACED, F_REFUSED };
+/*
+ * F_GONE: a traced process that exited or was let go; kept, with its
+ * selector, until follow_forget_ended(), so that the samples of its
+ * last interval are still its selector's when that interval is pushed.
+ */
+enum { F_TRACED, F_REFUSED, F_GONE };
 
 struct followed {
 	pid_t pid;
@@ -206,12 +211,18 @@ static int match(pid_t pid, uint64_t start)
 	return -1;
 }
 
+/* The entry of pid, gone ones (F_GONE) only when nothing else has it. */
 static struct followed *find(pid_t pid)
 {
+	struct followed *gone = NULL;
+
 	for (size_t i = 0; i < nfl; i++)
-		if (fl[i].pid == pid)
-			return &fl[i];
-	return NULL;
+		if (fl[i].pid == pid) {
+			if (fl[i].state != F_GONE)
+				return &fl[i];
+			gone = &fl[i];
+		}
+	return gone;
 }
 
 /* Start time of pid, 0 when gone; state and flags of /proc/PID/stat. */
@@ -225,7 +236,11 @@ static uint64_t start_time(pid_t pid, char *state, unsigned long *flags)
 	return start ? start : 1;
 }
 
-/* Forget the processes no longer followed: exited, or detached. */
+/*
+ * The processes no longer followed: a traced one that exited or was
+ * detached is F_GONE (forgotten by follow_forget_ended()), a refused one
+ * that exited is forgotten.
+ */
 static void forget_gone(void)
 {
 	size_t j = 0;
@@ -234,19 +249,31 @@ static void forget_gone(void)
 		struct followed *f = &fl[i];
 		char state;
 		unsigned long flags;
-		int gone;
+		int gone = 0;
 
 		if (f->state == F_TRACED) {
-			gone = !tracer_traces(f->pid);
-			if (gone)
+			if (!tracer_traces(f->pid)) {
 				info_msg("process %d (%s) of %s is gone", f->pid, f->comm,
 					 sels[f->sel].name);
-		} else {
+				f->state = F_GONE;
+			}
+		} else if (f->state == F_REFUSED) {
 			gone = start_time(f->pid, &state, &flags) != f->start;
 		}
 		if (!gone)
 			fl[j++] = *f;
 	}
+	nfl = j;
+}
+
+void follow_forget_ended(void)
+{
+	size_t j = 0;
+
+	forget_gone();
+	for (size_t i = 0; i < nfl; i++)
+		if (fl[i].state != F_GONE)
+			fl[j++] = fl[i];
 	nfl = j;
 }
 
@@ -267,7 +294,8 @@ static void consider(pid_t pid, unsigned *over)
 	struct followed *f;
 	int sel, traced;
 
-	if (pid == getpid() || find(pid))
+	f = find(pid);
+	if (pid == getpid() || (f && f->state != F_GONE))
 		return;
 	start = start_time(pid, &state, &flags);
 	if (!start || (flags & PF_KTHREAD) || state == 'Z' || state == 'X')
@@ -347,7 +375,7 @@ int follow_selector_of(pid_t pid, pid_t (*parent)(pid_t pid))
 	for (int depth = 0; pid > 0 && depth < 64; depth++) {
 		const struct followed *f = find(pid);
 
-		if (f && f->state == F_TRACED)
+		if (f && (f->state == F_TRACED || f->state == F_GONE))
 			return f->sel;
 		pid = parent(pid);
 	}

@@ -47,13 +47,22 @@ void follow_init(const struct selector *sel, size_t nsel, unsigned max_targets, 
  */
 void follow_scan(void);
 
+/*
+ * Forget the followed processes that exited or were let go since the
+ * last call: until then follow_selector_of() still knows them, so that
+ * the interval in which they went is theirs when it is pushed.  Call it
+ * once an interval's profile is out.
+ */
+void follow_forget_ended(void);
+
 /* How many processes are followed now. */
 unsigned follow_count(void);
 
 /*
  * The selector index a traced process belongs to: its own match, or
  * that of the followed process it was forked from (ppid chain through
- * parent()); -1 when none.
+ * parent()); -1 when none.  A process gone keeps its selector until
+ * follow_forget_ended().
  */
 int follow_selector_of(pid_t pid, pid_t (*parent)(pid_t pid));
 
