@@ -18,7 +18,7 @@
 # down instead), only the loop's own files include trace/loop.h (the
 # sources see the loop through trace/source.h and trace/tracer.h), and
 # no file may grow beyond MAX_LINES lines.
-# Two rules keep a CPU's facts and the folders' shapes in hand:
+# Three rules keep a CPU's facts and the folders' shapes in hand:
 #  - no x86-64 fact outside src/arch/ (ARCH_DIRS), nor a file in an
 #    x86_64/ folder elsewhere: no x86 register name (rip rsp rbp rax
 #    orig_rax rdi rsi rdx rbx rcx r8..r15 eflags fs_base
@@ -28,6 +28,7 @@
 #    x86_64/ path, in a .c, .h or .S file's code (its comments are not
 #    read; its strings are): one line per file and kind of fact,
 #    followed, when it is not a known one, by where;
+#  - every folder has a README.md, its opening comment;
 #  - no include circle of 3 or more units within a folder, by its
 #    #include "..." lines (a unit is a .c and the .h of the same name;
 #    a bare name is the folder's own file, else a CPU header found
@@ -337,6 +338,10 @@ while IFS= read -r line; do
 	say "$line"
 done < "$seen.a"
 rm -f "$seen.a"
+# every folder opens with a README.md that says what it owns
+for d in $(find . -mindepth 1 -type d | sed 's|^\./||' | sort); do
+	[ -f "$d/README.md" ] || say "$d/: no README.md saying what the folder owns"
+done
 if [ -f "$known" ]; then
 	while IFS= read -r line; do
 		case $line in '#'* | '') continue ;; esac
