@@ -154,7 +154,10 @@ int a64_reloc_len(const struct a64_insn *in, uint64_t at, unsigned flags);
  * and ADRP become a NOP.  A .quad is two words, low first, and need not
  * be 8-aligned (unaligned loads of normal memory are allowed at EL0).
  * Returns the bytes written (those of a64_reloc_len()), or its errors,
- * or -ENOSPC when room is too small (nothing written then).
+ * or -ENOSPC when room (in bytes) is too small (nothing written then).
+ * out is not NULL.  A target is taken as it is: a branch into the
+ * displaced run itself, which would land in the patch, is the caller's
+ * to refuse (its target is in->target).
  */
 int a64_relocate(const struct a64_insn *in, uint64_t at, unsigned flags, uint32_t *out,
 		 size_t room);
