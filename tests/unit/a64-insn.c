@@ -342,6 +342,74 @@ static void check_reach(void)
 	      a64_reloc_len(&in, P + 0x200000000ull, A64_RELOC_BTI) == 24, "blr far with BTI");
 }
 
+/* A fixed pseudo-random sequence (xorshift64). */
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * Random words of each pc-relative group, and random ones, at random
+ * places: the length said up front is the length written, within
+ * A64_RELOC_MAX; a one-word result names the same target from its new
+ * place; a sequence ends in the copy's own next word or a branch away.
+ */
+static void check_random(void)
+{
+	static const uint32_t group[][2] = {	/* mask of the fixed bits, value */
+		{ 0x9f000000, 0x10000000 }, { 0x9f000000, 0x90000000 },	/* adr, adrp */
+		{ 0x3b000000, 0x18000000 },				/* literal */
+		{ 0x7c000000, 0x14000000 }, { 0xff000000, 0x54000000 },	/* b, bl; b.cond */
+		{ 0x7e000000, 0x34000000 }, { 0x7e000000, 0x36000000 },	/* cbz; tbz */
+		{ 0xfffffc1f, 0xd63f0000 }, { 0, 0 },			/* blr; any */
+	};
+	static const uint64_t dist[] = { 0, 4, 0x8000, 0x100000, 0x8000000, 0xfffff000,
+					 0x100000000ull, 0x7f0000000000ull };
+	uint64_t st = 0x9e3779b97f4a7c15ull;
+	int bad = 0;
+
+	for (int i = 0; i < 200000 && bad < 10; i++) {
+		uint32_t g = (uint32_t)(rnd(&st) % (sizeof(group) / sizeof(group[0])));
+		uint32_t w = (uint32_t)rnd(&st);
+		uint64_t pc = (rnd(&st) & 0xffffffffffcull) + 0x10000000000ull;
+		uint64_t d = dist[rnd(&st) % (sizeof(dist) / sizeof(dist[0]))];
+		uint64_t at = (rnd(&st) & 1) ? pc + d : pc - d;
+		uint32_t out[A64_RELOC_MAX / 4];
+		struct a64_insn in, again;
+		unsigned flags = rnd(&st) & 1 ? A64_RELOC_BTI : 0;
+		int len, n;
+
+		w = (w & ~group[g][0]) | group[g][1];
+		if (a64_decode(w, pc, &in))
+			continue;
+		len = a64_reloc_len(&in, at, flags);
+		if (len == -ERANGE && (flags & A64_RELOC_BTI))
+			continue;
+		n = a64_relocate(&in, at, flags, out, sizeof(out));
+		if (len < 4 || len > A64_RELOC_MAX || len % 4 || n != len) {
+			CHECK(0, "%08x at %#llx to %#llx: length %d, wrote %d", w,
+			      (unsigned long long)pc, (unsigned long long)at, len, n);
+			bad++;
+			continue;
+		}
+		/* one word: the same target (b.al may become b); adr xzr a nop */
+		if (n == 4 && (in.flags & A64_PCREL) &&
+		    !((in.kind == A64_ADR || in.kind == A64_ADRP) && in.reg == 31)) {
+			int err = a64_decode(out[0], at, &again);
+
+			if (err || !(again.flags & A64_PCREL) || again.target != in.target) {
+				CHECK(0, "%08x at %#llx to %#llx: %08x names %#llx, not %#llx", w,
+				      (unsigned long long)pc, (unsigned long long)at, out[0],
+				      (unsigned long long)again.target, (unsigned long long)in.target);
+				bad++;
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	check_relocs();
@@ -349,6 +417,7 @@ int main(void)
 	check_landing_pads();
 	check_patches();
 	check_reach();
+	check_random();
 	if (failures)
 		return 1;
 	printf("ok\n");
