@@ -342,6 +342,29 @@ static void check_reach(void)
 	      a64_reloc_len(&in, P + 0x200000000ull, A64_RELOC_BTI) == 24, "blr far with BTI");
 }
 
+/* x16 and x17 in an instruction's register fields (words from aarch64-linux-gnu-as). */
+static void check_ip(void)
+{
+	static const struct { uint32_t word; const char *text; int ip; } e[] = {
+		{ 0xa94047f0, "ldp x16, x17, [sp]", 1 },
+		{ 0x91000610, "add x16, x16, #1", 1 },
+		{ 0xd2800200, "mov x0, #16 (an immediate: over-approximated)", 1 },
+		{ 0xf83fd02a, "ld64b x10, [x1] (x10..x17)", 1 },
+		{ 0xf83f904c, "st64b x12, [x2] (x12..x19)", 1 },
+		{ 0xf825a0ce, "st64bv0 x5, x14, [x6] (x14..x21)", 1 },
+		{ 0xf823b088, "st64bv x3, x8, [x4] (x8..x15)", 0 },
+		{ 0xa9bf7bfd, "stp x29, x30, [sp, #-16]!", 0 },
+		{ 0x910003fd, "mov x29, sp", 0 },
+		{ 0xd1084420, "sub x0, x1, #0x211 (17 in Ra's bits)", 1 },
+		{ 0xd1080020, "sub x0, x1, #0x200", 0 },
+		{ 0x8b100020, "add x0, x1, x16", 1 },
+		{ 0x8b0f0020, "add x0, x1, x15", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++)
+		CHECK(a64_may_use_ip(e[i].word) == e[i].ip, "%s: %d", e[i].text, !e[i].ip);
+}
+
 /* A fixed pseudo-random sequence (xorshift64). */
 static uint64_t rnd(uint64_t *s)
 {
@@ -418,6 +441,7 @@ int main(void)
 	check_patches();
 	check_reach();
 	check_random();
+	check_ip();
 	if (failures)
 		return 1;
 	printf("ok\n");

@@ -46,6 +46,23 @@ size_t a64_landing_pad(const uint32_t *w, size_t n)
 	return n >= 1 && a64_is_landing_pad(w[0]) ? A64_INSN_LEN : 0;
 }
 
+int a64_may_use_ip(uint32_t word)
+{
+	/* ld64b, st64b; st64bv, st64bv0: xt..xt+7 */
+	int ls64 = (word & 0xfffffc00) == 0xf83fd000 || (word & 0xfffffc00) == 0xf83f9000 ||
+		   (word & 0xffe0fc00) == 0xf820b000 || (word & 0xffe0fc00) == 0xf820a000;
+
+	static const unsigned field[] = { 0, 5, 10, 16 };	/* Rd, Rn, Rt2/Ra, Rm/Rs */
+
+	for (size_t i = 0; i < sizeof(field) / sizeof(field[0]); i++) {
+		unsigned r = (word >> field[i]) & 0x1f;
+
+		if (r == 16 || r == 17)
+			return 1;
+	}
+	return ls64 && (word & 0x1f) >= 9 && (word & 0x1f) < 16;
+}
+
 /* The branches with a register: BR, BLR, RET and their PAuth forms. */
 static int decode_branch_reg(uint32_t w, struct a64_insn *in)
 {

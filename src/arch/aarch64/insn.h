@@ -122,6 +122,16 @@ int a64_is_landing_pad(uint32_t word);
 size_t a64_landing_pad(const uint32_t *w, size_t n);
 
 /*
+ * May word read or write x16 or x17?  Over-approximated from the fields
+ * general registers are encoded in (Rd 4..0, Rn 9..5, Rt2/Ra 14..10,
+ * Rm/Rs 20..16), immediates included, and pairs (CASP x16, x17, LD64B's
+ * eight registers) by their first: 0 is certain, 1 may be an immediate.
+ * A caller that needs a scratch register of a64_reloc_scratch() for an
+ * instruction of a run checks that none before it in the run returns 1.
+ */
+int a64_may_use_ip(uint32_t word);
+
+/*
  * Relocation.  flags: A64_RELOC_BTI when the instruction's branch
  * targets are in a page mapped with PROT_BTI (see above).
  * A64_RELOC_MAX: the most bytes any one instruction takes.
