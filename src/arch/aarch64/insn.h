@@ -31,7 +31,7 @@
  * clobber between a call and the callee's entry; DESIGN.md: free at a
  * function's entry).  The caller relocates such an instruction only
  * where that register is dead: among a function's first instructions,
- * before one of them writes it.  Loads from a literal load the address
+ * before one of them writes it (a64_may_use_ip()).  Loads from a literal load the address
  * into their own destination register instead where they can.
  *
  * BTI: an indirect branch (BR x16) into a page mapped with PROT_BTI
