@@ -87,7 +87,7 @@ static const struct insn_rule *leaf_rule(struct unwinder *uw, const struct stack
 	struct fp_leaf *l = &st->leaf[(pc * 0x9e3779b97f4a7c15ULL) >> 56];
 
 	if (l->pc != pc) {
-		const struct insn_code code = { fp_code_read, st, uw->pm };
+		const struct insn_code code = { fp_code_read, st, unwind_insn_probe_entry, uw->pm };
 
 		st->snap = s;
 		l->pc = pc;
@@ -108,13 +108,15 @@ static int leaf_step(struct unwinder *uw, const struct stack_snapshot *s, uint64
 	const struct insn_rule *r = leaf_rule(uw, s, arch_pc(&s->regs));
 	uint64_t cfa, nfp = *fp;
 
-	if (!r)
+	/* a return address still in its register: not on the stack this walk reads */
+	if (!r || !r->ra_off)
 		return -1;
-	cfa = (r->cfa_reg == INSN_REG_RSP ? *sp : *fp) + (uint64_t)(int64_t)r->cfa_off;
+	cfa = (r->cfa_reg == INSN_REG_SP ? *sp : *fp) + (uint64_t)(int64_t)r->cfa_off;
 	if (cfa <= *sp || cfa - *sp > FP_MAX_STACK ||
-	    unwind_memcache_read(&st->cache, s, cfa - 8, ra, sizeof(*ra)) < 0 ||
-	    (r->rbp_off && unwind_memcache_read(&st->cache, s, cfa + (uint64_t)(int64_t)r->rbp_off,
-						&nfp, sizeof(nfp)) < 0))
+	    unwind_memcache_read(&st->cache, s, cfa + (uint64_t)(int64_t)r->ra_off, ra,
+				 sizeof(*ra)) < 0 ||
+	    (r->fp_off && unwind_memcache_read(&st->cache, s, cfa + (uint64_t)(int64_t)r->fp_off,
+					       &nfp, sizeof(nfp)) < 0))
 		return -1;
 	*sp = cfa;
 	*fp = nfp;

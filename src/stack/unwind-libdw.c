@@ -235,20 +235,22 @@ static const char *const src_names[] = { "CFI", "instructions", "frame pointer",
  */
 static void rule_nocfi(struct dw_state *st, uint64_t key, int exact, struct dw_rule *r)
 {
-	const struct insn_code code = { dw_code_read, st, st->pm };
+	const struct insn_code code = { dw_code_read, st, unwind_insn_probe_entry, st->pm };
 	struct insn_rule ir;
 
 	r->kind = RULE_SIMPLE;
-	r->ra_off = -8;
-	if (unwind_insn_rule(&code, exact ? key : key + 1, exact, &ir) == 0) {
+	/* a return address still in its register is no rule of the cache's */
+	if (unwind_insn_rule(&code, exact ? key : key + 1, exact, &ir) == 0 && ir.ra_off) {
 		r->src = SRC_INSN;
-		r->cfa_reg = ir.cfa_reg == INSN_REG_RBP ? ARCH_DW_FP : ARCH_DW_SP;
+		r->cfa_reg = ir.cfa_reg == INSN_REG_FP ? ARCH_DW_FP : ARCH_DW_SP;
 		r->cfa_off = ir.cfa_off;
-		r->rbp_off = ir.rbp_off;
+		r->ra_off = ir.ra_off;
+		r->rbp_off = ir.fp_off;
 	} else {
 		r->src = SRC_FP;
 		r->cfa_reg = ARCH_DW_FP;
 		r->cfa_off = 16;
+		r->ra_off = -8;
 		r->rbp_off = -16;
 	}
 	debug_msg("unwind: no CFI at %s 0x%" PRIx64 ": by %s, CFA %%%s%+d, %%" ARCH_FP_NAME " %s%+d",

@@ -1,6 +1,7 @@
 /*
- * unwind-insn.c - the instruction analysis of stack/unwind-insn.c
- * against the CFI of ELF files that have it.
+ * unwind-insn.c - the instruction analysis of stack/unwind-insn.c (and
+ * the arch's, src/arch/$(arch)/insn-unwind.c) against the CFI of ELF
+ * files that have it.
  *
  *   unwind-insn [-b PERCENT] [-v] FILE...
  *
@@ -10,7 +11,8 @@
  * unwinder caches (CFA = %rsp or %rbp + N, return address at CFA - 8,
  * %rbp unchanged or saved at CFA + M), against unwind_insn_rule() with
  * the code read from the file.  A pc agrees when the CFA's register and
- * offset and %rbp's place are the same.  Prints per file and in all
+ * offset, the return address's place and %rbp's place are the same.
+ * Prints per file and in all
  *
  *   agree 97.3% of 812345 pcs (cfa differs N, rbp differs N, no rule N)
  *
@@ -80,22 +82,23 @@ static int cfi_rule(Dwarf_CFI *cfi, uint64_t pc, struct insn_rule *r)
 	if (dwarf_cfi_addrframe(cfi, pc, &frame) != 0)
 		return -2;
 	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx ||
-	    (ops[0].number != 6 && ops[0].number != 7))
+	    (ops[0].number != ARCH_DW_FP && ops[0].number != ARCH_DW_SP))
 		goto out;
-	r->cfa_reg = (uint8_t)ops[0].number;
+	r->cfa_reg = ops[0].number == ARCH_DW_SP ? INSN_REG_SP : INSN_REG_FP;
 	r->cfa_off = (int32_t)(int64_t)ops[0].number2;
-	if (dwarf_frame_register(frame, 16, mem, &ops, &nops) != 0 || nops != 2 ||
+	if (dwarf_frame_register(frame, ARCH_DW_RA, mem, &ops, &nops) != 0 || nops != 2 ||
 	    ops[0].atom != DW_OP_call_frame_cfa || ops[1].atom != DW_OP_plus_uconst ||
 	    (int64_t)ops[1].number != -8)
 		goto out;
-	if (dwarf_frame_register(frame, 6, mem, &ops, &nops) != 0)
+	r->ra_off = -8;
+	if (dwarf_frame_register(frame, ARCH_DW_FP, mem, &ops, &nops) != 0)
 		goto out;
-	r->rbp_off = 0;
+	r->fp_off = 0;
 	if (nops != 0) {
 		if (nops != 2 || ops[0].atom != DW_OP_call_frame_cfa ||
 		    ops[1].atom != DW_OP_plus_uconst)
 			goto out;
-		r->rbp_off = (int32_t)(int64_t)ops[1].number;
+		r->fp_off = (int32_t)(int64_t)ops[1].number;
 	}
 	ret = 0;
 out:
@@ -105,7 +108,7 @@ out:
 
 static const char *reg_name(int r)
 {
-	return r == INSN_REG_RSP ? "rsp" : "rbp";
+	return r == INSN_REG_SP ? "rsp" : "rbp";
 }
 
 /*
@@ -189,7 +192,7 @@ static void line_step(struct line *l, const ZydisDecodedInstruction *zi,
 static void check_range(const struct image *im, Dwarf_CFI *cfi, uint64_t start, uint64_t end,
 			const char *file, struct counts *c)
 {
-	const struct insn_code code = { image_read, (void *)im, NULL };
+	const struct insn_code code = { image_read, (void *)im, NULL, NULL };
 	ZydisDecoder dec;
 	ZydisDecodedInstruction zi;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
@@ -216,27 +219,29 @@ static void check_range(const struct image *im, Dwarf_CFI *cfi, uint64_t start, 
 				if (verbose)
 					printf("%s 0x%" PRIx64 ": no rule, cfi %s%+d\n", file, pc,
 					       reg_name(want.cfa_reg), want.cfa_off);
-			} else if (got.cfa_reg != want.cfa_reg || got.cfa_off != want.cfa_off) {
-				if (l.bp_known && got.cfa_reg == INSN_REG_RSP &&
-				    want.cfa_reg == INSN_REG_RBP &&
-				    got.cfa_off == want.cfa_off + l.bp_sp &&
-				    (got.rbp_off == want.rbp_off || (l.bp_popped && !got.rbp_off))) {
+			} else if (got.cfa_reg != want.cfa_reg || got.cfa_off != want.cfa_off ||
+				   got.ra_off != want.ra_off) {
+				if (l.bp_known && got.cfa_reg == INSN_REG_SP &&
+				    want.cfa_reg == INSN_REG_FP &&
+				    got.cfa_off == want.cfa_off + l.bp_sp && got.ra_off == want.ra_off &&
+				    (got.fp_off == want.fp_off || (l.bp_popped && !got.fp_off))) {
 					c->same++;
 				} else {
 					c->cfa++;
 					if (verbose)
-						printf("%s 0x%" PRIx64 ": cfa %s%+d, cfi %s%+d\n", file,
-						       pc, reg_name(got.cfa_reg), got.cfa_off,
-						       reg_name(want.cfa_reg), want.cfa_off);
+						printf("%s 0x%" PRIx64 ": cfa %s%+d ra %d, cfi %s%+d ra %d\n",
+						       file, pc, reg_name(got.cfa_reg), got.cfa_off,
+						       got.ra_off, reg_name(want.cfa_reg), want.cfa_off,
+						       want.ra_off);
 				}
-			} else if (got.rbp_off != want.rbp_off) {
-				if (l.bp_popped && got.rbp_off == 0) {
+			} else if (got.fp_off != want.fp_off) {
+				if (l.bp_popped && got.fp_off == 0) {
 					c->same++;
 				} else {
 					c->rbp++;
 					if (verbose)
 						printf("%s 0x%" PRIx64 ": rbp %d, cfi %d\n", file, pc,
-						       got.rbp_off, want.rbp_off);
+						       got.fp_off, want.fp_off);
 				}
 			} else {
 				c->agree++;
