@@ -276,8 +276,13 @@ static inline void arch_setup_syscall(arch_regs_t *r, uint64_t insn, long nr,
 /*
  * Registers r made so that the kernel does not restart over them a
  * syscall that the stop interrupted: the syscall number -1, written by
- * arch_regs_set() through NT_ARM_SYSTEM_CALL.  The registers of the stop
- * set back bring the restart back.
+ * arch_regs_set() through NT_ARM_SYSTEM_CALL.  Unlike x86-64, arm64's
+ * do_signal() rewinds a restart (pc back to the svc, x0 its first
+ * argument again) before the signal-delivery stop a tracer sees, so the
+ * registers of such a stop already are the restart's, and a pc of
+ * memtap's written over them is no restart (read in Linux 6.1's
+ * arch/arm64/kernel/signal.c; not tested here).  The registers of the
+ * stop set back bring the restart back.
  */
 static inline void arch_suppress_restart(arch_regs_t *r) { r->nr = -1; }
 
