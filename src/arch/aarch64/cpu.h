@@ -1,0 +1,297 @@
+/*
+ * cpu.h (aarch64) - registers, syscall numbers and the ABI of arm64
+ * Linux (included through arch/arch.h).
+ *
+ * One ABI: a 64-bit process makes syscalls with `svc #0`, the number in
+ * x8, the arguments in x0-x5, the result in x0 (AArch32 tasks are not
+ * traced: a memtap binary traces its own CPU's processes).  The kernel
+ * gives a tracer the registers only through PTRACE_GETREGSET and
+ * PTRACE_SETREGSET: NT_PRSTATUS (x0-x30, sp, pc, pstate), NT_ARM_TLS
+ * (TPIDR_EL0) and NT_ARM_SYSTEM_CALL (the number of the syscall the
+ * thread is in, which a write of x8 does not change).  arch_regs_t
+ * holds all three, so that above this folder the thread pointer and the
+ * syscall number are registers as on x86-64.
+ *
+ * Not here yet (they need the breakpoint and detour work of issue 37):
+ * bp_arch.h, detour-abi.h, the stub frame, arch_regs_from_record(),
+ * arch_stub_frame() and the ret hooks, and the trampoline's code.
+ */
+#ifndef MEMTAP_ARCH_CPU_H
+#define MEMTAP_ARCH_CPU_H
+
+#include <elf.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/ptrace.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <asm/ptrace.h>
+#include <asm/perf_regs.h>
+#include <linux/audit.h>
+
+#define ARCH_NAME "aarch64"
+/* The smallest page a kernel may use; 16K and 64K kernels exist. */
+#define ARCH_PAGE_SIZE 4096UL
+/*
+ * Length of `svc #0` (0xd4000001, 4-byte aligned); the pc of a syscall
+ * stop and seccomp_data's instruction_pointer are the address after it.
+ */
+#define ARCH_SYSCALL_INSN_LEN 4
+#define ARCH_SVC0 0xd4000001u
+
+/*
+ * A thread's registers: the general ones (NT_PRSTATUS), the thread
+ * pointer (NT_ARM_TLS) and the syscall number (NT_ARM_SYSTEM_CALL: -1
+ * at a stop in no syscall, and where set, no syscall run).
+ */
+typedef struct {
+	struct user_pt_regs r;
+	uint64_t tp;
+	int64_t nr;
+} arch_regs_t;
+
+enum abi {
+	ABI_AARCH64,
+	ABI_COUNT
+};
+
+/* The audit architecture seccomp_data.arch carries for memtap's own ABI. */
+#define ARCH_AUDIT_NATIVE AUDIT_ARCH_AARCH64
+
+static inline int arch_abi_bits(enum abi abi) { (void)abi; return 64; }
+
+static inline uint64_t arch_pc(const arch_regs_t *r) { return r->r.pc; }
+static inline uint64_t arch_sp(const arch_regs_t *r) { return r->r.sp; }
+/* The thread pointer (TPIDR_EL0): 0 until the loader or libc sets up TLS. */
+static inline uint64_t arch_tp(const arch_regs_t *r) { return r->tp; }
+
+/*
+ * arm64's TLS is variant I: tp points to the TCB at the start of the
+ * static TLS, which glibc and musl put at the top of a thread's stack
+ * block, so the stack ends at or below tp as on x86-64 (the TCB's few
+ * words between it and tp are not stack); a thread whose tp is not
+ * above its sp in the mapping has its stack elsewhere.
+ */
+static inline uint64_t arch_stack_top_from_tp(uint64_t tp) { return tp; }
+
+static inline int arch_regset_get(pid_t tid, int type, void *buf, size_t len)
+{
+	struct iovec iov = { buf, len };
+
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)(long)type, &iov) < 0)
+		return -errno;
+	return iov.iov_len == len ? 0 : -EIO;
+}
+
+static inline int arch_regset_set(pid_t tid, int type, const void *buf, size_t len)
+{
+	struct iovec iov = { (void *)buf, len };
+
+	return ptrace(PTRACE_SETREGSET, tid, (void *)(long)type, &iov) < 0 ? -errno : 0;
+}
+
+/*
+ * A ptrace-stopped thread's registers: 0 or -errno.  Three requests: the
+ * general registers, TPIDR_EL0, and the syscall number, which at a
+ * seccomp or syscall-entry stop is the one the kernel will run and at an
+ * exit stop the one it ran (what PTRACE_GET_SYSCALL_INFO says, at every
+ * kind of stop; x8 where the kernel lacks NT_ARM_SYSTEM_CALL, < 3.19).
+ */
+static inline int arch_regs_get(pid_t tid, arch_regs_t *r)
+{
+	int nr, err;
+
+	err = arch_regset_get(tid, NT_PRSTATUS, &r->r, sizeof(r->r));
+	if (err)
+		return err;
+	if (arch_regset_get(tid, NT_ARM_TLS, &r->tp, sizeof(r->tp)))
+		r->tp = 0;
+	if (arch_regset_get(tid, NT_ARM_SYSTEM_CALL, &nr, sizeof(nr)) == 0)
+		r->nr = nr;
+	else
+		r->nr = (int64_t)r->r.regs[8];
+	return 0;
+}
+
+/*
+ * Write a ptrace-stopped thread's registers back: 0 or -errno.  The
+ * general registers, then the syscall number (at a seccomp or entry
+ * stop, -1 skips the syscall: arch_set_syscall_nr()); the thread pointer
+ * is not written.  At a PTRACE_SYSCALL stop the kernel ignores a change
+ * of x7 (it holds the stop's direction there).
+ */
+static inline int arch_regs_set(pid_t tid, const arch_regs_t *r)
+{
+	int nr = (int)r->nr;
+	int err;
+
+	err = arch_regset_set(tid, NT_PRSTATUS, &r->r, sizeof(r->r));
+	if (err)
+		return err;
+	return arch_regset_set(tid, NT_ARM_SYSTEM_CALL, &nr, sizeof(nr));
+}
+
+/* The syscall the thread is in (NT_ARM_SYSTEM_CALL), -1 for none. */
+static inline long arch_syscall_nr(const arch_regs_t *r) { return (long)r->nr; }
+
+/*
+ * The syscall the kernel runs when r is written back at a seccomp or
+ * syscall-entry stop: -1 runs none, and the thread sees x0 as it is then
+ * (its first argument, unless x0 is set too; Linux 6.1).
+ */
+static inline void arch_set_syscall_nr(arch_regs_t *r, long nr) { r->nr = nr; }
+
+/*
+ * Argument i (0..5) of the syscall in progress: x0-x5.  x0 is the
+ * result once the syscall ran: at an exit stop argument 0 is gone (the
+ * kernel keeps it as orig_x0 and gives it to no tracer but through
+ * PTRACE_GET_SYSCALL_INFO at entry).
+ */
+static inline uint64_t arch_syscall_arg(const arch_regs_t *r, enum abi abi, int i)
+{
+	(void)abi;
+	return r->r.regs[i];
+}
+
+static inline int64_t arch_syscall_ret(const arch_regs_t *r, enum abi abi)
+{
+	(void)abi;
+	return (int64_t)r->r.regs[0];
+}
+
+/*
+ * At a PTRACE_SYSCALL stop the kernel puts the direction in x7 for the
+ * tracer: 0 at entry, 1 at exit.  At a seccomp stop x7 is the thread's
+ * own, and so the answer means nothing: ask only at PTRACE_SYSCALL
+ * stops (trace/syscalls.c does, where PTRACE_GET_SYSCALL_INFO is
+ * missing, Linux < 5.3).
+ */
+static inline int arch_at_syscall_entry(const arch_regs_t *r)
+{
+	return r->r.regs[7] == 0;
+}
+
+/* One ABI: every stop is of it (read and ctx are not used). */
+static inline enum abi
+arch_abi_of_stop(const arch_regs_t *r,
+		 int (*read)(void *ctx, uint64_t addr, void *buf, size_t len), void *ctx)
+{
+	(void)r, (void)read, (void)ctx;
+	return ABI_AARCH64;
+}
+
+static inline void arch_set_pc(arch_regs_t *r, uint64_t pc) { r->r.pc = pc; }
+static inline void arch_set_sp(arch_regs_t *r, uint64_t sp) { r->r.sp = sp; }
+
+/* Integer argument i (0..5; AAPCS64 has 0..7) of a function at its entry. */
+static inline uint64_t arch_call_arg(const arch_regs_t *r, int i) { return r->r.regs[i]; }
+
+/* A function's integer return value, right after it returned: x0. */
+static inline uint64_t arch_call_ret(const arch_regs_t *r) { return r->r.regs[0]; }
+
+/*
+ * Reach: an unconditional B reaches +-128 MiB in one 4-byte word, the
+ * patch memtap can write atomically; kept a page short of it.
+ */
+#define ARCH_NEAR_REACH 0x7fff000ULL
+
+static inline int arch_in_reach(uint64_t from, uint64_t to)
+{
+	int64_t d = (int64_t)(to - from);
+
+	return d > -(int64_t)ARCH_NEAR_REACH && d < (int64_t)ARCH_NEAR_REACH;
+}
+
+/* The frame pointer: x29, which a frame record chains ([x29] = caller's x29, [x29+8] = lr). */
+static inline uint64_t arch_fp(const arch_regs_t *r) { return r->r.regs[29]; }
+static inline void arch_set_fp(arch_regs_t *r, uint64_t fp) { r->r.regs[29] = fp; }
+#define ARCH_SP_NAME "sp"
+#define ARCH_FP_NAME "x29"
+
+/*
+ * The callee-saved registers of AAPCS64 the unwinders carry from frame
+ * to frame, numbered 0..ARCH_NSAVED-1: x19-x28, then x29 (the frame
+ * pointer).  The order of arch_dw_saved[] and arch_unw_saved[].
+ */
+enum {
+	STUB_X19, STUB_X20, STUB_X21, STUB_X22, STUB_X23,
+	STUB_X24, STUB_X25, STUB_X26, STUB_X27, STUB_X28,
+	STUB_X29, ARCH_NSAVED
+};
+#define STUB_NSAVED ARCH_NSAVED
+
+static inline uint64_t arch_saved_reg(const arch_regs_t *r, int i) { return r->r.regs[19 + i]; }
+static inline void arch_set_saved_reg(arch_regs_t *r, int i, uint64_t v) { r->r.regs[19 + i] = v; }
+
+/*
+ * DWARF's register numbers (DWARF for the Arm 64-bit architecture):
+ * x0-x30 are 0-30, sp 31; the return address column is x30 (lr).  A
+ * walk's registers are 0..31, the pc given apart (as elfutils'
+ * aarch64_initreg does).
+ */
+#define ARCH_DW_FP 29
+#define ARCH_DW_SP 31
+#define ARCH_DW_RA 30
+#define ARCH_DW_NREGS 32
+
+#define ARCH_ELF_MACHINE EM_AARCH64
+
+/*
+ * perf's user registers (PERF_SAMPLE_REGS_USER) in the kernel's order,
+ * <asm/perf_regs.h>: x0-x29, lr, sp, pc, every one asked for.
+ */
+#define ARCH_PERF_NREGS PERF_REG_ARM64_MAX
+#define ARCH_PERF_REGS_MASK (((uint64_t)1 << PERF_REG_ARM64_MAX) - 1)
+
+/* A ptrace-stopped thread goes on at pc: 0 or -errno (no PEEKUSER/POKEUSER on arm64). */
+static inline int arch_thread_set_pc(pid_t tid, uint64_t pc)
+{
+	struct user_pt_regs r;
+	int err = arch_regset_get(tid, NT_PRSTATUS, &r, sizeof(r));
+
+	if (err)
+		return err;
+	r.pc = pc;
+	return arch_regset_set(tid, NT_PRSTATUS, &r, sizeof(r));
+}
+
+/* The ABI of memtap's own syscalls, which remote syscalls use. */
+#define ARCH_ABI_NATIVE ABI_AARCH64
+
+/*
+ * r set up to run syscall nr with args from the `svc #0` at insn: pc =
+ * insn, x8 = nr, x0-x5 the arguments; the other registers as they
+ * were (the stop's own syscall number too: arch_suppress_restart()).
+ */
+static inline void arch_setup_syscall(arch_regs_t *r, uint64_t insn, long nr,
+				      const uint64_t args[6])
+{
+	r->r.pc = insn;
+	r->r.regs[8] = (uint64_t)nr;
+	for (int i = 0; i < 6; i++)
+		r->r.regs[i] = args[i];
+}
+
+/*
+ * Registers r made so that the kernel does not restart over them a
+ * syscall that the stop interrupted: the syscall number -1, written by
+ * arch_regs_set() through NT_ARM_SYSTEM_CALL.  Unlike x86-64, arm64's
+ * do_signal() rewinds a restart (pc back to the svc, x0 its first
+ * argument again) before the signal-delivery stop a tracer sees, so the
+ * registers of such a stop already are the restart's, and a pc of
+ * memtap's written over them is no restart (read in Linux 6.1's
+ * arch/arm64/kernel/signal.c; not tested here).  The registers of the
+ * stop set back bring the restart back.
+ */
+static inline void arch_suppress_restart(arch_regs_t *r) { r->nr = -1; }
+
+/*
+ * The trampoline's size and block, as arch.h's declarations need them;
+ * tramp.c, which fills them, is not written yet (issue 37).
+ */
+#define ARCH_TRAMP_SIZE 512
+#define ARCH_TRAMP_BLOCK_OFF 256
+#define ARCH_TRAMP_BLOCK_WORDS 36
+
+#endif /* MEMTAP_ARCH_CPU_H */

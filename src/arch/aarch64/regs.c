@@ -1,0 +1,58 @@
+/*
+ * regs.c (aarch64) - the register file in DWARF's, libunwind's and
+ * perf's numberings.
+ */
+#include "config.h"
+
+#include <stdint.h>
+
+#include "arch/arch.h"
+
+/* x19-x28, x29: DWARF numbers them as the registers. */
+const uint8_t arch_dw_saved[ARCH_NSAVED] = { 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29 };
+
+void arch_dw_initial(const arch_regs_t *r, uint64_t out[ARCH_DW_NREGS])
+{
+	/* DWARF registers 0-31: x0-x30, then sp */
+	for (int i = 0; i < 31; i++)
+		out[i] = r->r.regs[i];
+	out[ARCH_DW_SP] = r->r.sp;
+}
+
+/*
+ * perf gives x0-x29, lr, sp, pc; pstate and the syscall number are not
+ * sampled: no syscall in progress, no restart for anyone to take.
+ */
+void arch_regs_from_perf(arch_regs_t *r, const uint64_t *v)
+{
+	for (int i = 0; i <= PERF_REG_ARM64_LR; i++)
+		r->r.regs[i] = v[i];
+	r->r.sp = v[PERF_REG_ARM64_SP];
+	r->r.pc = v[PERF_REG_ARM64_PC];
+	r->nr = -1;
+}
+
+#ifdef HAVE_LIBUNWIND
+
+#include <libunwind.h>
+
+const int arch_unw_saved[ARCH_NSAVED] = {
+	UNW_AARCH64_X19, UNW_AARCH64_X20, UNW_AARCH64_X21, UNW_AARCH64_X22,
+	UNW_AARCH64_X23, UNW_AARCH64_X24, UNW_AARCH64_X25, UNW_AARCH64_X26,
+	UNW_AARCH64_X27, UNW_AARCH64_X28, UNW_AARCH64_X29,
+};
+
+int arch_unw_get(const arch_regs_t *r, int reg, uint64_t *val)
+{
+	if (reg >= UNW_AARCH64_X0 && reg <= UNW_AARCH64_X30)
+		*val = r->r.regs[reg - UNW_AARCH64_X0];
+	else if (reg == UNW_AARCH64_SP)
+		*val = r->r.sp;
+	else if (reg == UNW_AARCH64_PC)
+		*val = r->r.pc;
+	else
+		return -1;
+	return 0;
+}
+
+#endif /* HAVE_LIBUNWIND */
