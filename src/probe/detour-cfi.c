@@ -38,7 +38,7 @@
 /* the walk memos, below it: a block per thread table entry */
 #define MEMO_OFF (CHAIN_OFF - (K_NENT << MEMO_SHIFT))
 
-_Static_assert(CT_NONE == WK_NONE && CT_RSP == WK_RSP && CT_RBP == WK_RBP && CT_END == WK_END,
+_Static_assert(CT_NONE == WK_NONE && CT_SP == WK_RSP && CT_FP == WK_RBP && CT_END == WK_END,
 	       "the stubs' row kinds are cfitab's");
 _Static_assert(sizeof(struct cfitab_row) == WR_SIZE, "a row as the stubs read it");
 _Static_assert(CFITAB_PAGE_SHIFT == WT_PAGE_SHIFT, "the page index's pages");
