@@ -10,8 +10,8 @@
 #
 # Headers are included by their path under src/ ("record/sink.h"); a
 # bare name is a header of the CPU's folder, src/arch/$(arch)/, found
-# through -I: it is arch's, and outside arch/ only ARCH_BARE_OK are
-# included so (the others through "arch/arch.h").  Besides the includes,
+# through -I: it is arch's, and only arch/ includes one so (the others
+# through "arch/arch.h" or "arch/stub-abi.h").  Besides the includes,
 # no file below cli may read the parsed options (opt.), no file may
 # declare (extern) a global variable that a file of a higher layer
 # defines (a lower layer would read it without an include: cli hands it
@@ -48,8 +48,6 @@ layers="util arch linux report stack record probe trace agent cli"
 loop_files="trace/loop.c trace/stops.c trace/detach.c trace/launch.c"
 # where x86-64 facts belong (folders under src/, as shell patterns)
 ARCH_DIRS="arch/*"
-# the CPU's headers included by their bare name outside arch/
-ARCH_BARE_OK="detour-abi.h"
 
 rank() {
 	n=0
@@ -96,10 +94,8 @@ for f in $files; do
 				say "$f: includes \"$inc\" without its layer folder"
 				continue
 			fi
-			case "$layer $ARCH_BARE_OK " in
-			arch\ * | *" $inc "*) ;;
-			*) say "$f: includes \"$inc\", a CPU's header: include \"arch/arch.h\"" ;;
-			esac
+			[ "$layer" = arch ] ||
+				say "$f: includes \"$inc\", a CPU's header: include \"arch/arch.h\""
 			;;
 		esac
 		if [ "$inc" = trace/loop.h ]; then

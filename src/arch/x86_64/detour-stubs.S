@@ -1,8 +1,9 @@
 /*
  * detour-stubs.S (x86_64) - the common routines of the stub mapping
- * (layout: detour-abi.h).  Assembled into memtap and copied verbatim
- * into the target at the start of the code page; they reach the data
- * and counter pages rip-relatively.  Nothing here calls libc; the only
+ * (layout: arch/stub-abi.h, stub-cpu.h).  Assembled into memtap and
+ * copied verbatim into the target at the start of the code page; they
+ * reach the data and counter pages rip-relatively.  Nothing here calls
+ * libc; the only
  * syscalls are clock_nanosleep (full ring), gettid (no cached tid) and
  * process_vm_readv (the stack copy of a thread not in the stack table:
  * a short read at the end of the stack mapping, never a fault; the
@@ -23,13 +24,13 @@
  *                     flags preserved.
  *   dt_common_sync    the same for a sync point's glue (execve), then
  *                     waits (bounded) until memtap read the ring so far.
- *   dt_common_prefilter  jumped to by a prefilter (detour-abi.h): r10d =
+ *   dt_common_prefilter  jumped to by a prefilter (stub-abi.h): r10d =
  *                     DESC, r11 = the slot, [rsp] = the caller's return
  *                     address.  Counts a call the filter leaves out and
  *                     goes on at slot + DT_ORIG, or goes on at the glue,
  *                     slot + DT_PF_LEN, having counted nothing.
  */
-#include "detour-abi.h"
+#include "arch/stub-abi.h"
 
 	.intel_syntax noprefix
 	.section .rodata.memtap_detour, "a", @progbits
@@ -96,7 +97,7 @@ dt_common_prefilter:
 	test r10d, DF_ARG0_KEEP << 24
 	jz 5f
 	/* realloc: sampled, of no block in the set (else keep_record's), and
-	   not of NULL (it may tail-call malloc: detour-abi.h, nested calls) */
+	   not of NULL (it may tail-call malloc: stub-abi.h, nested calls) */
 	test rdi, rdi
 	jz .Lpf_glue2
 	cmp qword ptr D(D_SAMPLE_MEAN), 0
@@ -522,7 +523,7 @@ keep_record:
 	cmp r9, DT_WAIT_YIELDS
 	ja 9f
 	/* the CPU to memtap, or to another thread: a sleep's timer slack
-	   would leave it idle (detour-abi.h) */
+	   would leave it idle (stub-abi.h) */
 	mov eax, 24			/* SYS_sched_yield */
 	syscall
 	jmp .Lreserve
@@ -574,7 +575,7 @@ keep_record:
 	mov qword ptr [rbx + R_ARG4], rax
 	mov rax, qword ptr [rsp + 32]
 	mov qword ptr [rbx + R_RESULT], rax
-	mov qword ptr [rbx + R_RSP], rsi
+	mov qword ptr [rbx + R_SP], rsi
 	mov rax, qword ptr [rsi]
 	mov qword ptr [rbx + R_RET], rax
 	mov rax, qword ptr [rsp + 24]
@@ -704,7 +705,7 @@ keep_record:
 /*
  * chain_walk: rsi = rsp at the function's entry, r8 = this thread's
  * entry in the thread table (or 0).  rax = the id of the
- * chain (detour-abi.h) of the stub walk from there: the thread's memo of
+ * chain (stub-abi.h) of the stub walk from there: the thread's memo of
  * a walk from there that would read the same words (D_MEMO), else the
  * walk done into a buffer on the stack (a memo of it made, its reads
  * logged); -1 when there is no walk, no room for the buffer, the walk
@@ -760,7 +761,7 @@ chain_walk:
 	je 4f
 	xor r13, 1 << ME_SHIFT
 	jmp 4f
-13:	cmp qword ptr [r13 + ME_RSP], rsi
+13:	cmp qword ptr [r13 + ME_SP], rsi
 	jne 4f
 	mov r9, qword ptr D(D_WTAB)
 	mov r9, qword ptr [r9 + W_DIR]
@@ -779,7 +780,7 @@ chain_walk:
 5:	test rcx, rcx
 	jz 6f
 	mov r9, qword ptr [rdi]		/* a word the walk read: still the same */
-	cmp r9, ME_RBP_USED
+	cmp r9, ME_FP_USED
 	jne 11f
 	cmp rbp, qword ptr [rdi + 8]	/* rbp as the stub found it */
 	jne 4f
@@ -815,14 +816,14 @@ chain_walk:
 	jz 1f
 	mov qword ptr [r13 + ME_PC], 0	/* no entry while it is written */
 	lea rax, [r13 + ME_PAIRS]
-	mov qword ptr [rbx + R_TRIP], rax	/* the walk logs its reads there */
+	mov qword ptr [rbx + R_TPC], rax	/* the walk logs its reads there */
 	lea rax, [r13 + ME_PAIRS + ME_MAXP * 16]
-	mov qword ptr [rbx + R_TRBP], rax
+	mov qword ptr [rbx + R_TFP], rax
 	mov qword ptr [rbx + R_R12], 0	/* rbp not read from the stack yet */
 	bts rdx, 63
 1:	call table_walk
 	mov rax, -1
-	cmp qword ptr [rbx + R_TRSP], 0
+	cmp qword ptr [rbx + R_TSP], 0
 	jne 8f				/* a tail */
 	mov rcx, qword ptr [rbx + R_WALK]
 	test rcx, rcx
@@ -862,7 +863,7 @@ chain_walk:
 	/* the memo of this walk, its reads all logged: the return address last */
 	test r12, r12
 	jz 8f
-	mov rdx, qword ptr [rbx + R_TRIP]
+	mov rdx, qword ptr [rbx + R_TPC]
 	test rdx, rdx
 	jz 8f				/* more reads than it holds */
 	lea rcx, [r13 + ME_PAIRS]
@@ -871,7 +872,7 @@ chain_walk:
 	mov qword ptr [r13 + ME_NP], rdx
 	mov qword ptr [r13 + ME_ID], rax
 	mov rdx, qword ptr [rbx + R_ARG0]
-	mov qword ptr [r13 + ME_RSP], rdx
+	mov qword ptr [r13 + ME_SP], rdx
 	mov rcx, qword ptr [rbx + R_ARG1]
 	mov qword ptr [r13 + ME_LO], rcx
 	mov rcx, qword ptr [rbx + R_ARG2]
@@ -890,27 +891,27 @@ chain_walk:
 	ret
 
 /*
- * wlog ADDR, VAL: the walk read VAL at ADDR; logged at R_TRIP (the
- * cursor, 0: no log) while below R_TRBP (the end; past it: no more log,
+ * wlog ADDR, VAL: the walk read VAL at ADDR; logged at R_TPC (the
+ * cursor, 0: no log) while below R_TFP (the end; past it: no more log,
  * the cursor 0).  Clobbers rdx.
  */
 .macro wlog addr, val
-	mov rdx, qword ptr [rbx + R_TRIP]
+	mov rdx, qword ptr [rbx + R_TPC]
 	test rdx, rdx
 	jz 77f
-	cmp rdx, qword ptr [rbx + R_TRBP]
+	cmp rdx, qword ptr [rbx + R_TFP]
 	jb 76f
-	mov qword ptr [rbx + R_TRIP], 0
+	mov qword ptr [rbx + R_TPC], 0
 	jmp 77f
 76:	mov qword ptr [rdx], \addr
 	mov qword ptr [rdx + 8], \val
 	add rdx, 16
-	mov qword ptr [rbx + R_TRIP], rdx
+	mov qword ptr [rbx + R_TPC], rdx
 77:
 .endm
 
 /*
- * table_walk: the stub walk (detour-abi.h, R_WALK).  rbx = the record,
+ * table_walk: the stub walk (stub-abi.h, R_WALK).  rbx = the record,
  * rsi = rsp at the function's entry, inside [K_LO, K_HI) of r8, this
  * thread's entry, rdx = the room after R_STACK.  rax = the bytes
  * written from R_STACK on.  Keeps rbx,
@@ -932,12 +933,12 @@ table_walk:
 	lea r15, [rsi + 8]
 	btr rdx, 63			/* set: log the reads (chain_walk's memo) */
 	jc 1f
-	mov qword ptr [rbx + R_TRIP], 0	/* no log */
+	mov qword ptr [rbx + R_TPC], 0	/* no log */
 1:	mov qword ptr [rbx + R_COPIED], rdx	/* the room, until the end */
 	lea rdi, [rbx + R_STACK]
 	mov r9, qword ptr D(D_WALK_MAX)
 	lea r9, [rdi + r9 * 8]
-	mov qword ptr [rbx + R_TRSP], 0
+	mov qword ptr [rbx + R_TSP], 0
 .Lw_frame:
 	cmp rdi, r9
 	jae .Lw_tail
@@ -1022,14 +1023,14 @@ table_walk:
 	cmp eax, WK_END
 	je .Lw_last
 	mov rcx, r15
-	cmp eax, WK_RSP
+	cmp eax, WK_SP
 	je 7f
 	mov rcx, rbp
-	cmp eax, WK_RBP
+	cmp eax, WK_FP
 	jne .Lw_tail			/* no row */
 	cmp qword ptr [rbx + R_R12], 0	/* logging: rbp still the stub's */
 	jne 7f
-	wlog ME_RBP_USED, rbp
+	wlog ME_FP_USED, rbp
 7:	movsxd rax, dword ptr [r11 + WR_CFA]
 	add rcx, rax			/* the CFA */
 	mov qword ptr [rdi], r14
@@ -1041,7 +1042,7 @@ table_walk:
 	jb .Lw_end
 	cmp rcx, r13
 	ja .Lw_end
-	movsx rax, word ptr [r11 + WR_RBP]
+	movsx rax, word ptr [r11 + WR_FP]
 	test rax, rax
 	jz 8f
 	add rax, rcx
@@ -1052,7 +1053,7 @@ table_walk:
 	ja .Lw_end
 	mov rbp, qword ptr [rax]
 	wlog rax, rbp
-	cmp qword ptr [rbx + R_TRIP], 0
+	cmp qword ptr [rbx + R_TPC], 0
 	je 8f
 	mov qword ptr [rbx + R_R12], 1	/* logging: rbp from the stack */
 8:	mov r14, qword ptr [rcx - 8]
@@ -1067,16 +1068,16 @@ table_walk:
 	add rdi, 8
 	jmp .Lw_end
 .Lw_tail:
-	mov qword ptr [rbx + R_TRIP], r14
-	mov qword ptr [rbx + R_TRSP], r15
-	mov qword ptr [rbx + R_TRBP], rbp
+	mov qword ptr [rbx + R_TPC], r14
+	mov qword ptr [rbx + R_TSP], r15
+	mov qword ptr [rbx + R_TFP], rbp
 .Lw_end:
 	lea rax, [rbx + R_STACK]
 	mov rcx, rdi
 	sub rcx, rax
 	shr rcx, 3
 	mov qword ptr [rbx + R_WALK], rcx
-	cmp qword ptr [rbx + R_TRSP], 0
+	cmp qword ptr [rbx + R_TSP], 0
 	je .Lw_out			/* no tail */
 	xor ecx, ecx
 	cmp r15, r12
@@ -1132,7 +1133,7 @@ count_call:
 	ret
 
 /*
- * nest_check: is rax, a return address, in the nest table (detour-abi.h:
+ * nest_check: is rax, a return address, in the nest table (stub-abi.h:
  * made by another probed call)?  ZF = 1 if so.  Clobbers rcx, rdx.
  */
 	.balign 16
