@@ -10,8 +10,8 @@
 #
 # Headers are included by their path under src/ ("record/sink.h"); a
 # bare name is a header of the CPU's folder, src/arch/$(arch)/, found
-# through -I: it is arch's, and outside arch/ only ARCH_BARE_OK are
-# included so (the others through "arch/arch.h").  Besides the includes,
+# through -I: it is arch's, and only arch/ includes one so (the others
+# through "arch/arch.h" or "arch/stub-abi.h").  Besides the includes,
 # no file below cli may read the parsed options (opt.), no file may
 # declare (extern) a global variable that a file of a higher layer
 # defines (a lower layer would read it without an include: cli hands it
@@ -19,7 +19,9 @@
 # sources see the loop through trace/source.h and trace/tracer.h), and
 # no file may grow beyond MAX_LINES lines.
 # Three rules keep a CPU's facts and the folders' shapes in hand:
-#  - no x86-64 fact outside src/arch/ (ARCH_DIRS), nor a file in an
+#  - no x86-64 fact outside a CPU's folder of src/arch/ (ARCH_DIRS: the
+#    headers of src/arch/ itself, arch.h, stub-abi.h..., are every
+#    CPU's), nor a file in an
 #    x86_64/ folder elsewhere: no x86 register name (rip rsp rbp rax
 #    orig_rax rdi rsi rdx rbx rcx r8..r15 eflags fs_base
 #    user_regs_struct), PTRACE_GETREGS/SETREGS/PEEKUSER/POKEUSER, Zydis
@@ -47,10 +49,8 @@ top=$abs
 MAX_LINES=${MAX_LINES:-800}
 layers="util arch linux report stack record probe trace agent cli"
 loop_files="trace/loop.c trace/stops.c trace/detach.c trace/launch.c"
-# where x86-64 facts belong (folders under src/, as shell patterns)
-ARCH_DIRS="arch/*"
-# the CPU's headers included by their bare name outside arch/
-ARCH_BARE_OK="detour-abi.h"
+# where x86-64 facts belong (a CPU's folders under src/, as shell patterns)
+ARCH_DIRS="arch/*/*"
 
 rank() {
 	n=0
@@ -97,10 +97,8 @@ for f in $files; do
 				say "$f: includes \"$inc\" without its layer folder"
 				continue
 			fi
-			case "$layer $ARCH_BARE_OK " in
-			arch\ * | *" $inc "*) ;;
-			*) say "$f: includes \"$inc\", a CPU's header: include \"arch/arch.h\"" ;;
-			esac
+			[ "$layer" = arch ] ||
+				say "$f: includes \"$inc\", a CPU's header: include \"arch/arch.h\" or \"arch/stub-abi.h\""
 			;;
 		esac
 		if [ "$inc" = trace/loop.h ]; then
@@ -119,6 +117,8 @@ for f in $files; do
 	if [ "$layer" != cli ] && grep -q '\<opt\.[a-z_]' "$f"; then
 		say "$f: $layer reads the options (opt.); cli hands each layer its part"
 	fi
+done
+for f in $(find . -name '*.[chS]' | sed 's|^\./||' | sort); do
 	n=$(wc -l < "$f")
 	[ "$n" -le "$MAX_LINES" ] || say "$f: $n lines (more than $MAX_LINES): split it by concern"
 done
@@ -251,7 +251,11 @@ set +f
 for fk in $(awk '{ print $1 "|" $2 }' "$seen.a" | sort -u); do
 	f=${fk%|*}
 	k=${fk#*|}
-	say "$f: $(arch_what "$k") outside src/arch/" &&
+	case $f in
+	arch/*) where="in a header of src/arch/ that every CPU shares" ;;
+	*) where="outside src/arch/" ;;
+	esac
+	say "$f: $(arch_what "$k") $where" &&
 		awk -v f="$f" -v k="$k" '$1 == f && $2 == k { print "  " $1 ":" $3 ": " $4 }' "$seen.a"
 done
 rm -f "$seen.a"

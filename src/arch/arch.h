@@ -9,8 +9,9 @@
  * arches and the numbers of the memory syscalls in each (syscalls.c),
  * the breakpoint instruction and how the instruction it replaces is run
  * out of line (bp_arch.h), and the in-target stubs with the layout
- * memtap shares with them (detour-abi.h, detour-stubs.S; the registers
- * a ring record carries, arch_regs_from_record()).  Above it, code
+ * memtap shares with them (arch/stub-abi.h, its CPU's part stub-cpu.h,
+ * detour-stubs.S; the registers a ring record carries,
+ * arch_regs_from_record()).  Above it, code
  * speaks of pc, sp and arguments, never of a CPU's registers or
  * encodings (scripts/check-layers.sh fails on them).  It
  * sits right above util/ and includes nothing but util/ and itself, so
@@ -19,8 +20,8 @@
  * One CPU is chosen at configure time: src/arch/$(arch)/ holds its
  * files, and the build finds them through -I src/arch/$(arch), as
  * strace's linux/<arch>/ does; this header includes that folder's
- * cpu.h (inline accessors and constants) and bp_arch.h, and a file
- * wanting the stub layout includes "detour-abi.h" the same way.  Not a
+ * cpu.h (inline accessors and constants) and bp_arch.h, as
+ * arch/stub-abi.h, the stub layout, includes its stub-cpu.h.  Not a
  * table of backends picked at run time, as libebl's in elfutils: a
  * memtap binary traces only the processes of its own CPU (the compat
  * ABIs of one, such as x86-64's i386 and x32, are enum abi's business

@@ -10,7 +10,7 @@
  * struct arch_plan_insns, the displaced instructions as it decodes
  * them, which only its detour.c reads.  The slot's layout (its glue,
  * the relocated entry at DT_ORIG, the saved bytes at DT_SAVED) is
- * detour-abi.h's.
+ * its stub-cpu.h's (arch/stub-abi.h).
  */
 #ifndef MEMTAP_DETOUR_PLAN_H
 #define MEMTAP_DETOUR_PLAN_H
@@ -68,7 +68,7 @@ int arch_detour_moved_pc(const struct plan *p, uint64_t at, uint64_t pc, uint64_
 int arch_detour_in_reach(const struct plan *p, uint64_t slot);
 
 /*
- * The glue of the slot at address s (detour-abi.h), the stub mapping at
+ * The glue of the slot at address s (stub-abi.h), the stub mapping at
  * base, into code[DT_ORIG]: a result probe (the function called, then
  * the record), else an entry probe (a sync point: execve's wait).  far:
  * the slot's far page (0: the mapping's own slot), whose header gives

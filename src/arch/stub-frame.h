@@ -1,6 +1,6 @@
 /*
  * stub-frame.h - the frames of the code memtap writes into a target for
- * its in-target probes (detour-abi.h): the common routines of the stub
+ * its in-target probes (stub-abi.h): the common routines of the stub
  * template and each slot's glue and relocated entry, which have no
  * CFI.  The arch finds them by following that code
  * (src/arch/$(arch)/stub-frame.c); probe/detour-frame.c reads a slot's

@@ -1,5 +1,5 @@
 /*
- * detour-cfi.c - the CFI tables of the stub walk (detour-abi.h, R_WALK):
+ * detour-cfi.c - the CFI tables of the stub walk (stub-abi.h, R_WALK):
  * each mapped module's CFI compiled into simple rows (stack/cfitab.h),
  * load bias added, in a mapping shared with the process (a memfd, as
  * the ring: detour-ring.h), with a directory of the modules in front.
@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
-#include "detour-abi.h"
+#include "arch/stub-abi.h"
 #include "linux/memio.h"
 #include "probe/detour-int.h"
 #include "probe/detour-ring.h"
@@ -38,7 +38,7 @@
 /* the walk memos, below it: a block per thread table entry */
 #define MEMO_OFF (CHAIN_OFF - (K_NENT << MEMO_SHIFT))
 
-_Static_assert(CT_NONE == WK_NONE && CT_RSP == WK_RSP && CT_RBP == WK_RBP && CT_END == WK_END,
+_Static_assert(CT_NONE == WK_NONE && CT_SP == WK_SP && CT_FP == WK_FP && CT_END == WK_END,
 	       "the stubs' row kinds are cfitab's");
 _Static_assert(sizeof(struct cfitab_row) == WR_SIZE, "a row as the stubs read it");
 _Static_assert(CFITAB_PAGE_SHIFT == WT_PAGE_SHIFT, "the page index's pages");

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detour-abi.h"
+#include "arch/stub-abi.h"
 #include "linux/memio.h"
 #include "probe/detour.h"
 #include "probe/detour-int.h"
@@ -98,7 +98,7 @@ int detour_read_counts_of(const struct detour_set *ds, const void *const *cookie
 	if (!ds->base)
 		return 0;
 	err = memio_read_all(ds->pid, 0, ds->base + DT_COUNTERS, cnt, sizeof(cnt));
-	/* the threads' own counts (detour-abi.h): the blocks of entries given */
+	/* the threads' own counts (stub-abi.h): the blocks of entries given */
 	for (unsigned t = 0; err == 0 && ds->nslots && t < K_NENT; t++) {
 		if (!(ds->blocks_used & (uint64_t)1 << t))
 			continue;
@@ -284,7 +284,7 @@ void detour_nested_refresh(struct detour_set *ds)
 }
 
 /*
- * The nest table into the data page (detour-abi.h), for the stubs: the
+ * The nest table into the data page (stub-abi.h), for the stubs: the
  * entries first, then their count, then the bounds.  More entries than
  * it holds: none (nested calls are then counted, and their records
  * left out by memtap only).

@@ -1,5 +1,5 @@
 /*
- * detour-far.c - the far code pages of a detour set (detour-abi.h): slots
+ * detour-far.c - the far code pages of a detour set (stub-abi.h): slots
  * for probed code out of the stub mapping's reach, in a page mapped near
  * it, whose glue reaches the mapping's common routines through the
  * page's header.  Their records, counters, thread table and sampling
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "detour-abi.h"
+#include "arch/stub-abi.h"
 #include "linux/memio.h"
 #include "linux/procfs.h"
 #include "arch/arch.h"

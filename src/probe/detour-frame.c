@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "arch/stub-frame.h"
-#include "detour-abi.h"
+#include "arch/stub-abi.h"
 #include "linux/memio.h"
 #include "probe/detour.h"
 #include "stack/modules.h"

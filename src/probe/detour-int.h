@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "detour-abi.h"
+#include "arch/stub-abi.h"
 #include "probe/detour.h"
 #include "probe/remote.h"
 #include "record/sample.h"
@@ -32,7 +32,7 @@ struct dt_site {
 };
 
 
-/* A far code page (detour-abi.h). */
+/* A far code page (stub-abi.h). */
 struct dt_far {
 	uint64_t base;		/* 0: none */
 	size_t used;		/* its slots used (forgotten ones included) */
@@ -92,7 +92,7 @@ struct detour_set {
 };
 
 /*
- * The walk memos of thread table entry `entry` (detour-abi.h, MB_BUSY):
+ * The walk memos of thread table entry `entry` (stub-abi.h, MB_BUSY):
  * usable again by the thread it is given to (detour-cfi.c).
  */
 void detour_memo_reset(struct detour_set *ds, unsigned entry);
@@ -101,7 +101,7 @@ void detour_memo_reset(struct detour_set *ds, unsigned entry);
  * after the set's outer detours changed, through tid (0: any).
  */
 int dt_nest_publish(struct detour_set *ds, pid_t tid);
-/* Does every call make a record (detour-abi.h, D_KEEP_ALL)?  (detour-data.c) */
+/* Does every call make a record (stub-abi.h, D_KEEP_ALL)?  (detour-data.c) */
 int detour_keeps_all(const struct detour_set *ds);
 /* A free range of len bytes within reach of [lo, hi) (hole.h), -ENOMEM or -errno (detour.c). */
 int64_t dt_hole(const struct detour_set *ds, uint64_t lo, uint64_t hi, uint64_t len);

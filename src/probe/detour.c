@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 
 #include "arch/arch.h"
-#include "detour-abi.h"
+#include "arch/stub-abi.h"
 #include "linux/features.h"
 #include "linux/memio.h"
 #include "linux/procfs.h"

@@ -2,7 +2,7 @@
  * detour.h - in-target probes: function entries become `jmp rel32` to
  * stubs that memtap writes into the target, which record each call into
  * a ring in the target's memory (detour.c; the layout and the stubs:
- * arch/x86_64/detour-abi.h, arch/x86_64/detour-stubs.S).  No ptrace
+ * arch/stub-abi.h, arch/$(arch)/detour-stubs.S).  No ptrace
  * stop per call: memtap drains the ring (trace/ring.c).
  *
  * One struct detour_set per address space.  Its stub mapping (code,
@@ -62,7 +62,7 @@ struct detour_config {
 	uint64_t sample_seed;	/* of the intervals' generator */
 	uint64_t leak_set;	/* sampled: entries of the set of sampled blocks, followed
 				   to their free (a power of 2, 2 .. DT_SET_N); 0: none */
-	int compact;		/* compact records (detour-abi.h, D_COMPACT) with a
+	int compact;		/* compact records (stub-abi.h, D_COMPACT) with a
 				   shared ring, while the nest table holds every range */
 };
 
@@ -71,8 +71,8 @@ struct detour_probe {
 	int result;		/* record after the function returned, with rax */
 	int sync;		/* entry probe that then waits until memtap read the
 				   ring (execve: the ring goes with the address space) */
-	unsigned size_kind;	/* SK_* of detour-abi.h */
-	unsigned flags;		/* DF_* of detour-abi.h */
+	unsigned size_kind;	/* SK_* of stub-abi.h */
+	unsigned flags;		/* DF_* of stub-abi.h */
 	void *cookie;		/* the caller's, handed back with each record */
 	int outer;		/* an allocator: the calls made inside it (realloc's
 				   malloc) are its own, not events (detour_nested()) */
@@ -100,7 +100,7 @@ struct detour_set *detour_set_new(pid_t pid, const struct detour_config *cfg);
 void detour_set_free(struct detour_set *ds);
 
 /*
- * The stub walk (detour-abi.h, R_WALK; detour-cfi.c): after
+ * The stub walk (stub-abi.h, R_WALK; detour-cfi.c): after
  * detour_install() with a shared ring, a mapping of CFI tables shared
  * with the process, the tables of the modules it maps now, then the
  * data page's words that turn the walk on, max_pcs return addresses a
@@ -115,7 +115,7 @@ int detour_walk_start(struct detour_set *ds, pid_t tid, unsigned max_pcs);
 void detour_walk_update(struct detour_set *ds);
 void detour_walk_free(struct detour_set *ds);
 /*
- * The chain table (detour-abi.h, CH_*), with the walk:
+ * The chain table (stub-abi.h, CH_*), with the walk:
  * detour_chain_learn() puts the n return addresses of a full record's
  * walk that ended without a tail into it (a compact record then stands
  * for the next calls with them); detour_chain() gives those of a
@@ -185,7 +185,7 @@ uint64_t detour_slot_func(const struct detour_set *ds, uint64_t desc);
 int detour_nested(const struct detour_set *ds, uint64_t addr);
 /*
  * Do the stubs leave nested calls out of their counters too (the table
- * is in the target: detour-abi.h)?  Then those count the program's calls.
+ * is in the target: stub-abi.h)?  Then those count the program's calls.
  */
 int detour_nested_counted(const struct detour_set *ds);
 void detour_nested_refresh(struct detour_set *ds);
@@ -249,7 +249,7 @@ int detour_read_counts_of(const struct detour_set *ds, const void *const *cookie
 			  struct detour_counts *out);
 /*
  * The calls and bytes thread tid counted in its own block of the
- * per-thread pages (detour-abi.h), per cookie into out[0 .. n) (the
+ * per-thread pages (stub-abi.h), per cookie into out[0 .. n) (the
  * other fields 0): 0, -ENOENT when tid has no entry in the thread table
  * (its calls count in the counter page, with those of every other
  * thread without one), or -errno.  A vfork child counts in the block of

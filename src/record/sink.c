@@ -545,7 +545,7 @@ void sink_flush(void)
 			/*
 			 * Only the blocks that the size filter keeps are
 			 * followed, whatever -e chose: the stubs record the
-			 * frees of those only (detour-abi.h's set of kept
+			 * frees of those only (stub-abi.h's set of kept
 			 * blocks).
 			 */
 			released = track_weighed(p, ev, stack, acquired, size_selected(acquired));

@@ -45,7 +45,7 @@ static void classify(Dwarf_Frame *frame, struct cfitab_row *r)
 	    (ops[0].number != ARCH_DW_SP && ops[0].number != ARCH_DW_FP) ||
 	    (int64_t)ops[0].number2 < INT32_MIN || (int64_t)ops[0].number2 > INT32_MAX)
 		return;
-	kind = ops[0].number == ARCH_DW_SP ? CT_RSP : CT_RBP;
+	kind = ops[0].number == ARCH_DW_SP ? CT_SP : CT_FP;
 	cfa_off = (int32_t)(int64_t)ops[0].number2;
 	if (dwarf_frame_register(frame, ARCH_DW_RA, mem, &ops, &nops) != 0)
 		return;
@@ -62,7 +62,7 @@ static void classify(Dwarf_Frame *frame, struct cfitab_row *r)
 		return;
 	r->kind = kind;
 	r->cfa_off = cfa_off;
-	r->rbp_off = (int16_t)off;
+	r->fp_off = (int16_t)off;
 }
 
 /* An encoded 4-byte value of .eh_frame_hdr at p (hdr at vaddr base): its address. */
@@ -137,7 +137,7 @@ static int push(struct build *b, uint64_t pc, const struct cfitab_row *r)
 	if (pc - t->lo > UINT32_MAX)
 		return -1;
 	if (last && last->kind == r->kind && last->cfa_off == r->cfa_off &&
-	    last->rbp_off == r->rbp_off)
+	    last->fp_off == r->fp_off)
 		return 0;
 	if (last && last->start == pc - t->lo) {
 		*last = *r;	/* an empty row replaced */
@@ -206,7 +206,7 @@ static int compile_elf(Elf *elf, struct cfitab *t)
 	if (push(&b, t->hi, &none) < 0)	/* the end: a row of its own */
 		return -EFBIG;
 	for (size_t i = 0; i < t->nrows; i++)
-		if (t->rows[i].kind == CT_RSP || t->rows[i].kind == CT_RBP)
+		if (t->rows[i].kind == CT_SP || t->rows[i].kind == CT_FP)
 			t->simple++;
 	t->npages = (size_t)(((t->hi - t->lo) >> CFITAB_PAGE_SHIFT) + 1);
 	t->index = xmalloc((t->npages + 1) * sizeof(*t->index));

@@ -3,9 +3,10 @@
  * table of simple rows, sorted by pc, with a per-page index: the form a
  * walk that knows nothing of DWARF (a stub in the target) can use.
  *
- * A row holds from its start to the next row's start.  Simple rows
- * (x86-64): CFA = rsp + off or rbp + off, the return address at CFA - 8,
- * the caller's rbp saved at CFA + rbp_off or unchanged; CT_END where the
+ * A row holds from its start to the next row's start.  Simple rows:
+ * CFA = sp + off (CT_SP) or fp + off (CT_FP), the return address at
+ * CFA - 8, the caller's fp saved at CFA + fp_off or unchanged (sp, fp
+ * and the return address column: the arch's ARCH_DW_*); CT_END where the
  * return address is undefined (the outermost frame: _start, clone3's
  * child); every other rule (CFA expressions as in PLT entries, signal
  * frames, a CFA in another register, a return address elsewhere) and
@@ -21,12 +22,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { CT_NONE = 0, CT_RSP, CT_RBP, CT_END };
+enum { CT_NONE = 0, CT_SP, CT_FP, CT_END };
 
 struct cfitab_row {
 	uint32_t start;		/* from the table's lo */
-	int32_t cfa_off;	/* CFA = rsp or rbp (kind) + cfa_off */
-	int16_t rbp_off;	/* caller's rbp at CFA + rbp_off; 0: unchanged */
+	int32_t cfa_off;	/* CFA = sp or fp (kind) + cfa_off */
+	int16_t fp_off;		/* caller's fp at CFA + fp_off; 0: unchanged */
 	uint8_t kind;		/* CT_* */
 	uint8_t pad;
 };
@@ -45,7 +46,7 @@ struct cfitab {
 	uint32_t *index;
 	size_t npages;
 	size_t fdes;		/* FDEs compiled */
-	size_t simple;		/* rows of kind CT_RSP or CT_RBP */
+	size_t simple;		/* rows of kind CT_SP or CT_FP */
 };
 
 /*

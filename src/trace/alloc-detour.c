@@ -43,7 +43,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "detour-abi.h"
+#include "arch/stub-abi.h"
 #include "linux/features.h"
 #include "probe/detour.h"
 #include "probe/elfsym.h"
@@ -101,7 +101,7 @@ static int probe_kind(const struct probe *pr, struct detour_probe *dp)
 	dp->result = 1;
 	dp->outer = pr->role != PR_USER;
 	switch (pr->role) {
-	/* DF_SETADD, DF_SETDEL: only with a set of kept blocks (detour-abi.h) */
+	/* DF_SETADD, DF_SETDEL: only with a set of kept blocks (stub-abi.h) */
 	case PR_MALLOC: dp->size_kind = SK_ARG0; dp->flags = DF_SETADD; break;
 	case PR_CALLOC: dp->size_kind = SK_ARG01; dp->flags = DF_SETADD; break;
 	case PR_REALLOC:

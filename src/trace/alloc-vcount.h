@@ -4,7 +4,7 @@
  *
  * A vfork child runs on the TCB of the thread that vforked, so its calls
  * count in that thread's block of the per-thread counters
- * (arch/x86_64/detour-abi.h), which nothing else writes while the
+ * (arch/stub-abi.h), which nothing else writes while the
  * thread waits in vfork: its growth from the vfork event on is the
  * child's, whatever the parent's other threads do.  A thread without an
  * entry in the thread table counts in the shared counter page: its

@@ -1,6 +1,6 @@
 /*
  * ring.c - the in-target probes' rings (probe/detour.h, layout in
- * arch/x86_64/detour-abi.h) as a source of events: no thread stops.
+ * arch/stub-abi.h) as a source of events: no thread stops.
  *
  * A shared ring (probe/detour-ring.h: mapped in memtap too) is read
  * where it lies: the records from TAIL on whose commit (R_SEQ, stored
@@ -25,7 +25,7 @@
  * Records made by a call nested in another probed call (realloc(NULL,
  * n) calling malloc; their return address is in a detoured function or
  * in a stub) are not events, as with int3 (the stubs make none while
- * their nest table holds every range: detour-abi.h); a syscall
+ * their nest table holds every range: stub-abi.h); a syscall
  * wrapper's always is one (the hooks' wrapper(), ring.h), as the seccomp stop
  * would be.
  *
@@ -65,7 +65,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "detour-abi.h"
+#include "arch/stub-abi.h"
 #include "linux/memio.h"
 #include "probe/detour.h"
 #include "linux/procfs.h"
@@ -91,7 +91,7 @@
  * lock cmpxchg; a syscall to read) only once it stayed so this long.
  */
 #define RING_HEAD_NS 1000000ULL
-#define RING_HOLD_NS 100000000ULL	/* below the stubs' bounded wait (detour-abi.h) */
+#define RING_HOLD_NS 100000000ULL	/* below the stubs' bounded wait (stub-abi.h) */
 #define RING_VFORKS 4		/* vfork children at once, of one process */
 #define BUDGET_PERIOD_NS 100000000ULL
 #define STUB_RECORD_NS 100.0
@@ -110,7 +110,7 @@ struct ring_src {
 	uint64_t stuck_tail, stuck_since;
 	uint64_t records, skipped, nested;
 	uint64_t copied;	/* bytes of stack the records carried */
-	uint64_t compact;	/* records of one line (detour-abi.h, DC_COMPACT) */
+	uint64_t compact;	/* records of one line (stub-abi.h, DC_COMPACT) */
 	uint64_t empty_since;	/* a shared ring found empty since then; 0: not */
 	/* by chain id: the stack of its last record, for the next (sink_walk_stack()) */
 	struct chain_stack {
@@ -327,7 +327,7 @@ static void walked_pcs(struct stack_snapshot *snap, pid_t pid, pid_t tid, const 
 }
 
 /*
- * A record of the stub walk (detour-abi.h, R_WALK): its return addresses
+ * A record of the stub walk (stub-abi.h, R_WALK): its return addresses
  * into snap, then the tail, if any: the frame after them, its pc, sp
  * and fp, and the copy from that sp (unwind.h: walked).
  */
@@ -335,7 +335,7 @@ static void walked(struct ring_src *r, const uint8_t *rec, struct stack_snapshot
 		   pid_t pid, pid_t tid)
 {
 	uint64_t room = r->r.rec_size - R_STACK, n = word(rec, R_WALK);
-	uint64_t bytes = word(rec, R_COPIED), trsp = word(rec, R_TRSP);
+	uint64_t bytes = word(rec, R_COPIED), trsp = word(rec, R_TSP);
 	const uint64_t *pcs = (const uint64_t *)(const void *)(rec + R_STACK);
 
 	if (bytes > room)
@@ -346,11 +346,11 @@ static void walked(struct ring_src *r, const uint8_t *rec, struct stack_snapshot
 	   full would only be [other], its pcs kept for nothing */
 	if (!trsp && n && detour_compact(r->ds) && !sink_stacks_full())
 		detour_chain_learn(r->ds, pcs, n);
-	walked_pcs(snap, pid, tid, pcs, n, trsp ? word(rec, R_TRIP) : word(rec, R_RET));
+	walked_pcs(snap, pid, tid, pcs, n, trsp ? word(rec, R_TPC) : word(rec, R_RET));
 	if (trsp) {
 		snap->walked = STACK_WALK_TAIL;
 		arch_set_sp(&snap->regs, trsp);
-		arch_set_fp(&snap->regs, word(rec, R_TRBP));
+		arch_set_fp(&snap->regs, word(rec, R_TFP));
 		snap->start = trsp;
 		snap->len = (size_t)(bytes - n * 8);
 		snap->data = (unsigned char *)(uintptr_t)(rec + R_STACK + n * 8);
@@ -398,14 +398,14 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 	pid_t tid = (pid_t)word(rec, R_TID);
 
 	if (compact) {
-		/* its first line only (detour-abi.h): the rest is an older record's */
+		/* its first line only (stub-abi.h): the rest is an older record's */
 		chain = detour_chain(r->ds, word(rec, R_TID) >> RC_CHAIN_SHIFT, &nchain);
 		ret = chain ? chain[0] : 0;
 		sp = 0;
 		copied = 0;
 	} else {
 		ret = word(rec, R_RET);
-		sp = word(rec, R_RSP);
+		sp = word(rec, R_SP);
 		copied = (int64_t)word(rec, R_COPIED);
 	}
 

@@ -81,7 +81,7 @@ uint64_t ring_lost(struct ring_src *r);
 void ring_totals(uint64_t *records, uint64_t *lost);
 /*
  * Records read so far, and (unless NULL) the bytes of stack the full ones
- * carried, and how many were compact (detour-abi.h, DC_COMPACT).
+ * carried, and how many were compact (stub-abi.h, DC_COMPACT).
  */
 uint64_t ring_records(const struct ring_src *r, uint64_t *copied, uint64_t *compact);
 

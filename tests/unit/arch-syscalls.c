@@ -1,6 +1,6 @@
 /*
  * arch-syscalls.c - the arch's part of the syscall and allocator
- * sources (src/arch/arch.h, cpu.h, syscalls.c, detour-abi.h): the ABI of
+ * sources (src/arch/arch.h, cpu.h, syscalls.c, stub-abi.h): the ABI of
  * a syscall stop (arch_abi_of_stop(), int $0x80 told by the code it
  * reads through the caller's function), the width of a result, the
  * syscall table against the C library's numbers, the audit arches, the
@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 
 #include "arch/arch.h"
-#include "detour-abi.h"
+#include "arch/stub-abi.h"
 #include "unit-check.h"
 
 static int nreads;
@@ -100,7 +100,7 @@ static void check_record(void)
 
 	memset(rec, 0xee, sizeof(rec));
 	memcpy(rec + R_RET, &ret, 8);
-	memcpy(rec + R_RSP, &sp, 8);
+	memcpy(rec + R_SP, &sp, 8);
 	for (int i = 0; i < ARCH_NSAVED; i++)
 		memcpy(rec + off[i], &saved[i], 8);
 	memset(&r, 0xaa, sizeof(r));

@@ -28,7 +28,7 @@
 
 struct rule {
 	int kind;
-	int64_t cfa_off, rbp_off;
+	int64_t cfa_off, fp_off;
 };
 
 /* libdw's frame at pc as a row would say it; CT_NONE: not simple or none */
@@ -65,9 +65,9 @@ static struct rule libdw_rule(Dwarf_CFI *cfi, uint64_t pc)
 		if (n != 2 || ops[0].atom != DW_OP_call_frame_cfa || ops[1].atom != DW_OP_plus_uconst ||
 		    (int64_t)ops[1].number == 0 || (int64_t)ops[1].number != (int16_t)ops[1].number)
 			goto out;
-		r.rbp_off = (int64_t)ops[1].number;
+		r.fp_off = (int64_t)ops[1].number;
 	}
-	r.kind = cfa[0].number == 7 ? CT_RSP : CT_RBP;
+	r.kind = cfa[0].number == 7 ? CT_SP : CT_FP;
 out:
 	free(f);
 	return r;
@@ -80,16 +80,16 @@ static int check_pc(const char *file, const struct cfitab *t, Dwarf_CFI *cfi, ui
 	struct rule got = { CT_NONE, 0, 0 };
 
 	if (row)
-		got = (struct rule){ row->kind, row->cfa_off, row->rbp_off };
+		got = (struct rule){ row->kind, row->cfa_off, row->fp_off };
 	if (got.kind == CT_END || got.kind == CT_NONE)
-		got.cfa_off = got.rbp_off = 0;
+		got.cfa_off = got.fp_off = 0;
 	if (want.kind == CT_END || want.kind == CT_NONE)
-		want.cfa_off = want.rbp_off = 0;
-	if (got.kind == want.kind && got.cfa_off == want.cfa_off && got.rbp_off == want.rbp_off)
+		want.cfa_off = want.fp_off = 0;
+	if (got.kind == want.kind && got.cfa_off == want.cfa_off && got.fp_off == want.fp_off)
 		return 0;
-	fprintf(stderr, "%s: pc %#llx: table kind %d cfa %+lld rbp %+lld, libdw kind %d cfa %+lld rbp %+lld\n",
-		file, (unsigned long long)pc, got.kind, (long long)got.cfa_off, (long long)got.rbp_off,
-		want.kind, (long long)want.cfa_off, (long long)want.rbp_off);
+	fprintf(stderr, "%s: pc %#llx: table kind %d cfa %+lld fp %+lld, libdw kind %d cfa %+lld fp %+lld\n",
+		file, (unsigned long long)pc, got.kind, (long long)got.cfa_off, (long long)got.fp_off,
+		want.kind, (long long)want.cfa_off, (long long)want.fp_off);
 	return 1;
 }
 

@@ -19,7 +19,7 @@
 
 #include "arch/arch.h"
 #include "arch/detour-plan.h"
-#include "detour-abi.h"
+#include "arch/stub-abi.h"
 #include "unit-check.h"
 
 #define FUNC UINT64_C(0x7f0000027920)

@@ -1,6 +1,6 @@
 /*
  * stub-frame.c - the stub frames of the in-target probes
- * (src/probe/detour-frame.c) against the layout of detour-abi.h: a
+ * (src/probe/detour-frame.c) against the layout of stub-abi.h: a
  * result probe's glue and relocated entry, written here as detour.c
  * writes them into a slot of a stub mapping laid out in this process's
  * memory (the frame of a slot is read from the process), and the
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "detour-abi.h"
+#include "arch/stub-abi.h"
 #include "probe/detour.h"
 #include "stack/modules.h"
 #include "unit-check.h"

@@ -27,7 +27,7 @@
 #include <sys/mman.h>
 
 #include "detach-check.h"
-#include "detour-abi.h"
+#include "arch/stub-abi.h"
 #include "linux/memio.h"
 #include "probe/elfsym.h"
 #include "linux/procfs.h"

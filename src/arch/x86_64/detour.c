@@ -20,7 +20,7 @@
  * the plan becomes a jmp to the same target: rel32 when it reaches,
  * else jmp qword [rip] and the target's address after it.
  *
- * The glue (detour-abi.h) saves the argument registers, calls the
+ * The glue (stub-cpu.h) saves the argument registers, calls the
  * function for a result probe, and goes to the stub routines; the patch
  * is a jmp rel32 to the slot, which arch_patched_target() recognises
  * again in the entry of a process an earlier memtap left.
@@ -32,7 +32,7 @@
 #include <Zydis/Zydis.h>
 
 #include "arch/arch.h"
-#include "detour-abi.h"
+#include "arch/stub-abi.h"
 #include "arch/detour-plan.h"
 
 size_t arch_landing_pad(const uint8_t *buf, size_t n)
@@ -268,7 +268,7 @@ static void emit_common(uint8_t *code, size_t *k, uint64_t s, int call, uint64_t
 	*k += 6;
 }
 
-/* Can the filter leave a call out in a prefilter (detour-abi.h)? */
+/* Can the filter leave a call out in a prefilter (stub-abi.h)? */
 static int prefiltered(int result, int sync, uint32_t desc)
 {
 	unsigned kind = desc >> 16 & 0xff, flags = desc >> 24;

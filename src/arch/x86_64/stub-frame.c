@@ -30,13 +30,13 @@
 
 #include "arch/arch.h"
 #include "arch/stub-frame.h"
-#include "detour-abi.h"
+#include "arch/stub-abi.h"
 
 /* The callee-saved registers, in ARCH_NSAVED's order (cpu.h). */
 enum { S_RBX, S_RBP, S_R12, S_R13, S_R14, S_R15 };
 _Static_assert(S_R15 + 1 == ARCH_NSAVED, "each callee-saved register has its place");
 
-/* rdi rsi rdx rcx r8, pushed by the glue (detour-abi.h) */
+/* rdi rsi rdx rcx r8, pushed by the glue (stub-cpu.h) */
 #define GLUE_PUSHED 40
 
 /* The state before an instruction: depth -1 = unknown. */
