@@ -54,15 +54,16 @@ static int m_fields(const struct stack_snapshot *s, const struct go_runtime *rt,
 		    uint64_t *g0, uint64_t *curg)
 {
 	unsigned char b[M_SPAN + 8];
-	uint32_t lo = rt->m_g0 < rt->m_curg ? rt->m_g0 : rt->m_curg;
-	uint32_t hi = rt->m_g0 < rt->m_curg ? rt->m_curg : rt->m_g0;
+	uint32_t lo = rt->off.m_g0 < rt->off.m_curg ? rt->off.m_g0 : rt->off.m_curg;
+	uint32_t hi = rt->off.m_g0 < rt->off.m_curg ? rt->off.m_curg : rt->off.m_g0;
 
 	if (hi - lo > M_SPAN)
-		return rd(s, m + rt->m_g0, g0, 8) < 0 || rd(s, m + rt->m_curg, curg, 8) < 0 ? -1 : 0;
+		return rd(s, m + rt->off.m_g0, g0, 8) < 0 ||
+		       rd(s, m + rt->off.m_curg, curg, 8) < 0 ? -1 : 0;
 	if (rd(s, m + lo, b, hi - lo + 8) < 0)
 		return -1;
-	*g0 = word(b, rt->m_g0 - lo);
-	*curg = word(b, rt->m_curg - lo);
+	*g0 = word(b, rt->off.m_g0 - lo);
+	*curg = word(b, rt->off.m_curg - lo);
 	return 0;
 }
 
@@ -92,16 +93,16 @@ void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm,
 
 	s->go_len = 0;
 	s->go_g0 = 0;
-	if (!rt || !fs || s->borrowed || !max_bytes || rt->g_sched > sizeof(cg) - 56)
+	if (!rt || !fs || s->borrowed || !max_bytes || rt->off.g_sched > sizeof(cg) - 56)
 		return;
 	if (e->pid == s->pid && e->tid == s->tid && e->fs == fs) {
 		if (s->regs.rsp < e->lo || s->regs.rsp >= e->hi)
 			return;	/* not on g0's stack */
-		if (rd(s, fs + (uint64_t)rt->tls_g, &g, 8) < 0 || g != e->g0)
+		if (rd(s, fs + (uint64_t)rt->off.tls_g, &g, 8) < 0 || g != e->g0)
 			return;
 		m = e->m;
-	} else if (rd(s, fs + (uint64_t)rt->tls_g, &g, 8) < 0 || !g || (g & 7) ||
-		   rd(s, g + rt->g_m, &m, 8) < 0 || !m || (m & 7)) {
+	} else if (rd(s, fs + (uint64_t)rt->off.tls_g, &g, 8) < 0 || !g || (g & 7) ||
+		   rd(s, g + rt->off.g_m, &m, 8) < 0 || !m || (m & 7)) {
 		return;
 	}
 	if (m_fields(s, rt, m, &g0, &curg) < 0)
@@ -126,13 +127,13 @@ void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm,
 	s->go_g0 = 1;
 	if (!curg || curg == g || (curg & 7))
 		return;
-	if (rd(s, curg, cg, rt->g_sched + 56) < 0)
+	if (rd(s, curg, cg, rt->off.g_sched + 56) < 0)
 		return;
 	lo = word(cg, GO_G_STACK_LO);
 	hi = word(cg, GO_G_STACK_HI);
-	sp = word(cg, rt->g_sched + GO_GOBUF_SP);
-	pc = word(cg, rt->g_sched + GO_GOBUF_PC);
-	bp = word(cg, rt->g_sched + GO_GOBUF_BP);
+	sp = word(cg, rt->off.g_sched + GO_GOBUF_SP);
+	pc = word(cg, rt->off.g_sched + GO_GOBUF_PC);
+	bp = word(cg, rt->off.g_sched + GO_GOBUF_BP);
 	if (lo >= hi || hi - lo > GO_STACK_MAX || sp < lo || sp >= hi || (sp & 7) || !pc)
 		return;
 	/* the whole stack when it fits: no frame of it is read later */
@@ -152,7 +153,7 @@ void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm,
 		if (!pc)
 			return;
 	}
-	s->go_start = word(cg, rt->g_sched + GO_GOBUF_SP);
+	s->go_start = word(cg, rt->off.g_sched + GO_GOBUF_SP);
 	s->go_off = off;
 	s->go_len = (size_t)n;
 	s->go_hi = hi;

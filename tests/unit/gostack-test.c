@@ -36,7 +36,7 @@ static int bad;
 
 static uint64_t tls[2], g0[32], m[32], cg[32], g0stack[64], gstack[512];
 static struct go_runtime rt = {
-	.tls_g = -8, .g_m = 48, .g_sched = 56, .m_g0 = 0, .m_curg = 192,
+	.off = { .tls_g = -8, .g_m = 48, .g_sched = 56, .m_g0 = 0, .m_curg = 192 },
 	.sw_ret = { [GO_SW_SYSTEMSTACK] = SS_RET, [GO_SW_MORESTACK] = MS_RET },
 	.sw_pc = { SWITCH, SWITCH + 8 },
 };
@@ -52,14 +52,14 @@ static void build(void)
 	tls[0] = U(g0);
 	g0[GO_G_STACK_LO / 8] = U(g0stack);
 	g0[GO_G_STACK_HI / 8] = U(g0stack + 64);
-	g0[rt.g_m / 8] = U(m);
-	m[rt.m_g0 / 8] = U(g0);
-	m[rt.m_curg / 8] = U(cg);
+	g0[rt.off.g_m / 8] = U(m);
+	m[rt.off.m_g0 / 8] = U(g0);
+	m[rt.off.m_curg / 8] = U(cg);
 	cg[GO_G_STACK_LO / 8] = U(gstack);
 	cg[GO_G_STACK_HI / 8] = U(gstack + 512);
-	cg[(rt.g_sched + GO_GOBUF_SP) / 8] = U(&gstack[100]);
-	cg[(rt.g_sched + GO_GOBUF_PC) / 8] = SWITCH;
-	cg[(rt.g_sched + GO_GOBUF_BP) / 8] = U(&gstack[120]);
+	cg[(rt.off.g_sched + GO_GOBUF_SP) / 8] = U(&gstack[100]);
+	cg[(rt.off.g_sched + GO_GOBUF_PC) / 8] = SWITCH;
+	cg[(rt.off.g_sched + GO_GOBUF_BP) / 8] = U(&gstack[120]);
 	for (int i = 0; i < 512; i++)
 		gstack[i] = 0x500000u + (uint64_t)i;
 }
@@ -143,7 +143,7 @@ int main(void)
 
 	/* a sched.pc that is no systemstack_switch: the frame as saved */
 	build();
-	cg[(rt.g_sched + GO_GOBUF_PC) / 8] = 0x405000u;
+	cg[(rt.off.g_sched + GO_GOBUF_PC) / 8] = 0x405000u;
 	take(&s, pm);
 	CHECK(s.go_len > 0 && s.go_pc == 0x405000u && s.go_sp == U(&gstack[100]), "mcall's frame");
 	stack_snapshot_release(&s);
@@ -151,7 +151,7 @@ int main(void)
 	/* the same thread again: its m kept, g.m not read */
 	build();
 	take(&s, pm);
-	g0[rt.g_m / 8] = UNMAPPED;
+	g0[rt.off.g_m / 8] = UNMAPPED;
 	take_as(&s, pm, 1);
 	CHECK(s.go_len > 0, "the same thread: no goroutine taken");
 	/* and on its goroutine's stack, g its goroutine */
@@ -162,7 +162,7 @@ int main(void)
 
 	/* on g0 without a goroutine: the walk ends at the switch */
 	build();
-	m[rt.m_curg / 8] = 0;
+	m[rt.off.m_curg / 8] = 0;
 	take(&s, pm);
 	CHECK(s.go_g0 && !s.go_len, "no goroutine: %d %zu", s.go_g0, s.go_len);
 	CHECK(step(pm, &s, SS_RET, U(&g0stack[8]), &r) == -1, "no goroutine: the walk goes on");
@@ -170,7 +170,7 @@ int main(void)
 	stack_snapshot_release(&s);
 	/* on a goroutine's stack: nothing */
 	build();
-	m[rt.m_g0 / 8] = U(cg);
+	m[rt.off.m_g0 / 8] = U(cg);
 	take(&s, pm);
 	CHECK(!s.go_g0 && !s.go_len, "on a goroutine: %d %zu", s.go_g0, s.go_len);
 	CHECK(step(pm, &s, SS_RET, U(&g0stack[8]), &r) == 0, "on a goroutine: a step");
@@ -179,19 +179,19 @@ int main(void)
 	broken(pm, &tls[0], 0, "g");
 	broken(pm, &tls[0], U(g0) + 4, "g");
 	broken(pm, &tls[0], UNMAPPED, "g");
-	broken(pm, &g0[rt.g_m / 8], 0, "g.m");
-	broken(pm, &g0[rt.g_m / 8], UNMAPPED, "g.m");
-	broken(pm, &m[rt.m_g0 / 8], U(cg), "m.g0");
-	broken(pm, &m[rt.m_curg / 8], 0, "m.curg");
-	broken(pm, &m[rt.m_curg / 8], U(g0), "m.curg");
-	broken(pm, &m[rt.m_curg / 8], U(cg) + 1, "m.curg");
-	broken(pm, &m[rt.m_curg / 8], UNMAPPED, "m.curg");
+	broken(pm, &g0[rt.off.g_m / 8], 0, "g.m");
+	broken(pm, &g0[rt.off.g_m / 8], UNMAPPED, "g.m");
+	broken(pm, &m[rt.off.m_g0 / 8], U(cg), "m.g0");
+	broken(pm, &m[rt.off.m_curg / 8], 0, "m.curg");
+	broken(pm, &m[rt.off.m_curg / 8], U(g0), "m.curg");
+	broken(pm, &m[rt.off.m_curg / 8], U(cg) + 1, "m.curg");
+	broken(pm, &m[rt.off.m_curg / 8], UNMAPPED, "m.curg");
 	broken(pm, &cg[GO_G_STACK_LO / 8], U(gstack + 512), "stack.lo");
 	broken(pm, &cg[GO_G_STACK_LO / 8], 0, "stack.lo");
 	broken(pm, &cg[GO_G_STACK_HI / 8], U(&gstack[100]), "stack.hi");
-	broken(pm, &cg[(rt.g_sched + GO_GOBUF_SP) / 8], U(&gstack[100]) + 4, "sched.sp");
-	broken(pm, &cg[(rt.g_sched + GO_GOBUF_SP) / 8], U(gstack) - 8, "sched.sp");
-	broken(pm, &cg[(rt.g_sched + GO_GOBUF_PC) / 8], 0, "sched.pc");
+	broken(pm, &cg[(rt.off.g_sched + GO_GOBUF_SP) / 8], U(&gstack[100]) + 4, "sched.sp");
+	broken(pm, &cg[(rt.off.g_sched + GO_GOBUF_SP) / 8], U(gstack) - 8, "sched.sp");
+	broken(pm, &cg[(rt.off.g_sched + GO_GOBUF_PC) / 8], 0, "sched.pc");
 	broken(pm, &gstack[100], 0, "the caller's return address");
 
 	/* random words, some of them the structures' addresses */
