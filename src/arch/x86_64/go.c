@@ -1,7 +1,8 @@
 /*
  * go.c (x86_64) - the CPU's part of a Go program's runtime (arch/go.h):
- * its offsets read from runtime.systemstack's amd64 code, and the
- * return address of the switch functions' call on g0.
+ * its offsets read from runtime.systemstack's amd64 code, the return
+ * address of the switch functions' call on g0, the running g in TLS,
+ * and the return address a call pushed at a goroutine's saved sp.
  *
  * runtime.systemstack is written alike in every Go since 1.5
  * (asm_amd64.s):
@@ -17,7 +18,11 @@
  *	CALL	DI			the end
  *
  * so a stripped program (-ldflags='-s -w') is read as well as one with
- * DWARF.
+ * DWARF.  g is at fs_base + tls_g in every Go thread (runtime·settls),
+ * and a goroutine's switch is made from a function with no frame of its
+ * own (systemstack and asmcgocall, $0; morestack, before the function
+ * that called it made its frame): the return address into its caller
+ * is the word at the saved sp, the caller's sp 8 above.
  */
 #include "config.h"
 
@@ -187,4 +192,39 @@ uint64_t arch_go_switch_return(const uint8_t *code, size_t len, uint64_t start)
 				switched = 1;
 	}
 	return 0;
+}
+
+/* g at fs_base + tls_g; no fs_base yet (no TLS set up): none. */
+int arch_go_running_g(const arch_regs_t *r, const struct arch_go_offsets *off,
+		      arch_go_read_fn *read, void *ctx, uint64_t *g)
+{
+	uint64_t tp = arch_tp(r);
+
+	if (!tp || read(ctx, tp + (uint64_t)off->tls_g, g, sizeof(*g)) < 0)
+		return -1;
+	return 0;
+}
+
+/* The return address a call pushed at sp, popped: sp + 8. */
+static int pushed_return(uint64_t sp, arch_go_read_fn *read, void *ctx, uint64_t *ra,
+			 uint64_t *caller_sp)
+{
+	if (read(ctx, sp, ra, sizeof(*ra)) < 0)
+		return -1;
+	*caller_sp = sp + 8;
+	return 0;
+}
+
+/* systemstack and asmcgocall have no frame ($0): their return address at sched.sp. */
+int arch_go_switch_caller(const struct arch_go_sched *sched, arch_go_read_fn *read, void *ctx,
+			  uint64_t *ra, uint64_t *sp)
+{
+	return pushed_return(sched->sp, read, ctx, ra, sp);
+}
+
+/* sched.sp is the function's at its entry: its return address there. */
+int arch_go_morestack_caller(const struct arch_go_sched *sched, arch_go_read_fn *read,
+			     void *ctx, uint64_t *ra, uint64_t *sp)
+{
+	return pushed_return(sched->sp, read, ctx, ra, sp);
 }
