@@ -50,6 +50,7 @@ int main(int argc, char **argv)
 	printf("runtime.g.sched %u\n", rt->off.g_sched);
 	printf("runtime.g.stack %d\n", 0);
 	printf("runtime.gobuf.bp %d\n", GO_GOBUF_BP);
+	printf("runtime.gobuf.lr %d\n", GO_GOBUF_LR);
 	printf("runtime.gobuf.pc %d\n", GO_GOBUF_PC);
 	printf("runtime.gobuf.sp %d\n", GO_GOBUF_SP);
 	printf("runtime.m.curg %u\n", rt->off.m_curg);
