@@ -9,27 +9,17 @@
  * a walk of that stack ends at the switch, never reaching the code
  * that asked (main.fill growing the heap ends as
  * runtime.systemstack;runtime.(*mheap).alloc.func1;...).  The way back
- * is the runtime's own: the running g at fs_base + tls_g, g.m, m.g0,
- * m.curg, curg.sched.
+ * is the runtime's own: the running g (where the CPU keeps it,
+ * arch/go.h), g.m, m.g0, m.curg, curg.sched.
  *
  * Those offsets change between Go versions.  They are read from the
  * instructions of runtime.systemstack itself, which every version
- * since 1.5 writes alike (asm_amd64.s):
- *
- *	MOVQ	g(CX), AX		load from %fs: tls_g
- *	MOVQ	g_m(AX), BX		g_m
- *	CMPQ	AX, m_gsignal(BX)
- *	MOVQ	m_g0(BX), DX		m_g0
- *	CMPQ	AX, m_curg(BX)		the last compare with m: m_curg
- *	...
- *	MOVQ	(g_sched+gobuf_sp)(DX), BX or SP	g_sched
- *	...
- *	CALL	DI			the end
- *
- * so a stripped program (-ldflags='-s -w') is read as well as one with
- * DWARF; the functions are found by Go's function table
- * (gopclntab.h).  The fields not read there have not moved since Go
- * 1.5: g.stack (lo, hi) first in g, and gobuf's sp, pc and bp.
+ * since 1.5 writes alike for a CPU (the CPU's reading of them,
+ * arch_go_decode_systemstack()), so a stripped program (-ldflags='-s
+ * -w') is read as well as one with DWARF; the functions are found by
+ * Go's function table (gopclntab.h).  The fields not read there have
+ * not moved since Go 1.5, on any CPU: g.stack (lo, hi) first in g, and
+ * gobuf's sp, pc, lr and bp.
  *
  * Life cycle: go_runtime_from_elf() allocates; go_runtime_free().
  */
@@ -39,11 +29,14 @@
 #include <stdint.h>
 #include <libelf.h>
 
+#include "arch/go.h"
+
 /* Fields of g and of a gobuf whose offsets are the same in every Go since 1.5. */
 #define GO_G_STACK_LO 0
 #define GO_G_STACK_HI 8
 #define GO_GOBUF_SP 0
 #define GO_GOBUF_PC 8
+#define GO_GOBUF_LR 40
 #define GO_GOBUF_BP 48
 
 /* The functions whose callee runs on g0 for the goroutine that called them. */
@@ -54,11 +47,7 @@ struct go_range {
 };
 
 struct go_runtime {
-	int64_t tls_g;		/* the running g at fs_base + tls_g */
-	uint32_t g_m;		/* g.m */
-	uint32_t g_sched;	/* g.sched (its sp: GO_GOBUF_SP) */
-	uint32_t m_g0;		/* m.g0 */
-	uint32_t m_curg;	/* m.curg */
+	struct arch_go_offsets off;	/* g.m, g.sched, m.g0, m.curg; the running g's place */
 	struct go_range sw[GO_NSWITCH];
 	/*
 	 * The return address into each of them of the call it makes on g0
@@ -68,8 +57,8 @@ struct go_runtime {
 	uint64_t sw_ret[GO_NSWITCH];
 	/*
 	 * runtime.systemstack_switch: systemstack and asmcgocall leave its
-	 * address (or one within) as the goroutine's sched.pc, their
-	 * caller's return address at sched.sp.
+	 * address (or one within) as the goroutine's sched.pc, sched.sp
+	 * theirs: the frame is their caller's (arch_go_switch_caller()).
 	 */
 	struct go_range sw_pc;
 };

@@ -75,6 +75,8 @@ struct stack_snapshot {
 	size_t go_off, go_len;
 	uint64_t go_hi;		/* the end of its stack (g.stack.hi) */
 	uint64_t go_pc, go_sp, go_bp;	/* its frame: a return address, sp, bp */
+	uint64_t go_lr;		/* its sched's lr, for a CPU whose calls leave the
+				 * return address in a register (arch/go.h) */
 	/*
 	 * A ring record's stub walk (trace/ring.c): the npre return
 	 * addresses at pre (borrowed as data) are the stack's first
@@ -306,11 +308,11 @@ void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm,
 		      size_t max_bytes);
 
 /*
- * A frame of a walk over s whose rip is a return address (not the
+ * A frame of a walk over s whose pc is a return address (not the
  * exact pc of the stop): when it returns into one of Go's switch
  * functions on the g0 stack and s holds the goroutine that switched,
- * its rip, rsp and rbp become the goroutine's frame (rip a return
- * address again).  1 stepped; 2 stepped two frames: the goroutine's
+ * its pc, sp and fp become the goroutine's frame (pc a return address
+ * again).  1 stepped; 2 stepped two frames: the goroutine's
  * function had not made its frame (runtime.morestack), the walk gives
  * s->go_pc as its frame, then regs, its caller's; -1 such a frame but
  * no goroutine in s (none ran, or it was not read): the walk ends

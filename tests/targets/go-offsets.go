@@ -15,7 +15,7 @@ import (
 var want = map[string][]string{
 	"runtime.g":     {"stack", "m", "sched"},
 	"runtime.m":     {"g0", "curg"},
-	"runtime.gobuf": {"sp", "pc", "bp"},
+	"runtime.gobuf": {"sp", "pc", "lr", "bp"},
 	"runtime.stack": {"lo", "hi"},
 }
 

@@ -46,17 +46,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* sorted by name */
-	printf("runtime.g.m %u\n", rt->g_m);
-	printf("runtime.g.sched %u\n", rt->g_sched);
+	printf("runtime.g.m %u\n", rt->off.g_m);
+	printf("runtime.g.sched %u\n", rt->off.g_sched);
 	printf("runtime.g.stack %d\n", 0);
 	printf("runtime.gobuf.bp %d\n", GO_GOBUF_BP);
+	printf("runtime.gobuf.lr %d\n", GO_GOBUF_LR);
 	printf("runtime.gobuf.pc %d\n", GO_GOBUF_PC);
 	printf("runtime.gobuf.sp %d\n", GO_GOBUF_SP);
-	printf("runtime.m.curg %u\n", rt->m_curg);
-	printf("runtime.m.g0 %u\n", rt->m_g0);
+	printf("runtime.m.curg %u\n", rt->off.m_curg);
+	printf("runtime.m.g0 %u\n", rt->off.m_g0);
 	printf("runtime.stack.hi %d\n", GO_G_STACK_HI);
 	printf("runtime.stack.lo %d\n", GO_G_STACK_LO);
-	fprintf(stderr, "tls_g %" PRId64 "\n", rt->tls_g);
+	fprintf(stderr, "tls_g %" PRId64 "\n", rt->off.tls_g);
 	for (int i = 0; i < GO_NSWITCH; i++)
 		fprintf(stderr, "switch %d: %#" PRIx64 "-%#" PRIx64 " returns at %#" PRIx64 "\n", i,
 			rt->sw[i].start, rt->sw[i].end, rt->sw_ret[i]);
