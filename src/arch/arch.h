@@ -181,4 +181,10 @@ static inline size_t arch_page_size(void)
  * use, asked of the CPU itself, not of the kernel (linux/features.c).
  */
 
+/*
+ * Issue 36 step 15: cpu.h gives arch_supported(): 0 where memtap can
+ * trace, -ENOTSUP for the stub arch of configure --with-arch=none,
+ * which builds memtap for a CPU it does not support yet.
+ */
+
 #endif /* MEMTAP_ARCH_H */

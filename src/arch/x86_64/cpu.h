@@ -311,4 +311,7 @@ static inline unsigned arch_cpu_features(void)
 	return f;
 }
 
+/* Issue 36 step 15: memtap traces on this CPU (arch.h). */
+static inline int arch_supported(void) { return 0; }
+
 #endif /* MEMTAP_ARCH_CPU_H */
