@@ -17,6 +17,7 @@ AC_DEFUN([MT_LIBUNWIND], [
 		[AC_MSG_ERROR([libunwind-ptrace not found: apt-get install libunwind-dev])])
 ])
 
+# Zydis: asked for by configure.ac only for the x86_64 arch.
 AC_DEFUN([MT_LIBZYDIS], [
 	AC_CHECK_HEADER([Zydis/Zydis.h], [
 		AC_CHECK_LIB([Zydis], [ZydisDecoderInit],

@@ -36,8 +36,9 @@ AC_DEFUN([MT_STATIC_BINARY], [
 		MT_STATIC_LINK([libz], [deflateInit2_], [$ZLIB_LIBS], [apt-get install zlib1g-dev])
 		AS_IF([test -n "$LIBIBERTY_LIBS"],
 			[MT_STATIC_LINK([libiberty], [cplus_demangle], [$LIBIBERTY_LIBS], [apt-get install libiberty-dev])])
-		MT_STATIC_LINK([libZydis], [ZydisDecoderInit], [$LIBZYDIS_LIBS],
-			[Debian ships none, scripts/build-static.sh builds one])
+		AS_IF([test "$arch" = x86_64],
+			[MT_STATIC_LINK([libZydis], [ZydisDecoderInit], [$LIBZYDIS_LIBS],
+				[Debian ships none, scripts/build-static.sh builds one])])
 
 		AC_MSG_CHECKING([whether libdw's debuginfod client is cut off from dlopen])
 		LDFLAGS="$mt_save_LDFLAGS $STATIC_LDFLAGS"

@@ -22,6 +22,8 @@
 #      linked;
 #   3. configures memtap in BUILD_DIR with --enable-static-binary (and
 #      the CONFIGURE ARGS) against that prefix, and runs `make static`.
+#   Zydis is the x86_64 arch's alone: with --with-arch=none among the
+#   CONFIGURE ARGS, steps 1 and 2 are left out.
 # As root, it first installs the Debian packages it needs.
 #
 # Exit status: 0 built, 1 failed, 77 Zydis' source could not be fetched.
@@ -113,10 +115,23 @@ build_zydis() {
 	fi
 }
 
-command -v apt-get > /dev/null || die "needs Debian's apt-get (to fetch Zydis' source)"
+# Zydis is the x86_64 arch's alone: none for --with-arch=none
+zydis=1
+for a in "$@"; do
+	case $a in
+	--with-arch=x86_64) zydis=1 ;;
+	--with-arch=*) zydis= ;;
+	esac
+done
+[ -n "$zydis" ] || packages=$(echo "$packages" | sed 's/libzycore-dev libzydis-dev //')
+if [ -n "$zydis" ]; then
+	command -v apt-get > /dev/null || die "needs Debian's apt-get (to fetch Zydis' source)"
+fi
 install_packages
 mkdir -p "$deps"
-if [ -f "$prefix/lib/libZydis.a" ]; then
+if [ -z "$zydis" ]; then
+	:
+elif [ -f "$prefix/lib/libZydis.a" ]; then
 	say "reusing $prefix/lib/libZydis.a"
 else
 	fetch_zydis

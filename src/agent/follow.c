@@ -54,10 +54,14 @@ static int said_cap;		/* the --max-targets warning, once per excess */
 int selector_parse(struct selector *sel, enum sel_kind kind, const char *value, char *err,
 		   size_t size)
 {
-	static const char *const kinds[] = { "pid", "comm", "exe", "cgroup" };
+	static const char *const kinds[SEL_CGROUP + 1] = { "pid", "comm", "exe", "cgroup" };
 	const char *v = value, *base;
 
 	memset(sel, 0, sizeof(*sel));
+	if ((unsigned)kind > SEL_CGROUP) {
+		snprintf(err, size, "unknown selector kind %d", (int)kind);
+		return -1;
+	}
 	sel->kind = kind;
 	if (!*value) {
 		snprintf(err, size, "empty value for --%s", kinds[kind]);

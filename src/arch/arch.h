@@ -159,4 +159,33 @@ size_t arch_tramp_code(uint8_t *code, uint64_t at);
 void arch_tramp_block(uint64_t block[ARCH_TRAMP_BLOCK_WORDS], const arch_regs_t *r,
 		      uint64_t mask);
 
+/*
+ * Issue 36 step 14: the page size and the CPU's optional features.
+ */
+#include <unistd.h>
+
+/*
+ * The size of a page, as the kernel running memtap (and its targets)
+ * has it: asked at run time, as one CPU may have several (arm64: 4, 16
+ * or 64 KiB).  The same on every CPU, so here and not in cpu.h.
+ */
+static inline size_t arch_page_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return page > 0 ? (size_t)page : 4096;
+}
+
+/*
+ * cpu.h gives arch_cpu_features(): the optional features of the CPU
+ * memtap runs on (its ARCH_CPU_* bits) that the in-target stubs may
+ * use, asked of the CPU itself, not of the kernel (linux/features.c).
+ */
+
+/*
+ * Issue 36 step 15: cpu.h gives arch_supported(): 0 where memtap can
+ * trace, -ENOTSUP for the stub arch of configure --with-arch=none,
+ * which builds memtap for a CPU it does not support yet.
+ */
+
 #endif /* MEMTAP_ARCH_H */

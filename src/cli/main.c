@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/time.h>
 
+#include "arch/arch.h"
 #include "cli/agent.h"
 #include "cli/cli.h"
 #include "cli/options.h"
@@ -560,6 +561,11 @@ int main(int argc, char **argv)
 		usage_error("--weight=peak needs what is held: add --leaks");
 	if (opt.at_peak && !sink_held_known())
 		usage_error("--at-peak needs what is held: add --leaks");
+
+	/* a build for no CPU (configure --with-arch=none) traces nothing */
+	if (arch_supported() < 0)
+		error_msg_and_die("tracing: not supported on this CPU (memtap built for arch %s)",
+				  ARCH_NAME);
 
 	/*
 	 * Outputs are written beside their path and renamed over it when

@@ -9,7 +9,8 @@
  *   map_fixed_noreplace   an mmap with MAP_FIXED_NOREPLACE over a page of
  *                         ours: EEXIST where the flag is known; an older
  *                         kernel ignores it and maps elsewhere (a hint);
- *   the ptrace ones and   on a child of ours that pause()s, in our memory
+ *   the ptrace ones and   on a child of ours that waits (ppoll() of
+ *                         nothing: arm64 has no pause), in our memory
  *                         (CLONE_VM: no address space to copy): PTRACE_SEIZE
  *   the memory ones       with PTRACE_O_EXITKILL, PTRACE_INTERRUPT, then
  *                         at its stop PTRACE_GETSIGMASK, PTRACE_GET_
@@ -64,10 +65,7 @@
 #include <sys/wait.h>
 #include <linux/ptrace.h>
 #include <linux/seccomp.h>
-#if defined(__x86_64__) || defined(__i386__)
-# include <cpuid.h>
-#endif
-
+#include "arch/arch.h"
 #include "linux/features.h"
 #include "util/error.h"
 
@@ -157,16 +155,10 @@ static void probe_seccomp(void)
 	set(F_SECCOMP_FILTER, errno != EINVAL);
 }
 
-/* Other CPUs of the family may lack it: before Broadwell, Intel's did. */
+/* The CPU's, as the arch asks it (an x86-64 before Broadwell lacks it). */
 static void probe_prefetchw(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	unsigned a, b, c, d;
-
-	set(F_PREFETCHW, __get_cpuid(0x80000001, &a, &b, &c, &d) && (c & (1u << 8)));
-#else
-	set(F_PREFETCHW, 0);
-#endif
+	set(F_PREFETCHW, (arch_cpu_features() & ARCH_CPU_PREFETCHW) != 0);
 }
 
 static void probe_noreplace(void)
@@ -264,7 +256,7 @@ __attribute__((no_sanitize_address)) static int child_main(void *arg)
 	if ((pid_t)syscall(SYS_getppid) != *(pid_t *)arg)
 		syscall(SYS_exit, 0);
 	for (;;)
-		syscall(SYS_pause);
+		syscall(SYS_ppoll, NULL, 0, NULL, NULL, 0);
 	return 0;
 }
 

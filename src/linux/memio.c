@@ -123,20 +123,26 @@ static ssize_t peek_read(pid_t tid, uint64_t addr, uint8_t *buf, size_t len)
 	return (ssize_t)done;
 }
 
-/* PTRACE_PEEKDATA/POKEDATA, keeping the other bytes of each word. */
-static int poke_write(pid_t tid, uint64_t addr, const uint8_t *buf, size_t len)
+/*
+ * PTRACE_PEEKDATA/POKEDATA (or, code, PEEKTEXT/POKETEXT), keeping the
+ * other bytes of each word.
+ */
+static int poke_write(pid_t tid, uint64_t addr, const uint8_t *buf, size_t len, int code)
 {
+	const enum __ptrace_request peek = code ? PTRACE_PEEKTEXT : PTRACE_PEEKDATA;
+	const enum __ptrace_request poke = code ? PTRACE_POKETEXT : PTRACE_POKEDATA;
+
 	while (len > 0) {
 		uint64_t a = addr & ~7ULL;
 		size_t off = (size_t)(addr - a), n = 8 - off < len ? 8 - off : len;
 		long w;
 
 		errno = 0;
-		w = ptrace(PTRACE_PEEKDATA, tid, (void *)(uintptr_t)a, 0L);
+		w = ptrace(peek, tid, (void *)(uintptr_t)a, 0L);
 		if (w == -1 && errno)
 			return -errno;
 		memcpy((uint8_t *)&w + off, buf, n);
-		if (ptrace(PTRACE_POKEDATA, tid, (void *)(uintptr_t)a, (void *)w) < 0)
+		if (ptrace(poke, tid, (void *)(uintptr_t)a, (void *)w) < 0)
 			return -errno;
 		addr += n;
 		buf += n;
@@ -246,7 +252,11 @@ int memio_read_many(pid_t pid, const struct memio_seg *segs, size_t n)
 	return 0;
 }
 
-int memio_write(pid_t pid, pid_t tid, uint64_t addr, const void *buf, size_t len)
+/*
+ * The write of memio_write() and memio_write_code(): code goes through
+ * /proc/PID/mem or POKETEXT only (memio.h says why).
+ */
+static int do_write(pid_t pid, pid_t tid, uint64_t addr, const void *buf, size_t len, int code)
 {
 	ssize_t n;
 	int err = -EIO;
@@ -258,7 +268,7 @@ int memio_write(pid_t pid, pid_t tid, uint64_t addr, const void *buf, size_t len
 
 		if (k && (tid <= 0 || tid == pid))
 			break;
-		if (feature_has(F_PROCESS_VM_WRITEV)) {
+		if (!code && feature_has(F_PROCESS_VM_WRITEV)) {
 			struct iovec local = { (void *)buf, len };
 			struct iovec remote = { (void *)(uintptr_t)addr, len };
 
@@ -279,6 +289,18 @@ int memio_write(pid_t pid, pid_t tid, uint64_t addr, const void *buf, size_t len
 		}
 	}
 	if (tid > 0)
-		return poke_write(tid, addr, buf, len);
+		return poke_write(tid, addr, buf, len, code);
 	return err;
+}
+
+/* See memio.h. */
+int memio_write(pid_t pid, pid_t tid, uint64_t addr, const void *buf, size_t len)
+{
+	return do_write(pid, tid, addr, buf, len, 0);
+}
+
+/* See memio.h. */
+int memio_write_code(pid_t pid, pid_t tid, uint64_t addr, const void *buf, size_t len)
+{
+	return do_write(pid, tid, addr, buf, len, 1);
 }

@@ -51,6 +51,19 @@ int memio_read_many(pid_t pid, const struct memio_seg *segs, size_t n);
 /* Write len bytes at addr, read-only text included: 0 or -errno. */
 int memio_write(pid_t pid, pid_t tid, uint64_t addr, const void *buf, size_t len);
 
+/*
+ * Write len bytes of code at addr (an instruction the target may run:
+ * a breakpoint, its undo, a displaced instruction, a detour's jmp or
+ * stub, a trampoline): 0 or -errno.  Through /proc/PID/mem or
+ * PTRACE_POKETEXT only, never process_vm_writev: the kernel writes
+ * those two through the target's mapping of the page and keeps the
+ * instruction cache coherent with it (copy_to_user_page() in
+ * access_remote_vm()), which a CPU whose instruction cache is not
+ * coherent with its stores needs (arm64); process_vm_writev copies as
+ * a plain store would.
+ */
+int memio_write_code(pid_t pid, pid_t tid, uint64_t addr, const void *buf, size_t len);
+
 /* Close pid's cached /proc/PID/mem (it exited); harmless if none. */
 void memio_forget(pid_t pid);
 

@@ -16,10 +16,11 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
+#include "arch/arch.h"
 #include "linux/pagemap.h"
 #include "linux/procfs.h"
 
-#define PAGE 4096u
+#define PAGE ((uint64_t)arch_page_size())
 #define CHUNK 512		/* entries read at once */
 #define PRESENT (1ull << 63)
 

@@ -12,7 +12,7 @@
 #include "arch/arch.h"
 #include "probe/breakpoint.h"
 
-#define PAGE ARCH_PAGE_SIZE
+#define PAGE arch_page_size()
 #define SLOT0 32u		/* first slot offset; below: trampoline */
 #define NBUCKETS 256		/* breakpoint hash; a few dozen probes */
 #define NTBUCKETS 64		/* thread hash */
@@ -71,10 +71,16 @@ struct bp_thread *bp_thread_find(struct bp_set *set, pid_t tid, int create);
 /* The entry of tid (or, failing that, of any thread) whose slot is slot. */
 struct bp_thread *bp_ret_lookup(struct bp_set *set, pid_t tid, uint64_t slot,
 				size_t *idx);
-/* Target memory through linux/memio.h; tid: a stopped thread or 0. */
+/*
+ * Target memory through linux/memio.h; tid: a stopped thread or 0.
+ * Code (a trap, a displaced instruction, the bytes an undo puts back)
+ * goes through bp_mem_write_code(), memio_write_code().
+ */
 int bp_mem_read(struct bp_set *set, pid_t tid, uint64_t addr, void *buf, size_t len);
 int bp_mem_write(struct bp_set *set, pid_t tid, uint64_t addr,
 		 const void *buf, size_t len);
+int bp_mem_write_code(struct bp_set *set, pid_t tid, uint64_t addr,
+		      const void *buf, size_t len);
 
 /* bp-scratch.c */
 int bp_ensure_syscall_insn(struct bp_set *set, pid_t tid);

@@ -104,7 +104,7 @@ int bp_scratch_map(struct bp_set *set, pid_t tid, uint64_t addr)
 			continue;
 		}
 		arch_bp_fill(head, sizeof(head));
-		err = bp_mem_write(set, tid, a, head, sizeof(head));
+		err = bp_mem_write_code(set, tid, a, head, sizeof(head));
 		if (err < 0) {
 			remote_munmap(tid, set->syscall_insn, a, PAGE, &res);
 			return err;

@@ -130,7 +130,7 @@ int bp_restore_all(struct bp_set *set, pid_t stopped_tid)
 	int first = 0, err;
 
 	for (struct bp *bp = set->all; bp; bp = bp->all_next) {
-		err = bp_mem_write(set, stopped_tid, bp->addr, bp->orig, sizeof(bp->orig));
+		err = bp_mem_write_code(set, stopped_tid, bp->addr, bp->orig, sizeof(bp->orig));
 		if (err < 0 && !first)
 			first = err;
 	}
@@ -151,7 +151,7 @@ int bp_remove(struct bp_set *set, pid_t stopped_tid, uint64_t addr)
 
 	if (!bp)
 		return -ENOENT;
-	err = bp_mem_write(set, stopped_tid, addr, bp->orig, sizeof(bp->orig));
+	err = bp_mem_write_code(set, stopped_tid, addr, bp->orig, sizeof(bp->orig));
 	return err < 0 ? err : bp_forget(set, addr);
 }
 
@@ -192,7 +192,7 @@ static int clean_child(struct bp_set *set, pid_t child, pid_t tid)
 	int first = 0, err;
 
 	for (struct bp *bp = set->all; bp; bp = bp->all_next) {
-		err = memio_write(child, tid, bp->addr, bp->orig, sizeof(bp->orig));
+		err = memio_write_code(child, tid, bp->addr, bp->orig, sizeof(bp->orig));
 		if (err < 0 && !first)
 			first = err;
 	}

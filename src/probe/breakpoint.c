@@ -216,6 +216,12 @@ int bp_mem_write(struct bp_set *set, pid_t tid, uint64_t addr,
 	return memio_write(set->pid, tid, addr, buf, len);
 }
 
+int bp_mem_write_code(struct bp_set *set, pid_t tid, uint64_t addr,
+		      const void *buf, size_t len)
+{
+	return memio_write_code(set->pid, tid, addr, buf, len);
+}
+
 /* The target's memory as the arch's callbacks want it. */
 struct bp_io {
 	struct bp_set *set;
@@ -283,13 +289,13 @@ int bp_insert(struct bp_set *set, pid_t stopped_tid, uint64_t addr,
 		if (len < 0)
 			return len;
 		/* the slot first: no thread can reach it before the int3 */
-		err = bp_mem_write(set, stopped_tid, slot, code, sizeof(code));
+		err = bp_mem_write_code(set, stopped_tid, slot, code, sizeof(code));
 		if (err < 0)
 			return err;
 		bp_slot_take(set, slot);
 	}
 	arch_bp_fill(trap, sizeof(trap));
-	err = bp_mem_write(set, stopped_tid, addr, trap, sizeof(trap));
+	err = bp_mem_write_code(set, stopped_tid, addr, trap, sizeof(trap));
 	if (err < 0)
 		return err;	/* the slot stays used, unreachable */
 

@@ -138,7 +138,7 @@ int detour_far(struct detour_set *ds, pid_t tid, uint64_t lo, uint64_t hi)
 		if (got < 0)
 			return (int)got;
 		header(ds, k, h);
-		if ((err = memio_write(ds->pid, tid, hole, h, sizeof(h))) < 0) {
+		if ((err = memio_write_code(ds->pid, tid, hole, h, sizeof(h))) < 0) {
 			remote_munmap(tid, ds->syscall_insn, hole, DT_CODE_SIZE, &res);
 			return err;
 		}

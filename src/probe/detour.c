@@ -71,7 +71,7 @@ static void tramp_install(struct detour_set *ds, pid_t tid, uint64_t base)
 	uint8_t code[REMOTE_TRAMP_SIZE];
 
 	if (!remote_tramp_code(base + TRAMP_OFF, code, sizeof(code)) ||
-	    memio_write(ds->pid, tid, base + TRAMP_OFF, code, sizeof(code)) < 0)
+	    memio_write_code(ds->pid, tid, base + TRAMP_OFF, code, sizeof(code)) < 0)
 		return;
 	remote_tramp_set(ds->pid, base + TRAMP_OFF);
 	ds->tramp = 1;
@@ -329,6 +329,11 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		*why = "memtap's stub routines outgrew their room (DT_TEMPLATE_MAX)";
 		return -ENOSPC;
 	}
+	/* the layout protects its code, data and ring pages at DT_PAGE bounds */
+	if (arch_page_size() != DT_PAGE) {
+		*why = "their layout needs pages of 4 KiB, not this system's";
+		return -ENOTSUP;
+	}
 	err = remote_find_syscall_insn_tid(ds->pid, tid, &ds->syscall_insn);
 	if (err < 0)
 		return err;
@@ -408,8 +413,8 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		ds->made_data += DT_MAP_SIZE - DT_CODE_SIZE;
 	}
 	ds->ring_len = ring_len;
-	err = ds->reused ? 0 : memio_write(ds->pid, tid, ds->base, dt_template,
-					    (size_t)(dt_template_end - dt_template));
+	err = ds->reused ? 0 : memio_write_code(ds->pid, tid, ds->base, dt_template,
+						 (size_t)(dt_template_end - dt_template));
 	if (err == 0 && ds->reused) {
 		/* HEAD of the ring in use from now on */
 		err = memio_write(ds->pid, tid, ds->base + DT_DATA + D_HEAD, &ds->head0,
@@ -670,9 +675,9 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 	arch_bp_fill(patch, p.len);
 	arch_detour_patch(patch, p.site, slot);
 	/* the slot first, the entry last: the only bytes of its code we change */
-	if ((err = memio_write(ds->pid, tid, slot, code, sizeof(code))) < 0 ||
+	if ((err = memio_write_code(ds->pid, tid, slot, code, sizeof(code))) < 0 ||
 	    (!adopt && (err = move_threads(&p, slot, threads, n, 0)) < 0) ||
-	    (err = memio_write(ds->pid, tid, p.site, patch, p.len)) < 0)
+	    (err = memio_write_code(ds->pid, tid, p.site, patch, p.len)) < 0)
 		return err;
 	detour_frame_note(ds->pid, slot, code);
 	st->cookie = dp->cookie;
@@ -709,7 +714,7 @@ int detour_remove_all(struct detour_set *ds, pid_t tid)
 
 		if (!st->live)
 			continue;
-		err = memio_write(ds->pid, tid, st->site, st->orig, st->len);
+		err = memio_write_code(ds->pid, tid, st->site, st->orig, st->len);
 		if (err < 0 && !first)
 			first = err;
 		st->live = 0;
@@ -727,7 +732,7 @@ int detour_clean_fork_child(const struct detour_set *ds, pid_t child)
 
 		if (!st->live)
 			continue;
-		err = memio_write(child, child, st->site, st->orig, st->len);
+		err = memio_write_code(child, child, st->site, st->orig, st->len);
 		if (err < 0 && !first)
 			first = err;
 	}

@@ -134,7 +134,8 @@ int detour_compact(const struct detour_set *ds);
  * those the stubs will make, are checked against the thread's seccomp
  * filters first.  Returns 0, -EPERM (the filters forbid one;
  * remote_refusal() or *why says which), -ENOMEM (no hole within reach),
- * or another -errno.  Nothing is left mapped on failure.
+ * -ENOTSUP (the system's pages are not the DT_PAGE bytes the layout
+ * assumes: *why says so), or another -errno.  Nothing is left mapped on failure.
  */
 int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uint64_t lo,
 		   uint64_t hi, const char **why);

@@ -35,6 +35,7 @@
 #include <elf.h>
 #include <sys/stat.h>
 
+#include "arch/arch.h"
 #include "probe/elfsym-image.h"
 #include "stack/debugfind.h"
 #include "util/error.h"
@@ -42,7 +43,7 @@
 #include "linux/tfile.h"
 #include "util/xmalloc.h"
 
-#define PAGE_MASK_ (~(uint64_t)4095)
+#define PAGE_MASK_ (~(uint64_t)(arch_page_size() - 1))
 
 struct module {
 	struct elfsym_module pub;	/* first: pub pointers convert back */
@@ -178,7 +179,7 @@ int elfsym_code_gap(const struct elfsym_proc *p, size_t len, uint64_t *at)
 			const struct load *l = &mod->img->loads[k];
 			uint64_t end = l->vaddr + l->filesz + mod->pub.bias;
 			uint64_t start = (end + 15) & ~(uint64_t)15;
-			uint64_t page_end = (end + 4095) & PAGE_MASK_;
+			uint64_t page_end = (end + arch_page_size() - 1) & PAGE_MASK_;
 
 			if (!(l->flags & PF_X) || l->memsz != l->filesz || !l->filesz ||
 			    start + len > page_end || page_end > mod->pub.hi)

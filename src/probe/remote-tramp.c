@@ -116,7 +116,7 @@ int remote_tramp_gap(pid_t pid, pid_t tid, uint64_t at, struct remote_gap *g)
 	if (!executable(pid, at, sizeof(code)) || !remote_tramp_code(at, code, sizeof(code)))
 		return -ENOSPC;
 	if ((err = memio_read_all(pid, tid, at, g->orig, sizeof(g->orig))) < 0 ||
-	    (err = memio_write(pid, tid, at, code, sizeof(code))) < 0)
+	    (err = memio_write_code(pid, tid, at, code, sizeof(code))) < 0)
 		return err;
 	remote_tramp_set(pid, at);
 	g->on = 1;
@@ -128,7 +128,7 @@ void remote_tramp_gap_end(pid_t pid, pid_t tid, struct remote_gap *g)
 	for (int i = 0; g->on && i < MAX_TRAMPS; i++)
 		if (tramps[i].pid == pid && tramps[i].at == g->at)
 			tramps[i].pid = 0;
-	if (g->on && memio_write(pid, tid, g->at, g->orig, sizeof(g->orig)) < 0)
+	if (g->on && memio_write_code(pid, tid, g->at, g->orig, sizeof(g->orig)) < 0)
 		debug_msg("process %d: the bytes at %#" PRIx64 " (a trampoline) not put back",
 			  pid, g->at);
 	g->on = 0;

@@ -491,7 +491,7 @@ static uint64_t range_bias(const struct module *m, uint64_t start, uint64_t off)
 		return 0;
 	for (size_t i = 0; i < m->nloads; i++) {
 		const struct module_load *l = &m->loads[i];
-		uint64_t lo = l->offset & ~(uint64_t)(ARCH_PAGE_SIZE - 1);
+		uint64_t lo = l->offset & ~(uint64_t)(arch_page_size() - 1);
 
 		if (off < lo || off >= l->offset + (l->filesz ? l->filesz : 1))
 			continue;

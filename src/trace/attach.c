@@ -309,9 +309,9 @@ static int seize_thread(struct procs *pt, pid_t pid, pid_t tid, struct proc *p)
 int attach_scratch_allowed(struct proc *p, char *buf, size_t size)
 {
 	uint64_t insn = 0, a = 0x10000000;
-	const uint64_t mmap_args[6] = { a, ARCH_PAGE_SIZE, BP_SCRATCH_PROT, BP_SCRATCH_FLAGS,
+	const uint64_t mmap_args[6] = { a, arch_page_size(), BP_SCRATCH_PROT, BP_SCRATCH_FLAGS,
 					(uint64_t)-1, 0 };
-	const uint64_t munmap_args[6] = { a, ARCH_PAGE_SIZE, 0, 0, 0, 0 };
+	const uint64_t munmap_args[6] = { a, arch_page_size(), 0, 0, 0, 0 };
 	struct sandbox_verdict v;
 	siginfo_t si;
 	long mode = 0;

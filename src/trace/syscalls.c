@@ -69,9 +69,17 @@ static struct syscall_stops {
 	int have_syscall_info;		/* PTRACE_GET_SYSCALL_INFO works; -1 unknown */
 } ss = { .have_syscall_info = -1 };
 
+/*
+ * mmap2's offset counts 4 KiB units, whatever the page size (the
+ * kernel's compat mmap2 on a CPU with larger pages shifts it).
+ */
+#define MMAP2_UNIT 4096
+
 static uint64_t page_round(uint64_t len)
 {
-	return (len + ARCH_PAGE_SIZE - 1) & ~(ARCH_PAGE_SIZE - 1);
+	uint64_t page = arch_page_size();
+
+	return (len + page - 1) & ~(page - 1);
 }
 
 /* old_mmap (i386 nr 90) passes a pointer to six 32-bit arguments. */
@@ -107,7 +115,7 @@ void syscall_enter(struct thread *tcp, const arch_regs_t *regs, enum abi abi,
 	if (def->id == SC_OLD_MMAP)
 		read_old_mmap_args(tcp, tcp->sc_args[0], tcp->sc_args);
 	else if (def->id == SC_MMAP2)
-		tcp->sc_args[5] *= ARCH_PAGE_SIZE;
+		tcp->sc_args[5] *= MMAP2_UNIT;
 	if (def->id == SC_BRK && !tcp->proc->brk && tcp->sc_args[0])
 		tcp->proc->brk = procfs_heap_end(tcp->proc->pid);
 	tcp->sc_old_brk = tcp->proc->brk;

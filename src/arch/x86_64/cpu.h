@@ -19,7 +19,6 @@
 #include <linux/audit.h>
 
 #define ARCH_NAME "x86_64"
-#define ARCH_PAGE_SIZE 4096UL
 #define X32_SYSCALL_BIT 0x40000000UL
 /*
  * Length of the `syscall` instruction (0f 05); seccomp_data's
@@ -293,5 +292,26 @@ static inline void arch_suppress_restart(arch_regs_t *r)
 #define ARCH_TRAMP_SIZE 320
 #define ARCH_TRAMP_BLOCK_OFF 168
 #define ARCH_TRAMP_BLOCK_WORDS 18
+
+/*
+ * Issue 36 step 14: the CPU's optional features, as CPUID says
+ * (arch_cpu_features(), arch.h).
+ */
+#include <cpuid.h>
+
+/* PREFETCHW (CPUID 0x80000001 ECX bit 8): Intel's lacked it before Broadwell. */
+#define ARCH_CPU_PREFETCHW 0x1u
+
+static inline unsigned arch_cpu_features(void)
+{
+	unsigned a, b, c, d, f = 0;
+
+	if (__get_cpuid(0x80000001, &a, &b, &c, &d) && (c & (1u << 8)))
+		f |= ARCH_CPU_PREFETCHW;
+	return f;
+}
+
+/* Issue 36 step 15: memtap traces on this CPU (arch.h). */
+static inline int arch_supported(void) { return 0; }
 
 #endif /* MEMTAP_ARCH_CPU_H */
