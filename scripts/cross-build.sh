@@ -14,7 +14,7 @@
 #       libunwind-dev:arm64 zlib1g-dev:arm64 libiberty-dev:arm64
 # BUILD_DIR (default build-aarch64, under the source tree) is made and
 # configured with --host=aarch64-linux-gnu --with-arch=none
-# --enable-werror and the CONFIGURE ARGS; then `make memtap`, checked
+# and the CONFIGURE ARGS (.ci/run gives --enable-werror); then `make memtap`, checked
 # to be an aarch64 executable.
 #
 # --native: the same stub arch for the machine's own CPU, no cross
