@@ -1,6 +1,6 @@
 /*
  * go.h - the CPU's part of a Go program's runtime
- * (src/arch/$(arch)/go.c), for stack/goruntime.c and stack/gostack.c:
+ * (src/arch/$(arch)/go.c), for stack/runtimes/goruntime.c and stack/runtimes/gostack.c:
  * the offsets of the runtime's fields that lead from the running g to
  * the goroutine its g0 runs for, as runtime.systemstack's own code
  * reads them; where the switch functions call on g0; where a stopped
@@ -14,7 +14,7 @@
  * function's prologue stores at 0(sp) of its frame and
  * runtime.morestack, called before that, saves in the gobuf's lr.
  * The layout of g and gobuf that every CPU shares (g.stack, gobuf's
- * sp, pc, lr and bp) is stack/goruntime.h's.
+ * sp, pc, lr and bp) is stack/runtimes/goruntime.h's.
  *
  * A read(ctx, addr, buf, len) callback reads the traced process's
  * memory (or a copy of it): 0, or < 0 when the bytes are not read.

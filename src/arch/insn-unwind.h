@@ -1,7 +1,7 @@
 /*
  * insn-unwind.h - the frame of code without CFI, from its instructions:
  * the CPU's part (src/arch/$(arch)/insn-unwind.c), for
- * stack/unwind-insn.h, which says what the analysis does and is what
+ * stack/unwind/unwind-insn.h, which says what the analysis does and is what
  * the unwinders call.
  *
  * The arch follows the code at a pc forward to a return, along the
@@ -55,7 +55,7 @@ struct insn_code {
 
 /*
  * The rule at a function's first instruction, the call just made (a
- * breakpoint there: stack/unwind-insn.h).
+ * breakpoint there: stack/unwind/unwind-insn.h).
  */
 void arch_insn_entry_rule(struct insn_rule *rule);
 

@@ -393,7 +393,7 @@
  * table whose sp is in its stack): from the caller of the function (pc
  * = its return address, sp above it, fp as the stub found it), each
  * frame's row is looked up at pc - 1 in the CFI tables (W_*, made from
- * stack/cfitab.h): a row CFA = sp|fp + off gives the return address
+ * stack/unwind/cfitab.h): a row CFA = sp|fp + off gives the return address
  * at CFA - 8 and fp at CFA + off (or unchanged), read only inside
  * [K_LO, K_HI) of the thread's entry, the CFA not below sp; the pcs go
  * to R_STACK on, R_WALK of them.  An "end" row stores its pc and ends

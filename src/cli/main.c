@@ -26,7 +26,7 @@
 #include "util/outfile.h"
 #include "report/output.h"
 #include "stack/stacks.h"
-#include "stack/unwind.h"
+#include "stack/unwind/unwind.h"
 #include "probe/probes.h"
 #include "trace/tracer.h"
 #include "util/xmalloc.h"

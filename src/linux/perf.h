@@ -12,7 +12,7 @@
  *   sample  the same software event sampled every `period` faults with
  *           PERF_SAMPLE_TID | TIME | IP | ADDR | REGS_USER | STACK_USER
  *           (Linux >= 3.7): the user registers and a copy of the top of
- *           the user stack, which stack/snapshot-perf.c turns into a
+ *           the user stack, which stack/unwind/snapshot-perf.c turns into a
  *           struct stack_snapshot for the unwinders.
  *
  * Two events, not one: a throttled software event stops counting

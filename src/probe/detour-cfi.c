@@ -1,6 +1,6 @@
 /*
  * detour-cfi.c - the CFI tables of the stub walk (stub-abi.h, R_WALK):
- * each mapped module's CFI compiled into simple rows (stack/cfitab.h),
+ * each mapped module's CFI compiled into simple rows (stack/unwind/cfitab.h),
  * load bias added, in a mapping shared with the process (a memfd, as
  * the ring: detour-ring.h), with a directory of the modules in front.
  *
@@ -26,7 +26,7 @@
 #include "linux/memio.h"
 #include "probe/detour-int.h"
 #include "probe/detour-ring.h"
-#include "stack/cfitab.h"
+#include "stack/unwind/cfitab.h"
 #include "stack/modules.h"
 #include "util/error.h"
 #include "util/xmalloc.h"

@@ -37,7 +37,7 @@
 
 #include "arch/arch.h"
 #include "probe/elfsym-image.h"
-#include "stack/debugfind.h"
+#include "stack/symbols/debugfind.h"
 #include "util/error.h"
 #include "linux/procfs.h"
 #include "linux/tfile.h"

@@ -28,10 +28,10 @@
 #include "record/sink.h"
 #include "record/timeline.h"
 #include "report/output.h"
-#include "stack/jitnames.h"
+#include "stack/runtimes/jitnames.h"
 #include "stack/modules.h"
 #include "stack/stacks.h"
-#include "stack/symbolize.h"
+#include "stack/symbols/symbolize.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 

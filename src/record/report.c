@@ -24,7 +24,7 @@
 #include "report/output.h"
 #include "report/profile.h"
 #include "stack/stacks.h"
-#include "stack/symbolize.h"
+#include "stack/symbols/symbolize.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/optparse.h"

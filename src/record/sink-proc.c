@@ -15,9 +15,9 @@
 #include "record/aggregate.h"
 #include "record/sink-int.h"
 #include "record/sink-proc.h"
-#include "stack/jitnames.h"
+#include "stack/runtimes/jitnames.h"
 #include "stack/modules.h"
-#include "stack/unwind.h"
+#include "stack/unwind/unwind.h"
 #include "util/xmalloc.h"
 
 static struct sink_proc *procs, **procs_tail = &procs;

@@ -11,7 +11,7 @@
 #include "record/sink.h"
 #include "record/stackkey.h"
 #include "stack/stacks.h"
-#include "stack/symbolize.h"
+#include "stack/symbols/symbolize.h"
 #include "util/xmalloc.h"
 
 struct key {

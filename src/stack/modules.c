@@ -24,8 +24,8 @@
 #include <sys/mman.h>
 
 #include "arch/arch.h"
-#include "stack/gopclntab.h"
-#include "stack/goruntime.h"
+#include "stack/runtimes/gopclntab.h"
+#include "stack/runtimes/goruntime.h"
 #include "stack/modules.h"
 #include "linux/procfs.h"
 #include "linux/tfile.h"

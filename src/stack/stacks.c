@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stack/jitnames.h"
+#include "stack/runtimes/jitnames.h"
 #include "stack/modules.h"
 #include "stack/stacks.h"
-#include "stack/symbolize.h"
+#include "stack/symbols/symbolize.h"
 #include "util/xmalloc.h"
 
 /* Frame blocks grow from 64 KiB to 1 MiB. */

@@ -60,7 +60,7 @@
 #include "trace/alloc-detour.h"
 #include "trace/attach.h"
 #include "trace/source.h"
-#include "stack/unwind.h"
+#include "stack/unwind/unwind.h"
 #include "probe/breakpoint.h"
 #include "probe/elfsym.h"
 #include "util/error.h"

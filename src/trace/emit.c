@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include "stack/unwind.h"
+#include "stack/unwind/unwind.h"
 #include "trace/emit.h"
 #include "trace/source.h"
 

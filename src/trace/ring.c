@@ -72,7 +72,7 @@
 #include "probe/probes.h"
 #include "record/sample.h"
 #include "record/sink.h"
-#include "stack/unwind.h"
+#include "stack/unwind/unwind.h"
 #include "trace/emit.h"
 #include "trace/ring.h"
 #include "trace/tracer.h"

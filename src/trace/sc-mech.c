@@ -16,7 +16,7 @@
 #include "probe/probes.h"
 #include "linux/procfs.h"
 #include "linux/tfile.h"
-#include "stack/gopclntab.h"
+#include "stack/runtimes/gopclntab.h"
 #include "util/error.h"
 
 static unsigned reasons;	/* PTRACE_SC_* bits of the processes seen, MISSED, NO_BRK */

@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 #include <linux/ptrace.h>
 
-#include "stack/jitnames.h"
+#include "stack/runtimes/jitnames.h"
 #include "trace/loop.h"
 #include "trace/source.h"
 #include "util/error.h"

@@ -1,6 +1,6 @@
 /*
  * arch-insn.c - the instruction-analysis unwinder through its
- * interface (stack/unwind-insn.h, arch/insn-unwind.h), on x86-64 code
+ * interface (stack/unwind/unwind-insn.h, arch/insn-unwind.h), on x86-64 code
  * made here: the rule of a frame at each pc of a function with a frame
  * pointer; a breakpoint at an exact pc (the entry's rule) and at a
  * return address (none); a tail call into the probes' stubs, and into a
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "stack/modules.h"
-#include "stack/unwind-insn.h"
+#include "stack/unwind/unwind-insn.h"
 #include "unit-check.h"
 
 #define BASE 0x400000u		/* the code below, as the target would hold it */

@@ -1,5 +1,5 @@
 /*
- * cfitab-test.c - the compiled unwind tables (src/stack/cfitab.c)
+ * cfitab-test.c - the compiled unwind tables (src/stack/unwind/cfitab.c)
  * against libdw: for each ELF file given, every pc its table covers
  * (every STRIDE-th, and every row's first and last) looked up in the
  * table gives the rule libdw's CFI gives there, classified here on its
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stack/cfitab.h"
+#include "stack/unwind/cfitab.h"
 
 #ifdef HAVE_LIBDW
 #include <dwarf.h>

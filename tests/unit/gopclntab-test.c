@@ -1,5 +1,5 @@
 /*
- * gopclntab-test.c - Go's function table reader (src/stack/gopclntab.c).
+ * gopclntab-test.c - Go's function table reader (src/stack/runtimes/gopclntab.c).
  *
  *   gopclntab-test            tables of the three formats made here:
  *                             names, starts, files and lines of pcs;
@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <libelf.h>
 
-#include "stack/gopclntab.h"
+#include "stack/runtimes/gopclntab.h"
 
 #define TEXT 0x401000u
 

@@ -1,6 +1,6 @@
 /*
  * goruntime-test - what memtap reads of a Go program's runtime
- * (src/stack/goruntime.c), for tests/go-stacks.test.
+ * (src/stack/runtimes/goruntime.c), for tests/go-stacks.test.
  *
  *   goruntime-test GO-BINARY
  *
@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <libelf.h>
 
-#include "stack/goruntime.h"
+#include "stack/runtimes/goruntime.h"
 
 int main(int argc, char **argv)
 {

@@ -1,5 +1,5 @@
 /*
- * gostack-test - Go's stack switches followed (src/stack/gostack.c) on
+ * gostack-test - Go's stack switches followed (src/stack/runtimes/gostack.c) on
  * a runtime made in this process: a TLS word, a g0, its m, a goroutine
  * and its stack, read as memtap reads a stopped Go thread's.
  *
@@ -22,9 +22,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stack/goruntime.h"
+#include "stack/runtimes/goruntime.h"
 #include "stack/modules.h"
-#include "stack/unwind.h"
+#include "stack/unwind/unwind.h"
 
 static int bad;
 

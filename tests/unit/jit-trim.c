@@ -12,8 +12,8 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "stack/jitnames-int.h"
-#include "stack/jitnames.h"
+#include "stack/runtimes/jitnames-int.h"
+#include "stack/runtimes/jitnames.h"
 
 struct buf {
 	const char *data;

@@ -48,8 +48,8 @@
 
 #include "report/output.h"
 #include "report/profile.h"
-#include "stack/jitnames.h"
-#include "stack/jitnames-int.h"
+#include "stack/runtimes/jitnames.h"
+#include "stack/runtimes/jitnames-int.h"
 #include "util/xmalloc.h"
 
 /* ---- the parsers ---- */
@@ -212,7 +212,7 @@ static int parse_recording(const uint8_t *data, size_t len)
 	return ret;
 }
 
-/* ---- run-time code names: perf maps and jitdumps (stack/jitnames-int.h) ---- */
+/* ---- run-time code names: perf maps and jitdumps (stack/runtimes/jitnames-int.h) ---- */
 
 struct mem {
 	const uint8_t *data;

@@ -47,10 +47,10 @@
 
 #include "linux/perf.h"
 #include "stack/modules.h"
-#include "stack/snapshot-perf.h"
+#include "stack/unwind/snapshot-perf.h"
 #include "stack/stacks.h"
-#include "stack/symbolize.h"
-#include "stack/unwind.h"
+#include "stack/symbols/symbolize.h"
+#include "stack/unwind/unwind.h"
 #include "util/xmalloc.h"
 
 #define MAX_THREADS 256

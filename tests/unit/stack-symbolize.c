@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "stack/modules.h"
-#include "stack/symbolize.h"
+#include "stack/symbols/symbolize.h"
 
 static int failures;
 

@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 
 #include "stack/modules.h"
-#include "stack/unwind.h"
+#include "stack/unwind/unwind.h"
 
 #define STACK_DEEP_MAGIC 0x2347000UL
 #define BATCHES 9

@@ -36,8 +36,8 @@
 
 #include "stack/modules.h"
 #include "stack/stacks.h"
-#include "stack/symbolize.h"
-#include "stack/unwind.h"
+#include "stack/symbols/symbolize.h"
+#include "stack/unwind/unwind.h"
 
 #define MAX_EVENTS 64
 

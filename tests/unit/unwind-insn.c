@@ -1,5 +1,5 @@
 /*
- * unwind-insn.c - the instruction analysis of stack/unwind-insn.c (and
+ * unwind-insn.c - the instruction analysis of stack/unwind/unwind-insn.c (and
  * the arch's, src/arch/$(arch)/insn-unwind.c) against the CFI of ELF
  * files that have it.
  *
@@ -35,7 +35,7 @@
 #include <elfutils/libdw.h>
 #include <Zydis/Zydis.h>
 
-#include "stack/unwind-insn.h"
+#include "stack/unwind/unwind-insn.h"
 
 struct image {
 	const unsigned char *map;

@@ -1,7 +1,7 @@
 /*
  * insn-unwind.c (x86_64) - the frame of code without CFI, from its
  * instructions (arch/insn-unwind.h; what the analysis does,
- * stack/unwind-insn.h): x86-64's, decoded with Zydis.
+ * stack/unwind/unwind-insn.h): x86-64's, decoded with Zydis.
  *
  * Followed: push, pop, add, sub, lea, leave and mov %rbp,%rsp, which
  * move %rsp; calls, jmp (also through a rip-relative pointer: a PLT

@@ -1,6 +1,6 @@
 /*
  * regs-libunwind.c (x86_64) - the register file in libunwind's
- * numbering (UNW_X86_64_*), for stack/unwind-libunwind.c's accessors.
+ * numbering (UNW_X86_64_*), for stack/unwind/unwind-libunwind.c's accessors.
  * Declared in arch/arch.h.  Compiled only with libunwind-ptrace
  * (HAVE_LIBUNWIND), whose headers name these registers.
  */

@@ -201,8 +201,8 @@ struct unwinder {
 	void *priv;			/* the back end's state */
 	uint64_t walks, frames, failures;
 	/* frames stepped by CFI, by instruction analysis (code without
-	 * CFI, stack/unwind-insn.h), by the frame pointer (the rest); by
-	 * the CFI of a jitdump (stack/jitcfi.h), not in by_cfi */
+	 * CFI, stack/unwind/unwind-insn.h), by the frame pointer (the rest); by
+	 * the CFI of a jitdump (stack/runtimes/jitcfi.h), not in by_cfi */
 	uint64_t by_cfi, by_insn, by_fp, by_jit;
 };
 
@@ -294,7 +294,7 @@ int unwind_stub_step(const struct unwinder *uw, const struct stack_snapshot *s,
 		     arch_regs_t *regs);
 
 /*
- * Go's stack switches (stack/goruntime.h).  At a stop (thread still
+ * Go's stack switches (stack/runtimes/goruntime.h).  At a stop (thread still
  * stopped, s not borrowed) of a process whose module list has a Go
  * runtime (pm->go): when the thread runs on its g0 stack for a
  * goroutine (m.curg), that goroutine's frame and its stack from its sp
@@ -364,7 +364,7 @@ int unwind_memcache_read(struct unwind_memcache *c, const struct stack_snapshot 
 			 uint64_t addr, void *buf, size_t len);
 
 /*
- * The same for a read of code (stack/unwind-insn.h): one that fails
+ * The same for a read of code (stack/unwind/unwind-insn.h): one that fails
  * says nothing of the stack's end, and leaves the cut mark alone.
  */
 int unwind_memcache_read_code(struct unwind_memcache *c, const struct stack_snapshot *s,

@@ -22,7 +22,7 @@
 
 #include "linux/features.h"
 #include "linux/memio.h"
-#include "stack/unwind.h"
+#include "stack/unwind/unwind.h"
 #include "util/xmalloc.h"
 
 int stack_snapshot_take(struct stack_snapshot *s, pid_t pid, pid_t tid,

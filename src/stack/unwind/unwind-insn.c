@@ -11,7 +11,7 @@
 #include "arch/arch.h"
 #include "arch/insn-unwind.h"
 #include "stack/modules.h"
-#include "stack/unwind-insn.h"
+#include "stack/unwind/unwind-insn.h"
 
 int unwind_insn_probe_entry(const void *probes, uint64_t addr)
 {

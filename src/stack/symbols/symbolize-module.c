@@ -18,8 +18,8 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
-#include "stack/debug-cache.h"
-#include "stack/symbolize-int.h"
+#include "stack/symbols/debug-cache.h"
+#include "stack/symbols/symbolize-int.h"
 #include "util/xmalloc.h"
 
 static char *sym_debuginfo_path;

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stack/symbolize-int.h"
+#include "stack/symbols/symbolize-int.h"
 #include "util/xmalloc.h"
 
 #define MAX_DEPTH 16	/* namespaces and types around a function */

@@ -26,8 +26,8 @@
 #include <elfutils/libdwelf.h>
 
 #include "linux/tfile.h"
-#include "stack/debug-cache.h"
-#include "stack/debugfind-dwfl.h"
+#include "stack/symbols/debug-cache.h"
+#include "stack/symbols/debugfind-dwfl.h"
 #include "stack/modules.h"
 #include "util/error.h"
 #include "util/xmalloc.h"

@@ -28,7 +28,7 @@
 #include <string.h>
 #include <gelf.h>
 
-#include "stack/symbolize-int.h"
+#include "stack/symbols/symbolize-int.h"
 #include "util/xmalloc.h"
 
 #define BACK_STEPS 16	/* starts below the address tried for a cover */

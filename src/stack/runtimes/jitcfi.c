@@ -20,8 +20,8 @@
 #include <libelf.h>
 
 #include "arch/arch.h"
-#include "stack/jitcfi.h"
-#include "stack/jitnames.h"
+#include "stack/runtimes/jitcfi.h"
+#include "stack/runtimes/jitnames.h"
 #include "util/xmalloc.h"
 
 static const char names[] = "\0.eh_frame_hdr\0.eh_frame\0.shstrtab";

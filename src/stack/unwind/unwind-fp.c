@@ -16,7 +16,7 @@
  * and is ignored.
  *
  * When that word is no code address, the leaf's code followed to its ret
- * (stack/unwind-insn.h) gives its return address and the caller's %rbp,
+ * (stack/unwind/unwind-insn.h) gives its return address and the caller's %rbp,
  * whether or not the leaf has a frame: a leaf without frame pointer
  * that pushed other registers (musl's mmap) keeps its caller.  The
  * leaf's rule is cached per pc.
@@ -36,8 +36,8 @@
 #include <string.h>
 
 #include "stack/modules.h"
-#include "stack/unwind-insn.h"
-#include "stack/unwind.h"
+#include "stack/unwind/unwind-insn.h"
+#include "stack/unwind/unwind.h"
 #include "util/xmalloc.h"
 
 /* How far beyond the snapshot a frame may lie (then read from the process). */

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stack/debugfind-dwfl.h"
+#include "stack/symbols/debugfind-dwfl.h"
 #include "stack/modules.h"
-#include "stack/unwind-dwfl.h"
+#include "stack/unwind/unwind-dwfl.h"
 
 /* The module id travels in the Dwfl_Module's userdata, as id + 1. */
 static int dw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,

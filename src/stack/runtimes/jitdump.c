@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stack/jitnames.h"
-#include "stack/jitnames-int.h"
+#include "stack/runtimes/jitnames.h"
+#include "stack/runtimes/jitnames-int.h"
 #include "util/xmalloc.h"
 
 #define JITDUMP_MAGIC 0x4A695444u

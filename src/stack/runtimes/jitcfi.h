@@ -1,6 +1,6 @@
 /*
  * jitcfi.h - the CFI of run-time code from its jitdump's
- * JIT_CODE_UNWINDING_INFO (stack/jitnames.h: jit_names_unwind()).
+ * JIT_CODE_UNWINDING_INFO (stack/runtimes/jitnames.h: jit_names_unwind()).
  *
  * The record's .eh_frame and .eh_frame_hdr are placed, as perf's
  * genelf places them beside the code, at the code's start plus its

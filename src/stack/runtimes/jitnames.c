@@ -28,8 +28,8 @@
 
 #include "linux/procfs.h"
 #include "linux/tfile.h"
-#include "stack/jitnames.h"
-#include "stack/jitnames-int.h"
+#include "stack/runtimes/jitnames.h"
+#include "stack/runtimes/jitnames-int.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/xmalloc.h"

@@ -10,7 +10,7 @@
 
 #include "linux/memio.h"
 #include "stack/modules.h"
-#include "stack/unwind.h"
+#include "stack/unwind/unwind.h"
 #include "util/xmalloc.h"
 
 static const char *const kind_names[UNWIND_NKINDS] = {

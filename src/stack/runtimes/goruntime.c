@@ -10,8 +10,8 @@
 #include <string.h>
 #include <gelf.h>
 
-#include "stack/gopclntab.h"
-#include "stack/goruntime.h"
+#include "stack/runtimes/gopclntab.h"
+#include "stack/runtimes/goruntime.h"
 #include "util/xmalloc.h"
 
 /* The names of the switch functions (GO_SW_*), then systemstack_switch. */

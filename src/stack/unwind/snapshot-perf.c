@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "linux/perf.h"
-#include "stack/snapshot-perf.h"
-#include "stack/unwind.h"
+#include "stack/unwind/snapshot-perf.h"
+#include "stack/unwind/unwind.h"
 #include "util/xmalloc.h"
 
 int stack_snapshot_from_perf(struct stack_snapshot *s, pid_t pid,

@@ -34,7 +34,7 @@
  *
  * No CFI (code of no module, or no FDE for the pc: musl's libc, hand-
  * written assembly, JIT code): the rule comes from the instructions
- * (stack/unwind-insn.h), else it is the frame pointer's (CFA = %rbp +
+ * (stack/unwind/unwind-insn.h), else it is the frame pointer's (CFA = %rbp +
  * 16), cached like the others.  libdwfl's walk ends at such a frame
  * (its own frame-pointer guess is not taken) and goes on from its
  * caller with that rule, as after a stub.
@@ -52,7 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stack/unwind.h"
+#include "stack/unwind/unwind.h"
 
 #ifdef HAVE_LIBDW
 
@@ -63,12 +63,12 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
-#include "stack/cfi-rule.h"
-#include "stack/jitcfi.h"
-#include "stack/jitnames.h"
+#include "stack/unwind/cfi-rule.h"
+#include "stack/runtimes/jitcfi.h"
+#include "stack/runtimes/jitnames.h"
 #include "stack/modules.h"
-#include "stack/unwind-dwfl.h"
-#include "stack/unwind-insn.h"
+#include "stack/unwind/unwind-dwfl.h"
+#include "stack/unwind/unwind-insn.h"
 #include "util/error.h"
 #include "util/xmalloc.h"
 
@@ -230,7 +230,7 @@ static const char *const src_names[] = { "CFI", "instructions", "frame pointer",
 
 /*
  * No CFI covers the frame at key (a pc without a module, or without an
- * FDE): its rule from its instructions (stack/unwind-insn.h), else the
+ * FDE): its rule from its instructions (stack/unwind/unwind-insn.h), else the
  * frame pointer's (CFA = %rbp + 16, %rbp saved at %rbp).
  */
 static void rule_nocfi(struct dw_state *st, uint64_t key, int exact, struct dw_rule *r)
@@ -261,7 +261,7 @@ static void rule_nocfi(struct dw_state *st, uint64_t key, int exact, struct dw_r
 
 /*
  * Run-time code at key: the rule of the CFI of its jitdump's
- * UNWINDING_INFO (stack/jitcfi.h), when it is one of the simple ones or
+ * UNWINDING_INFO (stack/runtimes/jitcfi.h), when it is one of the simple ones or
  * an end.  0, or -1 (r untouched) when there is none such.
  */
 static int rule_jit(struct dw_state *st, uint64_t key, struct dw_rule *r)

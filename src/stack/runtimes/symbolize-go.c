@@ -5,8 +5,8 @@
  */
 #include "config.h"
 
-#include "stack/gopclntab.h"
-#include "stack/symbolize-int.h"
+#include "stack/runtimes/gopclntab.h"
+#include "stack/symbols/symbolize-int.h"
 #include "util/error.h"
 
 /* The table of sm, read at the first address that needs it. */

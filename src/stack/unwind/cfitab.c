@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stack/cfitab.h"
+#include "stack/unwind/cfitab.h"
 
 #ifdef HAVE_LIBDW
 
@@ -24,7 +24,7 @@
 #include <elfutils/libdw.h>
 
 #include "arch/arch.h"
-#include "stack/cfi-rule.h"
+#include "stack/unwind/cfi-rule.h"
 #include "util/xmalloc.h"
 
 /* The row of a libdw frame (start left to the caller). */

@@ -26,8 +26,8 @@
 #include <unistd.h>
 
 #include "stack/modules.h"
-#include "stack/symbolize.h"
-#include "stack/symbolize-int.h"
+#include "stack/symbols/symbolize.h"
+#include "stack/symbols/symbolize-int.h"
 #include "util/xmalloc.h"
 
 static struct {

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "linux/tfile.h"
-#include "stack/debugfind.h"
+#include "stack/symbols/debugfind.h"
 #include "util/error.h"
 #include "util/xmalloc.h"
 

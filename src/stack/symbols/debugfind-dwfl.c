@@ -29,8 +29,8 @@
 #include <elfutils/libdwelf.h>
 
 #include "arch/arch.h"
-#include "stack/debugfind.h"
-#include "stack/debugfind-dwfl.h"
+#include "stack/symbols/debugfind.h"
+#include "stack/symbols/debugfind-dwfl.h"
 #include "util/error.h"
 
 static __thread Dwarf *empty_alt;

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <gelf.h>
 
-#include "stack/gopclntab.h"
+#include "stack/runtimes/gopclntab.h"
 #include "util/xmalloc.h"
 
 enum go_fmt { GO116, GO118, GO120 };

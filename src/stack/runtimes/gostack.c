@@ -27,9 +27,9 @@
 #include <string.h>
 
 #include "linux/memio.h"
-#include "stack/goruntime.h"
+#include "stack/runtimes/goruntime.h"
 #include "stack/modules.h"
-#include "stack/unwind.h"
+#include "stack/unwind/unwind.h"
 #include "util/xmalloc.h"
 
 /* A goroutine's stack is 1 GiB at most (runtime.maxstacksize). */

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stack/unwind.h"
+#include "stack/unwind/unwind.h"
 
 #ifdef HAVE_LIBUNWIND
 

@@ -36,10 +36,10 @@
 # include <libiberty/demangle.h>
 #endif
 
-#include "stack/jitnames.h"
+#include "stack/runtimes/jitnames.h"
 #include "stack/modules.h"
-#include "stack/symbolize.h"
-#include "stack/symbolize-int.h"
+#include "stack/symbols/symbolize.h"
+#include "stack/symbols/symbolize-int.h"
 #include "util/xmalloc.h"
 
 struct sym_entry {
