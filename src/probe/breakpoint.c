@@ -5,7 +5,7 @@
  * Why not "remove the int3, single-step, re-insert" (ltrace's way): while
  * the byte is out, other threads run through the function unseen (lost
  * events), and a thread that trapped just before the removal finds no
- * breakpoint at rip-1 and dies of SIGTRAP; it crashed an 8-thread target.
+ * breakpoint at pc - 1 and dies of SIGTRAP; it crashed an 8-thread target.
  * Here the int3 stays.  A hit moves the pc to a copy of the first
  * instruction, out of line, in a scratch page near the code; the copy
  * ends with a jmp back.  Any number of threads can run the copy at once.

@@ -68,7 +68,7 @@ struct detour_config {
 
 /* How a probe's calls are recorded. */
 struct detour_probe {
-	int result;		/* record after the function returned, with rax */
+	int result;		/* record after the function returned, with the return value */
 	int sync;		/* entry probe that then waits until memtap read the
 				   ring (execve: the ring goes with the address space) */
 	unsigned size_kind;	/* SK_* of stub-abi.h */

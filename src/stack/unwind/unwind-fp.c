@@ -2,21 +2,21 @@
  * unwind-fp.c - frame-pointer walk over a stack snapshot.
  *
  * Code built with -fno-omit-frame-pointer keeps, in every frame, the
- * caller's %rbp at [%rbp] and the return address at [%rbp + 8].  The
+ * caller's fp at [fp] and the return address at [fp + 8].  The
  * walk follows that chain while it goes up the stack and lands on
  * return addresses in code.
  *
  * The leaf needs care: a stop in a syscall wrapper or at a function's
- * first instruction (a breakpoint) has no frame of its own yet, so %rbp
+ * first instruction (a breakpoint) has no frame of its own yet, so fp
  * is still the caller's frame and the caller's own return address would
- * be skipped; its return address is the word at %rsp.  That word is
+ * be skipped; its return address is the word at sp.  That word is
  * taken as frame 1 when it points into code of a known module (needs
  * the module list: without it the leaf's caller is lost).  Where the
- * leaf did push a frame, [%rsp] is the saved %rbp, a stack address,
+ * leaf did push a frame, [sp] is the saved fp, a stack address,
  * and is ignored.
  *
  * When that word is no code address, the leaf's code followed to its ret
- * (stack/unwind/unwind-insn.h) gives its return address and the caller's %rbp,
+ * (stack/unwind/unwind-insn.h) gives its return address and the caller's fp,
  * whether or not the leaf has a frame: a leaf without frame pointer
  * that pushed other registers (musl's mmap) keeps its caller.  The
  * leaf's rule is cached per pc.
@@ -26,7 +26,7 @@
  * stub's caller (unwind_stub_step()).
  *
  * Libraries built without frame pointers (Debian's glibc) break the
- * chain: %rbp may hold anything there.  The checks below stop the walk
+ * chain: fp may hold anything there.  The checks below stop the walk
  * at the first implausible link rather than report garbage.
  */
 #include "config.h"
@@ -99,7 +99,7 @@ static const struct insn_rule *leaf_rule(struct unwinder *uw, const struct stack
 
 /*
  * The leaf's caller by its rule: its return address into *ra, its
- * stack pointer and %rbp into *sp and *fp.  0, or -1.
+ * stack pointer and fp into *sp and *fp.  0, or -1.
  */
 static int leaf_step(struct unwinder *uw, const struct stack_snapshot *s, uint64_t *ra,
 		     uint64_t *sp, uint64_t *fp)
@@ -209,7 +209,7 @@ static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		if (n < max_depth)
 			pcs[n++] = pc;
 	} else if (n < max_depth && uw->pm) {
-		/* the leaf's caller: the word at %rsp, else by the leaf's rule */
+		/* the leaf's caller: the word at sp, else by the leaf's rule */
 		for (int how = 0; how < 2; how++) {
 			uint64_t w, wsp = how ? sp : sp + 8, wfp = fp;
 
@@ -236,12 +236,12 @@ static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		if (link[0] <= fp)
 			link[0] = 0;	/* the last link */
 		lsp = fp + 16;
-		/* a return into a stub: the stub's caller (the stubs keep %rbp) */
+		/* a return into a stub: the stub's caller (the stubs keep fp) */
 		if ((k = fp_stub(uw, s, &link[1], &lsp, &link[0])) < 0)
 			break;
 		if (!k && !is_code(uw, link[1]))
 			break;
-		/* A leaf with a frame: [%rsp] was not taken, nothing to drop. */
+		/* A leaf with a frame: [sp] was not taken, nothing to drop. */
 		pcs[n++] = link[1];
 		if ((k = fp_go(uw, s, &link[1], &lsp, &link[0])) < 0)
 			break;

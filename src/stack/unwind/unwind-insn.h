@@ -7,7 +7,7 @@
  * by following the code forward from the pc to a return, along the
  * paths the code can take, and keeping count of what moves the stack
  * pointer on the way (on x86-64: push, pop, add, sub, lea, leave, mov
- * %rbp,%rsp): at the return, the place of the return address is known,
+ * fp to sp): at the return, the place of the return address is known,
  * so the frame's CFA (the stack pointer before the call) is known
  * relative to the sp or the fp of the pc.  A pop or load of fp on the
  * way says where the caller's fp is.  No function start is needed.

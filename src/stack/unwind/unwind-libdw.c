@@ -22,8 +22,8 @@
  * Rule cache.  libdwfl interprets the CFI of every frame anew (FDE
  * search, CFA program, a malloc per frame), about 1-2 µs per frame
  * here.  Nearly every x86-64 frame follows one of a few rules: the CFA
- * is %rsp or %rbp plus a constant, the return address is saved at
- * CFA + constant, and %rbp is either untouched or saved at CFA +
+ * is sp or fp plus a constant, the return address is saved at
+ * CFA + constant, and fp is either untouched or saved at CFA +
  * constant.  So each pc's rule is extracted once with libdw
  * (dwarf_cfi_addrframe) into a hash table, and a walk whose frames all
  * have such rules runs from the table with three registers and one or
@@ -34,7 +34,7 @@
  *
  * No CFI (code of no module, or no FDE for the pc: musl's libc, hand-
  * written assembly, JIT code): the rule comes from the instructions
- * (stack/unwind/unwind-insn.h), else it is the frame pointer's (CFA = %rbp +
+ * (stack/unwind/unwind-insn.h), else it is the frame pointer's (CFA = fp +
  * 16), cached like the others.  libdwfl's walk ends at such a frame
  * (its own frame-pointer guess is not taken) and goes on from its
  * caller with that rule, as after a stub.
@@ -87,7 +87,7 @@ struct dw_rule {
 	uint64_t pc;		/* the address looked up; 0 = empty slot */
 	int32_t cfa_off;	/* CFA = cfa_reg + cfa_off */
 	int32_t ra_off;		/* return address at CFA + ra_off */
-	int32_t rbp_off;	/* caller's %rbp at CFA + rbp_off; 0 = unchanged */
+	int32_t fp_off;	/* caller's fp at CFA + fp_off; 0 = unchanged */
 	uint8_t kind;		/* RULE_* */
 	uint8_t cfa_reg;	/* ARCH_DW_SP or ARCH_DW_FP */
 	uint8_t src;		/* SRC_* */
@@ -117,7 +117,7 @@ struct dw_state {
 	int stub;			/* libdwfl's walk ended in a stub: */
 	int nocfi;			/* or at a frame without CFI: */
 	arch_regs_t stub_regs;		/* the registers of that frame */
-	int stub_rbp;			/* its %rbp is known */
+	int stub_fp;			/* its fp is known */
 	uint64_t nocfi_key;		/* the rule of that frame */
 	int nocfi_exact;
 	uint64_t by_cfi;		/* frames libdwfl stepped, this walk */
@@ -212,8 +212,8 @@ static void rule_classify(Dwarf_Frame *frame, struct dw_rule *r)
 		return;
 	if (dwarf_frame_register(frame, ARCH_DW_FP, mem, &ops, &nops) != 0)
 		return;
-	r->rbp_off = 0;
-	if (nops != 0 && !cfi_saved_at(ops, nops, &r->rbp_off))
+	r->fp_off = 0;
+	if (nops != 0 && !cfi_saved_at(ops, nops, &r->fp_off))
 		return;
 	r->kind = RULE_SIMPLE;
 }
@@ -231,7 +231,7 @@ static const char *const src_names[] = { "CFI", "instructions", "frame pointer",
 /*
  * No CFI covers the frame at key (a pc without a module, or without an
  * FDE): its rule from its instructions (stack/unwind/unwind-insn.h), else the
- * frame pointer's (CFA = %rbp + 16, %rbp saved at %rbp).
+ * frame pointer's (CFA = fp + 16, fp saved at fp).
  */
 static void rule_nocfi(struct dw_state *st, uint64_t key, int exact, struct dw_rule *r)
 {
@@ -245,18 +245,18 @@ static void rule_nocfi(struct dw_state *st, uint64_t key, int exact, struct dw_r
 		r->cfa_reg = ir.cfa_reg == INSN_REG_FP ? ARCH_DW_FP : ARCH_DW_SP;
 		r->cfa_off = ir.cfa_off;
 		r->ra_off = ir.ra_off;
-		r->rbp_off = ir.fp_off;
+		r->fp_off = ir.fp_off;
 	} else {
 		r->src = SRC_FP;
 		r->cfa_reg = ARCH_DW_FP;
 		r->cfa_off = 16;
 		r->ra_off = -8;
-		r->rbp_off = -16;
+		r->fp_off = -16;
 	}
 	debug_msg("unwind: no CFI at %s 0x%" PRIx64 ": by %s, CFA %%%s%+d, %%" ARCH_FP_NAME " %s%+d",
 		  exact ? "pc" : "return address", exact ? key : key + 1, src_names[r->src],
 		  r->cfa_reg == ARCH_DW_SP ? ARCH_SP_NAME : ARCH_FP_NAME, r->cfa_off,
-		  r->rbp_off ? "at CFA" : "kept", r->rbp_off);
+		  r->fp_off ? "at CFA" : "kept", r->fp_off);
 }
 
 /*
@@ -282,7 +282,7 @@ static int rule_jit(struct dw_state *st, uint64_t key, struct dw_rule *r)
 	debug_msg("unwind: run-time code at 0x%" PRIx64 ": by %s, CFA %%%s%+d, %%" ARCH_FP_NAME
 		  " %s%+d", key, src_names[r->src],
 		  r->cfa_reg == ARCH_DW_SP ? ARCH_SP_NAME : ARCH_FP_NAME, r->cfa_off,
-		  r->rbp_off ? "at CFA" : "kept", r->rbp_off);
+		  r->fp_off ? "at CFA" : "kept", r->fp_off);
 	return 0;
 }
 
@@ -382,7 +382,7 @@ static __attribute__((noinline)) int jit_code(struct dw_state *st, uint64_t pc)
 
 /*
  * One step by rule r from the frame whose stack pointer is *sp and
- * %rbp *fp: the caller's into *sp and *fp, its return address into *ra.
+ * fp *fp: the caller's into *sp and *fp, its return address into *ra.
  * 1 stepped, 0 the walk ends here, -1 the frame needs libdwfl.  A rule
  * not from CFI is checked more: its CFA above the stack pointer, and a
  * frame pointer's return address into code (a module's, a stub's, or
@@ -405,8 +405,8 @@ rule_step(struct dw_state *st, const struct dw_rule *r, uint64_t *sp, uint64_t *
 	if (unwind_memcache_read(&st->cache, st->snap, cfa + (uint64_t)(int64_t)r->ra_off,
 				 &w, sizeof(w)) < 0)
 		return 0;
-	if (r->rbp_off) {
-		if (unwind_memcache_read(&st->cache, st->snap, cfa + (uint64_t)(int64_t)r->rbp_off,
+	if (r->fp_off) {
+		if (unwind_memcache_read(&st->cache, st->snap, cfa + (uint64_t)(int64_t)r->fp_off,
 					 &nfp, sizeof(nfp)) < 0)
 			return 0;
 		*fp = nfp;
@@ -564,7 +564,7 @@ static int frame_regs(struct dw_state *st, Dwfl_Frame *frame, Dwarf_Addr pc)
 	arch_regs_t r = st->snap->regs;
 	Dwarf_Word v;
 
-	st->stub_rbp = 0;
+	st->stub_fp = 0;
 	if (dwfl_frame_reg(frame, ARCH_DW_SP, &v) != 0)
 		return -1;	/* no stack pointer: no step */
 	arch_set_sp(&r, v);
@@ -572,7 +572,7 @@ static int frame_regs(struct dw_state *st, Dwfl_Frame *frame, Dwarf_Addr pc)
 		if (dwfl_frame_reg(frame, arch_dw_saved[i], &v) != 0)
 			continue;
 		if (arch_dw_saved[i] == ARCH_DW_FP)
-			st->stub_rbp = 1;
+			st->stub_fp = 1;
 		arch_set_saved_reg(&r, i, v);
 	}
 	arch_set_pc(&r, pc);
@@ -678,7 +678,7 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 		const struct dw_rule *r = rule_get(st, st->nocfi_key, st->nocfi_exact);
 		uint64_t ra, sp = arch_sp(&next.regs), fp = arch_fp(&next.regs);
 
-		if ((r->cfa_reg == ARCH_DW_FP && !st->stub_rbp) || n >= max_depth ||
+		if ((r->cfa_reg == ARCH_DW_FP && !st->stub_fp) || n >= max_depth ||
 		    rule_step(st, r, &sp, &fp, &ra) <= 0)
 			return n;
 		count_src(uw, 1, r->src == SRC_INSN, r->src == SRC_FP, r->src == SRC_JIT);

@@ -8,7 +8,7 @@
  *
  * Back ends (--unwind=):
  *   fp      frame-pointer walk over the snapshot (unwind-fp.c); exact
- *           only where every function keeps %rbp as frame pointer
+ *           only where every function keeps fp as frame pointer
  *   dwarf   libunwind-ptrace with accessors that read the snapshot
  *           (unwind-libunwind.c)
  *   libdw   elfutils libdwfl with thread callbacks over the snapshot
@@ -82,8 +82,8 @@ struct stack_snapshot {
 	 * addresses at pre (borrowed as data) are the stack's first
 	 * frames.  STACK_WALK_END: they are all of it (no copy);
 	 * STACK_WALK_TAIL: the copy is that of the frame after them,
-	 * whose regs.rip is a return address (its frame's rule is its
-	 * call's) and of whose registers only rip, rsp and rbp are known
+	 * whose pc is a return address (its frame's rule is its
+	 * call's) and of whose registers only pc, sp and fp are known
 	 * (the others 0, never used).  0: no walk.
 	 */
 	const uint64_t *pre;
@@ -281,10 +281,10 @@ size_t stack_snapshot_extend(struct unwinder *uw, struct stack_snapshot *s, int 
  * Stub frames (stack/modules.h, struct stub_frame: the in-target
  * probes' code, which has no CFI).  *regs is a frame of a walk over s
  * whose pc is in a stub range of uw->pm (an exact pc, or a return
- * address: the table is the same).  Its rip, rsp and callee-saved
+ * address: the table is the same).  Its pc, sp and callee-saved
  * registers become those of the first caller outside the stubs (a stub
  * that a stub called is stepped over too); the other registers are
- * left alone.  Returns 1 (regs->rip is the caller's return address), 0
+ * left alone.  Returns 1 (its pc is the caller's return address), 0
  * when the pc is in no stub range, -1 when it is but its frame is
  * unknown or unreadable (the walk ends there).  Every back end calls it
  * at each frame, so a walk goes on through a stub as through any
