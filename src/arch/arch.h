@@ -160,7 +160,7 @@ void arch_tramp_block(uint64_t block[ARCH_TRAMP_BLOCK_WORDS], const arch_regs_t 
 		      uint64_t mask);
 
 /*
- * Issue 36 step 14: the page size and the CPU's optional features.
+ * The page size and the CPU's optional features.
  */
 #include <unistd.h>
 
@@ -183,7 +183,14 @@ static inline size_t arch_page_size(void)
  */
 
 /*
- * Issue 36 step 15: cpu.h gives arch_supported(): 0 where memtap can
+ * cpu.h gives the frame rules every unwinder shares: the frame record's
+ * layout (ARCH_FRAME_FP_OFF, ARCH_FRAME_RA_OFF, ARCH_FRAME_SIZE), what a
+ * return takes off the stack (ARCH_RET_POP) and where a function's
+ * return address is at its entry (arch_entry_ra()).
+ */
+
+/*
+ * cpu.h gives arch_supported(): 0 where memtap can
  * trace, -ENOTSUP for the stub arch of configure --with-arch=none,
  * which builds memtap for a CPU it does not support yet.
  */

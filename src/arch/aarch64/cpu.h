@@ -294,4 +294,27 @@ static inline void arch_suppress_restart(arch_regs_t *r) { r->nr = -1; }
 #define ARCH_TRAMP_BLOCK_OFF 256
 #define ARCH_TRAMP_BLOCK_WORDS 36
 
+/*
+ * Frame records (AAPCS64): x29 points at the pair x29, x30 its function
+ * stored, the caller's fp at fp + ARCH_FRAME_FP_OFF and the return
+ * address at fp + ARCH_FRAME_RA_OFF; the caller's sp is fp +
+ * ARCH_FRAME_SIZE or above (the record is at the bottom of its frame).
+ */
+#define ARCH_FRAME_FP_OFF 0
+#define ARCH_FRAME_RA_OFF 8
+#define ARCH_FRAME_SIZE 16
+
+/* A return (ret: to x30) takes nothing off the stack. */
+#define ARCH_RET_POP 0
+
+/*
+ * A function's return address at its first instruction, before it has
+ * a frame: x30, where bl left it (0 with *ra).  The caller's sp is sp.
+ */
+static inline int arch_entry_ra(const arch_regs_t *r, uint64_t *ra)
+{
+	*ra = r->r.regs[30];
+	return 0;
+}
+
 #endif /* MEMTAP_ARCH_CPU_H */

@@ -294,7 +294,7 @@ static inline void arch_suppress_restart(arch_regs_t *r)
 #define ARCH_TRAMP_BLOCK_WORDS 18
 
 /*
- * Issue 36 step 14: the CPU's optional features, as CPUID says
+ * The CPU's optional features, as CPUID says
  * (arch_cpu_features(), arch.h).
  */
 #include <cpuid.h>
@@ -311,7 +311,32 @@ static inline unsigned arch_cpu_features(void)
 	return f;
 }
 
-/* Issue 36 step 15: memtap traces on this CPU (arch.h). */
+/* memtap traces on this CPU (arch.h). */
 static inline int arch_supported(void) { return 0; }
+
+/*
+ * Frame records: where a frame pointer points, the caller's fp at fp +
+ * ARCH_FRAME_FP_OFF and the return address at fp + ARCH_FRAME_RA_OFF;
+ * the caller's sp is fp + ARCH_FRAME_SIZE or above.
+ */
+#define ARCH_FRAME_FP_OFF 0
+#define ARCH_FRAME_RA_OFF 8
+#define ARCH_FRAME_SIZE 16
+
+/* What a return takes off the stack: the return address call pushed. */
+#define ARCH_RET_POP 8
+
+/*
+ * A function's return address at its first instruction, before it has
+ * a frame: 0 with *ra where a register holds it, 1 where it is the word
+ * at sp (here: call pushed it).  Either way the caller's sp, once
+ * returned, is sp + ARCH_RET_POP.
+ */
+static inline int arch_entry_ra(const arch_regs_t *r, uint64_t *ra)
+{
+	(void)r;
+	(void)ra;
+	return 1;
+}
 
 #endif /* MEMTAP_ARCH_CPU_H */

@@ -2,14 +2,16 @@
  * unwind-fp.c - frame-pointer walk over a stack snapshot.
  *
  * Code built with -fno-omit-frame-pointer keeps, in every frame, the
- * caller's fp at [fp] and the return address at [fp + 8].  The
+ * caller's fp at [fp] and the return address at [fp + 8] (arch.h's
+ * ARCH_FRAME_*: the same on x86-64 and arm64).  The
  * walk follows that chain while it goes up the stack and lands on
  * return addresses in code.
  *
  * The leaf needs care: a stop in a syscall wrapper or at a function's
  * first instruction (a breakpoint) has no frame of its own yet, so fp
  * is still the caller's frame and the caller's own return address would
- * be skipped; its return address is the word at sp.  That word is
+ * be skipped; its return address is where a call leaves it
+ * (arch_entry_ra(): the word at sp on x86-64, x30 on arm64).  That is
  * taken as frame 1 when it points into code of a known module (needs
  * the module list: without it the leaf's caller is lost).  Where the
  * leaf did push a frame, [sp] is the saved fp, a stack address,
@@ -185,6 +187,10 @@ static int fp_go(struct unwinder *uw, const struct stack_snapshot *s, uint64_t *
 	return k;
 }
 
+/* link[] below reads a frame record whole: the caller's fp, then its return address. */
+_Static_assert(ARCH_FRAME_FP_OFF == 0 && ARCH_FRAME_RA_OFF == 8,
+	       "a frame record is the caller's fp, then the return address");
+
 static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		   uint64_t *pcs, int max_depth)
 {
@@ -209,11 +215,16 @@ static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		if (n < max_depth)
 			pcs[n++] = pc;
 	} else if (n < max_depth && uw->pm) {
-		/* the leaf's caller: the word at sp, else by the leaf's rule */
+		/*
+		 * the leaf's caller: where its return address is at its
+		 * entry (the word at sp, or a register), else by the
+		 * leaf's rule
+		 */
 		for (int how = 0; how < 2; how++) {
-			uint64_t w, wsp = how ? sp : sp + 8, wfp = fp;
+			uint64_t w, wsp = how ? sp : sp + ARCH_RET_POP, wfp = fp;
 
-			if (how == 0 ? stack_snapshot_read(s, sp, &w, sizeof(w)) < 0
+			if (how == 0 ? arch_entry_ra(&s->regs, &w) > 0 &&
+					       stack_snapshot_read(s, sp, &w, sizeof(w)) < 0
 				     : leaf_step(uw, s, &w, &wsp, &wfp) < 0)
 				continue;
 			if ((k = fp_stub(uw, s, &w, &wsp, &wfp)) < 0)
@@ -235,7 +246,7 @@ static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 			break;
 		if (link[0] <= fp)
 			link[0] = 0;	/* the last link */
-		lsp = fp + 16;
+		lsp = fp + ARCH_FRAME_SIZE;
 		/* a return into a stub: the stub's caller (the stubs keep fp) */
 		if ((k = fp_stub(uw, s, &link[1], &lsp, &link[0])) < 0)
 			break;

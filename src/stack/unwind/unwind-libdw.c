@@ -231,7 +231,8 @@ static const char *const src_names[] = { "CFI", "instructions", "frame pointer",
 /*
  * No CFI covers the frame at key (a pc without a module, or without an
  * FDE): its rule from its instructions (stack/unwind/unwind-insn.h), else the
- * frame pointer's (CFA = fp + 16, fp saved at fp).
+ * frame pointer's (the frame record at fp, ARCH_FRAME_*: CFA = fp + 16,
+ * fp saved at fp).
  */
 static void rule_nocfi(struct dw_state *st, uint64_t key, int exact, struct dw_rule *r)
 {
@@ -249,9 +250,9 @@ static void rule_nocfi(struct dw_state *st, uint64_t key, int exact, struct dw_r
 	} else {
 		r->src = SRC_FP;
 		r->cfa_reg = ARCH_DW_FP;
-		r->cfa_off = 16;
-		r->ra_off = -8;
-		r->fp_off = -16;
+		r->cfa_off = ARCH_FRAME_SIZE;
+		r->ra_off = ARCH_FRAME_RA_OFF - ARCH_FRAME_SIZE;
+		r->fp_off = ARCH_FRAME_FP_OFF - ARCH_FRAME_SIZE;
 	}
 	debug_msg("unwind: no CFI at %s 0x%" PRIx64 ": by %s, CFA %%%s%+d, %%" ARCH_FP_NAME " %s%+d",
 		  exact ? "pc" : "return address", exact ? key : key + 1, src_names[r->src],

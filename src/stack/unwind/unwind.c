@@ -263,7 +263,7 @@ int unwind_stub_step(const struct unwinder *uw, const struct stack_snapshot *s,
 			if (f.saved[i] >= 0)
 				arch_set_saved_reg(regs, i, v[i]);
 		arch_set_pc(regs, ra);
-		arch_set_sp(regs, sp + f.ra_off + 8);
+		arch_set_sp(regs, sp + f.ra_off + ARCH_RET_POP);
 		r = modules_find_stubs(uw->pm, ra);
 	}
 	return 1;
