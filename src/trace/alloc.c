@@ -271,11 +271,13 @@ static int attach(void *self, struct proc *p)
 static enum life_verdict exec_stop(void *self, struct thread *tcp)
 {
 	struct proc *p = tcp->proc;
-	int was_vfork;
+	int was_vfork, attaching;
 
 	(void)self;
 	if (!p)
 		return LIFE_RESUME;
+	/* attached in its execve: the probes were still to go in */
+	attaching = p->alloc && p->alloc->state == SP_WAIT_ARM;
 	was_vfork = p->vfork_child;
 	p->vfork_child = 0;
 	if (was_vfork && p->alloc)
@@ -295,6 +297,9 @@ static enum life_verdict exec_stop(void *self, struct thread *tcp)
 	if (!enabled)
 		return LIFE_RESUME;
 	p->alloc = space_new(p->pid, SP_NEW);
+	if (attaching)
+		info_msg("attached to process %d (%s) in its execve: probes go in at its entry "
+			 "point, as for a command memtap runs", p->pid, p->rec->comm);
 	/* its next stop, before the new image runs, allows syscalls */
 	if (ptrace(PTRACE_INTERRUPT, tcp->tid, 0L, 0L) < 0 && errno != ESRCH)
 		perror_msg("ptrace(PTRACE_INTERRUPT, %d)", tcp->tid);
