@@ -2,7 +2,8 @@
  * a64-insn-unwind.c - the A64 instruction analysis of
  * src/arch/aarch64/insn-unwind.c on hand-made code with known rules:
  * a prologue, body and epilogue, a leaf without a frame and one with
- * stack, a large frame (sub sp, sp, #1, lsl #12), a frame record
+ * stack, large frames (sub sp, sp, #1, lsl #12; sub sp, sp, x12 with
+ * x12 made by MOVZ and MOVK, and x12 lost to a call), a frame record
  * stored above the locals, alloca (sp from x29), a tail call, a loop,
  * both arms of branches, PACIASP/AUTIASP and RETAA, a call that does
  * not return, BR and an unknown write of sp, tail calls of a probed
@@ -30,7 +31,7 @@
 #endif
 
 #define BASE 0x400000ull
-#define SIZE 0xe00
+#define SIZE 0xf00
 #define STUBS 0x400c80ull	/* memtap's probes: [STUBS, STUBS + 0x80) */
 
 static const struct {
@@ -48,7 +49,7 @@ static const struct {
 	{ 0x400200, 0xb4000060 },	/* cbz x0, 40020c <leaf+0xc> */
 	{ 0x400204, 0x91000400 },	/* add x0, x0, #0x1 */
 	{ 0x400208, 0xd65f03c0 },	/* ret */
-	{ 0x40020c, 0xd2800000 },	/* mov x0, #0x0	*/
+	{ 0x40020c, 0xd2800000 },	/* mov x0, #0x0 */
 	{ 0x400210, 0xd65f03c0 },	/* ret */
 	{ 0x400300, 0xd100c3ff },	/* sub sp, sp, #0x30 */
 	{ 0x400304, 0xf90007e0 },	/* str x0, [sp, #8] */
@@ -81,7 +82,7 @@ static const struct {
 	{ 0x400710, 0x1400001c },	/* b 400780 <tailed> */
 	{ 0x400780, 0x91000400 },	/* add x0, x0, #0x1 */
 	{ 0x400784, 0xd65f03c0 },	/* ret */
-	{ 0x400800, 0xd2800001 },	/* mov x1, #0x0	*/
+	{ 0x400800, 0xd2800001 },	/* mov x1, #0x0 */
 	{ 0x400804, 0x91000421 },	/* add x1, x1, #0x1 */
 	{ 0x400808, 0xeb00003f },	/* cmp x1, x0 */
 	{ 0x40080c, 0x54ffffc1 },	/* b.ne 400804 <loop+0x4> */
@@ -129,6 +130,22 @@ static const struct {
 	{ 0x400d0c, 0x910083ff },	/* add sp, sp, #0x20 */
 	{ 0x400d10, 0xf84107fe },	/* ldr x30, [sp], #16 */
 	{ 0x400d14, 0xd65f03c0 },	/* ret */
+	{ 0x400d80, 0xd286020c },	/* mov x12, #0x3010 */
+	{ 0x400d84, 0xf2a0002c },	/* movk x12, #0x1, lsl #16 */
+	{ 0x400d88, 0xcb2c63ff },	/* sub sp, sp, x12 */
+	{ 0x400d8c, 0xa9007bfd },	/* stp x29, x30, [sp] */
+	{ 0x400d90, 0x910003fd },	/* mov x29, sp */
+	{ 0x400d94, 0x97fffcdb },	/* bl 400100 <callee> */
+	{ 0x400d98, 0xa9407bfd },	/* ldp x29, x30, [sp] */
+	{ 0x400d9c, 0xd286020c },	/* mov x12, #0x3010 */
+	{ 0x400da0, 0xf2a0002c },	/* movk x12, #0x1, lsl #16 */
+	{ 0x400da4, 0x8b2c63ff },	/* add sp, sp, x12 */
+	{ 0x400da8, 0xd65f03c0 },	/* ret */
+	{ 0x400e00, 0xd286020c },	/* mov x12, #0x3010 */
+	{ 0x400e04, 0xcb2c63ff },	/* sub sp, sp, x12 */
+	{ 0x400e08, 0x97fffcbe },	/* bl 400100 <callee> */
+	{ 0x400e0c, 0x8b2c63ff },	/* add sp, sp, x12 */
+	{ 0x400e10, 0xd65f03c0 },	/* ret */
 };
 
 static uint8_t image[SIZE];
@@ -223,6 +240,13 @@ static const struct rule_case {
 	{ "spill: d8, d9 beside", 0x400d08, 1, SP, 48, -16, 0 },
 	{ "spill: d8, d9 stored", 0x400d0c, 1, SP, 48, -16, 0 },
 	{ "spill: x30 loaded", 0x400d10, 1, SP, 16, -16, 0 },
+	{ "constant: entry", 0x400d80, 1, SP, 0, 0, 0 },
+	{ "constant: made before the pc", 0x400d88, 1, NONE, 0, 0, 0 },
+	{ "constant: sp moved", 0x400d8c, 1, SP, 0x13010, 0, 0 },
+	{ "constant: record stored", 0x400d90, 1, SP, 0x13010, -0x13008, -0x13010 },
+	{ "constant: return address", 0x400d98, 0, SP, 0x13010, -0x13008, -0x13010 },
+	{ "constant: record loaded", 0x400d9c, 1, SP, 0x13010, 0, 0 },
+	{ "constant: lost to a call", 0x400e00, 1, NONE, 0, 0, 0 },
 	{ "unreadable", 0x500000, 1, NONE, 0, 0, 0 },
 	{ "not aligned", 0x400002, 1, NONE, 0, 0, 0 },
 	{ "udf", 0x400020, 1, NONE, 0, 0, 0 },

@@ -11,7 +11,8 @@
  * where x30 was loaded from (or x30 itself, never spilled).
  *
  * Followed: ADD and SUB (immediate, also shifted by 12) of sp and x29,
- * which MOV to and from sp are; the loads and stores of a register or
+ * which MOV to and from sp are, and of sp and a register that MOVZ,
+ * MOVN and MOVK made a constant on the path (a large frame); the loads and stores of a register or
  * a pair at sp or x29 plus an offset, with their pre- and post-indexed
  * writeback of the base; B, BL, BLR, B.cond, CBZ, CBNZ, TBZ, TBNZ and
  * RET (RETAA, RETAB: the signed return address is still the return
@@ -23,7 +24,8 @@
  * A path's state, before each instruction: sp as base + offset, the
  * base being the sp or the x29 of the pc (or unknown); what x29 and x30
  * hold (their own value at the pc, a value base + offset, the word the
- * stack slot at base + offset held at the pc, or unknown); and a short
+ * stack slot at base + offset held at the pc, or unknown); the last
+ * register set to a constant, until it is written again; and a short
  * list of the 8-byte stack slots written on the way: a load from a slot
  * the path wrote gives back what was stored there.  At a RET through
  * x30: CFA = sp; x30 holding its value at the pc gives ra_off 0 (still
@@ -87,6 +89,8 @@ struct path {
 	uint64_t pc;
 	struct val sp;
 	struct held fp, lr;
+	int8_t kreg;		/* a register holding the constant kval, or -1 */
+	int64_t kval;
 	uint8_t nslots;
 	struct slot slots[NSLOTS];
 };
@@ -169,6 +173,8 @@ static struct held reg_held(const struct path *p, unsigned r)
 /* Register r (0..30) now holds h; the others are not followed. */
 static void set_reg(struct path *p, unsigned r, struct held h)
 {
+	if ((int)r == p->kreg)
+		p->kreg = -1;
 	if (r == R_FP)
 		p->fp = h;
 	else if (r == R_LR)
@@ -472,10 +478,32 @@ static int step_mem(struct path *p, uint32_t w)
 	return GO_ON;
 }
 
+/* A call returns with x0-x18 and x30 changed. */
+static void called(struct path *p)
+{
+	p->lr = unknown_held;
+	if (p->kreg <= 18 || p->kreg == R_LR)
+		p->kreg = -1;
+}
+
 /* Data processing, immediate (bits 28..26 100). */
 static int step_dpimm(struct path *p, uint32_t w)
 {
 	unsigned rd = w & 31, rn = (w >> 5) & 31, sf = w >> 31, s = (w >> 29) & 1;
+
+	if ((w & 0x1f800000) == 0x12800000 && rd != R_SP) {	/* MOVN, MOVZ, MOVK */
+		unsigned opc = (w >> 29) & 3, hw = (w >> 21) & 3;
+		uint64_t imm = (uint64_t)((w >> 5) & 0xffff) << (16 * hw), v;
+		int known = opc == 3 ? p->kreg == (int)rd : opc != 1;
+
+		v = opc == 2 ? imm : opc == 0 ? ~imm : ((uint64_t)p->kval & ~(0xffffull << (16 * hw))) | imm;
+		set_reg(p, rd, unknown_held);
+		if (known) {
+			p->kreg = (int8_t)rd;
+			p->kval = (int64_t)(sf ? v : v & 0xffffffff);
+		}
+		return GO_ON;
+	}
 
 	if ((w & 0x1f800000) == 0x11000000) {	/* ADD, SUB (immediate) */
 		int64_t imm = (int64_t)((w >> 10) & 0xfff) << ((w >> 22) & 1 ? 12 : 0);
@@ -501,11 +529,22 @@ static int step_dpimm(struct path *p, uint32_t w)
 /* Data processing, register (bits 27..25 x101). */
 static int step_dpreg(struct path *p, uint32_t w)
 {
-	unsigned rd = w & 31;
+	unsigned rd = w & 31, rm = (w >> 16) & 31, opt = (w >> 13) & 7, sh = (w >> 10) & 7;
 
-	/* ADD, SUB (extended register): Rd 31 is sp */
-	if ((w & 0x3f200000) == 0x0b200000 && rd == R_SP)
-		return DEAD;
+	/* ADD, SUB (extended register): Rd 31 is sp, followed when Rm is a constant */
+	if ((w & 0x3f200000) == 0x0b200000 && rd == R_SP) {
+		int64_t d = p->kval;
+
+		if (!(w >> 31) || (int)rm != p->kreg || sh > 4 || (opt & 3) < 2)
+			return DEAD;
+		if ((opt & 3) == 2)	/* UXTW, SXTW */
+			d = opt == 2 ? (int64_t)(uint32_t)d : (int64_t)(int32_t)d;
+		if (d < -MAX_OFF || d > MAX_OFF)
+			return DEAD;
+		d *= 1 << sh;
+		p->sp = add_off(reg_val(p, (w >> 5) & 31), (w >> 30) & 1 ? -d : d);
+		return p->sp.base == B_NONE ? DEAD : GO_ON;
+	}
 	/* PACIA, AUTIA, XPACI and their kin: the same value, signed or not */
 	if ((w & 0xffff0000) == 0xdac10000)
 		return GO_ON;
@@ -528,7 +567,7 @@ static int step(struct scan *sc, struct path *p, uint32_t w, struct insn_rule *r
 			return at_ret(p, rule) == 0 ? FOUND : DEAD;	/* RET, RETAA, RETAB */
 		if (opc != 1 && opc != 9)
 			return DEAD;		/* BR, a RET elsewhere, ERET */
-		p->lr = unknown_held;		/* BLR, BLRAA: a call */
+		called(p);			/* BLR, BLRAA: a call */
 		if (noreturn_at(sc, next))
 			return DEAD;
 		p->pc = next;
@@ -539,7 +578,7 @@ static int step(struct scan *sc, struct path *p, uint32_t w, struct insn_rule *r
 		return DEAD;			/* BRK, HLT, undefined; exclusives go on */
 	switch (in.kind) {
 	case A64_BL:
-		p->lr = unknown_held;
+		called(p);
 		if (noreturn_at(sc, next))
 			return DEAD;
 		break;
@@ -573,6 +612,8 @@ static int step(struct scan *sc, struct path *p, uint32_t w, struct insn_rule *r
 			k = step_mem(p, w);
 		else if ((w & 0xfff00000) == 0xd5300000 || (w & 0xfff80000) == 0xd5280000)
 			set_reg(p, w & 31, unknown_held);	/* MRS, SYSL */
+		else if ((w & 0xffe0001f) == 0xd4000001)
+			set_reg(p, 0, unknown_held);		/* SVC: the result in x0 */
 		else if ((w & 0x5f20fc00) == 0x1e200000 || (w & 0xbfe0fc00) == 0x0e002c00 ||
 			 (w & 0xbfe0fc00) == 0x0e003c00)
 			set_reg(p, w & 31, unknown_held);	/* FP to general, UMOV, SMOV */
@@ -633,6 +674,7 @@ int arch_insn_rule(const struct insn_code *code, uint64_t pc, int exact,
 	p.fp.what = H_FP;
 	/* at a return address, x30 is the call's: the frame's own is elsewhere */
 	p.lr.what = exact ? H_LR : H_UNK;
+	p.kreg = -1;
 	for (;;) {
 		k = follow(sc, &p, rule);
 		if (k == FOUND || sc->nalts == 0 || sc->budget <= 0)
