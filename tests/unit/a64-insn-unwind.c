@@ -3,13 +3,14 @@
  * src/arch/aarch64/insn-unwind.c on hand-made code with known rules:
  * a prologue, body and epilogue, a leaf without a frame and one with
  * stack, large frames (sub sp, sp, #1, lsl #12; sub sp, sp, x12 with
- * x12 made by MOVZ and MOVK, and x12 lost to a call), a frame record
- * stored above the locals, alloca (sp from x29), a tail call, a loop,
- * both arms of branches, PACIASP/AUTIASP and RETAA, a call that does
- * not return, BR and an unknown write of sp, tail calls of a probed
- * entry (BRK #0, the stubs) and of a PLT entry, the BRK of a breakpoint
- * at an exact pc, x30 spilled alone beside SIMD registers.  The words
- * were made by binutils (aarch64-linux-gnu-as -march=armv8.3-a, linked
+ * x12 made by MOVZ and MOVK, and x12 lost to a call; SVE's ADDVL), a
+ * frame record stored above the locals, alloca (sp from x29), a tail
+ * call, a loop, both arms of branches, PACIASP/AUTIASP and RETAA, a
+ * call that does not return, BR and an unknown write of sp, tail calls
+ * of a probed entry (BRK #0, the stubs) and of a PLT entry, the BRK of
+ * a breakpoint at an exact pc, x30 spilled alone beside SIMD registers,
+ * q30 loaded and x30 written from a SIMD register.  The words were
+ * made by binutils (aarch64-linux-gnu-as -march=armv8.3-a+sve, linked
  * at 0x400000; the comments are objdump's), not by memtap.  Runs on any
  * host: the analysis only reads the words through the read callback.
  * Prints "ok" last when all hold.
@@ -146,6 +147,14 @@ static const struct {
 	{ 0x400e08, 0x97fffcbe },	/* bl 400100 <callee> */
 	{ 0x400e0c, 0x8b2c63ff },	/* add sp, sp, x12 */
 	{ 0x400e10, 0xd65f03c0 },	/* ret */
+	{ 0x400e80, 0x043f57df },	/* addvl sp, sp, #-2 */
+	{ 0x400e84, 0xd65f03c0 },	/* ret */
+	{ 0x400ea0, 0x9c00009e },	/* ldr q30, 400eb0 <vec+0x10> */
+	{ 0x400ea4, 0xd65f03c0 },	/* ret */
+	{ 0x400ea8, 0xd503201f },	/* nop */
+	{ 0x400eac, 0xd503201f },	/* nop */
+	{ 0x400ec0, 0x9e66001e },	/* fmov x30, d0 */
+	{ 0x400ec4, 0xd65f03c0 },	/* ret */
 };
 
 static uint8_t image[SIZE];
@@ -247,6 +256,9 @@ static const struct rule_case {
 	{ "constant: return address", 0x400d98, 0, SP, 0x13010, -0x13008, -0x13010 },
 	{ "constant: record loaded", 0x400d9c, 1, SP, 0x13010, 0, 0 },
 	{ "constant: lost to a call", 0x400e00, 1, NONE, 0, 0, 0 },
+	{ "addvl sp", 0x400e80, 1, NONE, 0, 0, 0 },
+	{ "ldr q30: not x30", 0x400ea0, 1, SP, 0, 0, 0 },
+	{ "fmov x30", 0x400ec0, 1, NONE, 0, 0, 0 },
 	{ "unreadable", 0x500000, 1, NONE, 0, 0, 0 },
 	{ "not aligned", 0x400002, 1, NONE, 0, 0, 0 },
 	{ "udf", 0x400020, 1, NONE, 0, 0, 0 },

@@ -19,7 +19,7 @@
  * address).  PACIASP, AUTIASP and the other PAC instructions change
  * the bits of x30, not what it holds.  Any other write of x29 or x30
  * makes it unknown, and any other write of sp (a register added to it,
- * an AND) ends the path, as BR and undefined words do.
+ * an AND, SVE's ADDVL) ends the path, as BR and undefined words do.
  *
  * A path's state, before each instruction: sp as base + offset, the
  * base being the sp or the x29 of the pc (or unknown); what x29 and x30
@@ -600,7 +600,6 @@ static int step(struct scan *sc, struct path *p, uint32_t w, struct insn_rule *r
 		break;
 	case A64_ADR:
 	case A64_ADRP:
-	case A64_LDR_LIT:
 		set_reg(p, in.reg, unknown_held);
 		break;
 	default:
@@ -614,6 +613,10 @@ static int step(struct scan *sc, struct path *p, uint32_t w, struct insn_rule *r
 			set_reg(p, w & 31, unknown_held);	/* MRS, SYSL */
 		else if ((w & 0xffe0001f) == 0xd4000001)
 			set_reg(p, 0, unknown_held);		/* SVC: the result in x0 */
+		else if ((w & 0xffa0f800) == 0x04205000 && (w & 31) == R_SP)
+			return DEAD;				/* ADDVL, ADDPL sp */
+		else if ((w & 0xffa0f800) == 0x04205000 || (w & 0xfffff800) == 0x04bf5000)
+			set_reg(p, w & 31, unknown_held);	/* ADDVL, ADDPL, RDVL */
 		else if ((w & 0x5f20fc00) == 0x1e200000 || (w & 0xbfe0fc00) == 0x0e002c00 ||
 			 (w & 0xbfe0fc00) == 0x0e003c00)
 			set_reg(p, w & 31, unknown_held);	/* FP to general, UMOV, SMOV */
