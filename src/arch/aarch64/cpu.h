@@ -26,8 +26,6 @@
 #include <sys/ptrace.h>
 #include <sys/types.h>
 #include <sys/uio.h>
-#include <asm/ptrace.h>
-#include <asm/perf_regs.h>
 #include <linux/audit.h>
 
 #define ARCH_NAME "aarch64"
@@ -41,12 +39,31 @@
 #define ARCH_SVC0 0xd4000001u
 
 /*
+ * NT_PRSTATUS of an arm64 thread: the kernel's struct user_pt_regs
+ * (<asm/ptrace.h>), spelled out here so that this folder compiles on
+ * any host, as its unit tests do (tests/unit/a64-*); checked against
+ * the kernel's header where memtap is built for arm64.
+ */
+struct a64_pt_regs {
+	uint64_t regs[31];	/* x0-x30 */
+	uint64_t sp;
+	uint64_t pc;
+	uint64_t pstate;
+};
+
+#ifdef __aarch64__
+#include <asm/ptrace.h>
+_Static_assert(sizeof(struct a64_pt_regs) == sizeof(struct user_pt_regs),
+	       "struct a64_pt_regs is NT_PRSTATUS");
+#endif
+
+/*
  * A thread's registers: the general ones (NT_PRSTATUS), the thread
  * pointer (NT_ARM_TLS) and the syscall number (NT_ARM_SYSTEM_CALL: -1
  * at a stop in no syscall, and where set, no syscall run).
  */
 typedef struct {
-	struct user_pt_regs r;
+	struct a64_pt_regs r;
 	uint64_t tp;
 	int64_t nr;
 } arch_regs_t;
@@ -239,15 +256,19 @@ static inline void arch_set_saved_reg(arch_regs_t *r, int i, uint64_t v) { r->r.
 
 /*
  * perf's user registers (PERF_SAMPLE_REGS_USER) in the kernel's order,
- * <asm/perf_regs.h>: x0-x29, lr, sp, pc, every one asked for.
+ * <asm/perf_regs.h>'s PERF_REG_ARM64_*: x0-x29, lr, sp, pc, every one
+ * asked for.
  */
-#define ARCH_PERF_NREGS PERF_REG_ARM64_MAX
-#define ARCH_PERF_REGS_MASK (((uint64_t)1 << PERF_REG_ARM64_MAX) - 1)
+#define ARCH_PERF_LR 30
+#define ARCH_PERF_SP 31
+#define ARCH_PERF_PC 32
+#define ARCH_PERF_NREGS 33
+#define ARCH_PERF_REGS_MASK (((uint64_t)1 << ARCH_PERF_NREGS) - 1)
 
 /* A ptrace-stopped thread goes on at pc: 0 or -errno (no PEEKUSER/POKEUSER on arm64). */
 static inline int arch_thread_set_pc(pid_t tid, uint64_t pc)
 {
-	struct user_pt_regs r;
+	struct a64_pt_regs r;
 	int err = arch_regset_get(tid, NT_PRSTATUS, &r, sizeof(r));
 
 	if (err)

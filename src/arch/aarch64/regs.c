@@ -8,6 +8,13 @@
 
 #include "arch/arch.h"
 
+#ifdef __aarch64__
+#include <asm/perf_regs.h>
+_Static_assert(ARCH_PERF_LR == PERF_REG_ARM64_LR && ARCH_PERF_SP == PERF_REG_ARM64_SP &&
+		       ARCH_PERF_PC == PERF_REG_ARM64_PC && ARCH_PERF_NREGS == PERF_REG_ARM64_MAX,
+	       "perf's arm64 register numbers");
+#endif
+
 /* x19-x28, x29: DWARF numbers them as the registers. */
 const uint8_t arch_dw_saved[ARCH_NSAVED] = { 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29 };
 
@@ -25,10 +32,10 @@ void arch_dw_initial(const arch_regs_t *r, uint64_t out[ARCH_DW_NREGS])
  */
 void arch_regs_from_perf(arch_regs_t *r, const uint64_t *v)
 {
-	for (int i = 0; i <= PERF_REG_ARM64_LR; i++)
+	for (int i = 0; i <= ARCH_PERF_LR; i++)
 		r->r.regs[i] = v[i];
-	r->r.sp = v[PERF_REG_ARM64_SP];
-	r->r.pc = v[PERF_REG_ARM64_PC];
+	r->r.sp = v[ARCH_PERF_SP];
+	r->r.pc = v[ARCH_PERF_PC];
 	r->nr = -1;
 }
 
