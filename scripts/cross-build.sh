@@ -15,7 +15,8 @@
 # BUILD_DIR (default build-aarch64, under the source tree) is made and
 # configured with --host=aarch64-linux-gnu --with-arch=none
 # and the CONFIGURE ARGS (.ci/run gives --enable-werror); then `make memtap`, checked
-# to be an aarch64 executable.
+# to be an aarch64 executable.  MEMTAP_CROSS_ARCH=aarch64 builds the
+# arm64 port instead of the stub arch (tests/arm64/memtap.test).
 #
 # --native: the same stub arch for the machine's own CPU, no cross
 # compiler (BUILD_DIR default build-none), so that the stub arch is
@@ -58,7 +59,7 @@ if [ -n "$native" ]; then
 else
 	# pkg-config reads the arm64 libraries' .pc files only
 	PKG_CONFIG_LIBDIR="$pcdir:/usr/share/pkgconfig" \
-		"$top/configure" --host=$host --with-arch=none "$@" > configure.log 2>&1
+		"$top/configure" --host=$host --with-arch=${MEMTAP_CROSS_ARCH:-none} "$@" > configure.log 2>&1
 fi || {
 	tail -5 configure.log >&2
 	die "configure failed (see $build/configure.log and config.log)"

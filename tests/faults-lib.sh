@@ -45,7 +45,8 @@ faults_check() {
 		caller=${fc#* }
 		want=$(awk -v f="$func" '$2 == f { s += $3 } END { print s + 0 }' "$WORK/expect")
 		threads=$(awk -v f="$func" '$2 == f { n++ } END { print n + 0 }' "$WORK/expect")
-		got=$(awk -v f="$func" '{ n = split($1, fr, ";") } fr[n] == f { s += $2 } END { print s + 0 }' "$2")
+		got=$(awk -v f="$func" '{ w = $NF; st = $0; sub(/ [0-9]+$/, "", st); n = split(st, fr, ";") }
+			fr[n] == f { s += w } END { print s + 0 }' "$2")
 		d=$((got - want))
 		m=$((($3 * threads + unsampled) * PAGE))
 		[ "$d" -le $m ] && [ $((-d)) -le $((m + none)) ] ||

@@ -338,4 +338,19 @@ static inline int arch_entry_ra(const arch_regs_t *r, uint64_t *ra)
 	return 0;
 }
 
+/*
+ * The optional features the in-target stubs may use: none yet (the
+ * stubs are x86-64's only); the bit is the name linux/features.c asks.
+ */
+#define ARCH_CPU_PREFETCHW 0x1u
+
+static inline unsigned arch_cpu_features(void) { return 0; }
+
+/*
+ * memtap traces here: syscall events with their stacks.  What needs the
+ * probes (breakpoints, detours, remote syscalls) fails with one line
+ * until this folder has them (src/arch/none/probes.c stands in).
+ */
+static inline int arch_supported(void) { return 0; }
+
 #endif /* MEMTAP_ARCH_CPU_H */

@@ -60,19 +60,3 @@ const struct arch_audit arch_audits[] = {
 };
 
 const size_t arch_naudits = sizeof(arch_audits) / sizeof(arch_audits[0]);
-
-const struct arch_syscall *arch_syscall_lookup(enum abi abi, long nr)
-{
-	for (size_t i = 0; i < arch_nsyscalls; i++)
-		if (arch_syscalls[i].abi == abi && arch_syscalls[i].nr == nr)
-			return &arch_syscalls[i];
-	return NULL;
-}
-
-const struct arch_syscall *arch_syscall_by_id(enum abi abi, enum sc_id id)
-{
-	for (size_t i = 0; i < arch_nsyscalls; i++)
-		if (arch_syscalls[i].abi == abi && arch_syscalls[i].id == id)
-			return &arch_syscalls[i];
-	return NULL;
-}

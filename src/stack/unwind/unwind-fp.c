@@ -15,7 +15,8 @@
  * taken as frame 1 when it points into code of a known module (needs
  * the module list: without it the leaf's caller is lost).  Where the
  * leaf did push a frame, [sp] is the saved fp, a stack address,
- * and is ignored.
+ * and is ignored; where the return address is in a register (arm64's
+ * x30), the leaf's frame record holding it says the chain gives it.
  *
  * When that word is no code address, the leaf's code followed to its ret
  * (stack/unwind/unwind-insn.h) gives its return address and the caller's fp,
@@ -223,10 +224,17 @@ static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		for (int how = 0; how < 2; how++) {
 			uint64_t w, wsp = how ? sp : sp + ARCH_RET_POP, wfp = fp;
 
-			if (how == 0 ? arch_entry_ra(&s->regs, &w) > 0 &&
-					       stack_snapshot_read(s, sp, &w, sizeof(w)) < 0
+			int in_mem = how == 0 && arch_entry_ra(&s->regs, &w) > 0;
+			uint64_t rec;
+
+			if (how == 0 ? in_mem && stack_snapshot_read(s, sp, &w, sizeof(w)) < 0
 				     : leaf_step(uw, s, &w, &wsp, &wfp) < 0)
 				continue;
+			/* in a register, and the leaf stored it in a frame record at fp: the chain's */
+			if (how == 0 && !in_mem && fp >= sp &&
+			    unwind_memcache_read(&st->cache, s, fp + ARCH_FRAME_RA_OFF, &rec,
+						 sizeof(rec)) == 0 && rec == w)
+				break;
 			if ((k = fp_stub(uw, s, &w, &wsp, &wfp)) < 0)
 				return n;
 			if (k > 0 || is_code(uw, w)) {

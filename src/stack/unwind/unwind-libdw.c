@@ -74,7 +74,14 @@
 
 int unwind_libdw_rule_cache = 1;
 
-enum { RULE_SIMPLE = 1, RULE_END, RULE_COMPLEX };
+/*
+ * RULE_LR: the return address is still in the link register (arm64's
+ * x30 in a leaf or before its prologue: CFI's "same value" for the
+ * return address column, or the instruction analysis' ra_off 0), which
+ * only the first frame of a stop knows (arch_entry_ra()); elsewhere the
+ * walk ends there, as at RULE_END.
+ */
+enum { RULE_SIMPLE = 1, RULE_END, RULE_COMPLEX, RULE_LR };
 /* where a rule comes from (struct unwinder: by_cfi, by_insn, by_fp,
  * by_jit): a module's CFI, the instructions, the frame pointer, a
  * jitdump's CFI */
@@ -203,19 +210,20 @@ static void rule_classify(Dwarf_Frame *frame, struct dw_rule *r)
 	r->cfa_off = (int32_t)(int64_t)ops[0].number2;
 	if (dwarf_frame_register(frame, ARCH_DW_RA, mem, &ops, &nops) != 0)
 		return;
-	if (nops == 0) {
-		/* undefined or same value: the outermost frame */
+	/* undefined: the outermost frame; same value: in the link register */
+	if (nops == 0 && ops != NULL) {
 		r->kind = RULE_END;
 		return;
 	}
-	if (!cfi_saved_at(ops, nops, &r->ra_off))
+	r->ra_off = 0;
+	if (nops != 0 && !cfi_saved_at(ops, nops, &r->ra_off))
 		return;
 	if (dwarf_frame_register(frame, ARCH_DW_FP, mem, &ops, &nops) != 0)
 		return;
 	r->fp_off = 0;
 	if (nops != 0 && !cfi_saved_at(ops, nops, &r->fp_off))
 		return;
-	r->kind = RULE_SIMPLE;
+	r->kind = r->ra_off ? RULE_SIMPLE : RULE_LR;
 }
 
 static int dw_code_read(void *arg, uint64_t addr, void *buf, size_t len)
@@ -240,8 +248,10 @@ static void rule_nocfi(struct dw_state *st, uint64_t key, int exact, struct dw_r
 	struct insn_rule ir;
 
 	r->kind = RULE_SIMPLE;
-	/* a return address still in its register is no rule of the cache's */
-	if (unwind_insn_rule(&code, exact ? key : key + 1, exact, &ir) == 0 && ir.ra_off) {
+	/* a return address still in its register: the first frame's only */
+	if (unwind_insn_rule(&code, exact ? key : key + 1, exact, &ir) == 0 &&
+	    (ir.ra_off || exact)) {
+		r->kind = ir.ra_off ? RULE_SIMPLE : RULE_LR;
 		r->src = SRC_INSN;
 		r->cfa_reg = ir.cfa_reg == INSN_REG_FP ? ARCH_DW_FP : ARCH_DW_SP;
 		r->cfa_off = ir.cfa_off;
@@ -384,26 +394,32 @@ static __attribute__((noinline)) int jit_code(struct dw_state *st, uint64_t pc)
 /*
  * One step by rule r from the frame whose stack pointer is *sp and
  * fp *fp: the caller's into *sp and *fp, its return address into *ra.
+ * lr: the registers of the stop when this is its first frame, for a
+ * return address in the link register (RULE_LR), else NULL.
  * 1 stepped, 0 the walk ends here, -1 the frame needs libdwfl.  A rule
  * not from CFI is checked more: its CFA above the stack pointer, and a
  * frame pointer's return address into code (a module's, a stub's, or
  * run-time code a perf map or jitdump names).
  */
 static inline __attribute__((always_inline)) int
-rule_step(struct dw_state *st, const struct dw_rule *r, uint64_t *sp, uint64_t *fp, uint64_t *ra)
+rule_step(struct dw_state *st, const struct dw_rule *r, const arch_regs_t *lr, uint64_t *sp,
+	  uint64_t *fp, uint64_t *ra)
 {
 	uint64_t cfa, nfp, w;
 
 	if (r->kind == RULE_END)
 		return 0;
-	if (r->kind != RULE_SIMPLE)
+	if (r->kind == RULE_LR && !lr)
+		return 0;
+	if (r->kind != RULE_SIMPLE && r->kind != RULE_LR)
 		return -1;
 	cfa = (r->cfa_reg == ARCH_DW_SP ? *sp : *fp) + (uint64_t)(int64_t)r->cfa_off;
-	if (cfa <= *sp)
+	if (r->kind == RULE_LR ? cfa < *sp : cfa <= *sp)
 		return r->src == SRC_CFI ? -1 : 0;	/* a module's CFI: libdwfl's walk */
 	if (__builtin_expect(r->src == SRC_FP, 0) && cfa - *sp > FP_MAX_FRAME)
 		return 0;
-	if (unwind_memcache_read(&st->cache, st->snap, cfa + (uint64_t)(int64_t)r->ra_off,
+	if (r->kind == RULE_LR ? arch_entry_ra(lr, &w) != 0 :
+	    unwind_memcache_read(&st->cache, st->snap, cfa + (uint64_t)(int64_t)r->ra_off,
 				 &w, sizeof(w)) < 0)
 		return 0;
 	if (r->fp_off) {
@@ -487,7 +503,8 @@ static int dw_fast_walk(struct unwinder *uw, const struct stack_snapshot *s,
 		}
 		/* callers: the call instruction's rule, not the next one's */
 		r = rule_get(st, n == 1 ? pc : pc - 1, n == 1 && !bump);
-		k = rule_step(st, r, &sp, &fp, &pc);
+		k = rule_step(st, r, n == 1 && !bump && !s->walked ? &s->regs : NULL, &sp, &fp,
+			      &pc);
 		if (k < 0)
 			return -1;
 		if (k == 0)
@@ -680,7 +697,7 @@ static int dw_walk_from(struct unwinder *uw, const struct stack_snapshot *s,
 		uint64_t ra, sp = arch_sp(&next.regs), fp = arch_fp(&next.regs);
 
 		if ((r->cfa_reg == ARCH_DW_FP && !st->stub_fp) || n >= max_depth ||
-		    rule_step(st, r, &sp, &fp, &ra) <= 0)
+		    rule_step(st, r, NULL, &sp, &fp, &ra) <= 0)
 			return n;
 		count_src(uw, 1, r->src == SRC_INSN, r->src == SRC_FP, r->src == SRC_JIT);
 		arch_set_sp(&next.regs, sp);
