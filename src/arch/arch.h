@@ -190,6 +190,12 @@ static inline size_t arch_page_size(void)
  */
 
 /*
+ * cpu.h gives arch_ra_strip(): a return address read from a frame or a
+ * register, without the signature bits pointer authentication put in
+ * it (arm64's PAC; the address itself elsewhere).
+ */
+
+/*
  * cpu.h gives arch_supported(): 0 where memtap can
  * trace, -ENOTSUP for the stub arch of configure --with-arch=none,
  * which builds memtap for a CPU it does not support yet.

@@ -115,6 +115,20 @@ static inline int arch_regset_set(pid_t tid, int type, const void *buf, size_t l
  * exit stop the one it ran (what PTRACE_GET_SYSCALL_INFO says, at every
  * kind of stop; x8 where the kernel lacks NT_ARM_SYSTEM_CALL, < 3.19).
  */
+/*
+ * Pointer authentication: the bits of an instruction address that hold
+ * a signature (NT_ARM_PAC_MASK's insn_mask, the same for every process
+ * of the kernel; 0 where the CPU or the kernel has none), asked once,
+ * at the first registers read (regs.c).  A return address that PACIASP
+ * signed, in x30 or stored in a frame, is the address with them
+ * cleared: arch_ra_strip().
+ */
+extern uint64_t arch_pac_insn_mask;
+extern int arch_pac_asked;
+void arch_pac_ask(pid_t tid);
+
+static inline uint64_t arch_ra_strip(uint64_t ra) { return ra & ~arch_pac_insn_mask; }
+
 static inline int arch_regs_get(pid_t tid, arch_regs_t *r)
 {
 	int nr, err;
@@ -122,6 +136,8 @@ static inline int arch_regs_get(pid_t tid, arch_regs_t *r)
 	err = arch_regset_get(tid, NT_PRSTATUS, &r->r, sizeof(r->r));
 	if (err)
 		return err;
+	if (__builtin_expect(!arch_pac_asked, 0))
+		arch_pac_ask(tid);
 	if (arch_regset_get(tid, NT_ARM_TLS, &r->tp, sizeof(r->tp)))
 		r->tp = 0;
 	if (arch_regset_get(tid, NT_ARM_SYSTEM_CALL, &nr, sizeof(nr)) == 0)
@@ -330,11 +346,12 @@ static inline void arch_suppress_restart(arch_regs_t *r) { r->nr = -1; }
 
 /*
  * A function's return address at its first instruction, before it has
- * a frame: x30, where bl left it (0 with *ra).  The caller's sp is sp.
+ * a frame: x30, where bl left it (0 with *ra), signed or not (a leaf
+ * past its PACIASP).  The caller's sp is sp.
  */
 static inline int arch_entry_ra(const arch_regs_t *r, uint64_t *ra)
 {
-	*ra = r->r.regs[30];
+	*ra = arch_ra_strip(r->r.regs[30]);
 	return 0;
 }
 

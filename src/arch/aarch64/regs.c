@@ -15,6 +15,23 @@ _Static_assert(ARCH_PERF_LR == PERF_REG_ARM64_LR && ARCH_PERF_SP == PERF_REG_ARM
 	       "perf's arm64 register numbers");
 #endif
 
+#ifndef NT_ARM_PAC_MASK
+#define NT_ARM_PAC_MASK 0x406
+#endif
+
+uint64_t arch_pac_insn_mask;
+int arch_pac_asked;
+
+/* EINVAL (or EIO): no pointer authentication, nothing to strip. */
+void arch_pac_ask(pid_t tid)
+{
+	uint64_t mask[2];	/* struct user_pac_mask: data_mask, insn_mask */
+
+	if (arch_regset_get(tid, NT_ARM_PAC_MASK, mask, sizeof(mask)) == 0)
+		arch_pac_insn_mask = mask[1];
+	arch_pac_asked = 1;
+}
+
 /* x19-x28, x29: DWARF numbers them as the registers. */
 const uint8_t arch_dw_saved[ARCH_NSAVED] = { 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29 };
 

@@ -230,10 +230,11 @@ static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 			if (how == 0 ? in_mem && stack_snapshot_read(s, sp, &w, sizeof(w)) < 0
 				     : leaf_step(uw, s, &w, &wsp, &wfp) < 0)
 				continue;
+			w = arch_ra_strip(w);
 			/* in a register, and the leaf stored it in a frame record at fp: the chain's */
 			if (how == 0 && !in_mem && fp >= sp &&
 			    unwind_memcache_read(&st->cache, s, fp + ARCH_FRAME_RA_OFF, &rec,
-						 sizeof(rec)) == 0 && rec == w)
+						 sizeof(rec)) == 0 && arch_ra_strip(rec) == w)
 				break;
 			if ((k = fp_stub(uw, s, &w, &wsp, &wfp)) < 0)
 				return n;
@@ -254,6 +255,7 @@ static int fp_walk(struct unwinder *uw, const struct stack_snapshot *s,
 			break;
 		if (link[0] <= fp)
 			link[0] = 0;	/* the last link */
+		link[1] = arch_ra_strip(link[1]);
 		lsp = fp + ARCH_FRAME_SIZE;
 		/* a return into a stub: the stub's caller (the stubs keep fp) */
 		if ((k = fp_stub(uw, s, &link[1], &lsp, &link[0])) < 0)

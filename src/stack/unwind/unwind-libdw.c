@@ -422,6 +422,7 @@ rule_step(struct dw_state *st, const struct dw_rule *r, const arch_regs_t *lr, u
 	    unwind_memcache_read(&st->cache, st->snap, cfa + (uint64_t)(int64_t)r->ra_off,
 				 &w, sizeof(w)) < 0)
 		return 0;
+	w = arch_ra_strip(w);
 	if (r->fp_off) {
 		if (unwind_memcache_read(&st->cache, st->snap, cfa + (uint64_t)(int64_t)r->fp_off,
 					 &nfp, sizeof(nfp)) < 0)
@@ -609,6 +610,7 @@ static int dw_frame(Dwfl_Frame *frame, void *arg)
 
 	if (!dwfl_frame_pc(frame, &pc, &activation) || pc == 0)
 		return DWARF_CB_ABORT;
+	pc = arch_ra_strip(pc);
 	/* Convention of unwind.h: exact pcs after frame 0 are stored + 1. */
 	st->pcs[st->n] = st->n > 0 && activation ? pc + 1 : pc;
 	st->n++;

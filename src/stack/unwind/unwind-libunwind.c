@@ -203,6 +203,7 @@ static int lu_walk(struct unwinder *uw, const struct stack_snapshot *s,
 
 			if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
 				break;
+			ip = arch_ra_strip(ip);
 			/*
 			 * No unw_is_signal_frame() here: on x86-64 it reads the
 			 * code at every pc from the process, which would double
