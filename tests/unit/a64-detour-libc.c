@@ -153,6 +153,8 @@ static int after_plan(const char *file, uint64_t addr, struct plan *p)
 		return -1;
 	}
 	arch_detour_patch(patch, p->site, slot);
+	if (p->site != addr)
+		a64_put(entry, p->cpu.pad);	/* the pad stays */
 	memcpy(entry + (p->site - addr), patch, sizeof(patch));
 	if (arch_patched_target(entry, p->site - addr + sizeof(patch), addr, &off) != slot ||
 	    off != p->site - addr) {
