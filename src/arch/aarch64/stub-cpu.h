@@ -84,6 +84,10 @@ _Static_assert(R_X29 < R_SAVED0 + 8 * R_SAVED_MAX, "a record holds x29");
 _Static_assert(DT_ORIG + DT_ORIG_ROOM == DT_SAVED && DT_SAVED + 8 <= DT_SLOT_SIZE &&
 		       DT_SLOT_SIZE % 16 == 0 && DT_TEMPLATE_MAX % 16 == 0,
 	       "a slot's layout");
+_Static_assert(DT_TEMPLATE_MAX + DT_FAR_SLOTS * DT_SLOT_SIZE <= DT_CODE_SIZE &&
+		       (DT_ALL_SLOTS << C_SHIFT) <= DT_PAGE &&
+		       (DT_ALL_SLOTS << PT_SLOT_SHIFT) <= (1 << PT_SHIFT),
+	       "the far pages' slots fit, and the counters of every slot");
 
 /* stub-abi.h: sp as the return left it is sp at the entry (ret pops nothing). */
 static inline void arch_regs_from_record(arch_regs_t *r, const uint8_t *rec)
