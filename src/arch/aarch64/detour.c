@@ -275,7 +275,7 @@ static void emit_desc(struct glue *g, uint32_t desc)
 	emit(g, 0x72a00000 | (desc >> 16) << 5 | 9);
 }
 
-/* STP (pre-index when pre) or LDP (post-index when post) of xa, xb at [sp, #off]. */
+/* STP (load 0; pre-indexed when index) or LDP (load 1; post-indexed) of xa, xb at [sp, #off]. */
 static uint32_t enc_pair(int load, int index, unsigned a, unsigned b, int off)
 {
 	uint32_t op = load ? (index ? 0xa8c00000 : 0xa9400000) :
