@@ -316,6 +316,12 @@ static inline void arch_suppress_restart(arch_regs_t *r) { r->nr = -1; }
 #define ARCH_TRAMP_SIZE 456
 #define ARCH_TRAMP_BLOCK_OFF 176
 #define ARCH_TRAMP_BLOCK_WORDS 35
+/*
+ * Its code puts the thread back with rt_sigreturn (139), which takes no
+ * argument (x0-x5 then are what the injected syscall left).
+ */
+#define ARCH_TRAMP_RESTORE_NR 139
+#define ARCH_TRAMP_RESTORE_ARGS { 0, 0, 0, 0, 0, 0 }
 
 /*
  * Frame records (AAPCS64): x29 points at the pair x29, x30 its function
