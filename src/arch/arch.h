@@ -140,13 +140,15 @@ long arch_find_syscall_insn(const uint8_t *buf, size_t len);
  * The ARCH_TRAMP_SIZE bytes of a trampoline at address at, into code:
  *
  *   the syscall instruction         (the syscall memtap runs)
- *   rt_sigprocmask(SIG_SETMASK, &block's mask, NULL, 8)
- *   the flags, then every general register but sp, from the block
- *   a jump to the block's pc
+ *   the block's signal mask, flags and general registers put back,
+ *   and on at the block's pc
  *
- * the thread's own stack left as it was (below the red zone), the rest
- * of the bytes traps.  ARCH_TRAMP_SIZE, or 0 if the code would not fit
- * before the block.
+ * (x86-64: rt_sigprocmask(SIG_SETMASK, &block's mask, NULL, 8), the
+ * flags and every register but rsp, a jump through the block, the
+ * thread's stack left as it was below the red zone; arm64: a signal
+ * frame built below sp and rt_sigreturn, which puts back sp and the
+ * mask too), the rest of the bytes traps.  ARCH_TRAMP_SIZE, or 0 if the
+ * code would not fit before the block or cannot be at at.
  */
 size_t arch_tramp_code(uint8_t *code, uint64_t at);
 
@@ -158,6 +160,15 @@ size_t arch_tramp_code(uint8_t *code, uint64_t at);
  */
 void arch_tramp_block(uint64_t block[ARCH_TRAMP_BLOCK_WORDS], const arch_regs_t *r,
 		      uint64_t mask);
+
+/*
+ * cpu.h gives ARCH_TRAMP_RESTORE_NR and ARCH_TRAMP_RESTORE_ARGS (an
+ * initializer of six uint64_t): the syscall by which the trampoline's
+ * code puts the thread back after the one memtap runs (x86-64:
+ * rt_sigprocmask; arm64: rt_sigreturn) and its arguments as a seccomp
+ * filter sees them, which probe/remote.c asks the thread's filters
+ * about before it runs a syscall from the trampoline.
+ */
 
 /*
  * The page size and the CPU's optional features.

@@ -317,12 +317,13 @@ static int drivable(pid_t tid)
 
 /*
  * Is there a trampoline for tid's process (remote-tramp.c) from which
- * its seccomp filters let both its syscalls run, and is the signal mask
- * readable (PTRACE_GETSIGMASK)?
+ * its seccomp filters let both its syscalls run (nr, then the CPU's
+ * ARCH_TRAMP_RESTORE_NR), and is the signal mask readable
+ * (PTRACE_GETSIGMASK)?
  */
 static int tramp_usable(pid_t tid, long nr, const uint64_t args[6], uint64_t *at, pid_t *pid)
 {
-	const uint64_t mask_args[6] = { SIG_SETMASK, 0, 0, 8, 0, 0 };
+	const uint64_t restore_args[6] = ARCH_TRAMP_RESTORE_ARGS;
 	struct sandbox_verdict v;
 	uint64_t insn, mask;
 
@@ -333,7 +334,7 @@ static int tramp_usable(pid_t tid, long nr, const uint64_t args[6], uint64_t *at
 	if (!remote_may_inject(tid, &insn, nr, args, &v) || insn != *at)
 		return 0;
 	insn = *at + ARCH_SYSCALL_INSN_LEN;	/* not the same instruction, the same mapping */
-	return remote_may_inject(tid, &insn, SYS_rt_sigprocmask, mask_args, &v);
+	return remote_may_inject(tid, &insn, ARCH_TRAMP_RESTORE_NR, restore_args, &v);
 }
 
 /*

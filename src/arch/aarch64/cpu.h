@@ -324,12 +324,20 @@ static inline void arch_setup_syscall(arch_regs_t *r, uint64_t insn, long nr,
 static inline void arch_suppress_restart(arch_regs_t *r) { r->nr = -1; }
 
 /*
- * The trampoline's size and block, as arch.h's declarations need them;
- * tramp.c, which fills them, is not written yet (issue 37).
+ * The trampoline (tramp.c): ARCH_TRAMP_SIZE bytes, its code first (44
+ * words, ending in rt_sigreturn), and at ARCH_TRAMP_BLOCK_OFF a block of
+ * ARCH_TRAMP_BLOCK_WORDS words that memtap writes before each syscall
+ * run from it and the code reads: x0-x30, sp, pc, pstate, the mask.
  */
-#define ARCH_TRAMP_SIZE 512
-#define ARCH_TRAMP_BLOCK_OFF 256
-#define ARCH_TRAMP_BLOCK_WORDS 36
+#define ARCH_TRAMP_SIZE 456
+#define ARCH_TRAMP_BLOCK_OFF 176
+#define ARCH_TRAMP_BLOCK_WORDS 35
+/*
+ * Its code puts the thread back with rt_sigreturn (139), which takes no
+ * argument (x0-x5 then are what the injected syscall left).
+ */
+#define ARCH_TRAMP_RESTORE_NR 139
+#define ARCH_TRAMP_RESTORE_ARGS { 0, 0, 0, 0, 0, 0 }
 
 /*
  * Frame records (AAPCS64): x29 points at the pair x29, x30 its function

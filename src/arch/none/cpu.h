@@ -142,6 +142,9 @@ static inline void arch_suppress_restart(arch_regs_t *r) { r->nr = -1; }
 #define ARCH_TRAMP_SIZE 64
 #define ARCH_TRAMP_BLOCK_OFF 0
 #define ARCH_TRAMP_BLOCK_WORDS 8
+/* No code, so no syscall to put a thread back (never asked). */
+#define ARCH_TRAMP_RESTORE_NR (-1L)
+#define ARCH_TRAMP_RESTORE_ARGS { 0, 0, 0, 0, 0, 0 }
 
 /* No optional feature. */
 #define ARCH_CPU_PREFETCHW 0x1u

@@ -1,7 +1,7 @@
 /*
  * probes.c (none) - the probes' arch functions, failing: breakpoints
- * (bp_arch.h), the remote-syscall trampoline (arch.h), detours
- * (detour-plan.h) and the stub frame (stub-frame.h).  Built for the
+ * (bp_arch.h), detours (detour-plan.h) and the stub frame
+ * (stub-frame.h); the remote-syscall trampoline's are in tramp.c.  Built for the
  * stub arch, and for a CPU whose folder does not have them yet
  * (Makefile.am's ARCH_SOURCES): what needs them fails, with the one
  * line of arch_unsupported(), and memtap traces what needs none of
@@ -28,21 +28,6 @@ int arch_unsupported(const char *what)
 			  what, ARCH_NAME);
 	said = 1;
 	return -ENOTSUP;
-}
-
-size_t arch_tramp_code(uint8_t *code, uint64_t at)
-{
-	(void)code;
-	(void)at;
-	return 0;
-}
-
-void arch_tramp_block(uint64_t block[ARCH_TRAMP_BLOCK_WORDS], const arch_regs_t *r,
-		      uint64_t mask)
-{
-	(void)r;
-	(void)mask;
-	memset(block, 0, ARCH_TRAMP_BLOCK_WORDS * sizeof(*block));
 }
 
 /* bp_arch.h */

@@ -292,6 +292,9 @@ static inline void arch_suppress_restart(arch_regs_t *r)
 #define ARCH_TRAMP_SIZE 320
 #define ARCH_TRAMP_BLOCK_OFF 168
 #define ARCH_TRAMP_BLOCK_WORDS 18
+/* Its code puts the mask back with rt_sigprocmask(SIG_SETMASK, &mask, NULL, 8). */
+#define ARCH_TRAMP_RESTORE_NR SYS_rt_sigprocmask
+#define ARCH_TRAMP_RESTORE_ARGS { SIG_SETMASK, 0, 0, 8, 0, 0 }
 
 /*
  * The CPU's optional features, as CPUID says
