@@ -127,14 +127,13 @@ uint64_t bp_slot_find(struct bp_set *set, uint64_t addr, const struct bp_insn *i
 {
 	for (size_t i = 0; i < set->npages; i++) {
 		struct scratch *s = &set->pages[i];
-		uint64_t slot = s->addr + s->used;
+		uint64_t slot = s->addr + s->used, target;
 
 		if (s->used + BP_ARCH_SLOT_SIZE > PAGE)
 			continue;
 		if (!arch_in_reach(slot, addr))
 			continue;
-		if ((insn->riprel || insn->kind == BPI_JCC) &&
-		    !arch_in_reach(slot, insn->target))
+		if (bp_arch_slot_target(insn, &target) && !arch_in_reach(slot, target))
 			continue;
 		return slot;
 	}

@@ -40,20 +40,18 @@ static int sigtrap_pending(pid_t pid, pid_t tid)
 	return (mask >> (SIGTRAP - 1)) & 1;
 }
 
-/* The breakpoint whose slot holds pc: 1 at its start, 2 at its jmp back. */
-static struct bp *in_slot(struct bp_set *set, uint64_t pc, int *where)
+/*
+ * The breakpoint whose slot holds pc, with the pc in the original code
+ * that goes on as the slot would (bp_arch_slot_pc()) in *to.
+ */
+static struct bp *in_slot(struct bp_set *set, uint64_t pc, uint64_t *to)
 {
 	for (struct bp *bp = set->all; bp; bp = bp->all_next) {
 		if (!bp->slot)
 			continue;
-		if (pc == bp->slot) {
-			*where = 1;
+		*to = bp_arch_slot_pc(&bp->insn, bp->addr, bp->slot, bp->resume_off, pc);
+		if (*to)
 			return bp;
-		}
-		if (pc == bp->slot + bp->resume_off) {
-			*where = 2;
-			return bp;
-		}
 	}
 	return NULL;
 }
@@ -63,9 +61,9 @@ int bp_thread_fixup_for_detach(struct bp_set *set, pid_t tid)
 	arch_regs_t regs;
 	struct bp_thread *t;
 	struct bp *bp;
-	uint64_t pc;
+	uint64_t pc, to;
 	size_t i;
-	int where, queued, changed = 0, err;
+	int queued, changed = 0, err;
 
 	if ((err = arch_regs_get(tid, &regs)) < 0)
 		return err;
@@ -89,8 +87,8 @@ int bp_thread_fixup_for_detach(struct bp_set *set, pid_t tid)
 		 */
 		arch_set_pc(&regs, bp->addr);
 		changed = 1;
-	} else if ((bp = in_slot(set, pc, &where))) {
-		arch_set_pc(&regs, where == 1 ? bp->addr : bp->addr + bp->insn.len);
+	} else if ((bp = in_slot(set, pc, &to))) {
+		arch_set_pc(&regs, to);
 		changed = 1;
 	}
 	if (changed && (err = arch_regs_set(tid, &regs)) < 0)
@@ -104,11 +102,16 @@ int bp_thread_fixup_for_detach(struct bp_set *set, pid_t tid)
 	return 0;
 }
 
-/* Write back trampolined return addresses still on stacks of pid. */
+/*
+ * Write back trampolined return addresses still on stacks of pid; none
+ * where the return slot is no word of memory (arch_ret_slot_in_memory()).
+ */
 static int restore_ret_slots(struct bp_set *set, pid_t pid, pid_t tid)
 {
 	int first = 0;
 
+	if (!arch_ret_slot_in_memory())
+		return 0;
 	for (size_t b = 0; b < NTBUCKETS; b++)
 		for (struct bp_thread *t = set->threads[b]; t; t = t->next)
 			for (size_t i = t->nrets; i-- > 0;) {

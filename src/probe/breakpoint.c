@@ -316,6 +316,23 @@ int bp_insert(struct bp_set *set, pid_t stopped_tid, uint64_t addr,
 
 /* ---- hits ---- */
 
+/*
+ * May the entry e, whose slot is below a new call's, still be live?  Its
+ * slot still holds the trampoline where the return address is in memory
+ * (arch_ret_slot_in_memory()).  Where it is in a register nothing says:
+ * it is kept (dropping a live one would leave its return at the
+ * trampoline with nowhere to go), until a return to a call entered
+ * above it pops it, or a call at its slot replaces it.
+ */
+static int ret_may_live(struct bp_set *set, pid_t tid, const struct ret_entry *e)
+{
+	uint64_t v = 0;
+
+	if (!arch_ret_slot_in_memory())
+		return 1;
+	return bp_mem_read(set, tid, e->slot, &v, sizeof(v)) == 0 && v == set->tramp;
+}
+
 /* A new call will use the return slot at sp: drop entries found stale. */
 static void rets_drop_stale(struct bp_set *set, pid_t tid, struct bp_thread *t,
 			    uint64_t sp)
@@ -324,11 +341,8 @@ static void rets_drop_stale(struct bp_set *set, pid_t tid, struct bp_thread *t,
 
 	for (size_t i = 0; i < t->nrets; i++) {
 		struct ret_entry *e = &t->rets[i];
-		uint64_t v = 0;
 
-		if (e->slot > sp ||
-		    (e->slot < sp && bp_mem_read(set, tid, e->slot, &v, sizeof(v)) == 0 &&
-		     v == set->tramp)) {
+		if (e->slot > sp || (e->slot < sp && ret_may_live(set, tid, e))) {
 			t->rets[keep++] = *e;
 			continue;
 		}
@@ -489,7 +503,8 @@ size_t bp_fix_stack(struct bp_set *set, uint64_t sp, void *buf, size_t len)
 {
 	size_t fixed = 0;
 
-	if (!set->tramp)
+	/* where the slot is no word of memory, the return address is not there */
+	if (!set->tramp || !arch_ret_slot_in_memory())
 		return 0;
 	for (size_t b = 0; b < NTBUCKETS; b++)
 		for (struct bp_thread *t = set->threads[b]; t; t = t->next)

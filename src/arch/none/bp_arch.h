@@ -74,4 +74,23 @@ uint64_t arch_caller_at_entry(const arch_regs_t *regs, arch_mem_read_fn read, vo
 int arch_ret_hook(arch_regs_t *regs, uint64_t tramp, arch_mem_write_fn write, void *ctx);
 int arch_ret_hook_refused(pid_t pid);
 
+/* The slot is a key (sp), not a word of memory; no slot has a target. */
+static inline int arch_ret_slot_in_memory(void) { return 0; }
+
+static inline int bp_arch_slot_target(const struct bp_insn *insn, uint64_t *target)
+{
+	(void)insn, (void)target;
+	return 0;
+}
+
+static inline uint64_t bp_arch_slot_pc(const struct bp_insn *insn, uint64_t addr,
+				       uint64_t slot, unsigned resume_off, uint64_t pc)
+{
+	if (pc == slot)
+		return addr;
+	if (pc == slot + resume_off)
+		return addr + insn->len;
+	return 0;
+}
+
 #endif /* MEMTAP_BP_ARCH_H */

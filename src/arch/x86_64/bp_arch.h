@@ -153,4 +153,44 @@ int arch_ret_hook(arch_regs_t *regs, uint64_t tramp, arch_mem_write_fn write, vo
  */
 int arch_ret_hook_refused(pid_t pid);
 
+/*
+ * Is the return slot a word of memory that holds the return address?
+ * On x86-64 yes, the stack word call pushed: the breakpoint layer reads
+ * it to tell a live frame from a dead one, and puts the return address
+ * back there at a detach and in stack snapshots.
+ */
+static inline int arch_ret_slot_in_memory(void)
+{
+	return 1;
+}
+
+/*
+ * The address the slot's code must reach besides addr, which the slot
+ * must be within arch_in_reach() of: a rip-relative operand's, a jcc's
+ * target (their rel32).  1 and *target, or 0 when there is none.
+ */
+static inline int bp_arch_slot_target(const struct bp_insn *insn, uint64_t *target)
+{
+	if (!insn->riprel && insn->kind != BPI_JCC)
+		return 0;
+	*target = insn->target;
+	return 1;
+}
+
+/*
+ * Where a thread whose pc is pc, in the slot at slot (the code
+ * bp_arch_relocate() wrote there for insn at addr, its jmp back at
+ * resume_off), goes on as if it had run the original instruction: at
+ * the slot's start, addr; at the jmp back, addr + len.  0 elsewhere.
+ */
+static inline uint64_t bp_arch_slot_pc(const struct bp_insn *insn, uint64_t addr,
+				       uint64_t slot, unsigned resume_off, uint64_t pc)
+{
+	if (pc == slot)
+		return addr;
+	if (pc == slot + resume_off)
+		return addr + insn->len;
+	return 0;
+}
+
 #endif /* MEMTAP_BP_ARCH_H */
