@@ -12,9 +12,10 @@
  * holds all three, so that above this folder the thread pointer and the
  * syscall number are registers as on x86-64.
  *
- * Not here yet (they need the breakpoint and detour work of issue 37):
- * bp_arch.h, detour-abi.h, the stub frame, arch_regs_from_record(),
- * arch_stub_frame() and the ret hooks, and the trampoline's code.
+ * Not in this folder yet: the in-target stubs (detour-stubs.S in A64),
+ * their frame (arch_stub_frame()) and Go's runtime; memtap's aarch64
+ * build takes the stub arch's for them, and for breakpoints until a
+ * hooked return can be undone at a detach (README.md).
  */
 #ifndef MEMTAP_ARCH_CPU_H
 #define MEMTAP_ARCH_CPU_H
