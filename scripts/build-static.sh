@@ -22,8 +22,14 @@
 #      linked;
 #   3. configures memtap in BUILD_DIR with --enable-static-binary (and
 #      the CONFIGURE ARGS) against that prefix, and runs `make static`.
-#   Zydis is the x86_64 arch's alone: with --with-arch=none among the
-#   CONFIGURE ARGS, steps 1 and 2 are left out.
+#   Zydis is the x86_64 arch's alone: with --with-arch=none or
+#   --with-arch=aarch64 among the CONFIGURE ARGS, steps 1 and 2 are
+#   left out.
+# For arm64 on this x86-64 machine (Debian's cross compiler and the
+# arm64 archives, after `dpkg --add-architecture arm64 && apt-get
+# update`): scripts/build-static.sh DIR --host=aarch64-linux-gnu
+# --with-arch=aarch64; pkg-config then reads the arm64 libraries' .pc
+# files (PKG_CONFIG_LIBDIR, unless set).
 # As root, it first installs the Debian packages it needs.
 #
 # Exit status: 0 built, 1 failed, 77 Zydis' source could not be fetched.
@@ -115,14 +121,28 @@ build_zydis() {
 	fi
 }
 
-# Zydis is the x86_64 arch's alone: none for --with-arch=none
+# Zydis is the x86_64 arch's alone: none for --with-arch=none or aarch64
 zydis=1
+host=
 for a in "$@"; do
 	case $a in
 	--with-arch=x86_64) zydis=1 ;;
 	--with-arch=*) zydis= ;;
+	--host=*) host=${a#--host=} ;;
 	esac
 done
+if [ -n "$host" ]; then
+	# a cross build: the compiler and the -dev packages of host's Debian arch
+	darch=$(dpkg-architecture -t "$host" -q DEB_HOST_ARCH 2> /dev/null) ||
+		die "no Debian architecture for --host=$host"
+	packages="gcc-$host file pkg-config"
+	for p in libdw-dev libelf-dev libunwind-dev zlib1g-dev liblzma-dev libbz2-dev libzstd-dev \
+		libiberty-dev; do
+		packages="$packages $p:$darch"
+	done
+	: "${PKG_CONFIG_LIBDIR:=/usr/lib/$host/pkgconfig:/usr/share/pkgconfig}"
+	export PKG_CONFIG_LIBDIR
+fi
 [ -n "$zydis" ] || packages=$(echo "$packages" | sed 's/libzycore-dev libzydis-dev //')
 if [ -n "$zydis" ]; then
 	command -v apt-get > /dev/null || die "needs Debian's apt-get (to fetch Zydis' source)"

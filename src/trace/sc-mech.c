@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <libelf.h>
 
+#include "arch/arch.h"
 #include "trace/sc-mech.h"
 #include "probe/elfsym.h"
 #include "probe/probes.h"
@@ -143,7 +144,8 @@ void sc_mech_choose(const struct trace_config *cfg, const struct procs *pt, stru
 	if (cfg->syscalls != SYSCALLS_BREAKPOINTS || !(cfg->events & EV_SYSCALL_STOPS) ||
 	    p->ptrace_syscalls == PTRACE_SC_SANDBOX)
 		return;
-	why = is_go(p->pid) ? "a Go program, whose runtime makes its syscalls without the "
+	why = !arch_bp_supported() ? "breakpoints are not supported on this CPU yet" :
+	      is_go(p->pid) ? "a Go program, whose runtime makes its syscalls without the "
 			      "C library" :
 	      !has_wrappers(ep, -1) ? "no C library syscall wrappers" : NULL;
 	if (!why) {

@@ -151,3 +151,8 @@ int arch_ret_hook_refused(pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/smaps", pid);
 	return a64_bp_smaps_shadow_stack(path);
 }
+
+int arch_bp_supported(void)
+{
+	return 1;
+}

@@ -196,6 +196,14 @@ int arch_ret_hook(arch_regs_t *regs, uint64_t tramp, arch_mem_write_fn write, vo
 int arch_ret_hook_refused(pid_t pid);
 
 /*
+ * Can this memtap put breakpoints in a process at all?  1, or 0 where
+ * its arch does not have them yet (the stub arch's, src/arch/none/bp.c):
+ * then the syscalls of an attached process stop by PTRACE_SYSCALL
+ * (trace/sc-mech.c) and allocator events are refused.
+ */
+int arch_bp_supported(void);
+
+/*
  * Is the return slot a word of memory that holds the return address
  * (x86-64: the stack word ret pops)?  Here no: the slot is a key, and
  * the breakpoint layer neither reads nor writes memory at it.

@@ -74,6 +74,14 @@ uint64_t arch_caller_at_entry(const arch_regs_t *regs, arch_mem_read_fn read, vo
 int arch_ret_hook(arch_regs_t *regs, uint64_t tramp, arch_mem_write_fn write, void *ctx);
 int arch_ret_hook_refused(pid_t pid);
 
+/*
+ * Can this memtap put breakpoints in a process at all?  1, or 0 where
+ * its arch does not have them yet (the stub arch's, src/arch/none/bp.c):
+ * then the syscalls of an attached process stop by PTRACE_SYSCALL
+ * (trace/sc-mech.c) and allocator events are refused.
+ */
+int arch_bp_supported(void);
+
 /* The slot is a key (sp), not a word of memory; no slot has a target. */
 static inline int arch_ret_slot_in_memory(void) { return 0; }
 

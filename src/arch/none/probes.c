@@ -1,7 +1,7 @@
 /*
- * probes.c (none) - the probes' arch functions, failing: breakpoints
- * (bp_arch.h), detours (detour-plan.h) and the stub frame
- * (stub-frame.h); the remote-syscall trampoline's are in tramp.c.  Built for the
+ * probes.c (none) - the probes' arch functions, failing: detours
+ * (detour-plan.h) and the stub frame (stub-frame.h); breakpoints' are
+ * in bp.c, the remote-syscall trampoline's in tramp.c.  Built for the
  * stub arch, and for a CPU whose folder does not have them yet
  * (Makefile.am's ARCH_SOURCES): what needs them fails, with the one
  * line of arch_unsupported(), and memtap traces what needs none of
@@ -28,62 +28,6 @@ int arch_unsupported(const char *what)
 			  what, ARCH_NAME);
 	said = 1;
 	return -ENOTSUP;
-}
-
-/* bp_arch.h */
-
-int bp_arch_decode(uint64_t addr, const uint8_t *buf, size_t n, struct bp_insn *insn)
-{
-	(void)addr;
-	(void)buf;
-	(void)n;
-	memset(insn, 0, sizeof(*insn));
-	return arch_unsupported("decoding an instruction");
-}
-
-int bp_arch_relocate(const struct bp_insn *insn, uint64_t addr, uint64_t slot,
-		     uint8_t *code, unsigned *resume_off)
-{
-	(void)insn;
-	(void)addr;
-	(void)slot;
-	(void)code;
-	(void)resume_off;
-	return arch_unsupported("relocating an instruction");
-}
-
-int arch_bp_emulate(const struct bp_insn *insn, uint64_t addr, arch_regs_t *regs,
-		    arch_mem_write_fn write, void *ctx)
-{
-	(void)insn;
-	(void)addr;
-	(void)regs;
-	(void)write;
-	(void)ctx;
-	return arch_unsupported("running an instruction under a breakpoint");
-}
-
-uint64_t arch_caller_at_entry(const arch_regs_t *regs, arch_mem_read_fn read, void *ctx)
-{
-	(void)regs;
-	(void)read;
-	(void)ctx;
-	return 0;
-}
-
-int arch_ret_hook(arch_regs_t *regs, uint64_t tramp, arch_mem_write_fn write, void *ctx)
-{
-	(void)regs;
-	(void)tramp;
-	(void)write;
-	(void)ctx;
-	return arch_unsupported("hooking a function's return");
-}
-
-int arch_ret_hook_refused(pid_t pid)
-{
-	(void)pid;
-	return 1;
 }
 
 /* detour-plan.h */

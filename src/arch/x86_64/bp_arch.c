@@ -196,3 +196,8 @@ int arch_ret_hook_refused(pid_t pid)
 	fclose(f);
 	return on;
 }
+
+int arch_bp_supported(void)
+{
+	return 1;
+}
