@@ -162,7 +162,8 @@ int arch_bp_emulate(const struct bp_insn *insn, uint64_t addr, arch_regs_t *regs
  * first.  Where the return address went after the entry (a frame
  * record, signed by PACIASP or not) memtap does not know, so no memory
  * holds it at the slot: arch_ret_slot_in_memory() is 0, and a detach
- * cannot put a hooked call's return address back (README.md).
+ * cannot put a hooked call's return address back: it leaves the
+ * trampoline as arch_ret_lookup_page()'s routine instead (README.md).
  */
 static inline uint64_t arch_ret_slot_at_entry(const arch_regs_t *regs)
 {
