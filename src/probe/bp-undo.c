@@ -21,6 +21,7 @@
 #include "arch/arch.h"
 #include "probe/bp-internal.h"
 #include "linux/memio.h"
+#include "util/error.h"
 #include "util/xmalloc.h"
 
 /* ---- undo ---- */
@@ -171,6 +172,9 @@ static int keep_tramp(struct bp_set *set, pid_t pid, pid_t tid)
 					memio_write_code(pid, tid, set->tramp, page, PAGE);
 	free(page);
 	free(pairs);
+	if (err >= 0)
+		debug_msg("pid %d: the page at %#" PRIx64 " stays, to return %zu calls in flight",
+			  pid, set->tramp, n);
 	return err < 0 ? err : 1;
 }
 
