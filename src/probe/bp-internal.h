@@ -60,6 +60,7 @@ struct bp_set {
 	uint64_t tramp;		/* 0 until the first page is mapped */
 	uint64_t syscall_insn;
 	int cet;		/* -1 unknown, 0 no shadow stack, 1 shadow stack */
+	int tramp_kept;		/* the trampoline's page stays: bp-undo.c, keep_tramp() */
 	struct bp_thread *threads[NTBUCKETS];
 	struct bp_stats stats;
 };
@@ -89,5 +90,12 @@ int bp_scratch_map(struct bp_set *set, pid_t tid, uint64_t addr);
 /* A free slot within reach of addr (and of the insn's target): address or 0. */
 uint64_t bp_slot_find(struct bp_set *set, uint64_t addr, const struct bp_insn *insn);
 void bp_slot_take(struct bp_set *set, uint64_t slot);
+
+/*
+ * bp-undo.c.  Does the trampoline's page in pid (a fork child) hold the
+ * routine of hooked returns that bp_clean_fork_child() wrote there
+ * rather than breakpoints?  Then it stays mapped.  1 or 0.
+ */
+int bp_tramp_kept_in(struct bp_set *set, pid_t pid);
 
 #endif /* MEMTAP_BP_INTERNAL_H */

@@ -156,7 +156,8 @@ int bp_unmap_scratch(struct bp_set *set, pid_t stopped_tid)
 		return 0;
 	if ((err = bp_ensure_syscall_insn(set, stopped_tid)) < 0)
 		return err;
-	while (set->npages > 0) {
+	/* the trampoline's page (the first) stays when keep_tramp() made it so */
+	while (set->npages > (set->tramp_kept ? 1u : 0u)) {
 		int64_t r = remote_munmap(stopped_tid, set->syscall_insn,
 					  set->pages[set->npages - 1].addr, PAGE, &res);
 
@@ -178,8 +179,11 @@ int bp_unmap_fork_child(struct bp_set *set, pid_t child)
 	if ((err = bp_ensure_syscall_insn(set, child)) < 0)
 		return err;
 	for (size_t i = 0; i < set->npages; i++) {
-		int64_t r = remote_munmap(child, set->syscall_insn, set->pages[i].addr,
-					  PAGE, &res);
+		int64_t r;
+
+		if (set->pages[i].addr == set->tramp && bp_tramp_kept_in(set, child))
+			continue;
+		r = remote_munmap(child, set->syscall_insn, set->pages[i].addr, PAGE, &res);
 
 		if (r < 0 && !first)
 			first = (int)r;

@@ -1,7 +1,9 @@
 /*
  * bp-undo.c - taking a breakpoint set out of a process: moving threads
  * out of memory's code for a detach, writing back every original byte
- * and trampolined return address, and cleaning a fork child's copy.
+ * and trampolined return address (or, where the CPU keeps it out of
+ * reach, leaving the trampoline as a routine that finds it: keep_tramp()),
+ * and cleaning a fork child's copy.
  */
 #include "config.h"
 
@@ -19,6 +21,8 @@
 #include "arch/arch.h"
 #include "probe/bp-internal.h"
 #include "linux/memio.h"
+#include "util/error.h"
+#include "util/xmalloc.h"
 
 /* ---- undo ---- */
 
@@ -128,6 +132,63 @@ static int restore_ret_slots(struct bp_set *set, pid_t pid, pid_t tid)
 	return first;
 }
 
+/*
+ * Where the return slot is no word of memory (arm64: x30, or a frame
+ * that PACIASP may have signed), a hooked call still in flight returns
+ * to the trampoline whatever memtap writes.  So its page stays, in pid,
+ * as the routine of arch_ret_lookup_page(): it finds the call's return
+ * address by its key among every live entry of every thread (each
+ * thread's innermost first, as bp_ret_lookup() looks) and returns
+ * there, with no memtap.  Nothing is written when no entry is live:
+ * then the page goes as every other.  1 when the page holds the routine
+ * now, 0 when nothing was needed, -errno.
+ */
+static int keep_tramp(struct bp_set *set, pid_t pid, pid_t tid)
+{
+	uint64_t (*pairs)[2];
+	uint8_t *page;
+	size_t n = 0;
+	int err;
+
+	if (!set->tramp || arch_ret_slot_in_memory())
+		return 0;
+	for (size_t b = 0; b < NTBUCKETS; b++)
+		for (struct bp_thread *t = set->threads[b]; t; t = t->next)
+			n += t->nrets;
+	if (!n)
+		return 0;
+	pairs = xcalloc(n, sizeof(*pairs));
+	n = 0;
+	for (size_t b = 0; b < NTBUCKETS; b++)
+		for (struct bp_thread *t = set->threads[b]; t; t = t->next)
+			for (size_t i = t->nrets; i-- > 0; n++) {
+				pairs[n][0] = t->rets[i].slot;
+				pairs[n][1] = t->rets[i].orig;
+			}
+	page = xmalloc(PAGE);
+	err = arch_ret_lookup_page(page, PAGE, (const uint64_t (*)[2])pairs, n);
+	if (err >= 0)
+		err = pid == set->pid ? bp_mem_write_code(set, tid, set->tramp, page, PAGE) :
+					memio_write_code(pid, tid, set->tramp, page, PAGE);
+	free(page);
+	free(pairs);
+	if (err >= 0)
+		debug_msg("pid %d: the page at %#" PRIx64 " stays, to return %zu calls in flight",
+			  pid, set->tramp, n);
+	return err < 0 ? err : 1;
+}
+
+int bp_tramp_kept_in(struct bp_set *set, pid_t pid)
+{
+	uint8_t want[ARCH_BP_LEN], got[ARCH_BP_LEN];
+
+	if (!set->tramp || arch_ret_slot_in_memory())
+		return 0;
+	arch_bp_fill(want, sizeof(want));
+	return memio_read_all(pid, pid, set->tramp, got, sizeof(got)) == 0 &&
+	       memcmp(want, got, sizeof(got)) != 0;
+}
+
 int bp_restore_all(struct bp_set *set, pid_t stopped_tid)
 {
 	int first = 0, err;
@@ -140,6 +201,11 @@ int bp_restore_all(struct bp_set *set, pid_t stopped_tid)
 	if (set->tramp) {
 		err = restore_ret_slots(set, set->pid, stopped_tid);
 		if (err < 0 && !first)
+			first = err;
+		err = keep_tramp(set, set->pid, stopped_tid);
+		if (err > 0)
+			set->tramp_kept = 1;
+		else if (err < 0 && !first)
 			first = err;
 	}
 	bp_free_bps(set);
@@ -201,6 +267,9 @@ static int clean_child(struct bp_set *set, pid_t child, pid_t tid)
 	}
 	if (set->tramp) {
 		err = restore_ret_slots(set, child, tid);
+		if (err < 0 && !first)
+			first = err;
+		err = keep_tramp(set, child, tid);
 		if (err < 0 && !first)
 			first = err;
 	}

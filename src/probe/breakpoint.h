@@ -175,7 +175,11 @@ int bp_thread_fixup_for_detach(struct bp_set *set, pid_t tid);
  * With every thread of the process stopped and fixed up: write back
  * every original byte and every trampolined return address still on a
  * stack, then unmap the scratch pages through stopped_tid (a thread at a
- * signal-delivery-stop or PTRACE_EVENT_STOP).  The set is empty
+ * signal-delivery-stop or PTRACE_EVENT_STOP).  Where a return address
+ * cannot be written back (!arch_ret_slot_in_memory(): arm64's x30) and
+ * hooked calls are in flight, the trampoline's page stays, rewritten as
+ * a routine that sends each of them to its return address
+ * (arch_ret_lookup_page()); so too in a fork child's copy.  The set is empty
  * afterwards (free it with bp_set_free()).  Returns 0 or the first
  * -errno; on -EBUSY from the unmapping, only the pages are left: call
  * bp_unmap_scratch() with another thread.  bp_restore_all(): all of

@@ -145,6 +145,10 @@ void sc_mech_choose(const struct trace_config *cfg, const struct procs *pt, stru
 	    p->ptrace_syscalls == PTRACE_SC_SANDBOX)
 		return;
 	why = !arch_bp_supported() ? "breakpoints are not supported on this CPU yet" :
+	      !arch_bp_wrappers_detoured() && !cfg->syscalls_given &&
+			      cfg->probes != PROBES_INT3 ?
+			      "no detours on this CPU yet, and breakpoints left by a killed "
+			      "memtap would kill it" :
 	      is_go(p->pid) ? "a Go program, whose runtime makes its syscalls without the "
 			      "C library" :
 	      !has_wrappers(ep, -1) ? "no C library syscall wrappers" : NULL;

@@ -156,3 +156,41 @@ int arch_bp_supported(void)
 {
 	return 1;
 }
+
+/* The routine of arch_ret_lookup_page() (bp_arch.h), its table after it. */
+static const uint32_t ret_lookup_code[] = {
+	0x10000110,	/* adr  x16, table (pc + 32) */
+	0xf8410611,	/* ldr  x17, [x16], #16 */
+	0xb40000b1,	/* cbz  x17, 2f */
+	0xeb3163ff,	/* cmp  sp, x17 */
+	0x54ffffa1,	/* b.ne 1b */
+	0xf85f8211,	/* ldur x17, [x16, #-8] */
+	0xd65f0220,	/* ret  x17 */
+	A64_BRK0,	/* 2: brk #0 */
+};
+#define RET_LOOKUP_TABLE sizeof(ret_lookup_code)
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+int arch_ret_lookup_page(uint8_t *page, size_t len, const uint64_t (*pairs)[2], size_t n)
+{
+	size_t i;
+
+	if (len < RET_LOOKUP_TABLE || (len - RET_LOOKUP_TABLE) / 16 < n + 1)
+		return -ENOSPC;
+	for (i = 0; i < n; i++)
+		if (!pairs[i][0])
+			return -EINVAL;
+	memset(page, 0, len);
+	for (i = 0; i < sizeof(ret_lookup_code) / 4; i++)
+		a64_put(page + 4 * i, ret_lookup_code[i]);
+	for (i = 0; i < n; i++) {
+		put64(page + RET_LOOKUP_TABLE + 16 * i, pairs[i][0]);
+		put64(page + RET_LOOKUP_TABLE + 16 * i + 8, pairs[i][1]);
+	}
+	return (int)n;
+}

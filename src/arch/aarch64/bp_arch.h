@@ -162,7 +162,8 @@ int arch_bp_emulate(const struct bp_insn *insn, uint64_t addr, arch_regs_t *regs
  * first.  Where the return address went after the entry (a frame
  * record, signed by PACIASP or not) memtap does not know, so no memory
  * holds it at the slot: arch_ret_slot_in_memory() is 0, and a detach
- * cannot put a hooked call's return address back (README.md).
+ * cannot put a hooked call's return address back: it leaves the
+ * trampoline as arch_ret_lookup_page()'s routine instead (README.md).
  */
 static inline uint64_t arch_ret_slot_at_entry(const arch_regs_t *regs)
 {
@@ -252,5 +253,46 @@ static inline uint64_t bp_arch_slot_pc(const struct bp_insn *insn, uint64_t addr
  * be read).  arch_ret_hook_refused()'s reading, apart for its tests.
  */
 int a64_bp_smaps_shadow_stack(const char *path);
+
+/*
+ * What a detach leaves for the calls whose return is still hooked
+ * (arch_ret_slot_in_memory() 0: their return address is in x30 or in a
+ * frame, signed or not, where memtap cannot put it back).  The
+ * trampoline's page stays mapped and becomes, in page[0..len), a
+ * routine at its start (the trampoline's address, where such a call
+ * returns) and after it a table of the calls' keys and return
+ * addresses, pairs[i][0] (the sp at the entry, nonzero) and pairs[i][1]:
+ *
+ *	adr  x16, table
+ *   1:	ldr  x17, [x16], #16	// a key; 0 ends the table
+ *	cbz  x17, 2f
+ *	cmp  sp, x17		// the sp at the return is the key
+ *	b.ne 1b
+ *	ldur x17, [x16, #-8]
+ *	ret  x17		// BTYPE 0: a return site needs no landing pad
+ *   2:	brk  #0			// not in the table: no return address to go to
+ *
+ * It uses x16, x17 and NZCV, which AAPCS64 lets a call clobber (x16 and
+ * x17 as IP0 and IP1), and reads memory of its own page only; the
+ * first pair with the key wins, so pairs go innermost call first.  It
+ * needs nothing of memtap, alive or not.  Returns the number of pairs
+ * written (all n), or -ENOSPC when they do not fit in len (nothing is
+ * written), -EINVAL for a key 0.
+ */
+int arch_ret_lookup_page(uint8_t *page, size_t len, const uint64_t (*pairs)[2], size_t n);
+
+/*
+ * Are the breakpoints of the C library's syscall wrappers detours that
+ * a killed memtap leaves harmless (probe/detour.c's stubs, x86-64)?  0
+ * here: the stubs are not written for arm64 yet, so a wrapper would
+ * keep its BRK, and the process would die of SIGTRAP at its next
+ * syscall should memtap be SIGKILLed; trace/sc-mech.c then takes
+ * PTRACE_SYSCALL for an attached process, unless breakpoints were
+ * asked for (--syscalls=breakpoints, --probes=int3).
+ */
+static inline int arch_bp_wrappers_detoured(void)
+{
+	return 0;
+}
 
 #endif /* MEMTAP_BP_ARCH_H */

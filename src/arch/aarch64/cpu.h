@@ -14,8 +14,7 @@
  *
  * Not in this folder yet: the in-target stubs (detour-stubs.S in A64),
  * their frame (arch_stub_frame()) and Go's runtime; memtap's aarch64
- * build takes the stub arch's for them, and for breakpoints until a
- * hooked return can be undone at a detach (README.md).
+ * build takes the stub arch's for them (README.md).
  */
 #ifndef MEMTAP_ARCH_CPU_H
 #define MEMTAP_ARCH_CPU_H
@@ -373,9 +372,9 @@ static inline int arch_entry_ra(const arch_regs_t *r, uint64_t *ra)
 static inline unsigned arch_cpu_features(void) { return 0; }
 
 /*
- * memtap traces here: syscall events with their stacks.  What needs the
- * probes (breakpoints, detours, remote syscalls) fails with one line
- * until this folder has them (src/arch/none/probes.c stands in).
+ * memtap traces here: syscall events with their stacks, and breakpoints.
+ * What needs detours or the stubs fails with one line until this folder
+ * has them (src/arch/none/probes.c stands in).
  */
 static inline int arch_supported(void) { return 0; }
 

@@ -2,7 +2,7 @@
  * bp.c (none) - breakpoints (bp_arch.h): none, each function failing
  * with arch_unsupported()'s one line, arch_bp_supported() 0.  Built for
  * the stub arch, and for a CPU whose memtap does not put breakpoints
- * yet (aarch64: Makefile.am).
+ * yet (Makefile.am).
  */
 #include "config.h"
 

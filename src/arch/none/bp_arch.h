@@ -6,6 +6,7 @@
 #ifndef MEMTAP_BP_ARCH_H
 #define MEMTAP_BP_ARCH_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -98,6 +99,20 @@ static inline uint64_t bp_arch_slot_pc(const struct bp_insn *insn, uint64_t addr
 		return addr;
 	if (pc == slot + resume_off)
 		return addr + insn->len;
+	return 0;
+}
+
+/* No routine for hooked returns at a detach: -ENOTSUP. */
+static inline int arch_ret_lookup_page(uint8_t *page, size_t len,
+				       const uint64_t (*pairs)[2], size_t n)
+{
+	(void)page, (void)len, (void)pairs, (void)n;
+	return -ENOTSUP;
+}
+
+/* No detours: 0. */
+static inline int arch_bp_wrappers_detoured(void)
+{
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #ifndef MEMTAP_BP_ARCH_H
 #define MEMTAP_BP_ARCH_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -199,6 +200,28 @@ static inline uint64_t bp_arch_slot_pc(const struct bp_insn *insn, uint64_t addr
 	if (pc == slot + resume_off)
 		return addr + insn->len;
 	return 0;
+}
+
+/*
+ * The routine a detach would leave at the trampoline for hooked calls
+ * whose return address it cannot put back (aarch64's bp_arch.h): none
+ * here, where restore_ret_slots() writes every return slot back.
+ * -ENOTSUP.
+ */
+static inline int arch_ret_lookup_page(uint8_t *page, size_t len,
+				       const uint64_t (*pairs)[2], size_t n)
+{
+	(void)page, (void)len, (void)pairs, (void)n;
+	return -ENOTSUP;
+}
+
+/*
+ * Are the C library's syscall wrappers probed by detours that a killed
+ * memtap leaves harmless (probe/detour.c)?  1: by default (--probes=detour).
+ */
+static inline int arch_bp_wrappers_detoured(void)
+{
+	return 1;
 }
 
 #endif /* MEMTAP_BP_ARCH_H */
