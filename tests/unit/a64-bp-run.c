@@ -37,7 +37,7 @@ uint64_t g_val = 0x0123456789abcdefull;
 
 typedef uint64_t (*fn_t)(uint64_t);
 
-/* The breakpoint on the b.ne of snip_bcond (+20), the bl (+8), the blr (+12). */
+/* The snippets (a64-emu.h): the breakpoint goes at the offset SNIPS gives each. */
 __asm__(
 	A64_CODE_PAGE(code_start)
 	A64_SNIP_ADRP_LDR(snip_adrp)
