@@ -470,6 +470,24 @@ static inline uint64_t dt_rec_word(const uint8_t *rec, unsigned off)
 }
 
 /*
+ * Does the glue of a probe start with a prefilter (the glue above),
+ * given its kind (result: a result probe; sync: a sync point) and its
+ * DESC?  A result probe whose size is in argument registers, or a free,
+ * when neither DF_ALWAYS nor DF_TAILS: 1, else 0.  The rule of every
+ * CPU's glue.
+ */
+static inline int dt_prefiltered(int result, int sync, uint32_t desc)
+{
+	unsigned kind = desc >> 16 & 0xff, flags = desc >> 24;
+
+	if (sync || (flags & (DF_ALWAYS | DF_TAILS)))
+		return 0;
+	if (!result)
+		return kind == SK_NONE && (flags & DF_SETDEL);	/* free */
+	return kind >= SK_ARG0 && kind <= SK_ARG12;
+}
+
+/*
  * Into r, the registers of the caller of a probed function right after
  * it returned, as a full record holds them: pc the return address
  * (R_RET), sp as the return left it (from R_SP), and the callee-saved

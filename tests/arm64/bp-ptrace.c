@@ -34,62 +34,19 @@
 #include <sys/wait.h>
 
 #include "arch/arch.h"
-
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
-#ifndef PROT_BTI
-#define PROT_BTI 0x10
-#endif
+#include "../unit/a64-emu.h"
 
 uint64_t g_val = 0x0123456789abcdefull;
 
 __asm__(
-	".text\n"
+	A64_CODE_PAGE(code_start)
+	A64_SNIP_ADRP_LDR(snip_adrp)
+	A64_SNIP_BCOND(snip_bcond)
+	A64_SNIP_PAC(snip_pac)
+	A64_SNIP_STP(snip_stp)
+	A64_SNIP_HELPER
 	".balign 4096\n"
-	".globl code_start\n"
-	"code_start:\n"
-	".globl snip_adrp\n"
-	"snip_adrp:\n"
-	"	adrp x0, g_val\n"
-	"	ldr x0, [x0, :lo12:g_val]\n"
-	"	ret\n"
-	".globl snip_bcond\n"
-	"snip_bcond:\n"		/* 1 + .. + n, n = (x0 & 15) + 1 */
-	"	and x0, x0, #15\n"
-	"	add x0, x0, #1\n"
-	"	mov x1, #0\n"
-	"1:	add x1, x1, x0\n"
-	"	subs x0, x0, #1\n"
-	"	b.ne 1b\n"
-	"	mov x0, x1\n"
-	"	ret\n"
-	".globl snip_pac\n"
-	"snip_pac:\n"
-	"	paciasp\n"
-	"	stp x29, x30, [sp, #-16]!\n"
-	"	mov x29, sp\n"
-	"	bl helper\n"
-	"	ldp x29, x30, [sp], #16\n"
-	"	autiasp\n"
-	"	ret\n"
-	".globl snip_stp\n"
-	"snip_stp:\n"
-	"	stp x29, x30, [sp, #-16]!\n"
-	"	mov x29, sp\n"
-	"	add x0, x0, x0\n"
-	"	ldp x29, x30, [sp], #16\n"
-	"	ret\n"
-	".globl helper\n"
-	"helper:\n"
-	"	add x0, x0, #41\n"
-	"	ret\n"
-	".balign 4096\n"
-	".globl snip_bti\n"
-	"snip_bti:\n"
-	"	bti c\n"
-	"	add x0, x0, #3\n"
-	"	ret\n"
+	A64_SNIP_BTI(snip_bti)
 	".balign 4096\n");
 
 extern uint32_t snip_adrp[], snip_bcond[], snip_pac[], snip_stp[], snip_bti[];

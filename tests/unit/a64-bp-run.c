@@ -31,91 +31,25 @@
 #include <ucontext.h>
 
 #include "arch/arch.h"
-
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
-#ifndef PROT_BTI
-#define PROT_BTI 0x10
-#endif
+#include "a64-emu.h"
 
 uint64_t g_val = 0x0123456789abcdefull;
 
 typedef uint64_t (*fn_t)(uint64_t);
 
+/* The snippets (a64-emu.h): the breakpoint goes at the offset SNIPS gives each. */
 __asm__(
-	".text\n"
-	".balign 4096\n"
-	".globl code_start\n"
-	"code_start:\n"
-	".globl snip_adrp\n"
-	"snip_adrp:\n"
-	"	adrp x0, g_val\n"
-	"	ldr x0, [x0, :lo12:g_val]\n"
-	"	ret\n"
-	".globl snip_adr\n"
-	"snip_adr:\n"
-	"	adr x1, 1f\n"
-	"	ldr x0, [x1]\n"
-	"	ret\n"
-	"	.balign 8\n"
-	"1:	.quad 0x5555aaaa5555aaaa\n"
-	".globl snip_ldr_x\n"
-	"snip_ldr_x:\n"
-	"	ldr x0, 1f\n"
-	"	ret\n"
-	"	.balign 8\n"
-	"1:	.quad 0x1122334455667788\n"
-	".globl snip_ldr_w\n"
-	"snip_ldr_w:\n"
-	"	ldr w0, 1f\n"
-	"	ret\n"
-	"1:	.word 0xfedcba98\n"
-	".globl snip_ldrsw\n"
-	"snip_ldrsw:\n"
-	"	ldrsw x0, 1f\n"
-	"	ret\n"
-	"1:	.word 0xfedcba98\n"
-	".globl snip_ldr_q\n"
-	"snip_ldr_q:\n"
-	"	ldr q0, 1f\n"
-	"	mov x0, v0.d[1]\n"
-	"	fmov x1, d0\n"
-	"	eor x0, x0, x1\n"
-	"	ret\n"
-	"	.balign 16\n"
-	"1:	.quad 0x0f0f0f0f0f0f0f0f, 0x0ff00ff00ff00ff0\n"
-	".globl snip_prfm\n"
-	"snip_prfm:\n"
-	"	prfm pldl1keep, 1f\n"
-	"	add x0, x0, #7\n"
-	"	ret\n"
-	"1:	.quad 0\n"
-	".globl snip_bcond\n"
-	"snip_bcond:\n"		/* 1 + .. + n, n = (x0 & 15) + 1: b.ne taken n - 1 times */
-	"	and x0, x0, #15\n"
-	"	add x0, x0, #1\n"
-	"	mov x1, #0\n"
-	"1:	add x1, x1, x0\n"
-	"	subs x0, x0, #1\n"
-	"	b.ne 1b\n"
-	"	mov x0, x1\n"
-	"	ret\n"
-	".globl snip_bcond_fwd\n"
-	"snip_bcond_fwd:\n"	/* x0 < 10 ? 100 : 200 */
-	"	cmp x0, #10\n"
-	"	b.lo 1f\n"
-	"	mov x0, #200\n"
-	"	ret\n"
-	"1:	mov x0, #100\n"
-	"	ret\n"
-	".globl snip_cbz\n"
-	"snip_cbz:\n"
-	"	cbz x0, 1f\n"
-	"	mov x0, #1\n"
-	"	ret\n"
-	"1:	mov x0, #2\n"
-	"	ret\n"
+	A64_CODE_PAGE(code_start)
+	A64_SNIP_ADRP_LDR(snip_adrp)
+	A64_SNIP_ADR(snip_adr)
+	A64_SNIP_LDR_X(snip_ldr_x)
+	A64_SNIP_LDR_W(snip_ldr_w)
+	A64_SNIP_LDRSW(snip_ldrsw)
+	A64_SNIP_LDR_Q(snip_ldr_q)
+	A64_SNIP_PRFM(snip_prfm)
+	A64_SNIP_BCOND(snip_bcond)
+	A64_SNIP_BCOND_FWD(snip_bcond_fwd)
+	A64_SNIP_CBZ(snip_cbz)
 	".globl snip_cbnz\n"
 	"snip_cbnz:\n"
 	"	cbnz w0, 1f\n"
@@ -123,66 +57,16 @@ __asm__(
 	"	ret\n"
 	"1:	add x0, x0, #3\n"
 	"	ret\n"
-	".globl snip_tbz\n"
-	"snip_tbz:\n"
-	"	tbz w0, #3, 1f\n"
-	"	mov x0, #1\n"
-	"	ret\n"
-	"1:	mov x0, #2\n"
-	"	ret\n"
-	".globl snip_tbnz\n"
-	"snip_tbnz:\n"
-	"	tbnz x0, #40, 1f\n"
-	"	mov x0, #1\n"
-	"	ret\n"
-	"1:	mov x0, #2\n"
-	"	ret\n"
-	".globl snip_b\n"
-	"snip_b:\n"
-	"	b helper\n"
-	".globl snip_bl\n"
-	"snip_bl:\n"		/* the breakpoint on the bl, at +8 */
-	"	stp x29, x30, [sp, #-16]!\n"
-	"	mov x29, sp\n"
-	"	bl helper\n"
-	"	add x0, x0, #1\n"
-	"	ldp x29, x30, [sp], #16\n"
-	"	ret\n"
-	".globl snip_blr\n"
-	"snip_blr:\n"		/* the breakpoint on the blr, at +12 */
-	"	stp x29, x30, [sp, #-16]!\n"
-	"	mov x29, sp\n"
-	"	adr x1, helper\n"
-	"	blr x1\n"
-	"	add x0, x0, #2\n"
-	"	ldp x29, x30, [sp], #16\n"
-	"	ret\n"
-	".globl snip_pac\n"
-	"snip_pac:\n"		/* signs x30, spills it, calls, checks it */
-	"	paciasp\n"
-	"	stp x29, x30, [sp, #-16]!\n"
-	"	mov x29, sp\n"
-	"	bl helper\n"
-	"	ldp x29, x30, [sp], #16\n"
-	"	autiasp\n"
-	"	ret\n"
-	".globl snip_stp\n"
-	"snip_stp:\n"
-	"	stp x29, x30, [sp, #-16]!\n"
-	"	mov x29, sp\n"
-	"	add x0, x0, x0\n"
-	"	ldp x29, x30, [sp], #16\n"
-	"	ret\n"
-	".globl helper\n"
-	"helper:\n"
-	"	add x0, x0, #41\n"
-	"	ret\n"
+	A64_SNIP_TBZ(snip_tbz)
+	A64_SNIP_TBNZ40(snip_tbnz)
+	A64_SNIP_B(snip_b)
+	A64_SNIP_BL(snip_bl)
+	A64_SNIP_BLR(snip_blr)
+	A64_SNIP_PAC(snip_pac)
+	A64_SNIP_STP(snip_stp)
+	A64_SNIP_HELPER
 	".balign 4096\n"
-	".globl snip_bti\n"	/* a page of its own: mapped with PROT_BTI */
-	"snip_bti:\n"
-	"	bti c\n"
-	"	add x0, x0, #3\n"
-	"	ret\n"
+	A64_SNIP_BTI(snip_bti)	/* a page of its own: mapped with PROT_BTI */
 	".balign 4096\n"
 	".globl near_buf\n"
 	"near_buf:\n"
@@ -368,22 +252,6 @@ static void run_case(const char *place, const struct snip *s, uint8_t *slot_buf,
 	       bp.hook ? ", return hooked" : "", bad ? " FAIL" : "");
 }
 
-/* An executable buffer dist bytes above code: NULL when that place is taken. */
-static uint8_t *map_at(uint64_t code, uint64_t dist, size_t len)
-{
-	uint64_t want = (code & ~0xfffull) + dist;
-	void *p = mmap((void *)(uintptr_t)want, len, PROT_READ | PROT_WRITE | PROT_EXEC,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	if ((uint64_t)(uintptr_t)p != want) {
-		munmap(p, len);
-		return NULL;
-	}
-	return p;
-}
-
 int main(void)
 {
 	static const struct {
@@ -407,7 +275,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(snips) / sizeof(snips[0]); i++)
 		run_case("near", &snips[i], near_buf, bti && snips[i].code == snip_bti);
 	for (size_t p = 0; p < sizeof(places) / sizeof(places[0]); p++) {
-		uint8_t *buf = map_at(code, places[p].dist, 4096);
+		uint8_t *buf = a64_map_at(code, places[p].dist, 4096);
 
 		if (!buf) {
 			printf("FAIL mmap at %#" PRIx64 " + %s: %s\n", code, places[p].name,

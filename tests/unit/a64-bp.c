@@ -377,8 +377,5 @@ int main(void)
 	test_emulate();
 	test_breakpoint();
 	test_smaps();
-	if (failures)
-		return 1;
-	printf("ok\n");
-	return 0;
+	return unit_status();
 }

@@ -38,17 +38,7 @@
 #include "arch/detour-plan.h"
 #include "arch/stub-abi.h"
 
-/* The common routines' entry points, for the glue: their offsets only matter. */
-__asm__(".section .rodata\n"
-	".globl dt_template, dt_common_result, dt_common_entry, dt_common_sync\n"
-	".globl dt_common_prefilter, dt_template_end\n"
-	"dt_template:\n"
-	"dt_common_result: .space 0x100\n"
-	"dt_common_entry: .space 0x100\n"
-	"dt_common_sync: .space 0x100\n"
-	"dt_common_prefilter: .space 0x100\n"
-	"dt_template_end:\n"
-	".text\n");
+/* dt_template and the common routines: tests/unit/a64-dt-template.c. */
 
 #define MAX_READ 0x10000
 #define SLOT_DIST 0x4000000	/* 64 MiB */

@@ -38,10 +38,7 @@
 
 #include "arch/detour-plan.h"
 #include "arch/stub-abi.h"
-
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
+#include "a64-emu.h"
 
 #define STR(x) #x
 #define XSTR(x) STR(x)
@@ -282,22 +279,6 @@ static const uint64_t args[] = { 0, 1, 5, 8, 9, 10, 0x10000000000ull, 0x10000000
 
 static int failures;
 
-/* A writable, executable buffer dist bytes above code: NULL when that place is taken. */
-static uint8_t *map_at(uint64_t code, uint64_t dist, size_t len)
-{
-	uint64_t want = (code & ~0xfffull) + dist;
-	void *p = mmap((void *)(uintptr_t)want, len, PROT_READ | PROT_WRITE | PROT_EXEC,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	if ((uint64_t)(uintptr_t)p != want) {
-		munmap(p, len);
-		return NULL;
-	}
-	return p;
-}
-
 /* One aligned word of code, written whole, then the I-cache made coherent. */
 static void write_word(uint8_t *at, const uint8_t *bytes)
 {
@@ -449,7 +430,7 @@ int main(void)
 		printf("FAIL mprotect of the functions: %s\n", strerror(errno));
 		return 1;
 	}
-	region = map_at(code, 64ull << 20, 0x10000);
+	region = a64_map_at(code, 64ull << 20, 0x10000);
 	if (!region) {
 		printf("FAIL mmap 64 MiB above %#" PRIx64 ": %s\n", code, strerror(errno));
 		return 1;

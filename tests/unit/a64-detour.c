@@ -22,17 +22,7 @@
 #include "arch/stub-abi.h"
 #include "unit-check.h"
 
-/* The common routines, at known offsets from dt_template. */
-__asm__(".section .rodata\n"
-	".globl dt_template, dt_common_result, dt_common_entry, dt_common_sync\n"
-	".globl dt_common_prefilter, dt_template_end\n"
-	"dt_template:\n"
-	"dt_common_result: .space 0x100\n"
-	"dt_common_entry: .space 0x100\n"
-	"dt_common_sync: .space 0x100\n"
-	"dt_common_prefilter: .space 0x100\n"
-	"dt_template_end:\n"
-	".text\n");
+/* dt_template and the common routines: tests/unit/a64-dt-template.c. */
 
 #define FUNC 0x10000000ull
 #define BASE 0x10100000ull
@@ -372,8 +362,5 @@ int main(void)
 	test_patch();
 	test_padded();
 	test_glue();
-	if (failures)
-		return 1;
-	printf("ok\n");
-	return 0;
+	return unit_status();
 }

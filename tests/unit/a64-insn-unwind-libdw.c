@@ -33,19 +33,14 @@
  */
 #include "config.h"
 
-#include <dwarf.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <elfutils/libdw.h>
 
 #include "arch/insn-unwind.h"
+#include "cfi-compare.h"
 
 #if ARCH_DW_SP != 31 || ARCH_DW_FP != 29 || ARCH_DW_RA != 30
 #error "not aarch64's DWARF numbers"
@@ -53,39 +48,7 @@
 
 #define NOP 0xd503201fu
 
-struct image {
-	const unsigned char *map;
-	size_t size;
-	Elf *elf;
-	GElf_Phdr loads[16];
-	int nloads;
-};
-
-struct counts {
-	uint64_t pcs, agree, same, cfa, ra, fp, none;
-};
-
 static int verbose;
-
-static int image_read(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	const struct image *im = arg;
-
-	for (int i = 0; i < im->nloads; i++) {
-		const GElf_Phdr *ph = &im->loads[i];
-
-		if (addr >= ph->p_vaddr && addr - ph->p_vaddr < ph->p_filesz &&
-		    len <= ph->p_filesz - (addr - ph->p_vaddr)) {
-			uint64_t off = ph->p_offset + (addr - ph->p_vaddr);
-
-			if (off > im->size || len > im->size - off)
-				return -1;
-			memcpy(buf, im->map + off, len);
-			return 0;
-		}
-	}
-	return -1;
-}
 
 /* Where libdw says register regno of the caller is: 0 (unchanged) or an offset from the CFA in *off. */
 static int saved_at(Dwarf_Frame *frame, int regno, int32_t *off)
@@ -106,28 +69,13 @@ static int saved_at(Dwarf_Frame *frame, int regno, int32_t *off)
 	return 0;
 }
 
-/* The rule of libdw at pc, in the terms of struct insn_rule; 0, -1 (not simple), -2 (none). */
-static int cfi_rule(Dwarf_CFI *cfi, uint64_t pc, struct insn_rule *r)
+/* Where libdw says x30 and x29 of the caller are: 0 when struct insn_rule holds it, else -1. */
+static int saved_regs(Dwarf_Frame *frame, struct insn_rule *r)
 {
-	Dwarf_Frame *frame;
-	Dwarf_Op *ops;
-	size_t nops;
-	int ret = -1;
-
-	if (dwarf_cfi_addrframe(cfi, pc, &frame) != 0)
-		return -2;
-	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx ||
-	    (ops[0].number != ARCH_DW_FP && ops[0].number != ARCH_DW_SP))
-		goto out;
-	r->cfa_reg = ops[0].number == ARCH_DW_SP ? INSN_REG_SP : INSN_REG_FP;
-	r->cfa_off = (int32_t)(int64_t)ops[0].number2;
 	if (saved_at(frame, ARCH_DW_RA, &r->ra_off) != 0 ||
 	    saved_at(frame, ARCH_DW_FP, &r->fp_off) != 0)
-		goto out;
-	ret = 0;
-out:
-	free(frame);
-	return ret;
+		return -1;
+	return 0;
 }
 
 static const char *reg_name(int r)
@@ -293,10 +241,11 @@ static int equivalent(const struct line *l, const struct insn_rule *got,
 }
 
 /* Compare at every step-th instruction of [start, end). */
-static void check_range(const struct image *im, Dwarf_CFI *cfi, uint64_t start, uint64_t end,
-			const char *file, unsigned step, struct counts *c)
+static void check_range(const struct cfi_image *im, Dwarf_CFI *cfi, uint64_t start, uint64_t end,
+			const char *file, void *arg, struct cfi_counts *c)
 {
-	const struct insn_code code = { image_read, (void *)im, NULL, NULL };
+	const struct insn_code code = { cfi_image_read, (void *)im, NULL, NULL };
+	unsigned step = *(const unsigned *)arg;
 	struct line l = { 0 };
 	uint64_t pc = start;
 	unsigned n = 0;
@@ -307,11 +256,11 @@ static void check_range(const struct image *im, Dwarf_CFI *cfi, uint64_t start, 
 		uint32_t w;
 		int k;
 
-		if (image_read((void *)im, pc, buf, sizeof(buf)) != 0)
+		if (cfi_image_read((void *)im, pc, buf, sizeof(buf)) != 0)
 			return;
 		w = (uint32_t)buf[0] | (uint32_t)buf[1] << 8 | (uint32_t)buf[2] << 16 |
 		    (uint32_t)buf[3] << 24;
-		k = cfi_rule(cfi, pc, &want);
+		k = cfi_rule(cfi, pc, &want, saved_regs);
 		if (k == -2)
 			return;		/* past the FDE */
 		if (k == 0 && n % step == 0 && !(l.ended && w == NOP)) {
@@ -345,172 +294,36 @@ static void check_range(const struct image *im, Dwarf_CFI *cfi, uint64_t start, 
 	}
 }
 
-static void print_counts(const char *what, const struct counts *c)
+static void print_counts(const char *what, const struct cfi_counts *c)
 {
 	printf("%s: agree %.1f%% of %" PRIu64 " pcs (%.1f%% the same rule, %" PRIu64
 	       " an equivalent one; cfa differs %" PRIu64 ", ra differs %" PRIu64
-	       ", fp differs %" PRIu64 ", no rule %" PRIu64 ")\n", what,
-	       c->pcs ? 100.0 * (c->agree + c->same) / c->pcs : 0.0, c->pcs,
+	       ", fp differs %" PRIu64 ", no rule %" PRIu64 ")\n", what, cfi_counts_pct(c), c->pcs,
 	       c->pcs ? 100.0 * c->agree / c->pcs : 0.0, c->same, c->cfa, c->ra, c->fp, c->none);
 }
 
-static int32_t rd32(const unsigned char *p)
+static void below(double pct, double bar)
 {
-	int32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-/* The FDE starts of .eh_frame_hdr, sorted; their number, or -1. */
-static long fde_starts(const struct image *im, uint64_t **out)
-{
-	size_t nph;
-	uint64_t *starts;
-	long n;
-
-	if (elf_getphdrnum(im->elf, &nph) != 0)
-		return -1;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		const unsigned char *h;
-
-		if (!gelf_getphdr(im->elf, (int)i, &ph) || ph.p_type != PT_GNU_EH_FRAME)
-			continue;
-		if (ph.p_offset > im->size || ph.p_filesz > im->size - ph.p_offset || ph.p_filesz < 12)
-			return -1;
-		h = im->map + ph.p_offset;
-		/* version 1, eh_frame_ptr pcrel sdata4, count udata4, table datarel sdata4 */
-		if (h[0] != 1 || h[1] != 0x1b || h[2] != 0x03 || h[3] != 0x3b)
-			return -1;
-		n = (uint32_t)rd32(h + 8);
-		if ((uint64_t)n * 8 > ph.p_filesz - 12)
-			return -1;
-		starts = calloc((size_t)n + 1, sizeof(*starts));
-		if (!starts)
-			return -1;
-		for (long j = 0; j < n; j++)
-			starts[j] = ph.p_vaddr + (uint64_t)(int64_t)rd32(h + 12 + 8 * j);
-		*out = starts;
-		return n;
-	}
-	return -1;
-}
-
-/* 0 checked, 1 no CFI (or not arm64), -1 unreadable. */
-static int check_file(const char *file, unsigned step, struct counts *all)
-{
-	struct counts c = { 0 };
-	struct image im = { 0 };
-	struct stat st;
-	Dwarf_CFI *cfi = NULL;
-	uint64_t *starts = NULL;
-	GElf_Ehdr eh;
-	size_t nph;
-	long n;
-	int fd = open(file, O_RDONLY), ret = -1;
-
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		perror(file);
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	im.size = (size_t)st.st_size;
-	im.map = mmap(NULL, im.size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (im.map == MAP_FAILED) {
-		perror(file);
-		close(fd);
-		return -1;
-	}
-	im.elf = elf_memory((char *)im.map, im.size);
-	if (!im.elf || elf_getphdrnum(im.elf, &nph) != 0 || !gelf_getehdr(im.elf, &eh))
-		goto out;
-	if (eh.e_machine != EM_AARCH64) {
-		fprintf(stderr, "%s: not an arm64 file\n", file);
-		ret = 1;
-		goto out;
-	}
-	for (size_t i = 0; i < nph && im.nloads < 16; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(im.elf, (int)i, &ph) && ph.p_type == PT_LOAD)
-			im.loads[im.nloads++] = ph;
-	}
-	cfi = dwarf_getcfi_elf(im.elf);
-	n = fde_starts(&im, &starts);
-	if (!cfi || n <= 0) {
-		fprintf(stderr, "%s: no .eh_frame_hdr table\n", file);
-		ret = 1;
-		goto out;
-	}
-	for (long i = 0; i < n; i++) {
-		uint64_t end = i + 1 < n ? starts[i + 1] : UINT64_MAX;
-
-		check_range(&im, cfi, starts[i], end, file, step, &c);
-	}
-	print_counts(file, &c);
-	all->pcs += c.pcs;
-	all->agree += c.agree;
-	all->same += c.same;
-	all->cfa += c.cfa;
-	all->ra += c.ra;
-	all->fp += c.fp;
-	all->none += c.none;
-	ret = 0;
-out:
-	free(starts);
-	if (cfi)
-		dwarf_cfi_end(cfi);
-	if (im.elf)
-		elf_end(im.elf);
-	munmap((void *)im.map, im.size);
-	close(fd);
-	return ret;
+	printf("agreement %.1f%% is below %.1f%%\n", pct, bar);
 }
 
 int main(int argc, char **argv)
 {
-	struct counts all = { 0 };
-	double bar = 0, pct;
 	unsigned step = 1;
-	int opt, checked = 0;
+	const struct cfi_compare cc = { "a64-insn-unwind-libdw", EM_AARCH64, "arm64", check_range,
+					print_counts, below, &step };
+	double bar = 0;
+	int opt;
 
 	while ((opt = getopt(argc, argv, "b:s:v")) != -1) {
-		switch (opt) {
-		case 'b':
-			bar = strtod(optarg, NULL);
-			break;
-		case 's':
+		if (opt == 's') {
 			step = (unsigned)strtoul(optarg, NULL, 10);
 			if (!step)
 				step = 1;
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		default:
+		} else if (cfi_compare_opt(opt, optarg, &bar, &verbose) != 0) {
 			fprintf(stderr, "usage: a64-insn-unwind-libdw [-b PERCENT] [-s STEP] [-v] FILE...\n");
 			return 99;
 		}
 	}
-	elf_version(EV_CURRENT);
-	for (int i = optind; i < argc; i++) {
-		int k = check_file(argv[i], step, &all);
-
-		if (k < 0)
-			return 99;
-		checked += k == 0;
-	}
-	if (!checked || !all.pcs) {
-		fprintf(stderr, "a64-insn-unwind-libdw: no arm64 file with CFI\n");
-		return 77;
-	}
-	print_counts("all", &all);
-	pct = 100.0 * (all.agree + all.same) / all.pcs;
-	if (pct < bar) {
-		printf("agreement %.1f%% is below %.1f%%\n", pct, bar);
-		return 1;
-	}
-	return 0;
+	return cfi_compare_files(&cc, argv + optind, argc - optind, bar);
 }

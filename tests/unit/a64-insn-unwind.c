@@ -304,8 +304,5 @@ int main(void)
 	CHECK(r.cfa_reg == SP && r.cfa_off == 0 && r.ra_off == 0 && r.fp_off == 0,
 	      "entry rule: cfa %d%+d ra %d fp %d", r.cfa_reg, r.cfa_off, r.ra_off, r.fp_off);
 
-	if (failures)
-		return 1;
-	printf("ok\n");
-	return 0;
+	return unit_status();
 }

@@ -442,8 +442,5 @@ int main(void)
 	check_reach();
 	check_random();
 	check_ip();
-	if (failures)
-		return 1;
-	printf("ok\n");
-	return 0;
+	return unit_status();
 }

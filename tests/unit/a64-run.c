@@ -24,10 +24,7 @@
 #include <sys/mman.h>
 
 #include "arch/aarch64/insn.h"
-
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
+#include "a64-emu.h"
 
 uint64_t g_val = 0x0123456789abcdefull;
 
@@ -37,34 +34,11 @@ typedef uint64_t (*fn_t)(uint64_t);
 __asm__(
 	".text\n"
 	".balign 4096\n"
-	".globl snip_adrp_ldr\n"
-	"snip_adrp_ldr:\n"
-	"	adrp x0, g_val\n"
-	"	ldr x0, [x0, :lo12:g_val]\n"
-	"	ret\n"
-	".globl snip_adr\n"
-	"snip_adr:\n"
-	"	adr x1, 1f\n"
-	"	ldr x0, [x1]\n"
-	"	ret\n"
-	"	.balign 8\n"
-	"1:	.quad 0x5555aaaa5555aaaa\n"
-	".globl snip_ldr_x\n"
-	"snip_ldr_x:\n"
-	"	ldr x0, 1f\n"
-	"	ret\n"
-	"	.balign 8\n"
-	"1:	.quad 0x1122334455667788\n"
-	".globl snip_ldr_w\n"
-	"snip_ldr_w:\n"
-	"	ldr w0, 1f\n"
-	"	ret\n"
-	"1:	.word 0xfedcba98\n"
-	".globl snip_ldrsw\n"
-	"snip_ldrsw:\n"
-	"	ldrsw x0, 1f\n"
-	"	ret\n"
-	"1:	.word 0xfedcba98\n"
+	A64_SNIP_ADRP_LDR(snip_adrp_ldr)
+	A64_SNIP_ADR(snip_adr)
+	A64_SNIP_LDR_X(snip_ldr_x)
+	A64_SNIP_LDR_W(snip_ldr_w)
+	A64_SNIP_LDRSW(snip_ldrsw)
 	".globl snip_ldr_s\n"
 	"snip_ldr_s:\n"
 	"	ldr s0, 1f\n"
@@ -78,15 +52,7 @@ __asm__(
 	"	ret\n"
 	"	.balign 8\n"
 	"1:	.quad 0x400921fb54442d18\n"
-	".globl snip_ldr_q\n"
-	"snip_ldr_q:\n"
-	"	ldr q0, 1f\n"
-	"	mov x0, v0.d[1]\n"
-	"	fmov x1, d0\n"
-	"	eor x0, x0, x1\n"
-	"	ret\n"
-	"	.balign 16\n"
-	"1:	.quad 0x0f0f0f0f0f0f0f0f, 0x0ff00ff00ff00ff0\n"
+	A64_SNIP_LDR_Q(snip_ldr_q)
 	".globl snip_ldr_x16\n"
 	"snip_ldr_x16:\n"
 	"	ldr x16, 1f\n"
@@ -94,37 +60,10 @@ __asm__(
 	"	ret\n"
 	"	.balign 8\n"
 	"1:	.quad 0x1616161616161616\n"
-	".globl snip_prfm\n"
-	"snip_prfm:\n"
-	"	prfm pldl1keep, 1f\n"
-	"	add x0, x0, #7\n"
-	"	ret\n"
-	"1:	.quad 0\n"
-	".globl snip_bcond\n"
-	"snip_bcond:\n"		/* 1 + .. + n, n = (x0 & 15) + 1 */
-	"	and x0, x0, #15\n"
-	"	add x0, x0, #1\n"
-	"	mov x1, #0\n"
-	"1:	add x1, x1, x0\n"
-	"	subs x0, x0, #1\n"
-	"	b.ne 1b\n"
-	"	mov x0, x1\n"
-	"	ret\n"
-	".globl snip_bcond_first\n"
-	"snip_bcond_first:\n"	/* x0 < 10 ? 100 : 200 */
-	"	cmp x0, #10\n"
-	"	b.lo 1f\n"
-	"	mov x0, #200\n"
-	"	ret\n"
-	"1:	mov x0, #100\n"
-	"	ret\n"
-	".globl snip_cbz\n"
-	"snip_cbz:\n"
-	"	cbz x0, 1f\n"
-	"	mov x0, #1\n"
-	"	ret\n"
-	"1:	mov x0, #2\n"
-	"	ret\n"
+	A64_SNIP_PRFM(snip_prfm)
+	A64_SNIP_BCOND(snip_bcond)
+	A64_SNIP_BCOND_FWD(snip_bcond_first)
+	A64_SNIP_CBZ(snip_cbz)
 	".globl snip_cbnz_x16\n"
 	"snip_cbnz_x16:\n"	/* the scratch is x17: x16 kept */
 	"	mov x16, x0\n"
@@ -133,44 +72,12 @@ __asm__(
 	"	ret\n"
 	"1:	add x0, x16, #3\n"
 	"	ret\n"
-	".globl snip_tbz\n"
-	"snip_tbz:\n"
-	"	tbz w0, #3, 1f\n"
-	"	mov x0, #1\n"
-	"	ret\n"
-	"1:	mov x0, #2\n"
-	"	ret\n"
-	".globl snip_tbnz40\n"
-	"snip_tbnz40:\n"
-	"	tbnz x0, #40, 1f\n"
-	"	mov x0, #1\n"
-	"	ret\n"
-	"1:	mov x0, #2\n"
-	"	ret\n"
-	".globl snip_bl\n"
-	"snip_bl:\n"
-	"	stp x29, x30, [sp, #-16]!\n"
-	"	mov x29, sp\n"
-	"	bl helper\n"
-	"	add x0, x0, #1\n"
-	"	ldp x29, x30, [sp], #16\n"
-	"	ret\n"
-	".globl snip_blr\n"
-	"snip_blr:\n"
-	"	stp x29, x30, [sp, #-16]!\n"
-	"	mov x29, sp\n"
-	"	adr x1, helper\n"
-	"	blr x1\n"
-	"	add x0, x0, #2\n"
-	"	ldp x29, x30, [sp], #16\n"
-	"	ret\n"
-	".globl snip_b\n"
-	"snip_b:\n"
-	"	b helper\n"
-	".globl helper\n"
-	"helper:\n"
-	"	add x0, x0, #41\n"
-	"	ret\n"
+	A64_SNIP_TBZ(snip_tbz)
+	A64_SNIP_TBNZ40(snip_tbnz40)
+	A64_SNIP_BL(snip_bl)
+	A64_SNIP_BLR(snip_blr)
+	A64_SNIP_B(snip_b)
+	A64_SNIP_HELPER
 	".balign 4096\n"
 	".globl near_buf\n"
 	"near_buf:\n"
@@ -262,22 +169,6 @@ static void run_at(const char *place, uint8_t *buf, size_t room, int want_long)
 	}
 }
 
-/* An executable buffer dist bytes above code: NULL when that place is taken. */
-static uint8_t *map_at(uint64_t code, uint64_t dist, size_t len)
-{
-	uint64_t want = (code & ~0xfffull) + dist;
-	void *p = mmap((void *)(uintptr_t)want, len, PROT_READ | PROT_WRITE | PROT_EXEC,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	if ((uint64_t)(uintptr_t)p != want) {	/* a kernel without MAP_FIXED_NOREPLACE */
-		munmap(p, len);
-		return NULL;
-	}
-	return p;
-}
-
 int main(void)
 {
 	static const struct {
@@ -299,7 +190,7 @@ int main(void)
 	}
 	run_at("near", near_buf, 32768, 0);
 	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
-		uint8_t *buf = map_at(code, places[i].dist, len);
+		uint8_t *buf = a64_map_at(code, places[i].dist, len);
 
 		if (!buf) {
 			printf("FAIL mmap at %#" PRIx64 " + %s: %s\n", code, places[i].name,

@@ -117,8 +117,5 @@ int main(void)
 {
 	check_code();
 	check_blocks();
-	if (failures)
-		return 1;
-	printf("ok\n");
-	return 0;
+	return unit_status();
 }

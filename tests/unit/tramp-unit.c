@@ -132,10 +132,7 @@ int main(void)
 {
 	check_code();
 	check_blocks();
-	if (failures)
-		return 1;
-	printf("ok\n");
-	return 0;
+	return unit_status();
 }
 
 #else

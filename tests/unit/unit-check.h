@@ -1,7 +1,8 @@
 /*
  * unit-check.h - CHECK(cond, fmt, ...) of the unit tests that count
  * their failures: a failed condition prints "FAIL file:line: " and the
- * message, and adds one to failures (main's exit status).
+ * message, and adds one to failures; unit_status() is main's exit
+ * status.
  */
 #ifndef UNIT_CHECK_H
 #define UNIT_CHECK_H
@@ -18,5 +19,14 @@ static int failures;
 		failures++; \
 	} \
 } while (0)
+
+/* main's end: 1 when a CHECK failed, else "ok" printed and 0. */
+static inline int unit_status(void)
+{
+	if (failures)
+		return 1;
+	printf("ok\n");
+	return 0;
+}
 
 #endif /* UNIT_CHECK_H */

@@ -318,18 +318,6 @@ static void emit_common(struct glue *g, int call, uint64_t base, const uint8_t *
 	emit(g, (call ? 0xd63f0000 : 0xd61f0000) | 16 << 5);			/* blr/br x16 */
 }
 
-/* Can the filter leave a call out in a prefilter (stub-abi.h)? x86-64's rule. */
-static int prefiltered(int result, int sync, uint32_t desc)
-{
-	unsigned kind = desc >> 16 & 0xff, flags = desc >> 24;
-
-	if (sync || (flags & (DF_ALWAYS | DF_TAILS)))
-		return 0;
-	if (!result)
-		return kind == SK_NONE && (flags & DF_SETDEL);	/* free */
-	return kind >= SK_ARG0 && kind <= SK_ARG12;
-}
-
 void arch_detour_glue(uint64_t base, uint64_t far, uint64_t s, int result, int sync,
 		      uint32_t desc, uint8_t *code)
 {
@@ -338,7 +326,7 @@ void arch_detour_glue(uint64_t base, uint64_t far, uint64_t s, int result, int s
 
 	fill_brk(code, DT_ORIG);
 	emit(&g, A64_XPACLRI);
-	if (prefiltered(result, sync, desc)) {
+	if (dt_prefiltered(result, sync, desc)) {
 		emit_desc(&g, desc);
 		emit(&g, 0x10000000 | ((uint32_t)(-(int64_t)g.k) & 3) << 29 |
 			 ((uint32_t)(-(int64_t)g.k >> 2) & 0x7ffff) << 5 | 10);	/* adr x10, s */

@@ -50,26 +50,18 @@
 #include <string.h>
 
 #include "arch/insn-unwind.h"
+#include "arch/insn-walk.h"
 #include "insn.h"
 
-#define MAX_INSNS 4096		/* decoded, over every path */
-#define MAX_ALTS 32		/* other arms waiting */
-#define MAX_VISITED 256		/* jump targets seen */
 #define NSLOTS 16		/* stack slots a path remembers */
 #define WINDOW 256		/* code bytes read at a time */
-#define MAX_OFF (1 << 24)	/* larger frames: not believed */
 
 #define R_FP 29
 #define R_LR 30
 #define R_SP 31			/* sp or xzr, by the instruction */
 
-enum { B_SP, B_FP, B_NONE };			/* what a value is relative to */
+enum { B_SP = INSN_B_SP, B_FP = INSN_B_FP, B_NONE = INSN_B_NONE };	/* struct insn_val's base */
 enum { H_FP, H_LR, H_VAL, H_SLOT, H_UNK };	/* what a register or slot holds */
-
-struct val {
-	int8_t base;		/* B_*: the sp or x29 of the pc */
-	int32_t off;
-};
 
 /*
  * H_FP, H_LR: x29's, x30's value at the pc; H_VAL: the value v;
@@ -77,17 +69,17 @@ struct val {
  */
 struct held {
 	uint8_t what;
-	struct val v;
+	struct insn_val v;
 };
 
 struct slot {
-	struct val at;		/* the 8-byte slot's address */
+	struct insn_val at;		/* the 8-byte slot's address */
 	struct held h;
 };
 
 struct path {
 	uint64_t pc;
-	struct val sp;
+	struct insn_val sp;
 	struct held fp, lr;
 	int8_t kreg;		/* a register holding the constant kval, or -1 */
 	int64_t kval;
@@ -96,18 +88,14 @@ struct path {
 };
 
 struct scan {
-	const struct insn_code *code;
-	int budget;
-	struct path alts[MAX_ALTS];
-	int nalts;
-	uint64_t visited[MAX_VISITED];
-	int nvisited;
+	struct insn_walk walk;	/* first: step_path() is given it */
+	struct path alts[INSN_WALK_MAX_ALTS];
 	uint64_t wbase;		/* code window */
 	size_t wlen;
 	uint8_t window[WINDOW];
 };
 
-static const struct val unknown_val = { B_NONE, 0 };
+static const struct insn_val unknown_val = { B_NONE, 0 };
 static const struct held unknown_held = { H_UNK, { B_NONE, 0 } };
 
 /* The word at pc into *w: 0, or -1 (unreadable, not 4-aligned). */
@@ -123,13 +111,13 @@ static int word_at(struct scan *sc, uint64_t pc, uint32_t *w)
 			return -1;
 		/* a window, or up to the page's end, or the one word */
 		n = WINDOW;
-		if (sc->code->read(sc->code->arg, pc, sc->window, n) != 0) {
+		if (sc->walk.code->read(sc->walk.code->arg, pc, sc->window, n) != 0) {
 			n = 4096 - (pc & 4095);
 			if (n > WINDOW)
 				n = WINDOW;
-			if (sc->code->read(sc->code->arg, pc, sc->window, n) != 0) {
+			if (sc->walk.code->read(sc->walk.code->arg, pc, sc->window, n) != 0) {
 				n = A64_INSN_LEN;
-				if (sc->code->read(sc->code->arg, pc, sc->window, n) != 0)
+				if (sc->walk.code->read(sc->walk.code->arg, pc, sc->window, n) != 0)
 					return -1;
 			}
 		}
@@ -140,22 +128,7 @@ static int word_at(struct scan *sc, uint64_t pc, uint32_t *w)
 	return 0;
 }
 
-static struct val add_off(struct val v, int64_t d)
-{
-	int64_t o = (int64_t)v.off + d;
-
-	if (v.base == B_NONE || o < -MAX_OFF || o > MAX_OFF)
-		return unknown_val;
-	v.off = (int32_t)o;
-	return v;
-}
-
-static int same_val(struct val a, struct val b)
-{
-	return a.base != B_NONE && a.base == b.base && a.off == b.off;
-}
-
-static struct held val_held(struct val v)
+static struct held val_held(struct insn_val v)
 {
 	return v.base == B_NONE ? unknown_held : (struct held){ H_VAL, v };
 }
@@ -182,19 +155,19 @@ static void set_reg(struct path *p, unsigned r, struct held h)
 }
 
 /* The value of register r as an address: 31 is sp. */
-static struct val reg_val(const struct path *p, unsigned r)
+static struct insn_val reg_val(const struct path *p, unsigned r)
 {
 	if (r == R_SP)
 		return p->sp;
 	if (r == R_FP && p->fp.what == H_FP)
-		return (struct val){ B_FP, 0 };
+		return (struct insn_val){ B_FP, 0 };
 	if (r == R_FP && p->fp.what == H_VAL)
 		return p->fp.v;
 	return unknown_val;
 }
 
 /* Base register r (31: sp) is written back with v. */
-static void set_base(struct path *p, unsigned r, struct val v)
+static void set_base(struct path *p, unsigned r, struct insn_val v)
 {
 	if (r == R_SP)
 		p->sp = v;
@@ -203,7 +176,7 @@ static void set_base(struct path *p, unsigned r, struct val v)
 }
 
 /* The path wrote len bytes at at: the slots they overlap hold unknown words. */
-static void clobber(struct path *p, struct val at, int64_t len)
+static void clobber(struct path *p, struct insn_val at, int64_t len)
 {
 	for (int i = 0; i < p->nslots; i++) {
 		struct slot *s = &p->slots[i];
@@ -214,7 +187,7 @@ static void clobber(struct path *p, struct val at, int64_t len)
 }
 
 /* The path stored h, 8 bytes, at at. */
-static void store(struct path *p, struct val at, struct held h)
+static void store(struct path *p, struct insn_val at, struct held h)
 {
 	struct slot *s = NULL;
 
@@ -222,7 +195,7 @@ static void store(struct path *p, struct val at, struct held h)
 		return;
 	clobber(p, at, 8);
 	for (int i = 0; i < p->nslots; i++)
-		if (same_val(p->slots[i].at, at))
+		if (insn_val_same(p->slots[i].at, at))
 			s = &p->slots[i];
 	if (!s) {
 		if (p->nslots == NSLOTS) {
@@ -241,10 +214,10 @@ static void store(struct path *p, struct val at, struct held h)
 }
 
 /* What an 8-byte load from at gives. */
-static struct held load(const struct path *p, struct val at)
+static struct held load(const struct path *p, struct insn_val at)
 {
 	for (int i = 0; i < p->nslots; i++)
-		if (same_val(p->slots[i].at, at))
+		if (insn_val_same(p->slots[i].at, at))
 			return p->slots[i].h;
 	/* below the pc's sp: written after the pc by what the path did not see */
 	if (at.base == B_NONE || (at.base == B_SP && at.off < 0))
@@ -254,30 +227,6 @@ static struct held load(const struct path *p, struct val at)
 		    p->slots[i].at.off < at.off + 8)
 			return unknown_held;	/* partly written */
 	return (struct held){ H_SLOT, at };
-}
-
-/* 1 when target was not visited yet (now it is), 0 otherwise. */
-static int visit(struct scan *sc, uint64_t target)
-{
-	for (int i = 0; i < sc->nvisited; i++)
-		if (sc->visited[i] == target)
-			return 0;
-	if (sc->nvisited == MAX_VISITED)
-		return 0;
-	sc->visited[sc->nvisited++] = target;
-	return 1;
-}
-
-/* Is addr in the code of memtap's in-target probes (code->is_probe_entry)? */
-static int probe_code(const struct scan *sc, uint64_t addr)
-{
-	return sc->code->is_probe_entry && sc->code->is_probe_entry(sc->code->probes, addr);
-}
-
-/* May a path go on at target? */
-static int enterable(struct scan *sc, uint64_t target)
-{
-	return target >= 4096 && !(target & 3) && !probe_code(sc, target) && visit(sc, target);
 }
 
 /*
@@ -291,7 +240,7 @@ static int entry_probed(struct scan *sc, uint64_t target)
 	size_t n, len;
 	uint64_t to;
 
-	if (probe_code(sc, target))
+	if (insn_walk_probe_code(&sc->walk, target))
 		return 1;
 	for (n = 0; n < 4 && word_at(sc, target + 4 * n, &w[n]) == 0; n++)
 		;
@@ -299,8 +248,8 @@ static int entry_probed(struct scan *sc, uint64_t target)
 		return 0;
 	if (w[0] == A64_BRK0)
 		return 1;
-	to = sc->code->is_probe_entry ? a64_patched_target(w, n, target, &len) : 0;
-	return to && probe_code(sc, to);
+	to = sc->walk.code->is_probe_entry ? a64_patched_target(w, n, target, &len) : 0;
+	return to && insn_walk_probe_code(&sc->walk, to);
 }
 
 /*
@@ -325,7 +274,7 @@ static int plt_at(struct scan *sc, uint64_t target)
 /* The path reached a return through x30: its rule, 0; or -1 when its state says nothing. */
 static int at_ret(const struct path *p, struct insn_rule *rule)
 {
-	struct val cfa = p->sp;
+	struct insn_val cfa = p->sp;
 
 	if (cfa.base == B_NONE || cfa.off < 0)
 		return -1;
@@ -363,7 +312,7 @@ static int noreturn_at(struct scan *sc, uint64_t pc)
 	       (w & 0xffc07fff) == 0xa9807bfd;	/* stp x29, x30, [sp, #-N]! */
 }
 
-enum { GO_ON, DEAD, FOUND };
+enum { GO_ON = INSN_GO_ON, DEAD = INSN_DEAD, FOUND = INSN_FOUND };
 
 /* Load/store pair (bits 29..27 101, 25 0): STP, LDP, LDPSW, STGP, STNP, LDNP. */
 static void step_pair(struct path *p, uint32_t w)
@@ -372,17 +321,17 @@ static void step_pair(struct path *p, uint32_t w)
 	unsigned rt = w & 31, rt2 = (w >> 10) & 31, rn = (w >> 5) & 31;
 	int64_t scale = v ? 4 << opc : opc == 2 ? 8 : opc == 1 && !l ? 16 : 4;
 	int64_t off = (int64_t)(((w >> 15) & 0x7f) ^ 0x40) - 0x40;
-	struct val base = reg_val(p, rn), at;
+	struct insn_val base = reg_val(p, rn), at;
 	int x64 = !v && opc == 2;
 
 	off *= scale;
-	at = type == 1 ? base : add_off(base, off);	/* post-indexed: at the base */
+	at = type == 1 ? base : insn_val_add(base, off);	/* post-indexed: at the base */
 	if (l) {
 		struct held h1 = x64 ? load(p, at) : unknown_held;
-		struct held h2 = x64 ? load(p, add_off(at, 8)) : unknown_held;
+		struct held h2 = x64 ? load(p, insn_val_add(at, 8)) : unknown_held;
 
 		if (type == 1 || type == 3)
-			set_base(p, rn, add_off(base, off));
+			set_base(p, rn, insn_val_add(base, off));
 		if (!v) {
 			set_reg(p, rt, h1);
 			set_reg(p, rt2, h2);
@@ -391,12 +340,12 @@ static void step_pair(struct path *p, uint32_t w)
 	}
 	if (x64) {
 		store(p, at, reg_held(p, rt));
-		store(p, add_off(at, 8), reg_held(p, rt2));
+		store(p, insn_val_add(at, 8), reg_held(p, rt2));
 	} else if (at.base != B_NONE) {
 		clobber(p, at, 2 * scale);
 	}
 	if (type == 1 || type == 3)
-		set_base(p, rn, add_off(base, off));
+		set_base(p, rn, insn_val_add(base, off));
 }
 
 /* Load/store register, immediate or register offset (bits 29..27 111, 25 0). */
@@ -405,7 +354,7 @@ static int step_ldst(struct path *p, uint32_t w)
 	unsigned size = w >> 30, v = (w >> 26) & 1, opc = (w >> 22) & 3;
 	unsigned rt = w & 31, rn = (w >> 5) & 31, idx = (w >> 10) & 3;
 	unsigned scale = v ? (opc & 2) << 1 | size : size;
-	struct val base = reg_val(p, rn), at = unknown_val;
+	struct insn_val base = reg_val(p, rn), at = unknown_val;
 	int wb = 0, load_op = v ? opc & 1 : opc != 0;
 	int64_t off = 0;
 
@@ -413,11 +362,11 @@ static int step_ldst(struct path *p, uint32_t w)
 		return GO_ON;		/* PRFM, PRFUM */
 	if (w & (1u << 24)) {		/* unsigned offset */
 		off = (int64_t)((w >> 10) & 0xfff) << scale;
-		at = add_off(base, off);
+		at = insn_val_add(base, off);
 	} else if (!(w & (1u << 21))) {	/* imm9: unscaled, post, unprivileged, pre */
 		off = (int64_t)(((w >> 12) & 0x1ff) ^ 0x100) - 0x100;
 		wb = idx == 1 || idx == 3;
-		at = idx == 1 ? base : add_off(base, off);
+		at = idx == 1 ? base : insn_val_add(base, off);
 	} else if (idx & 1) {		/* LDRAA, LDRAB (size 11, V 0) */
 		if (v || size != 3)
 			return DEAD;
@@ -435,7 +384,7 @@ static int step_ldst(struct path *p, uint32_t w)
 		struct held h = !v && size == 3 && opc == 1 ? load(p, at) : unknown_held;
 
 		if (wb)
-			set_base(p, rn, add_off(base, off));
+			set_base(p, rn, insn_val_add(base, off));
 		if (!v)
 			set_reg(p, rt, h);
 		return GO_ON;
@@ -445,7 +394,7 @@ static int step_ldst(struct path *p, uint32_t w)
 	else if (at.base != B_NONE)
 		clobber(p, at, 1 << scale);
 	if (wb)
-		set_base(p, rn, add_off(base, off));
+		set_base(p, rn, insn_val_add(base, off));
 	return GO_ON;
 }
 
@@ -507,7 +456,8 @@ static int step_dpimm(struct path *p, uint32_t w)
 
 	if ((w & 0x1f800000) == 0x11000000) {	/* ADD, SUB (immediate) */
 		int64_t imm = (int64_t)((w >> 10) & 0xfff) << ((w >> 22) & 1 ? 12 : 0);
-		struct val r = sf ? add_off(reg_val(p, rn), (w >> 30) & 1 ? -imm : imm) : unknown_val;
+		struct insn_val r = sf ? insn_val_add(reg_val(p, rn), (w >> 30) & 1 ? -imm : imm)
+				       : unknown_val;
 
 		if (rd == R_SP && !s) {
 			p->sp = r;
@@ -539,10 +489,10 @@ static int step_dpreg(struct path *p, uint32_t w)
 			return DEAD;
 		if ((opt & 3) == 2)	/* UXTW, SXTW */
 			d = opt == 2 ? (int64_t)(uint32_t)d : (int64_t)(int32_t)d;
-		if (d < -MAX_OFF || d > MAX_OFF)
+		if (d < -INSN_MAX_OFF || d > INSN_MAX_OFF)
 			return DEAD;
 		d *= 1 << sh;
-		p->sp = add_off(reg_val(p, (w >> 5) & 31), (w >> 30) & 1 ? -d : d);
+		p->sp = insn_val_add(reg_val(p, (w >> 5) & 31), (w >> 30) & 1 ? -d : d);
 		return p->sp.base == B_NONE ? DEAD : GO_ON;
 	}
 	/* PACIA, AUTIA, XPACI and their kin: the same value, signed or not */
@@ -558,6 +508,7 @@ static int step(struct scan *sc, struct path *p, uint32_t w, struct insn_rule *r
 {
 	uint64_t next = p->pc + A64_INSN_LEN;
 	struct a64_insn in;
+	struct path *alt;
 	int k;
 
 	if ((w & 0xfe000000) == 0xd6000000) {	/* branch to a register */
@@ -586,17 +537,16 @@ static int step(struct scan *sc, struct path *p, uint32_t w, struct insn_rule *r
 		if (entry_probed(sc, in.target) || plt_at(sc, in.target))
 			/* a tail call: the callee returns as a RET would */
 			return at_ret(p, rule) == 0 ? FOUND : DEAD;
-		if (!enterable(sc, in.target))
+		if (!insn_walk_enterable(&sc->walk, in.target))
 			return DEAD;
 		p->pc = in.target;
 		return GO_ON;
 	case A64_BCOND:
 	case A64_CB:
 	case A64_TB:
-		if (sc->nalts < MAX_ALTS && enterable(sc, in.target)) {
-			sc->alts[sc->nalts] = *p;
-			sc->alts[sc->nalts++].pc = in.target;
-		}
+		alt = insn_walk_fork(&sc->walk, p, in.target);
+		if (alt)
+			alt->pc = in.target;
 		break;
 	case A64_ADR:
 	case A64_ADRP:
@@ -628,19 +578,16 @@ static int step(struct scan *sc, struct path *p, uint32_t w, struct insn_rule *r
 	return GO_ON;
 }
 
-/* Follow path p until a return or a dead end. */
-static int follow(struct scan *sc, struct path *p, struct insn_rule *rule)
+/* The instruction at path p's pc, stepped (insn_walk_run()'s step): walk is the scan's. */
+static int step_path(struct insn_walk *walk, void *p_, struct insn_rule *rule)
 {
-	while (sc->budget-- > 0) {
-		uint32_t w;
-		int k;
+	struct scan *sc = (struct scan *)walk;
+	struct path *p = p_;
+	uint32_t w;
 
-		if (word_at(sc, p->pc, &w) != 0)
-			return DEAD;
-		if ((k = step(sc, p, w, rule)) != GO_ON)
-			return k;
-	}
-	return DEAD;
+	if (word_at(sc, p->pc, &w) != 0)
+		return DEAD;
+	return step(sc, p, w, rule);
 }
 
 void arch_insn_entry_rule(struct insn_rule *rule)
@@ -658,13 +605,12 @@ int arch_insn_rule(const struct insn_code *code, uint64_t pc, int exact,
 	struct scan *sc;
 	struct path p;
 	uint32_t w;
-	int k = DEAD;
+	int k;
 
 	sc = calloc(1, sizeof(*sc));
 	if (!sc)
 		return -1;
-	sc->code = code;
-	sc->budget = MAX_INSNS;
+	insn_walk_init(&sc->walk, code, A64_INSN_LEN, sc->alts, sizeof(sc->alts[0]));
 	if (exact && word_at(sc, pc, &w) == 0 && w == A64_BRK0) {
 		/* a breakpoint at a function's entry */
 		free(sc);
@@ -678,12 +624,7 @@ int arch_insn_rule(const struct insn_code *code, uint64_t pc, int exact,
 	/* at a return address, x30 is the call's: the frame's own is elsewhere */
 	p.lr.what = exact ? H_LR : H_UNK;
 	p.kreg = -1;
-	for (;;) {
-		k = follow(sc, &p, rule);
-		if (k == FOUND || sc->nalts == 0 || sc->budget <= 0)
-			break;
-		p = sc->alts[--sc->nalts];
-	}
+	k = insn_walk_run(&sc->walk, &p, step_path, rule);
 	free(sc);
-	return k == FOUND ? 0 : -1;
+	return k;
 }

@@ -268,18 +268,6 @@ static void emit_common(uint8_t *code, size_t *k, uint64_t s, int call, uint64_t
 	*k += 6;
 }
 
-/* Can the filter leave a call out in a prefilter (stub-abi.h)? */
-static int prefiltered(int result, int sync, uint32_t desc)
-{
-	unsigned kind = desc >> 16 & 0xff, flags = desc >> 24;
-
-	if (sync || (flags & (DF_ALWAYS | DF_TAILS)))
-		return 0;
-	if (!result)
-		return kind == SK_NONE && (flags & DF_SETDEL);	/* free */
-	return kind >= SK_ARG0 && kind <= SK_ARG12;
-}
-
 void arch_detour_glue(uint64_t base, uint64_t far, uint64_t s, int result, int sync,
 		      uint32_t desc, uint8_t *code)
 {
@@ -289,7 +277,7 @@ void arch_detour_glue(uint64_t base, uint64_t far, uint64_t s, int result, int s
 	size_t k = 0;
 
 	arch_bp_fill(code, DT_ORIG);
-	if (prefiltered(result, sync, desc)) {
+	if (dt_prefiltered(result, sync, desc)) {
 		emit_desc(code, &k, desc);
 		code[k] = 0x4c;		/* lea r11, [rip + disp32]: the slot */
 		code[k + 1] = 0x8d;

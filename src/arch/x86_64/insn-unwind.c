@@ -27,52 +27,40 @@
 #include <Zydis/Zydis.h>
 
 #include "arch/insn-unwind.h"
+#include "arch/insn-walk.h"
 
-#define MAX_INSNS 4096		/* decoded, over every path */
-#define MAX_ALTS 32		/* other arms waiting */
-#define MAX_VISITED 256		/* jump targets seen */
 #define NSLOTS 16		/* stack slots a path remembers */
 #define WINDOW 256		/* code bytes read at a time */
-#define MAX_OFF (1 << 24)	/* larger frames: not believed */
 
-enum { B_RSP, B_RBP, B_NONE };			/* what a value is relative to */
+enum { B_RSP = INSN_B_SP, B_RBP = INSN_B_FP, B_NONE = INSN_B_NONE };	/* struct insn_val's base */
 enum { BP_SAME, BP_VAL, BP_SLOT, BP_UNK };	/* what %rbp holds */
 
-struct val {
-	int8_t base;		/* B_*: the %rsp or %rbp of the pc */
-	int32_t off;
-};
-
 struct slot {
-	struct val at;		/* the slot's address */
+	struct insn_val at;		/* the slot's address */
 	uint8_t bp;		/* BP_*: the %rbp stored there, BP_UNK: another value */
-	struct val bpv;
+	struct insn_val bpv;
 };
 
 struct path {
 	uint64_t ip;
-	struct val sp;
+	struct insn_val sp;
 	uint8_t bp;
-	struct val bpv;		/* BP_VAL: %rbp's value; BP_SLOT: where it was loaded from */
+	struct insn_val bpv;		/* BP_VAL: %rbp's value; BP_SLOT: where it was loaded from */
 	uint8_t nslots;
 	struct slot slots[NSLOTS];
 };
 
 struct scan {
-	const struct insn_code *code;
+	struct insn_walk walk;	/* first: step_path() is given it */
 	ZydisDecoder dec;
-	int budget;
-	struct path alts[MAX_ALTS];
-	int nalts;
-	uint64_t visited[MAX_VISITED];
-	int nvisited;
+	struct path alts[INSN_WALK_MAX_ALTS];
 	uint64_t wbase;		/* code window */
 	size_t wlen;
 	int wshort;		/* the window ends where the readable code does */
 	uint8_t window[WINDOW];
 };
 
-static const struct val unknown_val = { B_NONE, 0 };
+static const struct insn_val unknown_val = { B_NONE, 0 };
 
 /* The code at ip: a pointer and the bytes available (0: unreadable). */
 static const uint8_t *code_at(struct scan *sc, uint64_t ip, size_t *avail)
@@ -85,14 +73,14 @@ static const uint8_t *code_at(struct scan *sc, uint64_t ip, size_t *avail)
 		sc->wshort = 0;
 		if (ip < 4096)
 			return NULL;
-		if (sc->code->read(sc->code->arg, ip, sc->window, WINDOW) == 0) {
+		if (sc->walk.code->read(sc->walk.code->arg, ip, sc->window, WINDOW) == 0) {
 			n = WINDOW;
 		} else {
 			/* up to the page's end, then a byte at a time */
 			n = 4096 - (ip & 4095);
 			if (n > WINDOW)
 				n = WINDOW;
-			while (n && sc->code->read(sc->code->arg, ip, sc->window, n) != 0)
+			while (n && sc->walk.code->read(sc->walk.code->arg, ip, sc->window, n) != 0)
 				n = n > ZYDIS_MAX_INSTRUCTION_LENGTH ? ZYDIS_MAX_INSTRUCTION_LENGTH : n - 1;
 			if (!n)
 				return NULL;
@@ -125,28 +113,18 @@ static int writes(const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *
 	return 0;
 }
 
-static struct val add_off(struct val v, int64_t d)
-{
-	int64_t o = (int64_t)v.off + d;
-
-	if (v.base == B_NONE || o < -MAX_OFF || o > MAX_OFF)
-		return unknown_val;
-	v.off = (int32_t)o;
-	return v;
-}
-
-/* %rbp's value as a struct val, or unknown. */
-static struct val bp_value(const struct path *p)
+/* %rbp's value as a struct insn_val, or unknown. */
+static struct insn_val bp_value(const struct path *p)
 {
 	if (p->bp == BP_SAME)
-		return (struct val){ B_RBP, 0 };
+		return (struct insn_val){ B_RBP, 0 };
 	if (p->bp == BP_VAL)
 		return p->bpv;
 	return unknown_val;
 }
 
 /* The address of a memory operand on the stack (base %rsp or %rbp, no index). */
-static struct val mem_addr(const struct path *p, const ZydisDecodedOperand *op)
+static struct insn_val mem_addr(const struct path *p, const ZydisDecodedOperand *op)
 {
 	ZydisRegister base;
 
@@ -156,26 +134,21 @@ static struct val mem_addr(const struct path *p, const ZydisDecodedOperand *op)
 		return unknown_val;
 	base = op->mem.base;
 	if (base == ZYDIS_REGISTER_RSP)
-		return add_off(p->sp, op->mem.disp.value);
+		return insn_val_add(p->sp, op->mem.disp.value);
 	if (base == ZYDIS_REGISTER_RBP)
-		return add_off(bp_value(p), op->mem.disp.value);
+		return insn_val_add(bp_value(p), op->mem.disp.value);
 	return unknown_val;
 }
 
-static int same_val(struct val a, struct val b)
-{
-	return a.base != B_NONE && a.base == b.base && a.off == b.off;
-}
-
 /* The path stored into the slot at: %rbp's state when is_bp, else another value. */
-static void store(struct path *p, struct val at, int is_bp)
+static void store(struct path *p, struct insn_val at, int is_bp)
 {
 	struct slot *s = NULL;
 
 	if (at.base == B_NONE)
 		return;
 	for (int i = 0; i < p->nslots; i++)
-		if (same_val(p->slots[i].at, at))
+		if (insn_val_same(p->slots[i].at, at))
 			s = &p->slots[i];
 	if (!s) {
 		if (p->nslots == NSLOTS) {
@@ -190,10 +163,10 @@ static void store(struct path *p, struct val at, int is_bp)
 }
 
 /* %rbp loaded from the slot at. */
-static void load_bp(struct path *p, struct val at)
+static void load_bp(struct path *p, struct insn_val at)
 {
 	for (int i = 0; i < p->nslots; i++)
-		if (same_val(p->slots[i].at, at)) {
+		if (insn_val_same(p->slots[i].at, at)) {
 			p->bp = p->slots[i].bp;
 			p->bpv = p->slots[i].bpv;
 			return;
@@ -205,30 +178,6 @@ static void load_bp(struct path *p, struct val at)
 	}
 	p->bp = BP_SLOT;
 	p->bpv = at;
-}
-
-/* 1 when target was not visited yet (now it is), 0 otherwise. */
-static int visit(struct scan *sc, uint64_t target)
-{
-	for (int i = 0; i < sc->nvisited; i++)
-		if (sc->visited[i] == target)
-			return 0;
-	if (sc->nvisited == MAX_VISITED)
-		return 0;
-	sc->visited[sc->nvisited++] = target;
-	return 1;
-}
-
-/* Is addr in the code of memtap's in-target probes (code->is_probe_entry)? */
-static int probe_code(const struct scan *sc, uint64_t addr)
-{
-	return sc->code->is_probe_entry && sc->code->is_probe_entry(sc->code->probes, addr);
-}
-
-/* May a path go on at target? */
-static int enterable(struct scan *sc, uint64_t target)
-{
-	return target >= 4096 && !probe_code(sc, target) && visit(sc, target);
 }
 
 /*
@@ -245,22 +194,22 @@ static int entry_probed(struct scan *sc, uint64_t target)
 	size_t avail;
 	const uint8_t *c;
 
-	if (probe_code(sc, target))
+	if (insn_walk_probe_code(&sc->walk, target))
 		return 1;
 	c = code_at(sc, target, &avail);
 	if (!c || !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&sc->dec, c, avail, &zi, ops)))
 		return 0;
 	if (zi.mnemonic == ZYDIS_MNEMONIC_INT3)
 		return 1;
-	return sc->code->is_probe_entry && zi.mnemonic == ZYDIS_MNEMONIC_JMP &&
+	return sc->walk.code->is_probe_entry && zi.mnemonic == ZYDIS_MNEMONIC_JMP &&
 	       ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, &ops[0], target, &to)) &&
-	       probe_code(sc, to);
+	       insn_walk_probe_code(&sc->walk, to);
 }
 
 /* The path reached a ret: its rule, 0; or -1 when its state says nothing. */
 static int at_ret(const struct path *p, struct insn_rule *rule)
 {
-	struct val cfa = add_off(p->sp, 8);
+	struct insn_val cfa = insn_val_add(p->sp, 8);
 
 	if (cfa.base == B_NONE || cfa.off <= 0)
 		return -1;
@@ -301,7 +250,7 @@ static int padding_at(struct scan *sc, uint64_t ip)
 	}
 }
 
-enum { GO_ON, DEAD, FOUND };
+enum { GO_ON = INSN_GO_ON, DEAD = INSN_DEAD, FOUND = INSN_FOUND };
 
 /* One instruction of path p; p->ip moves to the next one. */
 static int step(struct scan *sc, struct path *p, const ZydisDecodedInstruction *zi,
@@ -313,11 +262,11 @@ static int step(struct scan *sc, struct path *p, const ZydisDecodedInstruction *
 
 	switch (zi->mnemonic) {
 	case ZYDIS_MNEMONIC_PUSH:
-		p->sp = add_off(p->sp, -8);
+		p->sp = insn_val_add(p->sp, -8);
 		store(p, p->sp, nvis > 0 && is_reg(o0, ZYDIS_REGISTER_RBP));
 		break;
 	case ZYDIS_MNEMONIC_PUSHFQ:
-		p->sp = add_off(p->sp, -8);
+		p->sp = insn_val_add(p->sp, -8);
 		store(p, p->sp, 0);
 		break;
 	case ZYDIS_MNEMONIC_POP:
@@ -327,15 +276,15 @@ static int step(struct scan *sc, struct path *p, const ZydisDecodedInstruction *
 		}
 		if (nvis > 0 && is_reg(o0, ZYDIS_REGISTER_RBP))
 			load_bp(p, p->sp);
-		p->sp = add_off(p->sp, 8);
+		p->sp = insn_val_add(p->sp, 8);
 		break;
 	case ZYDIS_MNEMONIC_POPFQ:
-		p->sp = add_off(p->sp, 8);
+		p->sp = insn_val_add(p->sp, 8);
 		break;
 	case ZYDIS_MNEMONIC_LEAVE:
 		p->sp = bp_value(p);
 		load_bp(p, p->sp);
-		p->sp = add_off(p->sp, 8);
+		p->sp = insn_val_add(p->sp, 8);
 		break;
 	case ZYDIS_MNEMONIC_ADD:
 	case ZYDIS_MNEMONIC_SUB:
@@ -343,7 +292,7 @@ static int step(struct scan *sc, struct path *p, const ZydisDecodedInstruction *
 			if (o1->type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
 				p->sp = unknown_val;
 			else
-				p->sp = add_off(p->sp, zi->mnemonic == ZYDIS_MNEMONIC_ADD ?
+				p->sp = insn_val_add(p->sp, zi->mnemonic == ZYDIS_MNEMONIC_ADD ?
 						o1->imm.value.s : -o1->imm.value.s);
 			break;
 		}
@@ -385,7 +334,7 @@ static int step(struct scan *sc, struct path *p, const ZydisDecodedInstruction *
 	case ZYDIS_MNEMONIC_CALL:
 		if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, o0, p->ip, &target)) && target == next) {
 			/* call to the next instruction: a push of the pc */
-			p->sp = add_off(p->sp, -8);
+			p->sp = insn_val_add(p->sp, -8);
 			store(p, p->sp, 0);
 		}
 		/* the callee returns here with %rsp and %rbp as they were,
@@ -403,8 +352,10 @@ static int step(struct scan *sc, struct path *p, const ZydisDecodedInstruction *
 			   o0->mem.base == ZYDIS_REGISTER_RIP &&
 			   o0->mem.index == ZYDIS_REGISTER_NONE) {
 			/* through a pointer (a PLT entry: a tail call) */
-			if (sc->code->read(sc->code->arg, next + (uint64_t)o0->mem.disp.value,
-					   &target, sizeof(target)) != 0)
+			const struct insn_code *code = sc->walk.code;
+
+			if (code->read(code->arg, next + (uint64_t)o0->mem.disp.value, &target,
+				       sizeof(target)) != 0)
 				return DEAD;
 		} else {
 			return DEAD;
@@ -412,7 +363,7 @@ static int step(struct scan *sc, struct path *p, const ZydisDecodedInstruction *
 		if (entry_probed(sc, target))
 			/* a tail call of a probed function: it returns as a ret would */
 			return at_ret(p, rule) == 0 ? FOUND : DEAD;
-		if (!enterable(sc, target))
+		if (!insn_walk_enterable(&sc->walk, target))
 			return DEAD;
 		p->ip = target;
 		return GO_ON;
@@ -429,11 +380,11 @@ static int step(struct scan *sc, struct path *p, const ZydisDecodedInstruction *
 		return DEAD;
 	default:
 		if (zi->meta.category == ZYDIS_CATEGORY_COND_BR) {
+			struct path *alt;
+
 			if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, o0, p->ip, &target)) &&
-			    sc->nalts < MAX_ALTS && enterable(sc, target)) {
-				sc->alts[sc->nalts] = *p;
-				sc->alts[sc->nalts++].ip = target;
-			}
+			    (alt = insn_walk_fork(&sc->walk, p, target)))
+				alt->ip = target;
 			break;
 		}
 	other:
@@ -447,23 +398,19 @@ static int step(struct scan *sc, struct path *p, const ZydisDecodedInstruction *
 	return GO_ON;
 }
 
-/* Follow path p until a ret or a dead end. */
-static int follow(struct scan *sc, struct path *p, struct insn_rule *rule)
+/* The instruction at path p's ip, stepped (insn_walk_run()'s step): w is the scan's. */
+static int step_path(struct insn_walk *w, void *p_, struct insn_rule *rule)
 {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction zi;
+	struct scan *sc = (struct scan *)w;
+	struct path *p = p_;
+	size_t avail;
+	const uint8_t *c = code_at(sc, p->ip, &avail);
 
-	while (sc->budget-- > 0) {
-		size_t avail;
-		const uint8_t *c = code_at(sc, p->ip, &avail);
-		int k;
-
-		if (!c || !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&sc->dec, c, avail, &zi, ops)))
-			return DEAD;
-		if ((k = step(sc, p, &zi, ops, rule)) != GO_ON)
-			return k;
-	}
-	return DEAD;
+	if (!c || !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&sc->dec, c, avail, &zi, ops)))
+		return DEAD;
+	return step(sc, p, &zi, ops, rule);
 }
 
 void arch_insn_entry_rule(struct insn_rule *rule)
@@ -480,7 +427,7 @@ int arch_insn_rule(const struct insn_code *code, uint64_t pc, int exact,
 {
 	struct scan *sc;
 	struct path p;
-	int k = DEAD;
+	int k;
 
 	/* a call leaves nothing in a register: a return address starts as
 	 * an exact pc does */
@@ -488,19 +435,13 @@ int arch_insn_rule(const struct insn_code *code, uint64_t pc, int exact,
 	sc = calloc(1, sizeof(*sc));
 	if (!sc)
 		return -1;
-	sc->code = code;
-	sc->budget = MAX_INSNS;
+	insn_walk_init(&sc->walk, code, 1, sc->alts, sizeof(sc->alts[0]));
 	ZydisDecoderInit(&sc->dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	memset(&p, 0, sizeof(p));
 	p.ip = pc;
 	p.sp.base = B_RSP;
 	p.bp = BP_SAME;
-	for (;;) {
-		k = follow(sc, &p, rule);
-		if (k == FOUND || sc->nalts == 0 || sc->budget <= 0)
-			break;
-		p = sc->alts[--sc->nalts];
-	}
+	k = insn_walk_run(&sc->walk, &p, step_path, rule);
 	free(sc);
-	return k == FOUND ? 0 : -1;
+	return k;
 }
