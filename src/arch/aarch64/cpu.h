@@ -28,6 +28,8 @@
 #include <sys/uio.h>
 #include <linux/audit.h>
 
+#include "arch/stop.h"
+
 #define ARCH_NAME "aarch64"
 /* The smallest page a kernel may use; 16K and 64K kernels exist. */
 #define ARCH_PAGE_SIZE 4096UL
@@ -194,15 +196,24 @@ static inline int64_t arch_syscall_ret(const arch_regs_t *r, enum abi abi)
 }
 
 /*
- * At a PTRACE_SYSCALL stop the kernel puts the direction in x7 for the
- * tracer: 0 at entry, 1 at exit.  At a seccomp stop x7 is the thread's
- * own, and so the answer means nothing: ask only at PTRACE_SYSCALL
- * stops (trace/syscalls.c does, where PTRACE_GET_SYSCALL_INFO is
- * missing, Linux < 5.3).
+ * Is the thread, stopped at a stop of kind (arch.h), at a syscall's
+ * entry (1) or at its exit (0)?  -1 where its registers cannot say.  At
+ * a PTRACE_SYSCALL stop the kernel puts the direction in x7 for the
+ * tracer: 0 at entry, 1 at exit.  A seccomp stop is always an entry,
+ * and there x7 is the thread's own, as at every other stop, where this
+ * says -1.  trace/syscalls.c asks at PTRACE_SYSCALL stops, where
+ * PTRACE_GET_SYSCALL_INFO is missing (Linux < 5.3).
  */
-static inline int arch_at_syscall_entry(const arch_regs_t *r)
+static inline int arch_at_syscall_entry(const arch_regs_t *r, enum arch_stop kind)
 {
-	return r->r.regs[7] == 0;
+	switch (kind) {
+	case ARCH_STOP_SYSCALL:
+		return r->r.regs[7] == 0;
+	case ARCH_STOP_SECCOMP:
+		return 1;
+	default:
+		return -1;
+	}
 }
 
 /* One ABI: every stop is of it (read and ctx are not used). */
@@ -296,15 +307,24 @@ static inline int arch_thread_set_pc(pid_t tid, uint64_t pc)
 /* The ABI of memtap's own syscalls, which remote syscalls use. */
 #define ARCH_ABI_NATIVE ABI_AARCH64
 
+/* PSTATE.BTYPE, bits 11:10 of NT_PRSTATUS's pstate (the kernel's PSR_BTYPE_MASK). */
+#define A64_PSTATE_BTYPE 0xc00ull
+
 /*
  * r set up to run syscall nr with args from the `svc #0` at insn: pc =
- * insn, x8 = nr, x0-x5 the arguments; the other registers as they
- * were (the stop's own syscall number too: arch_suppress_restart()).
+ * insn, x8 = nr, x0-x5 the arguments, PSTATE.BTYPE 0; the other
+ * registers as they were (the stop's own syscall number too:
+ * arch_suppress_restart()).  BTYPE is the one of the branch that
+ * reached the stop's pc (a BRK on a landing pad reached by BLR: 01);
+ * kept, it would make the `svc #0` in a PROT_BTI page, which is no
+ * landing pad, fault with a Branch Target exception (SIGILL).  The
+ * registers of the stop, set back, bring it back.
  */
 static inline void arch_setup_syscall(arch_regs_t *r, uint64_t insn, long nr,
 				      const uint64_t args[6])
 {
 	r->r.pc = insn;
+	r->r.pstate &= ~A64_PSTATE_BTYPE;
 	r->r.regs[8] = (uint64_t)nr;
 	for (int i = 0; i < 6; i++)
 		r->r.regs[i] = args[i];
