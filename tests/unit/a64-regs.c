@@ -4,7 +4,10 @@
  * from its exit (arch_at_syscall_entry(): x7 at a PTRACE_SYSCALL stop
  * only, a seccomp stop always an entry, any other stop unknown), and
  * the registers of an injected syscall (arch_setup_syscall(): pc, x8,
- * x0-x5, PSTATE.BTYPE cleared, NZCV and the rest kept).  Built on this
+ * x0-x5, PSTATE.BTYPE cleared, NZCV and the rest kept), and the thread
+ * pointer of registers made without a thread (arch_tp(): as set; read
+ * from the thread when first asked only after arch_regs_get(), which
+ * tests/arm64/arch-regs.c checks in the guest).  Built on this
  * host against aarch64's cpu.h (tests/Makefile.inc); the guest's
  * tests/arm64/arch-regs.c asks a real kernel.  Prints "ok" last when
  * every check passed.
@@ -76,9 +79,22 @@ static void check_setup(void)
 	}
 }
 
+/* Registers not read from a thread (tp_tid 0) give their tp as set, asking no thread. */
+static void check_tp(void)
+{
+	arch_regs_t r;
+
+	memset(&r, 0, sizeof(r));
+	CHECK(arch_tp(&r) == 0, "zeroed registers: tp %#" PRIx64, arch_tp(&r));
+	r.tp = 0x7ffff7fff740ull;
+	CHECK(arch_tp(&r) == 0x7ffff7fff740ull && r.tp_tid == 0, "tp as set: %#" PRIx64,
+	      arch_tp(&r));
+}
+
 int main(void)
 {
 	check_entry();
 	check_setup();
+	check_tp();
 	return unit_status();
 }

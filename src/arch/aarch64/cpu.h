@@ -62,12 +62,16 @@ _Static_assert(sizeof(struct a64_pt_regs) == sizeof(struct user_pt_regs),
 /*
  * A thread's registers: the general ones (NT_PRSTATUS), the thread
  * pointer (NT_ARM_TLS) and the syscall number (NT_ARM_SYSTEM_CALL: -1
- * at a stop in no syscall, and where set, no syscall run).
+ * at a stop in no syscall, and where set, no syscall run).  The thread
+ * pointer is read when first asked (arch_tp()), from tp_tid, the
+ * thread arch_regs_get() read: 0 once read, and in registers made
+ * otherwise (zeroed, from perf or a record), whose tp is as set.
  */
 typedef struct {
 	struct a64_pt_regs r;
 	uint64_t tp;
 	int64_t nr;
+	pid_t tp_tid;
 } arch_regs_t;
 
 enum abi {
@@ -82,8 +86,29 @@ static inline int arch_abi_bits(enum abi abi) { (void)abi; return 64; }
 
 static inline uint64_t arch_pc(const arch_regs_t *r) { return r->r.pc; }
 static inline uint64_t arch_sp(const arch_regs_t *r) { return r->r.sp; }
-/* The thread pointer (TPIDR_EL0): 0 until the loader or libc sets up TLS. */
-static inline uint64_t arch_tp(const arch_regs_t *r) { return r->tp; }
+
+static inline int arch_regset_get(pid_t tid, int type, void *buf, size_t len);
+
+/*
+ * The thread pointer (TPIDR_EL0): 0 until the loader or libc sets up
+ * TLS.  Of registers arch_regs_get() read, asked of the thread at the
+ * first call (one PTRACE_GETREGSET, NT_ARM_TLS; 0 if it fails: the
+ * thread is no longer stopped), then kept in r: so r must be one that
+ * may be written (none is defined const), and the thread still at the
+ * stop it was read at, or at a later one (its TLS is its own for its
+ * life).
+ */
+static inline uint64_t arch_tp(const arch_regs_t *r)
+{
+	if (__builtin_expect(r->tp_tid != 0, 0)) {
+		arch_regs_t *w = (arch_regs_t *)r;
+
+		if (arch_regset_get(r->tp_tid, NT_ARM_TLS, &w->tp, sizeof(w->tp)))
+			w->tp = 0;
+		w->tp_tid = 0;
+	}
+	return r->tp;
+}
 
 /*
  * arm64's TLS is variant I: tp points to the TCB at the start of the
@@ -111,11 +136,16 @@ static inline int arch_regset_set(pid_t tid, int type, const void *buf, size_t l
 }
 
 /*
- * A ptrace-stopped thread's registers: 0 or -errno.  Three requests: the
- * general registers, TPIDR_EL0, and the syscall number, which at a
- * seccomp or syscall-entry stop is the one the kernel will run and at an
- * exit stop the one it ran (what PTRACE_GET_SYSCALL_INFO says, at every
- * kind of stop; x8 where the kernel lacks NT_ARM_SYSTEM_CALL, < 3.19).
+ * A ptrace-stopped thread's registers: 0 or -errno.  Two requests: the
+ * general registers and the syscall number, which at a seccomp or
+ * syscall-entry stop is the one the kernel will run and at an exit stop
+ * the one it ran (what PTRACE_GET_SYSCALL_INFO says, at every kind of
+ * stop; x8 where the kernel lacks NT_ARM_SYSTEM_CALL, < 3.19).  The
+ * number is read now, not when asked, as arch_regs_set() writes it
+ * back: registers saved at a stop and set back after a syscall of
+ * memtap's (which set it to -1) bring back the stop's, and a restart
+ * with it.  TPIDR_EL0 is read when asked (arch_tp()): most stops never
+ * ask.
  */
 /*
  * Pointer authentication: the bits of an instruction address that hold
@@ -140,8 +170,8 @@ static inline int arch_regs_get(pid_t tid, arch_regs_t *r)
 		return err;
 	if (__builtin_expect(!arch_pac_asked, 0))
 		arch_pac_ask(tid);
-	if (arch_regset_get(tid, NT_ARM_TLS, &r->tp, sizeof(r->tp)))
-		r->tp = 0;
+	r->tp = 0;
+	r->tp_tid = tid;
 	if (arch_regset_get(tid, NT_ARM_SYSTEM_CALL, &nr, sizeof(nr)) == 0)
 		r->nr = nr;
 	else
