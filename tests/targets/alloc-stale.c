@@ -62,7 +62,9 @@ static SECTION void fr(void *p)
 int main(int argc, char **argv)
 {
 	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 10;
-	unsigned long calls = 0, bytes = 0;
+	/* kept across siglongjmp */
+	static unsigned long calls, bytes;
+	volatile unsigned long i;
 	struct sigaction sa;
 	int pid = (int)getpid();
 
@@ -71,7 +73,7 @@ int main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGSEGV, &sa, NULL))
 		return 99;
-	for (unsigned long i = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		void *p = NULL;
 
 		if (sigsetjmp(jb, 1) == 0) {
