@@ -481,6 +481,7 @@ int bp_hit(struct bp_set *set, pid_t tid, arch_regs_t *regs, struct bp_hit *out)
 		struct bp_thread *rt = bp_ret_lookup(set, tid,
 						     arch_ret_slot_at_entry(regs), &i);
 
+		out->tail = 1;
 		if (rt)
 			caller = rt->rets[i].orig;
 	} else if (bp->want_return && set->tramp &&

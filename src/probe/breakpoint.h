@@ -88,6 +88,10 @@ struct bp_hit {
 	uint64_t retval;	/* BP_HIT_RETURN: the return value */
 	uint64_t caller;	/* the return address */
 	uint64_t sp;		/* sp at entry (the return slot's address) */
+	int tail;		/* BP_HIT_ENTRY: entered with the trampoline as
+				   its return address (arch_caller_at_entry()),
+				   so tail-called from a hooked call whose
+				   return slot it shares */
 };
 
 struct bp_stats {

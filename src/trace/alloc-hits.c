@@ -47,21 +47,23 @@ static int read_word(const struct thread *tcp, uint64_t addr, uint64_t *val)
 }
 
 /*
- * Drop the open calls whose frames are gone (left by longjmp): those
- * whose return slot is below sp, or at sp unless the function at sp was
- * tail-called from the open call (then the slot still holds memtap's
- * trampoline, not the caller bp_hit() reported).
+ * Drop the open calls whose frames are gone (left by longjmp, or whose
+ * return was not seen): those whose return slot is below the entry's
+ * sp, or at it unless the function entered was tail-called from the
+ * open call (h->tail: its return address at entry was memtap's
+ * trampoline, as bp_hit() read it before hooking this call's return,
+ * from the word at sp on x86-64 or from x30 on arm64).  Not the word at
+ * sp read now: once this call's return is hooked it holds the
+ * trampoline on x86-64 too, and on arm64 it is no return address.
  */
-static void drop_stale(struct thread *tcp, struct alloc_thread *at, uint64_t sp,
-		       uint64_t caller)
+static void drop_stale(struct alloc_thread *at, const struct bp_hit *h)
 {
 	while (at->n > 0) {
 		struct alloc_call *c = &at->calls[at->n - 1];
-		uint64_t word;
 
-		if (c->sp > sp)
+		if (c->sp > h->sp)
 			break;
-		if (c->sp == sp && read_word(tcp, sp, &word) == 0 && word != caller)
+		if (c->sp == h->sp && h->tail)
 			break;
 		at->n--;
 	}
@@ -183,7 +185,7 @@ void alloc_hit_entry(struct thread *tcp, const struct probe *pr, const arch_regs
 
 	if (!at)
 		at = tcp->alloc = xcalloc(1, sizeof(*at));
-	drop_stale(tcp, at, h->sp, h->caller);
+	drop_stale(at, h);
 	nested = at->n > 0 && ev_is_alloc(at->calls[at->n - 1].probe->kind) &&
 		 ev_is_alloc(pr->kind);
 	if (pr->want_return) {

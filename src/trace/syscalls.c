@@ -518,7 +518,7 @@ static int syscall_stop_is_entry(struct thread *tcp, const arch_regs_t *regs, in
 		return said;
 	if (tcp->flags & T_SC_KNOWN)
 		return !(tcp->flags & T_IN_SC);
-	return arch_at_syscall_entry(regs);
+	return arch_at_syscall_entry(regs, ARCH_STOP_SYSCALL) > 0;
 }
 
 /*
@@ -540,7 +540,7 @@ static void learn_order(struct thread *tcp)
 	if (entry < 0) {
 		if (get_regs(tcp, &regs) < 0)
 			return;
-		entry = arch_at_syscall_entry(&regs);
+		entry = arch_at_syscall_entry(&regs, ARCH_STOP_SYSCALL) > 0;
 	}
 	ss.order_known = 1;
 	ss.seccomp_before_entry = entry;

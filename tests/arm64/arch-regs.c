@@ -161,6 +161,9 @@ static void check_seccomp(const char *what, arch_regs_t *r, long nr,
 	long word;
 
 	next_stop(ST_SECCOMP, what, r);
+	if (arch_at_syscall_entry(r, ARCH_STOP_SECCOMP) != 1)
+		fail("%s: arch_at_syscall_entry says no entry at a seccomp stop (x7 %#llx)", what,
+		     (unsigned long long)r->r.regs[7]);
 	if (arch_syscall_nr(r) != nr)
 		fail("%s: arch_syscall_nr %ld, want %ld", what, arch_syscall_nr(r), nr);
 	if (ptrace(PTRACE_GETEVENTMSG, child_pid, NULL, &msg) != 0 || msg >= arch_nsyscalls ||
@@ -208,7 +211,7 @@ static void check_seccomp(const char *what, arch_regs_t *r, long nr,
 static int64_t check_exit(const char *what, arch_regs_t *r, long nr)
 {
 	next_stop(ST_SYSCALL, what, r);
-	if (arch_at_syscall_entry(r))
+	if (arch_at_syscall_entry(r, ARCH_STOP_SYSCALL) != 0)
 		fail("%s: arch_at_syscall_entry says entry at an exit stop", what);
 	if (arch_syscall_nr(r) != nr)
 		fail("%s: arch_syscall_nr %ld at exit, want %ld", what, arch_syscall_nr(r), nr);
@@ -278,8 +281,9 @@ int main(void)
 	const uint64_t a_mremap[5] = { (uint64_t)p, LEN1, LEN2, MREMAP_MAYMOVE, 0 };
 	resume(PTRACE_SYSCALL);
 	next_stop(ST_SYSCALL, "mremap's entry", &r);
-	if (!arch_at_syscall_entry(&r) || arch_syscall_nr(&r) != __NR_mremap)
-		fail("mremap's entry: entry %d, number %ld", arch_at_syscall_entry(&r),
+	if (arch_at_syscall_entry(&r, ARCH_STOP_SYSCALL) != 1 || arch_syscall_nr(&r) != __NR_mremap)
+		fail("mremap's entry: entry %d, number %ld",
+		     arch_at_syscall_entry(&r, ARCH_STOP_SYSCALL),
 		     arch_syscall_nr(&r));
 	for (int i = 0; i < 5; i++)
 		if (arch_syscall_arg(&r, ABI_AARCH64, i) != a_mremap[i])

@@ -17,9 +17,6 @@
 
 #include "bp_arch.h"
 
-/* PSTATE.BTYPE, bits 11:10 of NT_PRSTATUS's pstate (the kernel's PSR_BTYPE_MASK). */
-#define A64_PSTATE_BTYPE 0xc00ull
-
 int bp_arch_decode(uint64_t addr, const uint8_t *buf, size_t n, struct bp_insn *insn)
 {
 	int err;

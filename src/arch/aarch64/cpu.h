@@ -28,6 +28,8 @@
 #include <sys/uio.h>
 #include <linux/audit.h>
 
+#include "arch/stop.h"
+
 #define ARCH_NAME "aarch64"
 /* The smallest page a kernel may use; 16K and 64K kernels exist. */
 #define ARCH_PAGE_SIZE 4096UL
@@ -60,12 +62,16 @@ _Static_assert(sizeof(struct a64_pt_regs) == sizeof(struct user_pt_regs),
 /*
  * A thread's registers: the general ones (NT_PRSTATUS), the thread
  * pointer (NT_ARM_TLS) and the syscall number (NT_ARM_SYSTEM_CALL: -1
- * at a stop in no syscall, and where set, no syscall run).
+ * at a stop in no syscall, and where set, no syscall run).  The thread
+ * pointer is read when first asked (arch_tp()), from tp_tid, the
+ * thread arch_regs_get() read: 0 once read, and in registers made
+ * otherwise (zeroed, from perf or a record), whose tp is as set.
  */
 typedef struct {
 	struct a64_pt_regs r;
 	uint64_t tp;
 	int64_t nr;
+	pid_t tp_tid;
 } arch_regs_t;
 
 enum abi {
@@ -80,8 +86,29 @@ static inline int arch_abi_bits(enum abi abi) { (void)abi; return 64; }
 
 static inline uint64_t arch_pc(const arch_regs_t *r) { return r->r.pc; }
 static inline uint64_t arch_sp(const arch_regs_t *r) { return r->r.sp; }
-/* The thread pointer (TPIDR_EL0): 0 until the loader or libc sets up TLS. */
-static inline uint64_t arch_tp(const arch_regs_t *r) { return r->tp; }
+
+static inline int arch_regset_get(pid_t tid, int type, void *buf, size_t len);
+
+/*
+ * The thread pointer (TPIDR_EL0): 0 until the loader or libc sets up
+ * TLS.  Of registers arch_regs_get() read, asked of the thread at the
+ * first call (one PTRACE_GETREGSET, NT_ARM_TLS; 0 if it fails: the
+ * thread is no longer stopped), then kept in r: so r must be one that
+ * may be written (none is defined const), and the thread still at the
+ * stop it was read at, or at a later one (its TLS is its own for its
+ * life).
+ */
+static inline uint64_t arch_tp(const arch_regs_t *r)
+{
+	if (__builtin_expect(r->tp_tid != 0, 0)) {
+		arch_regs_t *w = (arch_regs_t *)r;
+
+		if (arch_regset_get(r->tp_tid, NT_ARM_TLS, &w->tp, sizeof(w->tp)))
+			w->tp = 0;
+		w->tp_tid = 0;
+	}
+	return r->tp;
+}
 
 /*
  * arm64's TLS is variant I: tp points to the TCB at the start of the
@@ -109,11 +136,16 @@ static inline int arch_regset_set(pid_t tid, int type, const void *buf, size_t l
 }
 
 /*
- * A ptrace-stopped thread's registers: 0 or -errno.  Three requests: the
- * general registers, TPIDR_EL0, and the syscall number, which at a
- * seccomp or syscall-entry stop is the one the kernel will run and at an
- * exit stop the one it ran (what PTRACE_GET_SYSCALL_INFO says, at every
- * kind of stop; x8 where the kernel lacks NT_ARM_SYSTEM_CALL, < 3.19).
+ * A ptrace-stopped thread's registers: 0 or -errno.  Two requests: the
+ * general registers and the syscall number, which at a seccomp or
+ * syscall-entry stop is the one the kernel will run and at an exit stop
+ * the one it ran (what PTRACE_GET_SYSCALL_INFO says, at every kind of
+ * stop; x8 where the kernel lacks NT_ARM_SYSTEM_CALL, < 3.19).  The
+ * number is read now, not when asked, as arch_regs_set() writes it
+ * back: registers saved at a stop and set back after a syscall of
+ * memtap's (which set it to -1) bring back the stop's, and a restart
+ * with it.  TPIDR_EL0 is read when asked (arch_tp()): most stops never
+ * ask.
  */
 /*
  * Pointer authentication: the bits of an instruction address that hold
@@ -138,8 +170,8 @@ static inline int arch_regs_get(pid_t tid, arch_regs_t *r)
 		return err;
 	if (__builtin_expect(!arch_pac_asked, 0))
 		arch_pac_ask(tid);
-	if (arch_regset_get(tid, NT_ARM_TLS, &r->tp, sizeof(r->tp)))
-		r->tp = 0;
+	r->tp = 0;
+	r->tp_tid = tid;
 	if (arch_regset_get(tid, NT_ARM_SYSTEM_CALL, &nr, sizeof(nr)) == 0)
 		r->nr = nr;
 	else
@@ -194,15 +226,24 @@ static inline int64_t arch_syscall_ret(const arch_regs_t *r, enum abi abi)
 }
 
 /*
- * At a PTRACE_SYSCALL stop the kernel puts the direction in x7 for the
- * tracer: 0 at entry, 1 at exit.  At a seccomp stop x7 is the thread's
- * own, and so the answer means nothing: ask only at PTRACE_SYSCALL
- * stops (trace/syscalls.c does, where PTRACE_GET_SYSCALL_INFO is
- * missing, Linux < 5.3).
+ * Is the thread, stopped at a stop of kind (arch.h), at a syscall's
+ * entry (1) or at its exit (0)?  -1 where its registers cannot say.  At
+ * a PTRACE_SYSCALL stop the kernel puts the direction in x7 for the
+ * tracer: 0 at entry, 1 at exit.  A seccomp stop is always an entry,
+ * and there x7 is the thread's own, as at every other stop, where this
+ * says -1.  trace/syscalls.c asks at PTRACE_SYSCALL stops, where
+ * PTRACE_GET_SYSCALL_INFO is missing (Linux < 5.3).
  */
-static inline int arch_at_syscall_entry(const arch_regs_t *r)
+static inline int arch_at_syscall_entry(const arch_regs_t *r, enum arch_stop kind)
 {
-	return r->r.regs[7] == 0;
+	switch (kind) {
+	case ARCH_STOP_SYSCALL:
+		return r->r.regs[7] == 0;
+	case ARCH_STOP_SECCOMP:
+		return 1;
+	default:
+		return -1;
+	}
 }
 
 /* One ABI: every stop is of it (read and ctx are not used). */
@@ -296,15 +337,24 @@ static inline int arch_thread_set_pc(pid_t tid, uint64_t pc)
 /* The ABI of memtap's own syscalls, which remote syscalls use. */
 #define ARCH_ABI_NATIVE ABI_AARCH64
 
+/* PSTATE.BTYPE, bits 11:10 of NT_PRSTATUS's pstate (the kernel's PSR_BTYPE_MASK). */
+#define A64_PSTATE_BTYPE 0xc00ull
+
 /*
  * r set up to run syscall nr with args from the `svc #0` at insn: pc =
- * insn, x8 = nr, x0-x5 the arguments; the other registers as they
- * were (the stop's own syscall number too: arch_suppress_restart()).
+ * insn, x8 = nr, x0-x5 the arguments, PSTATE.BTYPE 0; the other
+ * registers as they were (the stop's own syscall number too:
+ * arch_suppress_restart()).  BTYPE is the one of the branch that
+ * reached the stop's pc (a BRK on a landing pad reached by BLR: 01);
+ * kept, it would make the `svc #0` in a PROT_BTI page, which is no
+ * landing pad, fault with a Branch Target exception (SIGILL).  The
+ * registers of the stop, set back, bring it back.
  */
 static inline void arch_setup_syscall(arch_regs_t *r, uint64_t insn, long nr,
 				      const uint64_t args[6])
 {
 	r->r.pc = insn;
+	r->r.pstate &= ~A64_PSTATE_BTYPE;
 	r->r.regs[8] = (uint64_t)nr;
 	for (int i = 0; i < 6; i++)
 		r->r.regs[i] = args[i];

@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "arch/stop.h"
+
 #define ARCH_NAME "none"
 /* No syscall instruction: no remote syscall is ever set up. */
 #define ARCH_SYSCALL_INSN_LEN 4
@@ -79,7 +81,12 @@ static inline int64_t arch_syscall_ret(const arch_regs_t *r, enum abi abi)
 	return (int64_t)r->ret;
 }
 
-static inline int arch_at_syscall_entry(const arch_regs_t *r) { (void)r; return 0; }
+/* No registers to ask: -1 (cannot say) at every kind of stop. */
+static inline int arch_at_syscall_entry(const arch_regs_t *r, enum arch_stop kind)
+{
+	(void)r, (void)kind;
+	return -1;
+}
 
 static inline enum abi
 arch_abi_of_stop(const arch_regs_t *r,

@@ -18,6 +18,8 @@
 #include <sys/user.h>
 #include <linux/audit.h>
 
+#include "arch/stop.h"
+
 #define ARCH_NAME "x86_64"
 #define X32_SYSCALL_BIT 0x40000000UL
 /*
@@ -86,12 +88,23 @@ static inline int64_t arch_syscall_ret(const arch_regs_t *r, enum abi abi)
 }
 
 /*
- * At a syscall-entry stop rax holds -ENOSYS; at an exit stop, the result.
- * Used only where PTRACE_GET_SYSCALL_INFO is missing (Linux < 5.3).
+ * Is the thread, stopped at a stop of kind (arch.h), at a syscall's
+ * entry (1) or at its exit (0)?  -1 where its registers cannot say.  At
+ * a PTRACE_SYSCALL stop rax holds -ENOSYS at entry and the result at
+ * exit; a seccomp stop is always an entry; another stop's rax is no
+ * syscall's.  Asked at PTRACE_SYSCALL stops only where
+ * PTRACE_GET_SYSCALL_INFO is missing (Linux < 5.3).
  */
-static inline int arch_at_syscall_entry(const arch_regs_t *r)
+static inline int arch_at_syscall_entry(const arch_regs_t *r, enum arch_stop kind)
 {
-	return (int64_t)r->rax == -38 /* -ENOSYS */;
+	switch (kind) {
+	case ARCH_STOP_SYSCALL:
+		return (int64_t)r->rax == -38 /* -ENOSYS */;
+	case ARCH_STOP_SECCOMP:
+		return 1;
+	default:
+		return -1;
+	}
 }
 
 /*
