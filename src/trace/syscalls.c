@@ -340,10 +340,11 @@ static void code_mapped(struct thread *tcp, const struct arch_syscall *def,
 		return;
 	/*
 	 * A JIT's code rewritten in place: no rule of the old code may stay.
-	 * What the in-target probes recorded before is unwound first, with
-	 * the rules of before (as a dlclose's, alloc.c).
+	 * What the in-target probes recorded before, and the events of the
+	 * process still queued, are unwound first, with the rules and the
+	 * copies of before (as a dlclose's, alloc.c).
 	 */
-	if (sources_flush_thread(tcp))
+	if (sources_flush_thread(tcp) || p->rec->queued)
 		sink_flush();
 	sink_proc_code_written(p->rec);
 	if (p->rec->modules)
