@@ -321,9 +321,18 @@ static void code_copy(struct thread *tcp, const struct arch_syscall *def,
 		   (def->id == SC_MMAP || def->id == SC_MMAP2) && (args[3] & MAP_ANONYMOUS);
 	int k = code_copy_take(&pm->code, tcp->proc->pid, tcp->tid, addr, args[1], anon);
 
-	if (k < 0)
+	uint64_t bytes;
+	size_t n;
+
+	if (k < 0) {
 		debug_msg("thread %d: run-time code at 0x%" PRIx64 " not copied: %s", tcp->tid,
 			  addr, strerror(-k));
+	} else if (k) {
+		n = code_copies_count(pm->code, &bytes);
+		debug_msg("thread %d: run-time code at 0x%" PRIx64 " copied (%" PRIu64
+			  " bytes; %zu copies, %" PRIu64 " bytes in all)", tcp->tid, addr,
+			  args[1], n, bytes);
+	}
 }
 
 /*
