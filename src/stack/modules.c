@@ -26,6 +26,7 @@
 #include "arch/arch.h"
 #include "stack/runtimes/gopclntab.h"
 #include "stack/runtimes/goruntime.h"
+#include "stack/codecopy.h"
 #include "stack/modules.h"
 #include "linux/procfs.h"
 #include "linux/tfile.h"
@@ -324,6 +325,7 @@ void proc_modules_free(struct proc_modules *pm)
 		return;
 	free(pm->ranges);
 	free(pm->other);
+	code_copies_free(pm->code);
 	free(pm);
 }
 

@@ -137,6 +137,8 @@ struct proc_modules {
 	uint64_t go_bias;
 	uint64_t reads;		/* statistics: /proc/PID/maps reads */
 	uint64_t miss_reads;	/* of which caused by a miss */
+	/* run-time code as it was made executable (codecopy.h); NULL: none */
+	struct code_copies *code;
 };
 
 /*

@@ -31,6 +31,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +44,7 @@
 #include "trace/memtap.h"
 #include "trace/source.h"
 #include "linux/pagemap.h"
+#include "stack/codecopy.h"
 #include "stack/modules.h"
 #include "linux/features.h"
 #include "linux/memio.h"
@@ -306,6 +308,34 @@ int syscall_wanted(const struct arch_syscall *def, const arch_regs_t *regs, enum
 }
 
 /*
+ * [addr, addr + args[1]) was made executable, tcp stopped at the exit:
+ * anonymous memory (run-time code: an anonymous mmap, an mprotect of
+ * no module's mapping) is copied for the unwinders now, before any call
+ * of it is made (stack/codecopy.h); a file's drops the copies there.
+ */
+static void code_copy(struct thread *tcp, const struct arch_syscall *def,
+		      const uint64_t args[6], uint64_t addr)
+{
+	struct proc_modules *pm = tcp->proc->rec->modules;
+	int anon = def->id == SC_MPROTECT ? !modules_find_range(pm, addr) :
+		   (def->id == SC_MMAP || def->id == SC_MMAP2) && (args[3] & MAP_ANONYMOUS);
+	int k = code_copy_take(&pm->code, tcp->proc->pid, tcp->tid, addr, args[1], anon);
+
+	uint64_t bytes;
+	size_t n;
+
+	if (k < 0) {
+		debug_msg("thread %d: run-time code at 0x%" PRIx64 " not copied: %s", tcp->tid,
+			  addr, strerror(-k));
+	} else if (k) {
+		n = code_copies_count(pm->code, &bytes);
+		debug_msg("thread %d: run-time code at 0x%" PRIx64 " copied (%" PRIu64
+			  " bytes; %zu copies, %" PRIu64 " bytes in all)", tcp->tid, addr,
+			  args[1], n, bytes);
+	}
+}
+
+/*
  * Code was mapped (or made executable): the process's modules may have
  * changed, and probes not found yet may be in the new code.
  */
@@ -319,12 +349,15 @@ static void code_mapped(struct thread *tcp, const struct arch_syscall *def,
 		return;
 	/*
 	 * A JIT's code rewritten in place: no rule of the old code may stay.
-	 * What the in-target probes recorded before is unwound first, with
-	 * the rules of before (as a dlclose's, alloc.c).
+	 * What the in-target probes recorded before, and the events of the
+	 * process still queued, are unwound first, with the rules and the
+	 * copies of before (as a dlclose's, alloc.c).
 	 */
-	if (sources_flush_thread(tcp))
+	if (sources_flush_thread(tcp) || p->rec->queued)
 		sink_flush();
 	sink_proc_code_written(p->rec);
+	if (p->rec->modules)
+		code_copy(tcp, def, args, addr);
 	if (p->rec->modules && def->id == SC_MPROTECT)
 		modules_note_mprotect(p->rec->modules, addr, args[1]);
 	else if (p->rec->modules)

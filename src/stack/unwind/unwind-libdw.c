@@ -63,6 +63,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include "stack/codecopy.h"
 #include "stack/unwind/cfi-rule.h"
 #include "stack/runtimes/jitcfi.h"
 #include "stack/runtimes/jitnames.h"
@@ -230,6 +231,9 @@ static int dw_code_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	struct dw_state *st = arg;
 
+	/* run-time code: as it was when made executable, if copied then */
+	if (st->pm && code_copy_read(st->pm->code, addr, buf, len) == 1)
+		return 0;
 	return st->snap ? unwind_memcache_read_code(&st->cache, st->snap, addr, buf, len) : -1;
 }
 
