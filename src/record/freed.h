@@ -13,8 +13,10 @@
  * block (a double free of the program's own, which glibc aborts on,
  * looks the same).
  *
- * The set is bounded: at most FREED_MAX addresses a process, 8 bytes
- * each in a table between 3/8 and 3/4 full.  A free past the bound
+ * The set is bounded: at most FREED_MAX addresses a process, in a
+ * table of 8-byte slots at most 3/4 full that does not shrink (16 MiB
+ * at the bound; a program that reuses its addresses, as allocators
+ * do, stays far below it).  A free past the bound
  * empties the set first (freed_forgotten() counts the addresses so
  * lost); a free again of a forgotten address is then counted as a free
  * of an unknown block, as before.  Owned by freed.c, found through
