@@ -228,6 +228,7 @@ static void add_processes(struct profile *prof)
 		pr->left_data = p->left_data;
 		pr->filtered = p->filtered;
 		pr->unknown_frees = p->unknown_frees;
+		pr->refrees = p->refrees;
 		pr->live_blocks = live_count(p);
 		pr->live_bytes = live_bytes(p);
 		pr->inherited_blocks = live_inherited_count(p);

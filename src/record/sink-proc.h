@@ -52,6 +52,8 @@ struct kind_stats {
 	 */
 	uint64_t counted_calls, counted_bytes;
 	uint64_t ring_calls, ring_acquired, ring_failed_asked;
+	/* of counted_calls, the frees that the sink dropped (refrees) */
+	uint64_t counted_refrees;
 	int counted;		/* EV_COUNTED_* of every counter added */
 	int bytes_uncounted;	/* some counter had no bytes (xallocx, --probe) */
 };
@@ -68,6 +70,9 @@ struct sink_proc {
 	struct kind_stats prev[EV_NKINDS];	/* stats at the last -i report */
 	uint64_t filtered;	/* events under --min-size */
 	uint64_t unknown_frees;	/* frees of blocks allocated before tracing */
+	/* frees of addresses freed and not handed out since: the C
+	   library's own (freed.h), not counted as calls */
+	uint64_t refrees;
 	struct vmstat vm_start, vm_end;
 	/* memtap's own mappings left in the process (stubs, ring): VmSize, VmData */
 	uint64_t left_size, left_data;
@@ -75,6 +80,7 @@ struct sink_proc {
 	struct unwinder *unwinder;	/* created at the first stack */
 	uint64_t jit_rewrites;		/* jit_names_rewrites() last seen */
 	struct live_table *live;	/* live allocations (live.c) */
+	struct freed_set *freed;	/* freed addresses (freed.c) */
 	struct map_table *maps;		/* held brk/mmap ranges (maptrack.c) */
 	int unfollowed;		/* fork child not followed: gets no copy */
 	int inherits;		/* has a copy of its parent's blocks and ranges */

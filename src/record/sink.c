@@ -21,6 +21,7 @@
 
 #include "linux/procfs.h"
 #include "record/aggregate.h"
+#include "record/freed.h"
 #include "record/live.h"
 #include "record/maptrack.h"
 #include "record/sample.h"
@@ -67,6 +68,7 @@ void sink_init(const struct sink_config *c)
 	/* what each process holds first, then the timeline's changes of its
 	   aggregates (sink_proc_forget()) */
 	sink_proc_store_add(&live_store);
+	sink_proc_store_add(&freed_store);
 	sink_proc_store_add(&maptrack_store);
 	sink_proc_store_add(&timeline_store);
 }
@@ -193,6 +195,39 @@ static int size_selected(uint64_t weight)
 static int size_filtered(void)
 {
 	return cfg.min_size || cfg.max_size;
+}
+
+/*
+ * Is every allocator call seen, each block handed out and each free,
+ * so that a free of an address freed and not handed out since is the
+ * allocator's own (freed.h)?  Not while calls are sampled (their frees
+ * are only counted), nor with a size filter (the blocks it leaves out
+ * are not followed), nor with an allocator function left out by -e.
+ */
+static int frees_followed(void)
+{
+	return !cfg.sample_mean && !size_filtered() &&
+	       (events_to_trace(cfg.events, cfg.leaks) & EV_ALLOC) == EV_ALLOC;
+}
+
+/*
+ * A free that the program did not make: one of an address freed and not
+ * handed out since, not in the live table (freed.h).  Counted apart
+ * (p->refrees), and taken out of the stubs' count of the calls when
+ * they counted it.
+ */
+static int refree_dropped(struct sink_proc *p, const struct event *ev)
+{
+	struct live_block b;
+
+	if (ev->kind != EV_FREE || ev->failed || !ev->old_addr || ev->release_only ||
+	    ev->sample_mean || !frees_followed() || !freed_has(p, ev->old_addr) ||
+	    live_find(p, ev->old_addr, &b) == 0)
+		return 0;
+	p->refrees++;
+	if (ev->counted)
+		p->stats[EV_FREE].counted_refrees++;
+	return 1;
 }
 
 int sink_wants(const struct sink_proc *sp, const struct event *ev)
@@ -368,7 +403,11 @@ static uint64_t track_weighed(struct sink_proc *p, const struct event *ev, uint3
 			released = b.size;
 		else if (!ev->sample_mean && !ev->release_only && !size_filtered())
 			p->unknown_frees++;	/* else a block left out by its size, likely */
+		if (frees_followed() && !ev->sample_mean)
+			freed_add(p, ev->old_addr);
 	}
+	if (allocates(ev->kind) && ev->addr && frees_followed())
+		freed_drop(p, ev->addr);
 	if (hold && allocates(ev->kind) && ev->addr)
 		live_add(p, ev->addr, size, stack, ev->time_ns, ev->kind);
 	return released;
@@ -516,6 +555,8 @@ void sink_flush(void)
 			track_weighed(p, ev, stack, 0, 0);
 			continue;
 		}
+		if (refree_dropped(p, ev))
+			continue;	/* the allocator's, not the program's */
 		if (i + 1 < npending && pending[i + 1].has_snap && pending[i + 1].snap.borrowed)
 			/* the next stack's top, where the first frames are: the
 			 * target's CPU wrote it (an in-target ring) */
@@ -622,7 +663,8 @@ int sink_kind_totals(const struct kind_stats *ks, const struct kind_stats *base,
 	if (!counted || size_filtered())
 		return 0;
 	*calls = *calls - (ks->ring_calls - base->ring_calls) +
-		 (ks->counted_calls - base->counted_calls);
+		 (ks->counted_calls - base->counted_calls) -
+		 (ks->counted_refrees - base->counted_refrees);
 	if (!(counted & EV_COUNTED_BYTES) || ks->bytes_uncounted)
 		return EV_COUNTED_CALLS;
 	/* the failed calls acquired nothing: the bytes they asked out */
@@ -703,6 +745,18 @@ void sink_print_costs(uint64_t code_stops)
 		for (struct sink_proc *p = sink_procs(); p; p = p->next)
 			blocks += live_count(p);
 		verbose_msg("live allocations: %zu blocks in %zu bytes of tables", blocks, live_memory());
+	}
+	if (frees_followed() && (cfg.events & EV_BIT(EV_FREE))) {
+		uint64_t refrees = 0, forgotten = 0;
+
+		for (struct sink_proc *p = sink_procs(); p; p = p->next) {
+			refrees += p->refrees;
+			forgotten += freed_forgotten(p);
+		}
+		verbose_msg("frees: %" PRIu64 " of addresses freed and not handed out since "
+			    "(the C library's at a thread's exit) not counted; %zu bytes of "
+			    "tables, %" PRIu64 " freed addresses forgotten past %u a process",
+			    refrees, freed_memory(), forgotten, FREED_MAX);
 	}
 }
 

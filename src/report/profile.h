@@ -97,6 +97,9 @@ struct prof_process {
 	struct prof_event_totals *events;
 	uint64_t filtered;	/* events left out by --min-size/--max-size */
 	uint64_t unknown_frees;	/* frees of blocks not seen allocated */
+	/* frees of addresses freed and not handed out since, the
+	   allocator's own (record/freed.h): not among the calls */
+	uint64_t refrees;
 	uint64_t live_blocks, live_bytes;	/* allocator blocks not freed */
 	/* of which a fork child still holds of its parent's (--leaks) */
 	uint64_t inherited_blocks, inherited_bytes;

@@ -269,6 +269,7 @@ static int read_processes(struct reader *r, const struct jval *root)
 		}
 		pr->filtered = num_or(o, "filtered", 0);
 		pr->unknown_frees = num_or(o, "unknown_frees", 0);
+		pr->refrees = num_or(o, "refrees", 0);
 		pr->live_blocks = num_or(o, "live_blocks", 0);
 		pr->live_bytes = num_or(o, "live_bytes", 0);
 		pr->inherited_blocks = num_or(o, "inherited_blocks", 0);
