@@ -416,6 +416,9 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 	if (!ds->base)
 		return -ENOMEM;
 	ds->rec_size = DT_REC_SIZE(ds->cfg.copy_len);
+	/* the copy takes the record's whole lines: its room is the copy's length */
+	if (ds->cfg.copy_len)
+		ds->cfg.copy_len = ds->rec_size - R_STACK;
 	ring_len = ring_bytes(ds->cfg.nrec, ds->rec_size);
 	/* a fork child's stubs find NREC 0: they count and drop */
 	wiped = inject(ds, tid, SYS_madvise, ds->base + DT_DATA, DT_MAP_SIZE - DT_DATA,
