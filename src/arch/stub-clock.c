@@ -7,7 +7,8 @@
  * narrowest of a few tries, its middle taken.  A raw value is converted
  * from the last pair (read at each batch, a moment after the records it
  * converts: the rate's error counts over that moment only), with the
- * rate from the first pair to the last.
+ * rate from the first pair to the last; a pair read over more than
+ * PAIR_WIDE_NS (memtap preempted between the reads) is not taken.
  */
 #include "config.h"
 
@@ -16,13 +17,14 @@
 #include "arch/arch.h"
 
 #define PAIR_TRIES	8
+#define PAIR_WIDE_NS	20000u	/* a pair read over longer (preempted): not used */
 #define START_NS	2000000u	/* the first rate: over 2 ms at least */
 
 static struct {
 	int on, off;
 	uint64_t c0, m0;	/* the first pair */
 	uint64_t c, m;		/* the last one */
-	double rate0, rate;	/* ns per tick: the first, and first to last */
+	double rate;		/* ns per tick, from the first pair to the last */
 } clk;
 
 static uint64_t mono_ns(void)
@@ -33,7 +35,8 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void pair(uint64_t *c, uint64_t *m)
+/* A pair; the ticks it was read over. */
+static uint64_t pair(uint64_t *c, uint64_t *m)
 {
 	uint64_t best = ~(uint64_t)0;
 
@@ -50,6 +53,7 @@ static void pair(uint64_t *c, uint64_t *m)
 		*c = arch_counter_read();
 		*m = mono_ns();
 	}
+	return best;
 }
 
 int arch_stub_clock_start(const char **why)
@@ -77,7 +81,7 @@ int arch_stub_clock_start(const char **why)
 		*why = "the CPU's counter does not advance";
 		return -1;
 	}
-	clk.rate0 = clk.rate = (double)(m - clk.m0) / (double)(c - clk.c0);
+	clk.rate = (double)(m - clk.m0) / (double)(c - clk.c0);
 	/* 10 MHz to 100 GHz: the counters of CPUs */
 	if (clk.rate < 0.01 || clk.rate > 100.0) {
 		*why = "the CPU's counter runs at a rate no CPU has";
@@ -91,15 +95,19 @@ int arch_stub_clock_start(const char **why)
 
 int arch_stub_clock_sync(const char **why)
 {
-	uint64_t c, m;
+	uint64_t c, m, w;
 	double expect, err;
 
 	if (!clk.on) {
 		*why = "the CPU's counter is not in use";
 		return -1;
 	}
-	pair(&c, &m);
-	expect = (double)clk.m0 + (double)(int64_t)(c - clk.c0) * clk.rate0;
+	/* a pair read over too long (memtap preempted) keeps the last one */
+	w = pair(&c, &m);
+	if (w != ~(uint64_t)0 && (double)w * clk.rate > PAIR_WIDE_NS)
+		return 0;
+	/* the rate so far: a counter that jumps or stops leaves it */
+	expect = (double)clk.m0 + (double)(int64_t)(c - clk.c0) * clk.rate;
 	err = expect - (double)m;
 	if (c < clk.c || m < clk.m || err > (double)(m - clk.m0) / 100 + 1e6 ||
 	    -err > (double)(m - clk.m0) / 100 + 1e6) {
