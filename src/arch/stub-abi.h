@@ -352,8 +352,8 @@
  * result and the mean take the places of R_ARG3 and R_ARG4; the time
  * (R_TIME's value) is the first word of the second line, RC_TIME, the
  * one word written there (D_CLOCK not 0; else it is not written and
- * the line is not fetched).  Every other field is stale.  Compact: a call without a stack (DF_NOSTACK),
- * and a walked one whose walk ended with no tail and whose return
+ * the line is not fetched).  Every other field is stale.  Compact: a
+ * call without a stack (DF_NOSTACK), and a walked one whose walk ended with no tail and whose return
  * addresses the chain table knows.  Never DF_ALWAYS or DF_WORD probes.
  *
  * The chain table (D_CHAINS, D_CHAIN_MASK + 1 entries of CH_SIZE, in
