@@ -130,6 +130,7 @@ int arch_stub_clock_ns(uint64_t raw, uint64_t *ns)
 	if (!clk.on)
 		return -1;
 	d = (double)(int64_t)(raw - clk.c) * clk.rate + (double)clk.m;
-	*ns = d <= 0 ? 0 : (uint64_t)d;
+	/* any raw value (the target's word): no conversion out of range */
+	*ns = d <= 0 ? 0 : d >= 1.8e19 ? UINT64_MAX : (uint64_t)d;
 	return 0;
 }
