@@ -194,6 +194,29 @@ static inline size_t arch_page_size(void)
  */
 
 /*
+ * cpu.h gives arch_counter_read(): the counter the in-target stubs stamp
+ * each call with (stub-abi.h R_TIME), read in memtap; ARCH_CPU_COUNTER
+ * of arch_cpu_features() says it runs at a constant rate and reads alike
+ * on every CPU (none: never; aarch64: not until its stubs store it).
+ *
+ * The stubs' times as CLOCK_MONOTONIC (stub-clock.c, the same on every
+ * CPU): arch_stub_clock_start() finds the counter's rate against
+ * clock_gettime (two readings some milliseconds apart); 0, or -1 with
+ * *why saying what was wrong (no ARCH_CPU_COUNTER, a counter that does
+ * not advance or at a rate no CPU has).  arch_stub_clock_sync() reads
+ * both clocks again (at each batch of records memtap reads): a raw value
+ * is converted from the last such pair, and the rate refined over the
+ * time since the start; a pair that strays from the rate (by more than
+ * 1% of the time since the start, and 1 ms) stops the clock: 0 while it
+ * runs, -1 (with *why) from then on.  arch_stub_clock_ns(raw, &ns): the
+ * CLOCK_MONOTONIC nanoseconds of a raw value; -1 when the clock does not
+ * run.
+ */
+int arch_stub_clock_start(const char **why);
+int arch_stub_clock_sync(const char **why);
+int arch_stub_clock_ns(uint64_t raw, uint64_t *ns);
+
+/*
  * cpu.h gives the frame rules every unwinder shares: the frame record's
  * layout (ARCH_FRAME_FP_OFF, ARCH_FRAME_RA_OFF, ARCH_FRAME_SIZE), what a
  * return takes off the stack (ARCH_RET_POP) and where a function's

@@ -160,6 +160,8 @@
 #define D_WTAB		0x098	/* the CFI tables' mapping (W_*) in the process */
 #define D_WALK_MAX	0x0a0	/* return addresses a record holds at most; 0: no walk */
 #define D_WTAB_SIZE	0x0a8	/* the bytes of that mapping */
+#define D_CLOCK		0x0b0	/* 1: R_TIME holds the CPU's counter at the call (below);
+				   0: R_TIME is 0 */
 #define D_HEAD		0x0c0	/* next sequence number (own cache line) */
 #define D_TAILP		0x100	/* the address of TAIL, the consumer index memtap writes */
 #define D_SHARED_LEFT	0x140	/* the countdown of threads without an entry */
@@ -319,17 +321,39 @@
 #define R_TPC		0xa8	/* the walk's tail (R_TSP not 0): its frame's pc (a return */
 #define R_TSP		0xb0	/* address), sp, fp; its copy after the return addresses */
 #define R_TFP		0xb8
-#define R_STACK		0xc0	/* the copy; or R_WALK return addresses, then the tail's copy */
+#define R_TIME		0xc0	/* the call's time: the CPU's counter (below), 0: none */
+#define R_STACK		0xc8	/* the copy; or R_WALK return addresses, then the tail's copy */
+/* A record's bytes with copy_len bytes of stack: whole cache lines. */
+#define DT_REC_SIZE(copy_len)	((R_STACK + (copy_len) + 63) & ~(uint64_t)63)
+
+/*
+ * The call's time (R_TIME; RC_TIME in a compact record), when D_CLOCK is
+ * not 0: the raw value of a counter of the CPU that every CPU of the
+ * machine reads alike and that runs at a constant rate, read by the stub
+ * after the function returned (result probes) or at its entry (entry
+ * probes), before the record is reserved: a call that waits for room in
+ * a full ring keeps the time it was made.  What the counter is the
+ * CPU's (x86-64: the TSC, rdtsc; arm64: the virtual counter,
+ * cntvct_el0); memtap reads the same counter (arch_counter_read(),
+ * arch.h) and turns a raw value into CLOCK_MONOTONIC nanoseconds with
+ * arch_stub_clock_ns().  D_CLOCK 0 (no counter memtap can convert, or
+ * MEMTAP_DISABLE=stub_clock): 0, and memtap stamps the event with the
+ * time it read the record.  The target can write anything there: memtap
+ * keeps a time between the start of the ring and the moment it read it.
+ */
 
 /*
  * Compact records (D_COMPACT not 0; memtap sets it while the nest table
  * holds every range and its ring is shared): a record that needs no
- * more than its first cache line has only that line written, and
+ * more than its first cache line has only that line written (and
+ * RC_TIME, below), and
  * DC_COMPACT set in R_DESC.  R_SEQ, R_DESC, R_ARG0..R_ARG2 are as in a
  * full record; R_TID's upper half holds the chain (0: no stack); the
- * result and the mean take the places of R_ARG3 and R_ARG4.  Every
- * other field is stale.  Compact: a call without a stack (DF_NOSTACK),
- * and a walked one whose walk ended with no tail and whose return
+ * result and the mean take the places of R_ARG3 and R_ARG4; the time
+ * (R_TIME's value) is the first word of the second line, RC_TIME, the
+ * one word written there (D_CLOCK not 0; else it is not written and
+ * the line is not fetched).  Every other field is stale.  Compact: a
+ * call without a stack (DF_NOSTACK), and a walked one whose walk ended with no tail and whose return
  * addresses the chain table knows.  Never DF_ALWAYS or DF_WORD probes.
  *
  * The chain table (D_CHAINS, D_CHAIN_MASK + 1 entries of CH_SIZE, in
@@ -345,6 +369,7 @@
 #define RC_CHAIN_SHIFT	32		/* in R_TID */
 #define RC_RESULT	0x30
 #define RC_MEAN		0x38
+#define RC_TIME		0x40	/* the second line's first word: R_TIME's value */
 #define CH_KEY		0x00
 #define CH_ID		0x08
 #define CH_SIZE		16

@@ -100,6 +100,7 @@ static const char *const names[F_NFEATURES] = {
 	[F_PREFETCHW] = "prefetchw",
 	[F_OPENAT2] = "openat2",
 	[F_DL_DEBUG_STATE] = "dl_debug_state",
+	[F_STUB_CLOCK] = "stub_clock",
 };
 
 static enum state state[F_NFEATURES];
@@ -115,7 +116,7 @@ const char *feature_name(enum feature f)
 /*
  * MEMTAP_DISABLE=a,b,c: each a feature name, or "all": every feature
  * with a fallback (memtap cannot trace without PTRACE_SEIZE) that gives
- * the same results (not dl_debug_state).
+ * the same results (not dl_debug_state, nor stub_clock: the times differ).
  */
 static void read_disable(void)
 {
@@ -128,7 +129,7 @@ static void read_disable(void)
 		for (int f = 0; f < F_NFEATURES && len; f++)
 			if ((strlen(names[f]) == len && strncmp(env, names[f], len) == 0) ||
 			    (len == 3 && strncmp(env, "all", 3) == 0 && f != F_SEIZE &&
-			     f != F_DL_DEBUG_STATE)) {
+			     f != F_DL_DEBUG_STATE && f != F_STUB_CLOCK)) {
 				state[f] = FORCED_OFF;
 				found = 1;
 			}
@@ -159,6 +160,7 @@ static void probe_seccomp(void)
 static void probe_prefetchw(void)
 {
 	set(F_PREFETCHW, (arch_cpu_features() & ARCH_CPU_PREFETCHW) != 0);
+	set(F_STUB_CLOCK, (arch_cpu_features() & ARCH_CPU_COUNTER) != 0);
 }
 
 static void probe_noreplace(void)
@@ -382,7 +384,7 @@ void features_print(FILE *f)
 	if (!probed)
 		features_probe();
 	for (int i = 0; i < F_NFEATURES; i++) {
-		const char *whose = i == F_PREFETCHW ? "CPU" :
+		const char *whose = i == F_PREFETCHW || i == F_STUB_CLOCK ? "CPU" :
 				    i == F_DL_DEBUG_STATE ? "loader" : "kernel";
 
 		char why[64] = "";

@@ -54,6 +54,14 @@ enum feature {
 				   constructors (trace/alloc-arm.c): the loader's,
 				   not the kernel's; not in "all", whose results
 				   are the same */
+	F_STUB_CLOCK,		/* the CPU's counter that the in-target stubs stamp
+				   each call with (stub-abi.h R_TIME): constant
+				   and read alike by every CPU (x86-64: the
+				   invariant TSC, CPUID 0x80000007 EDX bit 8), and
+				   found in step with CLOCK_MONOTONIC at use
+				   (arch_stub_clock_start()); without it an event
+				   is stamped when memtap reads its record; not in
+				   "all" either */
 	F_NFEATURES
 };
 

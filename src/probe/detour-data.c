@@ -11,6 +11,8 @@
 
 #include "arch/stub-abi.h"
 #include "linux/memio.h"
+#include "util/clock.h"
+#include "util/error.h"
 #include "probe/detour.h"
 #include "probe/detour-int.h"
 #include "record/sample.h"
@@ -79,6 +81,36 @@ void detour_get_ring(const struct detour_set *ds, struct detour_ring *r)
 	r->head = ds->head0;
 	r->dropped = ds->dropped0;
 	r->local = ds->local;
+	r->clock = ds->clock;
+}
+
+int detour_clock_sync(const struct detour_ring *r)
+{
+	static int said;
+	const char *why;
+
+	if (!r->clock)
+		return 0;
+	if (arch_stub_clock_sync(&why) == 0)
+		return 1;
+	if (!said++)
+		verbose_msg("allocator calls carry the time memtap read their records from now "
+			    "on, not the time of the call: %s", why);
+	return 0;
+}
+
+uint64_t detour_record_time(const struct detour_ring *r, int synced, const uint8_t *rec,
+			    uint64_t read_ns)
+{
+	uint64_t raw, ns;
+
+	if (!synced || !r->clock)
+		return read_ns;
+	raw = dt_rec_word(rec, (dt_rec_word(rec, R_DESC) & DC_COMPACT) ? RC_TIME : R_TIME);
+	/* the target's word: a time between the start and the read, or the read's */
+	if (!raw || arch_stub_clock_ns(raw, &ns) < 0 || ns < start_ns)
+		return read_ns;
+	return ns - start_ns < read_ns ? ns - start_ns : read_ns;
 }
 
 int detour_read_counts(const struct detour_set *ds, const void *cookie,

@@ -49,6 +49,7 @@ struct detour_set {
 	uint64_t commit, ring, rec_size, ring_len;
 	uint64_t tail;		/* TAIL's address, after the records */
 	void *local;		/* memtap's mapping of a shared ring (detour-ring.h) */
+	int clock;		/* D_CLOCK: the stubs stamp calls (stub-abi.h R_TIME) */
 	uint64_t head0, dropped0;	/* a reused mapping's HEAD and DROPPED */
 	int reused;
 	int tramp;		/* the trampoline of injected syscalls is set */

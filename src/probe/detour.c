@@ -203,6 +203,30 @@ static uint64_t ring_bytes(uint64_t nrec, uint64_t rec_size)
  * The data page, HEAD kept (records' R_SEQ hold sequence numbers: they
  * must never go back), TAIL = HEAD; the counters zeroed.
  */
+/*
+ * Do the stubs stamp each call with the CPU's counter (D_CLOCK,
+ * stub-abi.h R_TIME)?  Asked once: the counter is there (F_STUB_CLOCK)
+ * and in step with CLOCK_MONOTONIC (arch_stub_clock_start()); if not,
+ * -v says once that the events carry the time memtap read them.
+ */
+static int stub_clock(void)
+{
+	static int on;		/* 0: not asked yet, 1: yes, -1: no */
+	const char *why = NULL;
+
+	if (on)
+		return on > 0;
+	if (!feature_has(F_STUB_CLOCK))
+		why = "CPU feature stub_clock off";
+	else if (arch_stub_clock_start(&why) < 0)
+		feature_found(F_STUB_CLOCK, 0);
+	on = why ? -1 : 1;
+	if (why)
+		verbose_msg("allocator calls carry the time memtap read their records, not the "
+			    "time of the call: %s", why);
+	return on > 0;
+}
+
 static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
 {
 	uint64_t data[DT_PAGE / 8] = { 0 }, zero[DT_PAGE / 8] = { 0 };
@@ -224,6 +248,8 @@ static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
 	data[D_TAILP / 8] = ds->tail;
 	data[D_SAMPLE_MEAN / 8] = ds->mean;
 	data[D_PREFETCH / 8] = feature_has(F_PREFETCHW);
+	ds->clock = stub_clock();
+	data[D_CLOCK / 8] = (uint64_t)ds->clock;
 	if (ds->cfg.leak_set)
 		data[D_SET_MASK / 8] = ds->cfg.leak_set - 1;
 	data[D_KEEP_ALL / 8] = detour_keeps_all(ds);
@@ -274,7 +300,7 @@ static int mapped(const struct procfs_map *r, size_t n, uint64_t a, uint64_t len
 static int reuse_old(struct detour_set *ds, pid_t tid, uint64_t lo, uint64_t hi)
 {
 	size_t len = (size_t)(dt_template_end - dt_template), n;
-	uint64_t data[DT_PAGE / 8], rec_size = R_STACK + ds->cfg.copy_len;
+	uint64_t data[DT_PAGE / 8], rec_size = DT_REC_SIZE(ds->cfg.copy_len);
 	uint8_t code[DT_TEMPLATE_MAX];
 	struct procfs_map *r;
 	int found = 0;
@@ -389,7 +415,10 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 		return err;
 	if (!ds->base)
 		return -ENOMEM;
-	ds->rec_size = R_STACK + ds->cfg.copy_len;
+	ds->rec_size = DT_REC_SIZE(ds->cfg.copy_len);
+	/* the copy takes the record's whole lines: its room is the copy's length */
+	if (ds->cfg.copy_len)
+		ds->cfg.copy_len = ds->rec_size - R_STACK;
 	ring_len = ring_bytes(ds->cfg.nrec, ds->rec_size);
 	/* a fork child's stubs find NREC 0: they count and drop */
 	wiped = inject(ds, tid, SYS_madvise, ds->base + DT_DATA, DT_MAP_SIZE - DT_DATA,

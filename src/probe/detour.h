@@ -88,7 +88,24 @@ struct detour_ring {
 	uint64_t head;		/* HEAD at install: the first record to read */
 	uint64_t dropped;	/* DROPPED at install (a reused mapping's) */
 	void *local;		/* commit words, records and TAIL mapped in memtap too, or NULL */
+	int clock;		/* the records carry the time of the call (stub-abi.h R_TIME) */
 };
+
+/*
+ * The records' times (stub-abi.h R_TIME).  detour_clock_sync(), once
+ * for each batch of records, before their times are asked: 1 if they
+ * carry the time of their call (the stubs stamp them, and the CPU's
+ * counter is still in step with CLOCK_MONOTONIC: once it is not, -v
+ * says so, once), else 0.  detour_record_time(): the time of the call
+ * of a record of the batch, in ns since the start (util/clock.h),
+ * given the time memtap read it (read_ns, since the start too) and what
+ * detour_clock_sync() said: never later than read_ns, nor before the
+ * start (the record is the target's); read_ns itself when the record
+ * carries no time.
+ */
+int detour_clock_sync(const struct detour_ring *r);
+uint64_t detour_record_time(const struct detour_ring *r, int synced, const uint8_t *rec,
+			    uint64_t read_ns);
 
 /* Per probe totals from the counter page. */
 struct detour_counts {

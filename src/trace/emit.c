@@ -22,7 +22,8 @@ void source_event_init(struct event *ev, const struct thread *tcp)
 	ev->pid = tcp->proc->pid;
 	ev->tid = tcp->tid;
 	ev->comm = tcp->comm;
-	ev->time_ns = now_ns() - start_ns;
+	/* the stop's time (when waitpid() gave it), not the moment it is served */
+	ev->time_ns = (tcp->stop_ns >= start_ns ? tcp->stop_ns : now_ns()) - start_ns;
 }
 
 void source_emit_snapshot(struct thread *tcp, const struct event *ev,

@@ -74,6 +74,9 @@ void tracer_init(const struct trace_config *cfg)
 		      tr.ptrace_syscalls ? "ptrace" : wrappers ? "breakpoints" : "none");
 	alloc_init(&tr.procs, cfg, wrappers);
 	clock_start();
+	/* the origin of every event's time, to put them beside other clocks */
+	verbose_msg("times count from %" PRIu64 ".%09" PRIu64 " s of CLOCK_MONOTONIC",
+		    start_ns / 1000000000u, start_ns % 1000000000u);
 	faults_init(cfg);
 	ring_set_overhead(cfg->overhead);
 }

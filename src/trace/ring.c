@@ -380,7 +380,7 @@ static uint32_t chain_stack(struct ring_src *r, struct proc *p, uint64_t id, uin
 	return cs->stack;
 }
 
-/* One record: the event at time_ns (its batch's), with the stack copy it carries. */
+/* One record: the event at time_ns (its call's), with the stack copy it carries. */
 static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 {
 	static struct stack_snapshot snap;	/* borrowing the record's stack copy */
@@ -437,6 +437,7 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 		if (detour_nested_counted(r->ds))
 			ev.counted = probe_counted(pr);
 	}
+	ev.time_ns = time_ns;	/* a wrapper's too */
 	ev.caller = ret;
 	ev.leaf = detour_slot_func(r->ds, word(rec, R_DESC));
 	ev.sample_mean = word(rec, compact ? RC_MEAN : R_MEAN);
@@ -594,7 +595,7 @@ static long drain_batch(struct ring_src *r)
 {
 	uint64_t head = 0, time_ns;
 	long k;
-	int err;
+	int err, synced;
 
 	if (r->dl == DL_HOLD) {
 		if (now_ns() - r->dl_since < RING_HOLD_NS)
@@ -623,6 +624,7 @@ static long drain_batch(struct ring_src *r)
 	err = r->r.local ? 0 : read_records(r, (uint64_t)k);
 	if (err < 0)
 		return err;
+	synced = detour_clock_sync(&r->r);
 	time_ns = now_ns() - start_ns;
 	detour_nested_refresh(r->ds);
 	for (uint64_t j = 0; j < (uint64_t)k; j++) {
@@ -648,6 +650,8 @@ static long drain_batch(struct ring_src *r)
 				__builtin_prefetch(next + 128);
 				/* a walk's first return addresses, or a copy's top */
 				__builtin_prefetch(next + R_STACK);
+			} else if (r->r.clock) {
+				__builtin_prefetch(next + RC_TIME);	/* its second line */
 			}
 		} else if (r->r.local && j == 0) {
 			for (uint64_t i = 1; i < 8 && i < (uint64_t)k; i++)
@@ -662,7 +666,7 @@ static long drain_batch(struct ring_src *r)
 			r->compact++;
 		else if ((int64_t)word(rec, R_COPIED) > 0)
 			r->copied += word(rec, R_COPIED);
-		emit(r, rec, time_ns);
+		emit(r, rec, detour_record_time(&r->r, synced, rec, time_ns));
 	}
 	/* the stacks are unwound from the records themselves: before they go back */
 	sink_flush();

@@ -418,8 +418,26 @@ static inline int arch_entry_ra(const arch_regs_t *r, uint64_t *ra)
  * stubs are x86-64's only); the bit is the name linux/features.c asks.
  */
 #define ARCH_CPU_PREFETCHW 0x1u
+/*
+ * The counter the stubs would stamp a call with (stub-abi.h R_TIME): the
+ * virtual counter, cntvct_el0 (constant rate, cntfrq_el0; Linux lets
+ * EL0 read it).  Not offered until the arm64 stubs store it: no bit.
+ */
+#define ARCH_CPU_COUNTER 0x2u
 
 static inline unsigned arch_cpu_features(void) { return 0; }
+
+static inline uint64_t arch_counter_read(void)
+{
+#ifdef __aarch64__
+	uint64_t v;
+
+	__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v) :: "memory");
+	return v;
+#else
+	return 0;
+#endif
+}
 
 /*
  * memtap traces here: syscall events with their stacks, and breakpoints.

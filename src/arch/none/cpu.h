@@ -158,6 +158,10 @@ static inline void arch_suppress_restart(arch_regs_t *r) { r->nr = -1; }
 
 static inline unsigned arch_cpu_features(void) { return 0; }
 
+/* No counter for the stubs' times (stub-abi.h R_TIME): no ARCH_CPU_COUNTER. */
+#define ARCH_CPU_COUNTER 0x2u
+static inline uint64_t arch_counter_read(void) { return 0; }
+
 /* memtap traces nothing here (arch.h). */
 static inline int arch_supported(void) { return -ENOTSUP; }
 

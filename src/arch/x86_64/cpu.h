@@ -317,6 +317,13 @@ static inline void arch_suppress_restart(arch_regs_t *r)
 
 /* PREFETCHW (CPUID 0x80000001 ECX bit 8): Intel's lacked it before Broadwell. */
 #define ARCH_CPU_PREFETCHW 0x1u
+/*
+ * The stubs' counter (arch_counter_read()): the TSC, invariant (CPUID
+ * 0x80000007 EDX bit 8: a constant rate, in every P- and C-state, the
+ * same on every CPU of the machine).  Without it the TSC may stop or
+ * change its rate, and the stubs do not stamp calls with it.
+ */
+#define ARCH_CPU_COUNTER 0x2u
 
 static inline unsigned arch_cpu_features(void)
 {
@@ -324,7 +331,18 @@ static inline unsigned arch_cpu_features(void)
 
 	if (__get_cpuid(0x80000001, &a, &b, &c, &d) && (c & (1u << 8)))
 		f |= ARCH_CPU_PREFETCHW;
+	if (__get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8)))
+		f |= ARCH_CPU_COUNTER;
 	return f;
+}
+
+/* The counter the stubs stamp a call with (stub-abi.h R_TIME): the TSC. */
+static inline uint64_t arch_counter_read(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
 }
 
 /* memtap traces on this CPU (arch.h). */

@@ -15,6 +15,7 @@
  */
 	.balign 16
 keep_record:
+	push 0				/* [rsp + 104]: the call's time (R_TIME), 0: none */
 	push 0				/* [rsp + 96]: this thread's entry (count_call), or 0 */
 	push 0				/* [rsp + 88]: the mean it is kept at, 0: every call */
 	push rdi			/* [rsp + 80] after the sub below */
@@ -200,6 +201,14 @@ keep_record:
 	jne .Lrecord
 	lock inc qword ptr [rbx + C_KEPT]
 .Lrecord:
+	/* the call's time, before a full ring makes it wait (stub-abi.h) */
+	cmp qword ptr D(D_CLOCK), 0
+	je .Lstamped
+	rdtsc
+	shl rdx, 32
+	or rax, rdx
+	mov qword ptr [rsp + 104], rax
+.Lstamped:
 	/* HEAD's line, for the reservation below: other threads take it */
 	cmp qword ptr D(D_PREFETCH), 0
 	je .Lhead_asked
@@ -380,6 +389,8 @@ keep_record:
 	mov qword ptr [rbx + R_COPIED], rax
 	mov rcx, qword ptr [rsp + 88]
 	mov qword ptr [rbx + R_MEAN], rcx
+	mov rcx, qword ptr [rsp + 104]
+	mov qword ptr [rbx + R_TIME], rcx
 	test rax, rax
 	jns 1f
 	xor eax, eax
@@ -410,6 +421,11 @@ keep_record:
 	mov rax, qword ptr [rsp + 88]
 	mov qword ptr [rbx + RC_MEAN], rax
 	mov r8d, 64
+	cmp qword ptr D(D_CLOCK), 0
+	je .Lcommit
+	mov rax, qword ptr [rsp + 104]
+	mov qword ptr [rbx + RC_TIME], rax
+	mov r8d, 128			/* two lines to fetch for the next one */
 	jmp .Lcommit
 .Lout:
 	add rsp, 8
@@ -423,5 +439,5 @@ keep_record:
 	pop rdx
 	pop rsi
 	pop rdi
-	lea rsp, [rsp + 16]		/* the mean, the entry */
+	lea rsp, [rsp + 24]		/* the mean, the entry, the time */
 	ret

@@ -29,7 +29,7 @@
 #define MEMTAP_ARCH_STUB_CPU_H
 
 /* a slot's glue */
-#define DT_TEMPLATE_MAX	0x1100	/* the common routines fit below this */
+#define DT_TEMPLATE_MAX	0x1180	/* the common routines fit below this (0x1120 with R_TIME) */
 #define DT_SLOT_SIZE	0x80
 #define DT_ORIG		0x30	/* relocated entry, from the slot's start */
 #define DT_PF_LEN	0x14	/* a prefilter's length, the glue after it */
