@@ -200,10 +200,6 @@ static uint64_t ring_bytes(uint64_t nrec, uint64_t rec_size)
 }
 
 /*
- * The data page, HEAD kept (records' R_SEQ hold sequence numbers: they
- * must never go back), TAIL = HEAD; the counters zeroed.
- */
-/*
  * Do the stubs stamp each call with the CPU's counter (D_CLOCK,
  * stub-abi.h R_TIME)?  Asked once: the counter is there (F_STUB_CLOCK)
  * and in step with CLOCK_MONOTONIC (arch_stub_clock_start()); if not,
@@ -227,6 +223,10 @@ static int stub_clock(void)
 	return on > 0;
 }
 
+/*
+ * The data page, HEAD kept (records' R_SEQ hold sequence numbers: they
+ * must never go back), TAIL = HEAD; the counters zeroed.
+ */
 static int write_data(struct detour_set *ds, pid_t tid, uint64_t tid_off)
 {
 	uint64_t data[DT_PAGE / 8] = { 0 }, zero[DT_PAGE / 8] = { 0 };
