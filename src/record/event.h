@@ -59,6 +59,16 @@ struct event {
 	 * (failed set) left old_addr allocated.
 	 */
 	uint64_t old_addr;
+	/*
+	 * Allocator kinds that free old_addr inside the call and are
+	 * reported at its return (realloc, reallocarray): the order its
+	 * process's next event had at the call's entry (sink.h,
+	 * sink_next_order()).  The block it freed may have been handed to
+	 * another thread, whose call was reported first: the sink then
+	 * gives back the block old_addr held before that call, not the new
+	 * one (live.h).  0: not known, the block old_addr holds now.
+	 */
+	uint64_t entered;
 	/* Allocator and probe kinds: the return address into the caller. */
 	uint64_t caller;
 	/*

@@ -149,7 +149,7 @@ static void test_live(void)
 		if (rand() % 2) {
 			uint64_t size = 1 + (uint64_t)(rand() % 1000);
 
-			live_add(&the_proc, addr, size, (uint32_t)k, (uint64_t)i, 0);
+			live_add(&the_proc, addr, size, (uint32_t)k, (uint64_t)i, 0, 0);
 			if (model_size[k])
 				bytes -= model_size[k];
 			else
@@ -245,7 +245,7 @@ static void test_fork(void)
 			freed++;
 			freed_bytes += b.size;
 		}
-		live_add(&child_proc, addr, 8, 1, 0, 0);
+		live_add(&child_proc, addr, 8, 1, 0, 0, 0);
 	}
 	check(live_inherited_count(&child_proc) == count - freed &&
 	      live_inherited_bytes(&child_proc) == bytes - freed_bytes,
@@ -285,8 +285,8 @@ static void test_forget(void)
 	struct agg *e;
 
 	for (uint32_t s = 1; s <= 50; s++) {
-		live_add(&a, 0x10000 + s * 64, 10, s, 0, EV_MALLOC);
-		live_add(&b, 0x10000 + s * 64, 20, s, 0, EV_MALLOC);
+		live_add(&a, 0x10000 + s * 64, 10, s, 0, EV_MALLOC, 0);
+		live_add(&b, 0x10000 + s * 64, 20, s, 0, EV_MALLOC, 0);
 		aggregate_add(&b, EV_MALLOC, s, 0, 20, 0);
 		maptrack_add(&a, 0x100000 + s * 4096, 0x101000 + s * 4096, s, 0, EV_MMAP);
 	}
