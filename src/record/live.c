@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "record/aggregate.h"
+#include "record/event.h"
 #include "record/live.h"
 #include "record/sink-proc.h"
 #include "util/xmalloc.h"
@@ -194,6 +195,7 @@ int live_release(struct sink_proc *p, uint64_t addr, uint64_t entered,
 
 	for (size_t i = 0; t && entered && i < t->ngone; i++)
 		if (t->gone[i].s.addr == addr && t->gone[i].next >= entered &&
+		    !((t->gone[i].next ^ entered) & EV_ORDER_SEQ) &&
 		    (best == SIZE_MAX || t->gone[i].next < t->gone[best].next))
 			best = i;
 	if (best == SIZE_MAX)

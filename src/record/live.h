@@ -12,9 +12,9 @@
  * A call reported at its return that freed a block inside (realloc,
  * reported with the block it hands out) may be reported after another
  * thread got the freed address back from the allocator and its own call
- * was reported: the sink numbers each process's events (their order,
- * from 1) and such a call carries the order its process's events had
- * reached at its entry.  The block an address held when a new block is
+ * was reported: each event has an order among its process's events
+ * (record/event.h) and such a call carries the order of the first one
+ * after its entry.  The block an address held when a new block is
  * added there is set aside with the order of the new one (a few hundred
  * at most per process, the oldest forgotten first), no longer held:
  * the call that entered before that order and frees the address takes
@@ -52,12 +52,13 @@ void live_add(struct sink_proc *p, uint64_t addr, uint64_t size, uint32_t stack,
 /* Take a block out; 0 and *removed filled, or -1 if unknown. */
 int live_remove(struct sink_proc *p, uint64_t addr, struct live_block *removed);
 /*
- * The block at addr that a call entered when p's events had reached
- * order `entered` freed: the one set aside when the address was handed
- * out again at that order or later (the earliest such), taken out of
- * the blocks set aside; else, or with entered 0, live_remove().  0 and
- * *removed filled, or -1 if unknown.  A block set aside is held no
- * longer: its bytes were given back (aggregate_held()) when it was.
+ * The block at addr that a call entered before p's event of order
+ * `entered` freed: the one set aside when the address was handed out
+ * again at that order or later, of the same kind (event.h: the earliest
+ * such), taken out of the blocks set aside; else, or with entered 0,
+ * live_remove().  0 and *removed filled, or -1 if unknown.  A block set
+ * aside is held no longer: its bytes were given back (aggregate_held())
+ * when it was.
  */
 int live_release(struct sink_proc *p, uint64_t addr, uint64_t entered,
 		 struct live_block *removed);

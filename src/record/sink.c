@@ -48,7 +48,7 @@ struct pending {
 	int selected;		/* -e chose its kind */
 	int record;		/* selected and within --min/--max-size */
 	int decide;		/* a free, selected: record set at the flush */
-	uint64_t order;		/* its process's, sink_next_order() */
+	uint64_t order;		/* among its process's events (event.h) */
 	struct stack_snapshot snap;
 	unsigned char *own;	/* snap borrowed: the buffer it replaced */
 	size_t own_cap;
@@ -250,6 +250,9 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 	struct pending *pe;
 	int w;
 
+	if (ev->order)
+		order = ev->order;	/* its source's: a ring's sequence number */
+
 	note_mapping(p, ev);
 	w = sink_wants(p, ev);
 	if (!w)
@@ -355,7 +358,7 @@ static void count_event(struct sink_proc *p, const struct event *ev, uint64_t ca
 }
 
 /*
- * An allocator event (of order `order`, sink_next_order()) against the
+ * An allocator event (of order `order`: event.h) against the
  * live table: the block it frees (free, a moved or shrunk-to-nothing
  * realloc: the block old_addr held at its entry, live.h) goes out; with
  * hold, the block it hands out goes in, held at `size` bytes (a sampled

@@ -99,9 +99,10 @@ void sink_proc_code_written(struct sink_proc *sp);
 void sink_emit(struct sink_proc *sp, const struct event *ev, struct stack_snapshot *snap);
 /*
  * The order sp's next event will have: sink_emit() numbers the events
- * of each process from 1, every one it is told of.  A source that
- * reports at its return a call that freed a block inside (realloc)
- * takes it at the call's entry, into the event's `entered` (event.h).
+ * of each process from 1, every one it is told of (an event with an
+ * order of its own keeps it: event.h).  A source that reports at its
+ * return a call that freed a block inside (realloc) takes it at the
+ * call's entry, into the event's `entered`.
  */
 uint64_t sink_next_order(const struct sink_proc *sp);
 /* After resuming: unwind, count, aggregate what sink_emit() queued. */

@@ -19,7 +19,8 @@
  * Entry points (offsets from dt_template, for detour.c):
  *   dt_common_result  from a result probe's glue, after the function
  *                     returned: [rsp] = r8 rcx rdx rsi rdi as pushed at
- *                     entry, then the caller's return address; rax the
+ *                     entry (a DF_ARG0_KEEP probe: HEAD in r8's place),
+ *                     then the caller's return address; rax the
  *                     result; r10d = DESC.  Records, pops, returns to
  *                     the caller with rax.
  *   dt_common_entry   called by an entry probe's glue: [rsp] = the
@@ -33,7 +34,9 @@
  *                     DESC, r11 = the slot, [rsp] = the caller's return
  *                     address.  Counts a call the filter leaves out and
  *                     goes on at slot + DT_ORIG, or goes on at the glue,
- *                     slot + DT_PF_LEN, having counted nothing.
+ *                     slot + DT_PF_LEN, having counted nothing (a
+ *                     DF_ARG0_KEEP probe's with HEAD in rax, which its
+ *                     glue keeps: stub-cpu.h).
  */
 #include "arch/stub-abi.h"
 
@@ -221,7 +224,10 @@ dt_common_prefilter:
 .Lpf_glue2:
 	pop rdx
 	pop rcx
-	add r11, DT_PF_LEN
+	test r10d, DF_ARG0_KEEP << 24
+	jz 1f
+	mov rax, qword ptr D(D_HEAD)	/* realloc: its glue keeps HEAD as at its entry */
+1:	add r11, DT_PF_LEN
 	jmp r11
 .Lpf_nested:				/* part of the outer call: into the function */
 	pop rdx

@@ -9,7 +9,11 @@
  *   result probes (malloc...): push rdi rsi rdx rcx r8 (rsp = 0 mod 16
  *     after an odd count), call the relocated entry, mov r10d, DESC,
  *     jmp dt_common_result: the record is made after the function
- *     returned, with rax;
+ *     returned, with rax; a DF_ARG0_KEEP probe (realloc,
+ *     reallocarray: no fifth argument) pushes HEAD in r8's place, as
+ *     its prefilter read it into rax (push rax), else read there (push
+ *     [rip + disp32]; far: mov r11, [rip + disp32] of F_BASE, push
+ *     [r11 + DT_DATA + D_HEAD]);
  *   entry probes (free): the same pushes, mov r10d, DESC, call
  *     dt_common_entry, pop them back, jmp the relocated entry (or,
  *     with no room left for the jmp, nops into it).
@@ -29,7 +33,7 @@
 #define MEMTAP_ARCH_STUB_CPU_H
 
 /* a slot's glue */
-#define DT_TEMPLATE_MAX	0x1100	/* the common routines fit below this */
+#define DT_TEMPLATE_MAX	0x1180	/* the common routines fit below this */
 #define DT_SLOT_SIZE	0x80
 #define DT_ORIG		0x30	/* relocated entry, from the slot's start */
 #define DT_PF_LEN	0x14	/* a prefilter's length, the glue after it */
