@@ -70,9 +70,9 @@
  *     that keep_record would only count) of a thread that has an
  *     entry in the thread table is counted there and goes
  *     on at the relocated entry, with nothing saved and no return into
- *     the stubs (only registers no argument of these functions is
- *     in clobbered: none of them takes variable arguments); any other
- *     call goes on at the glue, at slot + DT_PF_LEN.
+ *     the stubs (only the CPU's scratch registers clobbered, never one
+ *     a function may read at its entry: each stub-cpu.h says which);
+ *     any other call goes on at the glue, at slot + DT_PF_LEN.
  * DESC = slot | size kind << 16 | flags << 24.
  *
  * Ring protocol: a producer reserves sequence number s by compare-and-swap on

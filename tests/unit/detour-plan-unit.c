@@ -157,12 +157,13 @@ static void realloc_glue(void)
 	uint32_t disp;
 
 	head = base + DT_DATA + D_HEAD;
-	/* prefiltered: the prefilter read HEAD into rax */
+	/* prefiltered: the prefilter read HEAD into r10 (rax is the caller's) */
 	s = base + DT_TEMPLATE_MAX;
 	arch_detour_glue(base, 0, s, 1, 0, 3 | SK_ARG1 << 16 | keep << 24, code);
-	CHECK(!memcmp(code + DT_PF_LEN, four, 4) && code[DT_PF_LEN + 4] == 0x50 &&
-	      code[DT_PF_LEN + 5] == 0xe8, "prefiltered: %02x %02x", code[DT_PF_LEN + 4],
-	      code[DT_PF_LEN + 5]);
+	CHECK(!memcmp(code + DT_PF_LEN, four, 4) && code[DT_PF_LEN + 4] == 0x41 &&
+	      code[DT_PF_LEN + 5] == 0x52 && code[DT_PF_LEN + 6] == 0xe8,
+	      "prefiltered: %02x %02x %02x", code[DT_PF_LEN + 4], code[DT_PF_LEN + 5],
+	      code[DT_PF_LEN + 6]);
 	/* malloc's: r8 as it was */
 	arch_detour_glue(base, 0, s, 1, 0, 3 | SK_ARG0 << 16 | DF_SETADD << 24, code);
 	CHECK(code[DT_PF_LEN + 4] == 0x41 && code[DT_PF_LEN + 5] == 0x50, "malloc: %02x %02x",
@@ -180,11 +181,12 @@ static void realloc_glue(void)
 	      riprel(code, 7, 11, s) == far + F_BASE && code[11] == 0x41 && code[12] == 0xff &&
 	      code[13] == 0xb3 && disp == DT_DATA + D_HEAD && code[18] == 0xe8,
 	      "far: %#" PRIx64 " + %#x", riprel(code, 7, 11, s), disp);
-	/* prefiltered in a far page: rax, and the glue still fits */
+	/* prefiltered in a far page: r10, and the glue still fits */
 	arch_detour_glue(base, far, s, 1, 0, 3 | SK_ARG1 << 16 | keep << 24, code);
-	CHECK(code[DT_PF_LEN + 4] == 0x50 && code[DT_PF_LEN + 5] == 0xe8 &&
-	      code[DT_PF_LEN + 16] == 0xff && code[DT_PF_LEN + 17] == 0x25,
-	      "far prefiltered: %02x %02x", code[DT_PF_LEN + 16], code[DT_PF_LEN + 17]);
+	CHECK(code[DT_PF_LEN + 4] == 0x41 && code[DT_PF_LEN + 5] == 0x52 &&
+	      code[DT_PF_LEN + 6] == 0xe8 && code[DT_PF_LEN + 17] == 0xff &&
+	      code[DT_PF_LEN + 18] == 0x25 && DT_PF_LEN + 23 <= DT_ORIG,
+	      "far prefiltered: %02x %02x", code[DT_PF_LEN + 17], code[DT_PF_LEN + 18]);
 }
 
 int main(void)

@@ -293,7 +293,9 @@ void arch_detour_glue(uint64_t base, uint64_t far, uint64_t s, int result, int s
 		memcpy(code + k, pushes, 4);
 		k += 4;
 		if (pf) {
-			code[k++] = 0x50;	/* push rax: the prefilter read it */
+			code[k] = 0x41;		/* push r10: the prefilter read it */
+			code[k + 1] = 0x52;
+			k += 2;
 		} else if (!far) {
 			code[k] = 0xff;		/* push qword [rip + disp32] */
 			code[k + 1] = 0x35;
