@@ -53,7 +53,11 @@
  * where the CPU's call leaves it:
  *   result probes (malloc...): the glue calls the relocated entry, then
  *     goes on at dt_common_result with DESC: the record is made after
- *     the function returned, with its result;
+ *     the function returned, with its result; a DF_ARG0_KEEP probe's
+ *     glue (realloc, reallocarray) keeps HEAD as the call's entry found
+ *     it, and its record says how many records were reserved between
+ *     then and its own (DC_ENTRY_SHIFT): the block the function frees
+ *     inside may go to another thread, whose record comes first;
  *   entry probes (free): the glue calls dt_common_entry with DESC, then
  *     goes on at the relocated entry.
  *   a result probe whose size is in argument registers and that the
@@ -66,9 +70,9 @@
  *     that keep_record would only count) of a thread that has an
  *     entry in the thread table is counted there and goes
  *     on at the relocated entry, with nothing saved and no return into
- *     the stubs (only registers no argument of these functions is
- *     in clobbered: none of them takes variable arguments); any other
- *     call goes on at the glue, at slot + DT_PF_LEN.
+ *     the stubs (only the CPU's scratch registers clobbered, never one
+ *     a function may read at its entry: each stub-cpu.h says which);
+ *     any other call goes on at the glue, at slot + DT_PF_LEN.
  * DESC = slot | size kind << 16 | flags << 24.
  *
  * Ring protocol: a producer reserves sequence number s by compare-and-swap on
@@ -366,6 +370,15 @@
  * record is compact with that id; else it walks again into a full one.
  */
 #define DC_COMPACT	(1ull << 32)	/* in R_DESC */
+/*
+ * In R_DESC of a DF_ARG0_KEEP probe's record, full or compact: 1 + the
+ * records reserved from its call's entry (HEAD as the glue read it,
+ * before the function ran) to it, at most DC_ENTRY_MAX; 0: not known.
+ * Records before that were reserved before the function freed
+ * anything; a record after it may hand out the block it freed.
+ */
+#define DC_ENTRY_SHIFT	40
+#define DC_ENTRY_MAX	0xffffff
 #define RC_CHAIN_SHIFT	32		/* in R_TID */
 #define RC_RESULT	0x30
 #define RC_MEAN		0x38

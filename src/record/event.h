@@ -25,6 +25,9 @@ enum map_kind {
 
 enum { EV_COUNTED_CALLS = 1, EV_COUNTED_BYTES = 2 };
 
+/* struct event's order: a ring's sequence number, not the sink's count */
+#define EV_ORDER_SEQ (UINT64_C(1) << 63)
+
 struct event {
 	enum event_kind kind;
 	pid_t pid;		/* thread group id */
@@ -59,6 +62,25 @@ struct event {
 	 * (failed set) left old_addr allocated.
 	 */
 	uint64_t old_addr;
+	/*
+	 * Its place among its process's events where the source knows it
+	 * better than the order they reach the sink in: a ring's record,
+	 * EV_ORDER_SEQ | its sequence number.  0: the sink numbers it
+	 * (sink_next_order()).  Orders of the two kinds are not compared.
+	 */
+	uint64_t order;
+	/*
+	 * Allocator kinds that free old_addr inside the call and are
+	 * reported at its return (realloc, reallocarray): the order of the
+	 * process's first event after the call's entry, of the kind its own
+	 * order is (a ring's: HEAD at the entry; a breakpoint's:
+	 * sink_next_order() at the entry stop).  The block it freed may have
+	 * been handed to another thread, whose call was reported first:
+	 * the sink then gives back the block old_addr held before that
+	 * call, not the new one (live.h).  0: not known, the block old_addr
+	 * holds now.
+	 */
+	uint64_t entered;
 	/* Allocator and probe kinds: the return address into the caller. */
 	uint64_t caller;
 	/*

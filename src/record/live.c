@@ -1,7 +1,10 @@
 /*
  * live.c - the live-allocation tables of live.h: linear probing on the
  * block address, deletion by backward shift (no tombstones), so that a
- * malloc/free-heavy program never degrades the table.
+ * malloc/free-heavy program never degrades the table.  The blocks set
+ * aside (live.h: an address handed out again before the call that freed
+ * it was reported) are a short array beside it, searched whole: it is
+ * empty but for the calls still in flight in the target.
  */
 #include "config.h"
 
@@ -9,6 +12,7 @@
 #include <string.h>
 
 #include "record/aggregate.h"
+#include "record/event.h"
 #include "record/live.h"
 #include "record/sink-proc.h"
 #include "util/xmalloc.h"
@@ -26,6 +30,18 @@ struct live_slot {
 	uint32_t time_ms;	/* since start: 49 days */
 };
 
+/*
+ * A block set aside: next, the order of the event that added a block at
+ * its address.  At most GONE_MAX per process, the smallest next
+ * forgotten first (a call whose report was lost never takes its own).
+ */
+struct live_gone {
+	struct live_slot s;
+	uint64_t next;
+};
+
+#define GONE_MAX 256
+
 struct live_table {
 	struct live_slot *slots;
 	size_t size;		/* power of two, or 0 */
@@ -33,6 +49,8 @@ struct live_table {
 	uint64_t bytes;
 	size_t inherited_used;	/* of used, copied from the parent */
 	uint64_t inherited_bytes;
+	struct live_gone *gone;	/* GONE_MAX, once one is set aside */
+	size_t ngone;
 };
 
 static size_t total_memory;
@@ -97,8 +115,27 @@ static void forget(struct sink_proc *p, struct live_table *t, const struct live_
 	}
 }
 
+/* Set slot s aside: an event of order next added a block at its address. */
+static void set_aside(struct live_table *t, const struct live_slot *s, uint64_t next)
+{
+	size_t oldest = 0;
+
+	if (!t->gone) {
+		t->gone = xcalloc(GONE_MAX, sizeof(*t->gone));
+		total_memory += GONE_MAX * sizeof(*t->gone);
+	}
+	if (t->ngone == GONE_MAX) {
+		for (size_t i = 1; i < t->ngone; i++)
+			if (t->gone[i].next < t->gone[oldest].next)
+				oldest = i;
+		t->gone[oldest] = t->gone[--t->ngone];
+	}
+	t->gone[t->ngone].s = *s;
+	t->gone[t->ngone++].next = next;
+}
+
 void live_add(struct sink_proc *p, uint64_t addr, uint64_t size, uint32_t stack,
-	      uint64_t time_ns, uint32_t kind)
+	      uint64_t time_ns, uint32_t kind, uint64_t order)
 {
 	struct live_table *t = table(p);
 	size_t j;
@@ -110,8 +147,11 @@ void live_add(struct sink_proc *p, uint64_t addr, uint64_t size, uint32_t stack,
 	j = slot_of(addr, t->size);
 	while (t->slots[j].addr && t->slots[j].addr != addr)
 		j = (j + 1) & (t->size - 1);
-	if (t->slots[j].addr)
+	if (t->slots[j].addr) {
+		if (order)
+			set_aside(t, &t->slots[j], order);
 		forget(p, t, &t->slots[j]);
+	}
 	t->used++;
 	t->slots[j] = (struct live_slot){ addr, size, kind, 0, stack, (uint32_t)(time_ns / 1000000u) };
 	t->bytes += size;
@@ -144,6 +184,25 @@ int live_remove(struct sink_proc *p, uint64_t addr, struct live_block *removed)
 		}
 	}
 	t->slots[j].addr = 0;
+	return 0;
+}
+
+int live_release(struct sink_proc *p, uint64_t addr, uint64_t entered,
+		 struct live_block *removed)
+{
+	struct live_table *t = p->live;
+	size_t best = SIZE_MAX;
+
+	for (size_t i = 0; t && entered && i < t->ngone; i++)
+		if (t->gone[i].s.addr == addr && t->gone[i].next >= entered &&
+		    !((t->gone[i].next ^ entered) & EV_ORDER_SEQ) &&
+		    (best == SIZE_MAX || t->gone[i].next < t->gone[best].next))
+			best = i;
+	if (best == SIZE_MAX)
+		return live_remove(p, addr, removed);
+	if (removed)
+		*removed = block_of(&t->gone[best].s);
+	t->gone[best] = t->gone[--t->ngone];
 	return 0;
 }
 
@@ -191,7 +250,10 @@ void live_clear(struct sink_proc *p)
 		if (p->live->slots[i].addr)
 			held(p, &p->live->slots[i], -1);
 	total_memory -= p->live->size * sizeof(*p->live->slots);
+	if (p->live->gone)
+		total_memory -= GONE_MAX * sizeof(*p->live->gone);
 	free(p->live->slots);
+	free(p->live->gone);
 	memset(p->live, 0, sizeof(*p->live));
 }
 

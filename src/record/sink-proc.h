@@ -85,6 +85,7 @@ struct sink_proc {
 	int unfollowed;		/* fork child not followed: gets no copy */
 	int inherits;		/* has a copy of its parent's blocks and ranges */
 	size_t queued;		/* its events queued by sink_emit(), not flushed yet */
+	uint64_t orders;	/* events told to sink_emit(): the last one's order */
 	struct sink_proc *next;	/* in creation order */
 };
 

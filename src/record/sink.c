@@ -49,6 +49,7 @@ struct pending {
 	int selected;		/* -e chose its kind */
 	int record;		/* selected and within --min/--max-size */
 	int decide;		/* a free, selected: record set at the flush */
+	uint64_t order;		/* among its process's events (event.h) */
 	struct stack_snapshot snap;
 	unsigned char *own;	/* snap borrowed: the buffer it replaced */
 	size_t own_cap;
@@ -273,10 +274,19 @@ void sink_stack_extend(struct sink_proc *p, struct stack_snapshot *snap)
 	stack_snapshot_extend(proc_unwinder(p), snap, cfg.max_depth, stack_copy_max());
 }
 
+uint64_t sink_next_order(const struct sink_proc *p)
+{
+	return p->orders + 1;
+}
+
 void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapshot *snap)
 {
+	uint64_t order = ++p->orders;
 	struct pending *pe;
 	int w;
+
+	if (ev->order)
+		order = ev->order;	/* its source's: a ring's sequence number */
 
 	note_mapping(p, ev);
 	w = sink_wants(p, ev);
@@ -311,6 +321,7 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 		pe->comm[clen] = '\0';
 	}
 	pe->proc = p;
+	pe->order = order;
 	p->queued++;
 	pe->selected = (cfg.events & EV_BIT(ev->kind)) != 0;
 	pe->record = w == SINK_RECORD;
@@ -382,15 +393,16 @@ static void count_event(struct sink_proc *p, const struct event *ev, uint64_t ca
 }
 
 /*
- * An allocator event against the live table: the block it frees (free,
- * a moved or shrunk-to-nothing realloc) goes out; with hold, the block
- * it hands out goes in, held at `size` bytes (a sampled call's weight,
- * else its size).  A block of 0 bytes (malloc(0), calloc(0, n)) is a
- * block: held at 0 bytes, and its free a known one.  Returns the bytes
- * given back.
+ * An allocator event (of order `order`: event.h) against the
+ * live table: the block it frees (free, a moved or shrunk-to-nothing
+ * realloc: the block old_addr held at its entry, live.h) goes out; with
+ * hold, the block it hands out goes in, held at `size` bytes (a sampled
+ * call's weight, else its size).  A block of 0 bytes (malloc(0),
+ * calloc(0, n)) is a block: held at 0 bytes, and its free a known one.
+ * A failed realloc frees nothing.  Returns the bytes given back.
  */
-static uint64_t track_weighed(struct sink_proc *p, const struct event *ev, uint32_t stack,
-			      uint64_t size, int hold)
+static uint64_t track_weighed(struct sink_proc *p, const struct event *ev, uint64_t order,
+			      uint32_t stack, uint64_t size, int hold)
 {
 	struct live_block b;
 	uint64_t released = 0;
@@ -399,7 +411,7 @@ static uint64_t track_weighed(struct sink_proc *p, const struct event *ev, uint3
 		return 0;
 	if ((ev->kind == EV_FREE || ev->kind == EV_REALLOC || ev->kind == EV_REALLOCARRAY) &&
 	    ev->old_addr) {
-		if (live_remove(p, ev->old_addr, &b) == 0)
+		if (live_release(p, ev->old_addr, ev->entered, &b) == 0)
 			released = b.size;
 		else if (!ev->sample_mean && !ev->release_only && !size_filtered())
 			p->unknown_frees++;	/* else a block left out by its size, likely */
@@ -409,7 +421,7 @@ static uint64_t track_weighed(struct sink_proc *p, const struct event *ev, uint3
 	if (allocates(ev->kind) && ev->addr && frees_followed())
 		freed_drop(p, ev->addr);
 	if (hold && allocates(ev->kind) && ev->addr)
-		live_add(p, ev->addr, size, stack, ev->time_ns, ev->kind);
+		live_add(p, ev->addr, size, stack, ev->time_ns, ev->kind, order);
 	return released;
 }
 
@@ -552,7 +564,7 @@ void sink_flush(void)
 		aggregate_set_time(ev->time_ns);	/* a peak it makes is then */
 		if (ev->release_only) {
 			/* a sampled block's free: it is no longer held */
-			track_weighed(p, ev, stack, 0, 0);
+			track_weighed(p, ev, pe->order, stack, 0, 0);
 			continue;
 		}
 		if (refree_dropped(p, ev))
@@ -580,7 +592,7 @@ void sink_flush(void)
 				/* the stubs follow the block: held at its weight;
 				   what a realloc gives back stays uncounted, as a
 				   free's (only the sampled blocks' would be seen) */
-				track_weighed(p, ev, stack, acquired, 1);
+				track_weighed(p, ev, pe->order, stack, acquired, 1);
 		} else if (ev_is_alloc(ev->kind)) {
 			acquired = allocates(ev->kind) && ev->size > 0 ? (uint64_t)ev->size : 0;
 			/*
@@ -589,7 +601,8 @@ void sink_flush(void)
 			 * frees of those only (stub-abi.h's set of kept
 			 * blocks).
 			 */
-			released = track_weighed(p, ev, stack, acquired, size_selected(acquired));
+			released = track_weighed(p, ev, pe->order, stack, acquired,
+						 size_selected(acquired));
 			if (ev->kind == EV_FREE)
 				ev->size = -(int64_t)released;
 		} else {

@@ -97,6 +97,14 @@ void sink_proc_code_written(struct sink_proc *sp);
  * leaves snap another one to take the next snapshot into (no copy).
  */
 void sink_emit(struct sink_proc *sp, const struct event *ev, struct stack_snapshot *snap);
+/*
+ * The order sp's next event will have: sink_emit() numbers the events
+ * of each process from 1, every one it is told of (an event with an
+ * order of its own keeps it: event.h).  A source that reports at its
+ * return a call that freed a block inside (realloc) takes it at the
+ * call's entry, into the event's `entered`.
+ */
+uint64_t sink_next_order(const struct sink_proc *sp);
 /* After resuming: unwind, count, aggregate what sink_emit() queued. */
 void sink_flush(void);
 /*

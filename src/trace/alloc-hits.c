@@ -9,6 +9,10 @@
  * return slot, and an allocator entered while another allocator's call
  * is open on the same stack is nested.  Syscall wrappers called by
  * malloc are events (they are what the seccomp mechanism would report).
+ * A call kept open carries the order its process's events had at its
+ * entry (sink_next_order()): a realloc frees its block inside, where
+ * another thread may get it back and be reported first (event.h,
+ * entered).
  */
 #include "config.h"
 
@@ -19,6 +23,7 @@
 #include "trace/emit.h"
 #include "probe/breakpoint.h"
 #include "probe/probes.h"
+#include "record/sink.h"
 #include "linux/memio.h"
 #include "util/xmalloc.h"
 
@@ -30,6 +35,7 @@ struct alloc_call {
 	const struct probe *probe;
 	uint64_t args[6];
 	uint64_t old_brk;	/* brk: the break before the call */
+	uint64_t entered;	/* sink_next_order() at its entry */
 	int64_t sc_weight, sc_data, sc_resident;	/* wrappers: syscall_capture() */
 	uint64_t sc_replaced, sc_replaced_data;
 	int nested;		/* called by another probed allocator function */
@@ -200,6 +206,7 @@ void alloc_hit_entry(struct thread *tcp, const struct probe *pr, const arch_regs
 		c->probe = pr;
 		memcpy(c->args, args, sizeof(args));
 		c->nested = nested;
+		c->entered = sink_next_order(tcp->proc->rec);
 		c->old_brk = pr->role == PR_BRK ? break_before(tcp->proc, args) : 0;
 		if (pr->role >= PR_MMAP)
 			wrapper_entry(tcp, c);
@@ -252,6 +259,7 @@ void alloc_hit_return(struct thread *tcp, const struct probe *pr, const arch_reg
 			read_word(tcp, c->args[0], &word);
 		if (!probe_fill_event(pr, c->args, h->retval, word, &ev))
 			return;
+		ev.entered = c->entered;
 	}
 	ev.caller = h->caller;
 	ev.leaf = h->addr;

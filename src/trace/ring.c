@@ -29,6 +29,9 @@
  * wrapper's always is one (the hooks' wrapper(), ring.h), as the seccomp stop
  * would be.
  *
+ * An event's order is its record's sequence number (event.h): a
+ * realloc's record says how many were reserved since its call's entry.
+ *
  * A record reserved but never committed (a signal handler that
  * longjmp'd out of the stub) would block the ring: one left
  * uncommitted for RING_STUCK_NS while HEAD is beyond it is skipped and
@@ -380,8 +383,8 @@ static uint32_t chain_stack(struct ring_src *r, struct proc *p, uint64_t id, uin
 	return cs->stack;
 }
 
-/* One record: the event at time_ns (its call's), with the stack copy it carries. */
-static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
+/* One record, number seq: the event at time_ns (its call's), with the stack copy it carries. */
+static void emit(struct ring_src *r, const uint8_t *rec, uint64_t seq, uint64_t time_ns)
 {
 	static struct stack_snapshot snap;	/* borrowing the record's stack copy */
 	const struct probe *pr = detour_slot_cookie(r->ds, word(rec, R_DESC));
@@ -390,7 +393,7 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 			     compact ? 0 : word(rec, R_ARG3), compact ? 0 : word(rec, R_ARG4), 0 };
 	const uint64_t *chain = NULL;
 	unsigned nchain = 0;
-	uint64_t ret, sp;
+	uint64_t ret, sp, since;
 	int64_t copied;
 	struct stack_snapshot *s = NULL;
 	struct event ev;
@@ -436,6 +439,11 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t time_ns)
 			return;
 		if (detour_nested_counted(r->ds))
 			ev.counted = probe_counted(pr);
+		/* realloc: HEAD at its entry, 1 + the records reserved since */
+		since = word(rec, R_DESC) >> DC_ENTRY_SHIFT & DC_ENTRY_MAX;
+		ev.order = EV_ORDER_SEQ | seq;
+		if (since && since < DC_ENTRY_MAX && since - 1 <= seq)
+			ev.entered = EV_ORDER_SEQ | (seq - (since - 1));
 	}
 	ev.time_ns = time_ns;	/* a wrapper's too */
 	ev.caller = ret;
@@ -666,7 +674,7 @@ static long drain_batch(struct ring_src *r)
 			r->compact++;
 		else if ((int64_t)word(rec, R_COPIED) > 0)
 			r->copied += word(rec, R_COPIED);
-		emit(r, rec, detour_record_time(&r->r, synced, rec, time_ns));
+		emit(r, rec, r->tail + j, detour_record_time(&r->r, synced, rec, time_ns));
 	}
 	/* the stacks are unwound from the records themselves: before they go back */
 	sink_flush();

@@ -7,7 +7,10 @@
  * function's nop padding; a pc after the jmp stays where it is.  The
  * patch at an entry after endbr64 (arch_landing_pad()), filled with
  * int3, and found again by arch_patched_target(), as a memtap that
- * attaches after one that died finds its slots.
+ * attaches after one that died finds its slots.  A realloc's glue
+ * (arch_detour_glue()) keeps HEAD in r8's place: pushed from rax after
+ * a prefilter, else read from the data page, through the far page's
+ * header in a far page.
  * Prints "ok" last.
  */
 #include "config.h"
@@ -136,12 +139,63 @@ static void patch_again(void)
 	CHECK(arch_patched_target(other, sizeof(other), FUNC, &off) == 0, "a call");
 }
 
+/* The address a rip-relative disp32 at code[at] (instruction end at end) reaches, slot at s. */
+static uint64_t riprel(const uint8_t *code, size_t at, size_t end, uint64_t s)
+{
+	int32_t d;
+
+	memcpy(&d, code + at, 4);
+	return s + end + (uint64_t)(int64_t)d;
+}
+
+static void realloc_glue(void)
+{
+	static const uint8_t four[4] = { 0x57, 0x56, 0x52, 0x51 };	/* push rdi rsi rdx rcx */
+	uint64_t base = FUNC - 0x100000, far = FUNC + 0x10000000000, s, head;
+	uint32_t keep = DF_ARG0_KEEP | DF_SETADD | DF_SETDEL, tails = keep | DF_TAILS;
+	uint8_t code[DT_ORIG];
+	uint32_t disp;
+
+	head = base + DT_DATA + D_HEAD;
+	/* prefiltered: the prefilter read HEAD into r10 (rax is the caller's) */
+	s = base + DT_TEMPLATE_MAX;
+	arch_detour_glue(base, 0, s, 1, 0, 3 | SK_ARG1 << 16 | keep << 24, code);
+	CHECK(!memcmp(code + DT_PF_LEN, four, 4) && code[DT_PF_LEN + 4] == 0x41 &&
+	      code[DT_PF_LEN + 5] == 0x52 && code[DT_PF_LEN + 6] == 0xe8,
+	      "prefiltered: %02x %02x %02x", code[DT_PF_LEN + 4], code[DT_PF_LEN + 5],
+	      code[DT_PF_LEN + 6]);
+	/* malloc's: r8 as it was */
+	arch_detour_glue(base, 0, s, 1, 0, 3 | SK_ARG0 << 16 | DF_SETADD << 24, code);
+	CHECK(code[DT_PF_LEN + 4] == 0x41 && code[DT_PF_LEN + 5] == 0x50, "malloc: %02x %02x",
+	      code[DT_PF_LEN + 4], code[DT_PF_LEN + 5]);
+	/* no prefilter (reallocarray): push qword [rip + disp32] of D_HEAD */
+	arch_detour_glue(base, 0, s, 1, 0, 3 | SK_ARG12 << 16 | tails << 24, code);
+	CHECK(!memcmp(code, four, 4) && code[4] == 0xff && code[5] == 0x35 &&
+	      riprel(code, 6, 10, s) == head && code[10] == 0xe8, "near: %#" PRIx64,
+	      riprel(code, 6, 10, s));
+	/* in a far page: mov r11, [rip + disp32] of F_BASE; push qword [r11 + disp32] */
+	s = far + DT_TEMPLATE_MAX;
+	arch_detour_glue(base, far, s, 1, 0, 3 | SK_ARG12 << 16 | tails << 24, code);
+	memcpy(&disp, code + 14, 4);
+	CHECK(!memcmp(code, four, 4) && code[4] == 0x4c && code[5] == 0x8b && code[6] == 0x1d &&
+	      riprel(code, 7, 11, s) == far + F_BASE && code[11] == 0x41 && code[12] == 0xff &&
+	      code[13] == 0xb3 && disp == DT_DATA + D_HEAD && code[18] == 0xe8,
+	      "far: %#" PRIx64 " + %#x", riprel(code, 7, 11, s), disp);
+	/* prefiltered in a far page: r10, and the glue still fits */
+	arch_detour_glue(base, far, s, 1, 0, 3 | SK_ARG1 << 16 | keep << 24, code);
+	CHECK(code[DT_PF_LEN + 4] == 0x41 && code[DT_PF_LEN + 5] == 0x52 &&
+	      code[DT_PF_LEN + 6] == 0xe8 && code[DT_PF_LEN + 17] == 0xff &&
+	      code[DT_PF_LEN + 18] == 0x25 && DT_PF_LEN + 23 <= DT_ORIG,
+	      "far prefiltered: %02x %02x", code[DT_PF_LEN + 17], code[DT_PF_LEN + 18]);
+}
+
 int main(void)
 {
 	jmp_rel32();
 	jmp_rel8();
 	push_then_jmp();
 	patch_again();
+	realloc_glue();
 	if (failures)
 		return 1;
 	printf("ok\n");

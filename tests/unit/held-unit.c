@@ -1,7 +1,9 @@
 /*
  * held-unit - the live-allocation table (live.c) and the held ranges
  * (maptrack.c) against simple models, over many random operations:
- * adds, removals, splits, address reuse.  Prints "ok" or what differs.
+ * adds, removals, splits, address reuse; and the blocks a realloc
+ * reported late frees, set aside when their address was handed out
+ * again (live_release()).  Prints "ok" or what differs.
  */
 #include "config.h"
 
@@ -10,6 +12,7 @@
 #include <string.h>
 
 #include "record/aggregate.h"
+#include "record/event.h"
 #include "record/live.h"
 #include "record/maptrack.h"
 #include "record/sink.h"
@@ -149,7 +152,7 @@ static void test_live(void)
 		if (rand() % 2) {
 			uint64_t size = 1 + (uint64_t)(rand() % 1000);
 
-			live_add(&the_proc, addr, size, (uint32_t)k, (uint64_t)i, 0);
+			live_add(&the_proc, addr, size, (uint32_t)k, (uint64_t)i, 0, 0);
 			if (model_size[k])
 				bytes -= model_size[k];
 			else
@@ -245,7 +248,7 @@ static void test_fork(void)
 			freed++;
 			freed_bytes += b.size;
 		}
-		live_add(&child_proc, addr, 8, 1, 0, 0);
+		live_add(&child_proc, addr, 8, 1, 0, 0, 0);
 	}
 	check(live_inherited_count(&child_proc) == count - freed &&
 	      live_inherited_bytes(&child_proc) == bytes - freed_bytes,
@@ -285,8 +288,8 @@ static void test_forget(void)
 	struct agg *e;
 
 	for (uint32_t s = 1; s <= 50; s++) {
-		live_add(&a, 0x10000 + s * 64, 10, s, 0, EV_MALLOC);
-		live_add(&b, 0x10000 + s * 64, 20, s, 0, EV_MALLOC);
+		live_add(&a, 0x10000 + s * 64, 10, s, 0, EV_MALLOC, 0);
+		live_add(&b, 0x10000 + s * 64, 20, s, 0, EV_MALLOC, 0);
 		aggregate_add(&b, EV_MALLOC, s, 0, 20, 0);
 		maptrack_add(&a, 0x100000 + s * 4096, 0x101000 + s * 4096, s, 0, EV_MMAP);
 	}
@@ -311,12 +314,76 @@ static void test_forget(void)
 	aggregate_forget(&b);
 }
 
+/*
+ * Reallocs reported after another thread got their old block's address
+ * back (their events' orders, sink.h): each gives back the block the
+ * address held at its entry, never the new one; the blocks set aside
+ * are no longer held; at most a few hundred are kept.
+ */
+static void test_release(void)
+{
+	static struct sink_proc c;
+	const uint64_t x = 0x5000, y = 0x6000;
+	struct live_block b;
+	uint64_t before = live_memory();
+
+	child_proc.next = &c;	/* walked by check_counters() */
+	/* A's realloc of its block at x enters (order 2); B gets x (3), frees it (4); C gets it (5) */
+	live_add(&c, x, 100, 1, 0, EV_MALLOC, 1);
+	live_add(&c, x, 30, 2, 0, EV_MALLOC, 3);
+	check(live_bytes(&c) == 30 && live_count(&c) == 1, "release: the block set aside held", 0);
+	check(live_remove(&c, x, &b) == 0 && b.size == 30, "release: B's free", 0);
+	live_add(&c, x, 50, 3, 0, EV_MALLOC, 5);
+	/* A's realloc reported (6): its own block, not C's */
+	check(live_release(&c, x, 2, &b) == 0 && b.size == 100 && b.stack == 1,
+	      "release: the block at x at the entry", (long)b.size);
+	check(live_bytes(&c) == 50 && live_count(&c) == 1, "release: C's block kept", 0);
+	/* C's realloc, entered after: C's block; a call entered unknown: the block there */
+	check(live_release(&c, x, 7, &b) == 0 && b.size == 50, "release: C's realloc", 0);
+	check(live_release(&c, x, 2, &b) < 0, "release: a block taken twice", 0);
+	live_add(&c, x, 60, 4, 0, EV_MALLOC, 8);
+	check(live_release(&c, x, 0, &b) == 0 && b.size == 60, "release: entry unknown", 0);
+	/* a ring's orders and the sink's are not compared: the block there */
+	live_add(&c, x, 70, 4, 0, EV_MALLOC, 9);
+	live_add(&c, x, 80, 4, 0, EV_MALLOC, 10);
+	check(live_release(&c, x, EV_ORDER_SEQ | 5, &b) == 0 && b.size == 80,
+	      "release: orders of another kind", (long)b.size);
+	check(live_release(&c, x, 10, &b) == 0 && b.size == 70, "release: the one set aside", 0);
+
+	/* two in flight: A's (entered 11) and B's (entered 13), B's reported first */
+	live_add(&c, y, 10, 5, 0, EV_MALLOC, 10);
+	live_add(&c, y, 20, 6, 0, EV_MALLOC, 12);
+	live_add(&c, y, 40, 7, 0, EV_MALLOC, 14);
+	check(live_release(&c, y, 13, &b) == 0 && b.size == 20, "release: B's block", (long)b.size);
+	check(live_release(&c, y, 11, &b) == 0 && b.size == 10, "release: A's block", (long)b.size);
+	check(live_bytes(&c) == 40 && live_count(&c) == 1, "release: the last one held", 0);
+	check_counters("held counters after the releases", 0);
+
+	/*
+	 * 300 set aside, never a realloc reported: the 44 oldest (40 bytes,
+	 * then 1 to 43) forgotten, 256 kept
+	 */
+	for (uint64_t i = 0; i < 300; i++)
+		live_add(&c, y, 1 + i, 8, 0, EV_MALLOC, 100 + i);
+	check(live_release(&c, y, 100, &b) == 0 && b.size == 44,
+	      "release: the oldest set aside forgotten first", (long)b.size);
+	check(live_release(&c, y, 399, &b) == 0 && b.size == 299, "release: the newest set aside",
+	      (long)b.size);
+	check(live_bytes(&c) == 300 && live_count(&c) == 1, "release: the block at y", 0);
+	check_counters("held counters after 300 set aside", 0);
+	child_proc.next = NULL;
+	live_forget(&c);
+	aggregate_forget(&c);
+	check(live_memory() == before, "release: memory given back", (long)live_memory());
+}
+
 int main(void)
 {
 	test_maptrack();
 	test_live();
 	test_fork();
 	test_forget();
+	test_release();
 	maptrack_release_all();
 	live_release_all();
 	if (failures)

@@ -197,18 +197,18 @@ int main(void)
 	CHECK(frame_at(slot + DT_ORIG + 2, &f) == 0 && f.ra_off == 8,
 	      "prefiltered entry's relocated code: %u", f.ra_off);
 	slot = DT_TEMPLATE_MAX + 2 * DT_SLOT_SIZE;
-	/* dt_common_prefilter: rcx, rdx, the size, what to count and a count of places
-	   tried pushed at most (more in set_find, which it calls), every exit a jmp */
+	/* dt_common_prefilter: rax, rcx, rdx, the size, what to count and a count of
+	   places tried pushed at most (more in set_find, which it calls), every exit a jmp */
 	{
 		uint64_t pf = (uint64_t)(dt_common_prefilter - dt_template);
 		unsigned most = 0;
 
 		CHECK(frame_at(pf, &f) == 0 && f.ra_off == 0, "dt_common_prefilter: %u", f.ra_off);
-		CHECK(frame_at(pf + 1, &f) == 0 && f.ra_off == 8, "after push rcx: %u", f.ra_off);
+		CHECK(frame_at(pf + 1, &f) == 0 && f.ra_off == 8, "after push rax: %u", f.ra_off);
 		for (uint64_t o = pf; o < (uint64_t)(dt_common_sync - dt_template); o++)
 			if (frame_at(o, &f) == 0 && f.ra_off > most)
 				most = f.ra_off;
-		CHECK(most == 40, "dt_common_prefilter: deepest %u", most);
+		CHECK(most == 48, "dt_common_prefilter: deepest %u", most);
 		for (uint64_t o = pf; o + 3 < (uint64_t)(dt_common_sync - dt_template); o++)
 			if (map[o] == 0x41 && map[o + 1] == 0xff && map[o + 2] == 0xe3)
 				CHECK(frame_at(o, &f) == 0 && f.ra_off == 0, "jmp r11 at +%#" PRIx64

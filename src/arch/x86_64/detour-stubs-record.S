@@ -9,7 +9,8 @@
 
 /*
  * keep_record: r11 = rsp at the function's entry (the pushed arguments
- * below it), r10 = DESC, rax = the result.  Every register but r10, r11
+ * below it; a DF_ARG0_KEEP probe's HEAD at its entry at r11 - 40, in
+ * r8's place), r10 = DESC, rax = the result.  Every register but r10, r11
  * and the flags is preserved.  Count, filter, sample, reserve a record,
  * fill it, copy the stack, commit; a nested call (nest_check), nothing.
  */
@@ -309,7 +310,18 @@ keep_record:
 	mov rcx, qword ptr [rsi - 24]
 	mov qword ptr [rbx + R_ARG2], rcx
 	mov rcx, qword ptr [rsp + 16]	/* DESC */
-	cmp rdi, -1
+	test ecx, DF_ARG0_KEEP << 24
+	jz 4f
+	/* realloc: the records reserved since its entry (DC_ENTRY_SHIFT) */
+	mov rdx, qword ptr [rsp]	/* seq */
+	sub rdx, qword ptr [rsi - 40]	/* HEAD at the entry, where the glue put it */
+	cmp rdx, DC_ENTRY_MAX - 1
+	jb 5f
+	mov edx, DC_ENTRY_MAX - 1	/* or older, or not a HEAD: too old to tell */
+5:	inc rdx
+	shl rdx, DC_ENTRY_SHIFT
+	or rcx, rdx
+4:	cmp rdi, -1
 	jne .Lcompact
 	mov qword ptr [rbx + R_TID], rax
 	mov qword ptr [rbx + R_DESC], rcx

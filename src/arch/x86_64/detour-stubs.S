@@ -19,7 +19,8 @@
  * Entry points (offsets from dt_template, for detour.c):
  *   dt_common_result  from a result probe's glue, after the function
  *                     returned: [rsp] = r8 rcx rdx rsi rdi as pushed at
- *                     entry, then the caller's return address; rax the
+ *                     entry (a DF_ARG0_KEEP probe: HEAD in r8's place),
+ *                     then the caller's return address; rax the
  *                     result; r10d = DESC.  Records, pops, returns to
  *                     the caller with rax.
  *   dt_common_entry   called by an entry probe's glue: [rsp] = the
@@ -33,7 +34,11 @@
  *                     DESC, r11 = the slot, [rsp] = the caller's return
  *                     address.  Counts a call the filter leaves out and
  *                     goes on at slot + DT_ORIG, or goes on at the glue,
- *                     slot + DT_PF_LEN, having counted nothing.
+ *                     slot + DT_PF_LEN, having counted nothing (a
+ *                     DF_ARG0_KEEP probe's with HEAD in r10, which its
+ *                     glue keeps: stub-cpu.h); either way with every
+ *                     register but r10, r11 and the flags as the
+ *                     caller left it.
  */
 #include "arch/stub-abi.h"
 
@@ -97,13 +102,18 @@ dt_common_entry:
  * with a set, never full, without its pointer) is counted as
  * count_call does (sampled, left out by the size: as filtered too) and
  * goes on into the function; a nested call (nest_check) goes on into it
- * at once, counted nowhere.  rcx and rdx are saved, rax is free.
+ * at once, counted nowhere.  rax, rcx and rdx are saved: the function
+ * gets them as its caller left them, rax too, which the ABI gives no
+ * argument but which a function may read at its entry (al, a variadic
+ * call's vector registers; or its own convention: the glue must not
+ * decide what the function's first instructions do).
  */
 	.balign 16
 dt_common_prefilter:
+	push rax			/* the caller's: the function may read it */
 	push rcx
 	push rdx			/* [rsp] */
-	mov rax, qword ptr [rsp + 16]	/* the caller's return address */
+	mov rax, qword ptr [rsp + 24]	/* the caller's return address */
 	call nest_check
 	je .Lpf_nested
 	mov ecx, r10d
@@ -199,6 +209,7 @@ dt_common_prefilter:
 4:	lea rsp, [rsp + 16]
 	pop rdx
 	pop rcx
+	pop rax
 	add r11, DT_ORIG
 	jmp r11
 	/* not at its first place: the next ones, as lookup_thread tries them */
@@ -221,11 +232,16 @@ dt_common_prefilter:
 .Lpf_glue2:
 	pop rdx
 	pop rcx
-	add r11, DT_PF_LEN
+	pop rax
+	test r10d, DF_ARG0_KEEP << 24
+	jz 1f
+	mov r10, qword ptr D(D_HEAD)	/* realloc: its glue keeps HEAD as at its entry */
+1:	add r11, DT_PF_LEN
 	jmp r11
 .Lpf_nested:				/* part of the outer call: into the function */
 	pop rdx
 	pop rcx
+	pop rax
 	add r11, DT_ORIG
 	jmp r11
 

@@ -275,9 +275,10 @@ void arch_detour_glue(uint64_t base, uint64_t far, uint64_t s, int result, int s
 	static const uint8_t pops[] = { 0x41, 0x58, 0x59, 0x5a, 0x5e, 0x5f };
 	uint64_t orig = s + DT_ORIG;
 	size_t k = 0;
+	int pf = dt_prefiltered(result, sync, desc);
 
 	arch_bp_fill(code, DT_ORIG);
-	if (dt_prefiltered(result, sync, desc)) {
+	if (pf) {
 		emit_desc(code, &k, desc);
 		code[k] = 0x4c;		/* lea r11, [rip + disp32]: the slot */
 		code[k + 1] = 0x8d;
@@ -287,8 +288,34 @@ void arch_detour_glue(uint64_t base, uint64_t far, uint64_t s, int result, int s
 		emit_common(code, &k, s, 0, base, dt_common_prefilter, far, F_PREFILTER);
 		k = DT_PF_LEN;
 	}
-	memcpy(code + k, pushes, sizeof(pushes));
-	k += sizeof(pushes);
+	if (result && (desc >> 24 & DF_ARG0_KEEP)) {
+		/* HEAD at the call's entry in r8's place (stub-cpu.h) */
+		memcpy(code + k, pushes, 4);
+		k += 4;
+		if (pf) {
+			code[k] = 0x41;		/* push r10: the prefilter read it */
+			code[k + 1] = 0x52;
+			k += 2;
+		} else if (!far) {
+			code[k] = 0xff;		/* push qword [rip + disp32] */
+			code[k + 1] = 0x35;
+			put32(code + k + 2, (int64_t)(base + DT_DATA + D_HEAD - (s + k + 6)));
+			k += 6;
+		} else {
+			code[k] = 0x4c;		/* mov r11, qword [rip + disp32]: F_BASE */
+			code[k + 1] = 0x8b;
+			code[k + 2] = 0x1d;
+			put32(code + k + 3, (int64_t)(far + F_BASE - (s + k + 7)));
+			code[k + 7] = 0x41;	/* push qword [r11 + disp32] */
+			code[k + 8] = 0xff;
+			code[k + 9] = 0xb3;
+			put32(code + k + 10, DT_DATA + D_HEAD);
+			k += 14;
+		}
+	} else {
+		memcpy(code + k, pushes, sizeof(pushes));
+		k += sizeof(pushes);
+	}
 	if (result) {
 		emit_rel(code, &k, s, 0xe8, orig);
 		emit_desc(code, &k, desc);

@@ -9,14 +9,22 @@
  *   result probes (malloc...): push rdi rsi rdx rcx r8 (rsp = 0 mod 16
  *     after an odd count), call the relocated entry, mov r10d, DESC,
  *     jmp dt_common_result: the record is made after the function
- *     returned, with rax;
+ *     returned, with rax; a DF_ARG0_KEEP probe (realloc,
+ *     reallocarray: no fifth argument) pushes HEAD in r8's place, as
+ *     its prefilter read it into r10 (push r10), else read there (push
+ *     [rip + disp32]; far: mov r11, [rip + disp32] of F_BASE, push
+ *     [r11 + DT_DATA + D_HEAD]);
  *   entry probes (free): the same pushes, mov r10d, DESC, call
  *     dt_common_entry, pop them back, jmp the relocated entry (or,
  *     with no room left for the jmp, nops into it).
  *   a prefilter (stub-abi.h): mov r10d, DESC, lea r11, [the slot], jmp
  *     dt_common_prefilter, padded to DT_PF_LEN; a call it sends on into
- *     the function goes with nothing pushed, rax, r10, r11 and the
- *     flags clobbered.
+ *     the function goes with nothing pushed, r10, r11 and the flags
+ *     clobbered.
+ * The function is entered (the relocated entry, by the glue's call or
+ * jmp, or by a prefilter) with every register but r10, r11 and the
+ * flags as its caller left them: rax too, which a function may read at
+ * its entry (al: a variadic call's vector registers).
  * Far glue reaches the common routines through its page's header
  * (jmp or call [rip + disp32], F_*).
  *
