@@ -496,6 +496,14 @@ static inline int dt_prefiltered(int result, int sync, uint32_t desc)
  * its stub-cpu.h.
  */
 static inline void arch_regs_from_record(arch_regs_t *r, const uint8_t *rec);
+
+/*
+ * Do the CPU's stubs have the stub walk (D_WALK_MAX, the chain table,
+ * the memos)?  1: memtap may turn it on (probe/detour-cfi.c); 0: it
+ * never does, and every record with a stack holds the copy from R_SP.
+ * The CPU's, inline in its stub-cpu.h.
+ */
+static inline int arch_stub_walks(void);
 #endif
 
 /* The CPU's part: the glue's layout, the record's registers by name. */

@@ -11,7 +11,10 @@
  * and every field of the records the stubs commit: the filter, the
  * prefilter's fast way, a thread without an entry (process_vm_readv),
  * the tid at a tp offset, sampling, the set, compact records, nested
- * calls, a full ring's drops and a sync point's bounded wait.  Built
+ * calls, a full ring's drops and a sync point's bounded wait.  And
+ * arch_stub_frame() (src/arch/aarch64/stub-frame.c): the frames at the
+ * entry points, and from fake_malloc's own return address into the
+ * glue, the caller's return address and sp.  Built
  * for aarch64 by tests/unit/a64-stubs-run.test (aarch64-linux-gnu-gcc
  * -static) and run through qemu-user; not built by make.  Prints one
  * line per case, and "ok" last when all hold.
@@ -30,6 +33,7 @@
 
 #include "arch/detour-plan.h"
 #include "arch/stub-abi.h"
+#include "arch/stub-frame.h"
 #include "a64-emu.h"
 
 #define STR(x) #x
@@ -43,7 +47,7 @@
 
 /* the stack, and a page above it for the copies that are not cut at its end */
 uint8_t fake_stack[STACK_SIZE + 0x1000] __attribute__((aligned(16)));
-uint64_t called_sp, called_ret;
+uint64_t called_sp, called_ret, seen_ra, seen_sp;
 
 /*
  * uint64_t call_with(fn, arg0): on fake_stack, sp = its end - ABOVE,
@@ -57,6 +61,11 @@ __asm__(A64_CODE_PAGE(fn_start)
 	"fake_malloc:\n"
 	"	add x0, x0, #0x1000\n"
 	"	mov x1, #0x77\n"
+	"	adrp x9, seen_ra\n"		/* its return address and sp, for the frame */
+	"	str x30, [x9, :lo12:seen_ra]\n"
+	"	mov x10, sp\n"
+	"	adrp x9, seen_sp\n"
+	"	str x10, [x9, :lo12:seen_sp]\n"
 	"	ret\n"
 	"fake_free:\n"
 	"	mov x0, #0\n"
@@ -420,6 +429,47 @@ static void cases(void)
 	check("no ring: dropped", ok);
 }
 
+/* The frames arch_stub_frame() gives: at the entry points, and through the glue. */
+static void frames(void)
+{
+	struct arch_stub_frame f;
+	uint64_t s = (uint64_t)(uintptr_t)map + DT_TEMPLATE_MAX, ra, off;
+	int ok;
+
+	ok = EQ("result", arch_stub_frame(NULL, (uint64_t)(dt_common_result - dt_template), &f), 0) &
+	     EQ("result ra_off", f.ra_off, DT_GLUE_RA);
+	ok &= EQ("entry", arch_stub_frame(NULL, (uint64_t)(dt_common_entry - dt_template), &f), 0) &
+	      EQ("entry ra_off", f.ra_off, STUB_RA_IN_REG);
+	ok &= EQ("prefilter", arch_stub_frame(NULL, (uint64_t)(dt_common_prefilter - dt_template),
+					      &f), 0) &
+	      EQ("prefilter ra_off", f.ra_off, STUB_RA_IN_REG);
+	ok &= EQ("prefilter + 4", arch_stub_frame(NULL, (uint64_t)(dt_common_prefilter -
+								    dt_template) + 4, &f), 0) &
+	      EQ("prefilter + 4 ra_off", f.ra_off, 8);
+	ok &= EQ("sync + 8", arch_stub_frame(NULL, (uint64_t)(dt_common_sync - dt_template) + 8,
+					     &f), 0) &
+	      EQ("sync + 8 ra_off", f.ra_off, 40);
+	/* slot 0, fake_malloc's result glue: its first word, its relocated entry */
+	ok &= EQ("glue", arch_stub_frame(map + DT_TEMPLATE_MAX, 0, &f), 0) &
+	      EQ("glue ra_off", f.ra_off, STUB_RA_IN_REG);
+	ok &= EQ("orig", arch_stub_frame(map + DT_TEMPLATE_MAX, DT_ORIG, &f), 0) &
+	      EQ("orig ra_off", f.ra_off, STUB_RA_IN_REG);
+	/* the return address fake_malloc saw, into the glue: the caller from there */
+	reset();
+	mall(1);
+	off = seen_ra - s;
+	ok &= EQ("seen in slot 0", off < DT_ORIG, 1) &&
+	      EQ("from the glue", arch_stub_frame(map + DT_TEMPLATE_MAX, off, &f), 0);
+	if (ok) {
+		memcpy(&ra, (void *)(uintptr_t)(seen_sp + f.ra_off), 8);
+		ok &= EQ("caller's ra", ra, called_ret) &
+		      EQ("caller's sp", seen_sp + f.ra_off + 8, called_sp);
+		for (int i = 0; i < ARCH_NSAVED; i++)
+			ok &= EQ("saved", f.saved[i], -1);
+	}
+	check("stub frames: the entry points, and the glue's to the caller", ok);
+}
+
 int main(void)
 {
 	size_t len = (size_t)(dt_template_end - dt_template);
@@ -445,6 +495,7 @@ int main(void)
 	if (detour(fake_malloc_p, 0, 1, 0, d_malloc) || detour(fake_free_p, 1, 0, 0, d_free))
 		return 1;
 	cases();
+	frames();
 	/* the sync point in the free's place */
 	if (detour(fake_free_p, 2, 0, 1, S_SYNC))
 		return 1;

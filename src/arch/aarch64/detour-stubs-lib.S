@@ -4,7 +4,7 @@
  * Part of the template, included by detour-stubs.S in its place, never
  * assembled alone (its symbols and macros are detour-stubs.S's).  Each
  * is called by BL with x17 = the data page, keeps x0-x10, x17 and
- * x18-x30 (the set's routines spill what they take of them below sp)
+ * x18-x30 (the set's routines keep what they take of them in a frame)
  * and clobbers the registers it names.
  */
 
@@ -68,8 +68,8 @@ lookup_thread:
  * in, and then x12 = 1, else 0.  set_find: x12 = 1 if it is in (left
  * in).  set_put: x11 into the set (SET_FULL += 1 when none of its
  * entries is free).  Without a set (SET_MASK 0) or for a null pointer
- * they do nothing (x12 = 0).  Clobber x12-x16; x19-x21 are spilled
- * below sp and back.
+ * they do nothing (x12 = 0).  Clobber x12-x16; x19-x21 are kept in
+ * their frame, with x30.
  */
 	.balign 16
 set_find:
@@ -77,8 +77,8 @@ set_find:
 	b 5f
 set_take:
 	mov x16, #1			/* take it out */
-5:	stp x19, x20, [sp, #-32]!
-	str x21, [sp, #16]
+5:	stp x21, x30, [sp, #-16]!
+	stp x19, x20, [sp, #-16]!
 	mov x12, #0
 	ldr x13, [x17, #D_SET_MASK]
 	cbz x13, 9f
@@ -107,14 +107,14 @@ set_take:
 	mov x12, #0
 	b 9f
 8:	mov x12, #1
-9:	ldr x21, [sp, #16]
-	ldp x19, x20, [sp], #32
+9:	ldp x19, x20, [sp], #16
+	ldp x21, x30, [sp], #16
 	ret
 
 	.balign 16
 set_put:
-	stp x19, x20, [sp, #-32]!
-	str x21, [sp, #16]
+	stp x21, x30, [sp, #-16]!
+	stp x19, x20, [sp, #-16]!
 	ldr x13, [x17, #D_SET_MASK]
 	cbz x13, 9f
 	cbz x11, 9f
@@ -138,8 +138,8 @@ set_put:
 	b.ne 1b
 	mov x16, #1
 	atomic_add x17, D_SET_FULL, x16, x15, x12, w21
-9:	ldr x21, [sp, #16]
-	ldp x19, x20, [sp], #32
+9:	ldp x19, x20, [sp], #16
+	ldp x21, x30, [sp], #16
 	ret
 
 /*

@@ -14,9 +14,9 @@
  * Count, filter, sample, reserve a record, fill it, copy the stack,
  * commit; a nested call (nest_check), nothing.
  *
- * Its frame: [sp] the chain (-1: a full record), then the sequence
- * number; x0-x8, x30 at 32..104; x19-x26 at 112..168 (as the stub found
- * them: the record's); the mean at 176.  Within it: x17 the data page,
+ * Its frame: [sp] the sequence number; x0-x8 at 32..96; the mean at
+ * 104; x19-x25 at 112..160 (as the stub found them: the record's); x26
+ * and x30 at 176 and 184, the top.  Within it: x17 the data page,
  * x19 the slot's shared counters, x20 sp at entry, x21 DESC, x22 the
  * thread's entry or 0, x23 the slot's counters in its block (then the
  * record), x24 the size (then the bytes filled), x25 DESC as recorded
@@ -24,20 +24,21 @@
  */
 #define KR_FRAME 192
 #define KR_RESULT 32
-#define KR_MEAN 176
+#define KR_MEAN 104
 
 	.balign 16
 keep_record:
-	sub sp, sp, #KR_FRAME
+	stp x26, x30, [sp, #-16]!
+	sub sp, sp, #(KR_FRAME - 16)
 	stp x0, x1, [sp, #32]
 	stp x2, x3, [sp, #48]
 	stp x4, x5, [sp, #64]
 	stp x6, x7, [sp, #80]
-	stp x8, x30, [sp, #96]
+	str x8, [sp, #96]
 	stp x19, x20, [sp, #112]
 	stp x21, x22, [sp, #128]
 	stp x23, x24, [sp, #144]
-	stp x25, x26, [sp, #160]
+	str x25, [sp, #160]
 	str xzr, [sp, #KR_MEAN]
 	adr x17, DATA
 	mov x20, x10
@@ -442,10 +443,11 @@ keep_record:
 	ldp x2, x3, [sp, #48]
 	ldp x4, x5, [sp, #64]
 	ldp x6, x7, [sp, #80]
-	ldp x8, x30, [sp, #96]
+	ldr x8, [sp, #96]
 	ldp x19, x20, [sp, #112]
 	ldp x21, x22, [sp, #128]
 	ldp x23, x24, [sp, #144]
-	ldp x25, x26, [sp, #160]
-	add sp, sp, #KR_FRAME
+	ldr x25, [sp, #160]
+	add sp, sp, #(KR_FRAME - 16)
+	ldp x26, x30, [sp], #16
 	ret

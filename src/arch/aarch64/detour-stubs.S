@@ -31,6 +31,12 @@
  *
  * Registers: the routines clobber x9-x17 and the flags only (stub-cpu.h);
  * x17 holds the data page's address wherever the data page is read.
+ * Frames (for stub-frame.c, which follows this code): a routine that
+ * saves x30 saves it in the top word of its frame, by the same
+ * instruction that moves sp (an STP x?, x30, [sp, #-16]!), and takes it
+ * back by one LDP x?, x30, [sp], #16: at every instruction the return
+ * address is in x30 with sp as at the entry, or at sp + n with the
+ * caller's sp at sp + n + 8.
  *
  * Entry points (offsets from dt_template, for detour.c):
  *   dt_common_result  from a result probe's glue, after the function
@@ -101,12 +107,12 @@ dt_common_entry:
  * counted in the thread's block (sampled, left out by the size: as
  * filtered too) and goes on into the function; a nested call
  * (nest_check) goes on into it at once, counted nowhere.  x30 is kept
- * on the stack below sp meanwhile; x11 = the size, x16 = 0 left out by
+ * on the stack meanwhile; x11 = the size, x16 = 0 left out by
  * the size, 1 only counted, 2 the thread's countdown.
  */
 	.balign 16
 dt_common_prefilter:
-	str x30, [sp, #-16]!
+	stp x16, x30, [sp, #-16]!
 	adr x17, DATA
 	mov x11, x30
 	bl nest_check
@@ -199,11 +205,11 @@ dt_common_prefilter:
 	cbz x12, .Lpf_orig
 	atomic_add x13, PT_FILTERED, x14, x12, x15, w9	/* sampled: apart from unsampled */
 .Lpf_orig:				/* into the function */
-	ldr x30, [sp], #16
+	ldp x16, x30, [sp], #16
 	add x10, x10, #DT_ORIG
 	br x10
 .Lpf_glue:
-	ldr x30, [sp], #16
+	ldp x16, x30, [sp], #16
 	add x10, x10, #DT_PF_LEN
 	br x10
 
@@ -218,10 +224,9 @@ dt_common_prefilter:
  */
 	.balign 16
 dt_common_sync:
-	sub sp, sp, #48
-	stp x30, x8, [sp]
-	stp x0, x1, [sp, #16]
-	stp x2, x3, [sp, #32]
+	stp x8, x30, [sp, #-16]!
+	stp x0, x1, [sp, #-32]!
+	stp x2, x3, [sp, #16]
 	add x10, sp, #(48 + DT_GLUE_FRAME)
 	bl keep_record
 	adr x17, DATA
@@ -256,9 +261,9 @@ dt_common_sync:
 .Lsync_stall:
 	str x14, [x17, #D_STALL_TAIL]
 .Lsynced:
-	ldp x2, x3, [sp, #32]
-	ldp x0, x1, [sp, #16]
-	ldp x30, x8, [sp], #48
+	ldp x2, x3, [sp, #16]
+	ldp x0, x1, [sp], #32
+	ldp x8, x30, [sp], #16
 	ret
 
 #include "detour-stubs-record.S"

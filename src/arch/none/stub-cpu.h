@@ -20,6 +20,12 @@ static inline void arch_regs_from_record(arch_regs_t *r, const uint8_t *rec)
 	(void)r;
 	(void)rec;
 }
+
+/* stub-abi.h: no stubs, no walk. */
+static inline int arch_stub_walks(void)
+{
+	return 0;
+}
 #endif
 
 #endif /* MEMTAP_ARCH_STUB_CPU_H */

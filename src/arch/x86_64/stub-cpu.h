@@ -66,6 +66,12 @@ static inline void arch_regs_from_record(arch_regs_t *r, const uint8_t *rec)
 	r->r14 = dt_rec_word(rec, R_R14);
 	r->r15 = dt_rec_word(rec, R_R15);
 }
+
+/* stub-abi.h: detour-stubs-walk.S. */
+static inline int arch_stub_walks(void)
+{
+	return 1;
+}
 #endif
 
 #endif /* MEMTAP_ARCH_STUB_CPU_H */
