@@ -534,6 +534,27 @@ static inline int dt_prefiltered(int result, int sync, uint32_t desc)
  * its stub-cpu.h.
  */
 static inline void arch_regs_from_record(arch_regs_t *r, const uint8_t *rec);
+
+/*
+ * Do the CPU's stubs have the stub walk (D_WALK_MAX, the chain table,
+ * the memos)?  1: memtap may turn it on (probe/detour-cfi.c); 0: it
+ * never does, and every record with a stack holds the copy from R_SP.
+ * The CPU's, inline in its stub-cpu.h.
+ */
+static inline int arch_stub_walks(void);
+
+/*
+ * D_TID_OFF: where the stubs read a thread's tid from its thread
+ * pointer, given the tid's offset in glibc's struct pthread and that
+ * struct's size (libthread_db's descriptors, read by probe/detour.c:
+ * the size only where ARCH_STUB_TID_SIZE is 1); 0 when there is none
+ * (the stubs ask gettid).  Where TLS puts struct pthread (variant II:
+ * at the thread pointer; variant I: below it) is the CPU's: inline in
+ * its stub-cpu.h, with ARCH_STUB_TID_SIZE.  Where it is 1, memtap
+ * reads the word there in a stopped thread first, and takes it only
+ * when it is that thread's tid.
+ */
+static inline uint64_t arch_stub_tid_off(uint64_t in_pthread, uint64_t pthread_size);
 #endif
 
 /* The CPU's part: the glue's layout, the record's registers by name. */

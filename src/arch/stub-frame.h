@@ -26,6 +26,16 @@ struct arch_stub_frame {
 };
 
 /*
+ * ra_off: the caller's return address is still in the CPU's
+ * return-address register, where a function has it at its entry
+ * (arch_entry_ra(), the stop's own registers only), and sp is the
+ * caller's; never on a CPU whose call pushes it (ARCH_RET_POP not 0).
+ * Otherwise the caller's sp is sp + ra_off + 8: the return address is
+ * the top word of the frame.
+ */
+#define STUB_RA_IN_REG UINT32_MAX
+
+/*
  * The frame at offset off of the stub code: with slot NULL, of the
  * template's common routines (off < DT_TEMPLATE_MAX; memtap's own copy
  * of them is followed once, and kept), else of the slot whose code is

@@ -166,6 +166,8 @@ int detour_walk_start(struct detour_set *ds, pid_t tid, unsigned max_pcs)
 	void *local = NULL;
 	int err;
 
+	if (!arch_stub_walks())
+		return -ENOTSUP;		/* the CPU's stubs copy the stack */
 	if (!ds->base || !ds->local || !max_pcs || ds->wtab)
 		return ds->wtab ? 0 : -EINVAL;	/* a private ring: no shared memory */
 	got = detour_memfd_share(ds->pid, tid, ds->syscall_insn, ds->base + DT_DATA + D_SCRATCH,

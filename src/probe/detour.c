@@ -91,12 +91,21 @@ int detour_installed(const struct detour_set *ds)
 
 /* ---- the mappings ---- */
 
-/* The tid's offset from %fs in glibc's struct pthread, from libthread_db's descriptor. */
-static uint64_t tcb_tid_offset(pid_t pid, struct elfsym_proc *ep)
+static uint64_t own_pid(pid_t pid);
+
+/*
+ * Where the tid is from the thread pointer (D_TID_OFF), from the tid's
+ * offset in glibc's struct pthread that libthread_db's descriptor gives
+ * (and, where the CPU needs it, the struct's size: stub-abi.h,
+ * arch_stub_tid_off(); then checked in the stopped thread tid: the word
+ * there is its tid, or 0).
+ */
+static uint64_t tcb_tid_offset(pid_t pid, pid_t tid, struct elfsym_proc *ep)
 {
 	struct elfsym_result self;
-	uint64_t value;
-	uint32_t desc[3];
+	uint64_t value, off;
+	uint32_t desc[3], size = 0, seen = 0;
+	arch_regs_t regs;
 
 	if (!ep || elfsym_lookup(ep, "pthread_self", NULL, &self) < 0 ||
 	    elfsym_module_lookup(self.module, "_thread_db_pthread_tid", &value) < 0)
@@ -104,7 +113,18 @@ static uint64_t tcb_tid_offset(pid_t pid, struct elfsym_proc *ep)
 	if (memio_read_all(pid, 0, value + self.module->bias, desc, sizeof(desc)) < 0 ||
 	    desc[0] != 32 || desc[2] == 0 || desc[2] > 65536)
 		return 0;
-	return desc[2];
+	if (ARCH_STUB_TID_SIZE &&
+	    (elfsym_module_lookup(self.module, "_thread_db_sizeof_pthread", &value) < 0 ||
+	     memio_read_all(pid, 0, value + self.module->bias, &size, sizeof(size)) < 0 ||
+	     size > 65536))
+		return 0;
+	off = arch_stub_tid_off(desc[2], size);
+	if (ARCH_STUB_TID_SIZE && off &&
+	    (arch_regs_get(tid, &regs) < 0 || !arch_tp(&regs) ||
+	     memio_read_all(pid, tid, arch_tp(&regs) + off, &seen, sizeof(seen)) < 0 ||
+	     seen != own_pid(tid)))
+		return 0;
+	return off;
 }
 
 /* The pid as the process sees it (the last NSpid). */
@@ -363,7 +383,7 @@ int detour_install(struct detour_set *ds, pid_t tid, struct elfsym_proc *ep, uin
 	err = remote_find_syscall_insn_tid(ds->pid, tid, &ds->syscall_insn);
 	if (err < 0)
 		return err;
-	tid_off = tcb_tid_offset(ds->pid, ep);
+	tid_off = tcb_tid_offset(ds->pid, tid, ep);
 	if (reuse_old(ds, tid, lo, hi) && !stubs_allowed(tid, ds->base, !tid_off, why)) {
 		ds->base = 0;
 		return -EPERM;

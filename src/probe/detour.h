@@ -122,7 +122,8 @@ void detour_set_free(struct detour_set *ds);
  * with the process, the tables of the modules it maps now, then the
  * data page's words that turn the walk on, max_pcs return addresses a
  * record at most (max_pcs * 8 <= copy_len).  Through the stopped thread
- * tid.  0, or -errno: no walk, the stubs copy the stack.
+ * tid.  0, or -errno: no walk, the stubs copy the stack (-ENOTSUP: the
+ * CPU's stubs have none, arch_stub_walks()).
  * detour_walk_update(): the modules mapped since (a dlopen) get their
  * tables and a new directory; nothing without a walk.
  * detour_walk_free(): memtap's side goes (detour_set_free() calls it);

@@ -91,8 +91,9 @@ struct module_range {
  * the caller's return address is at sp + ra_off, the caller's stack
  * pointer sp + ra_off + 8, and each callee-saved register the code
  * saved (the arch's, in arch_saved_reg()'s order) is at sp + saved[i]
- * (-1: the code left it alone).  0, or -1 when the pc has no known
- * frame there.
+ * (-1: the code left it alone); ra_off STUB_RA_IN_REG (arch/stub-frame.h):
+ * the return address is still in the CPU's return-address register,
+ * sp the caller's.  0, or -1 when the pc has no known frame there.
  */
 struct stub_frame {
 	uint32_t ra_off;

@@ -284,7 +284,8 @@ int arch_ret_lookup_page(uint8_t *page, size_t len, const uint64_t (*pairs)[2], 
 /*
  * Are the breakpoints of the C library's syscall wrappers detours that
  * a killed memtap leaves harmless (probe/detour.c's stubs, x86-64)?  0
- * here: the stubs are not written for arm64 yet, so a wrapper would
+ * here: arm64's stubs are checked for the allocator functions only
+ * (tests/arm64/detour.test), not yet for the wrappers, so a wrapper would
  * keep its BRK, and the process would die of SIGTRAP at its next
  * syscall should memtap be SIGKILLed; trace/sc-mech.c then takes
  * PTRACE_SYSCALL for an attached process, unless breakpoints were

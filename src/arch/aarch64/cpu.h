@@ -414,8 +414,9 @@ static inline int arch_entry_ra(const arch_regs_t *r, uint64_t *ra)
 }
 
 /*
- * The optional features the in-target stubs may use: none yet (the
- * stubs are x86-64's only); the bit is the name linux/features.c asks.
+ * The optional features the in-target stubs may use: none asked here
+ * (the A64 stubs' PRFM needs none); the bit is the name
+ * linux/features.c asks.
  */
 #define ARCH_CPU_PREFETCHW 0x1u
 /*

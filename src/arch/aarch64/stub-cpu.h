@@ -3,8 +3,8 @@
  * slot's glue, the registers a ring record keeps by their names, the
  * thread pointer the stubs find tid from.  Included at the end of
  * arch/stub-abi.h, which gives the rest of the layout (include that).
- * The glue is written by detour.c; the common routines it enters
- * (detour-stubs.S in A64) are not written yet, and must be as below.
+ * The glue is written by detour.c; the common routines it enters are
+ * detour-stubs.S's, in A64.
  *
  * A slot's glue is entered by the function's `B slot` with x30 = the
  * caller's return address (signed, when the landing pad left in place
@@ -97,6 +97,21 @@ static inline void arch_regs_from_record(arch_regs_t *r, const uint8_t *rec)
 	for (int i = STUB_X19; i <= STUB_X23; i++)
 		arch_set_saved_reg(r, i, dt_rec_word(rec, R_SAVED0 + 8 * (unsigned)i));
 	arch_set_fp(r, dt_rec_word(rec, R_X29));
+}
+
+/* stub-abi.h: no stub walk in A64 yet; a record holds the stack copied. */
+static inline int arch_stub_walks(void)
+{
+	return 0;
+}
+
+/* stub-abi.h: struct pthread ends at tp (TLS variant I): a negative offset. */
+#define ARCH_STUB_TID_SIZE 1
+static inline uint64_t arch_stub_tid_off(uint64_t in_pthread, uint64_t pthread_size)
+{
+	if (!pthread_size || in_pthread + 4 > pthread_size)
+		return 0;
+	return in_pthread - pthread_size;
 }
 #endif
 

@@ -20,6 +20,21 @@ static inline void arch_regs_from_record(arch_regs_t *r, const uint8_t *rec)
 	(void)r;
 	(void)rec;
 }
+
+/* stub-abi.h: no stubs, no walk. */
+static inline int arch_stub_walks(void)
+{
+	return 0;
+}
+
+/* stub-abi.h: no stubs: gettid. */
+#define ARCH_STUB_TID_SIZE 0
+static inline uint64_t arch_stub_tid_off(uint64_t in_pthread, uint64_t pthread_size)
+{
+	(void)in_pthread;
+	(void)pthread_size;
+	return 0;
+}
 #endif
 
 #endif /* MEMTAP_ARCH_STUB_CPU_H */

@@ -74,6 +74,20 @@ static inline void arch_regs_from_record(arch_regs_t *r, const uint8_t *rec)
 	r->r14 = dt_rec_word(rec, R_R14);
 	r->r15 = dt_rec_word(rec, R_R15);
 }
+
+/* stub-abi.h: detour-stubs-walk.S. */
+static inline int arch_stub_walks(void)
+{
+	return 1;
+}
+
+/* stub-abi.h: struct pthread starts at %fs (TLS variant II). */
+#define ARCH_STUB_TID_SIZE 0
+static inline uint64_t arch_stub_tid_off(uint64_t in_pthread, uint64_t pthread_size)
+{
+	(void)pthread_size;
+	return in_pthread;
+}
 #endif
 
 #endif /* MEMTAP_ARCH_STUB_CPU_H */

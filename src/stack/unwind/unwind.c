@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/stub-frame.h"
 #include "linux/memio.h"
 #include "stack/modules.h"
 #include "stack/unwind/unwind.h"
@@ -252,8 +253,17 @@ int unwind_stub_step(const struct unwinder *uw, const struct stack_snapshot *s,
 		struct stub_frame f;
 		uint64_t sp = arch_sp(regs), ra, v[ARCH_NSAVED];
 
-		if (steps++ == STUB_MAX_STEPS || r->frame(uw->pm->pid, r->start, arch_pc(regs), &f) < 0 ||
-		    stack_snapshot_read(s, sp + f.ra_off, &ra, sizeof(ra)) < 0)
+		if (steps++ == STUB_MAX_STEPS || r->frame(uw->pm->pid, r->start, arch_pc(regs), &f) < 0)
+			return -1;
+		if (ARCH_RET_POP == 0 && f.ra_off == STUB_RA_IN_REG) {
+			/* still in the return-address register: the stop's own frame only */
+			if (steps > 1 || arch_entry_ra(regs, &ra) != 0)
+				return -1;
+			arch_set_pc(regs, ra);
+			r = modules_find_stubs(uw->pm, ra);
+			continue;
+		}
+		if (stack_snapshot_read(s, sp + f.ra_off, &ra, sizeof(ra)) < 0)
 			return -1;
 		for (int i = 0; i < ARCH_NSAVED; i++)
 			if (f.saved[i] >= 0 &&
@@ -263,7 +273,7 @@ int unwind_stub_step(const struct unwinder *uw, const struct stack_snapshot *s,
 			if (f.saved[i] >= 0)
 				arch_set_saved_reg(regs, i, v[i]);
 		arch_set_pc(regs, ra);
-		arch_set_sp(regs, sp + f.ra_off + ARCH_RET_POP);
+		arch_set_sp(regs, sp + f.ra_off + 8);	/* stub-frame.h: the frame's top word */
 		r = modules_find_stubs(uw->pm, ra);
 	}
 	return 1;
