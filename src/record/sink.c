@@ -205,7 +205,7 @@ static int size_filtered(void)
  * are only counted), nor with a size filter (the blocks it leaves out
  * are not followed), nor with an allocator function left out by -e.
  */
-static int frees_followed(void)
+int sink_frees_followed(void)
 {
 	return !cfg.sample_mean && !size_filtered() &&
 	       (events_to_trace(cfg.events, cfg.leaks) & EV_ALLOC) == EV_ALLOC;
@@ -222,7 +222,7 @@ static int refree_dropped(struct sink_proc *p, const struct event *ev)
 	struct live_block b;
 
 	if (ev->kind != EV_FREE || ev->failed || !ev->old_addr || ev->release_only ||
-	    ev->sample_mean || !frees_followed() || !freed_has(p, ev->old_addr) ||
+	    ev->sample_mean || !sink_frees_followed() || !freed_has(p, ev->old_addr) ||
 	    live_find(p, ev->old_addr, &b) == 0)
 		return 0;
 	p->refrees++;
@@ -415,10 +415,10 @@ static uint64_t track_weighed(struct sink_proc *p, const struct event *ev, uint6
 			released = b.size;
 		else if (!ev->sample_mean && !ev->release_only && !size_filtered())
 			p->unknown_frees++;	/* else a block left out by its size, likely */
-		if (frees_followed() && !ev->sample_mean)
+		if (sink_frees_followed() && !ev->sample_mean)
 			freed_add(p, ev->old_addr);
 	}
-	if (allocates(ev->kind) && ev->addr && frees_followed())
+	if (allocates(ev->kind) && ev->addr && sink_frees_followed())
 		freed_drop(p, ev->addr);
 	if (hold && allocates(ev->kind) && ev->addr)
 		live_add(p, ev->addr, size, stack, ev->time_ns, ev->kind, order);
@@ -706,71 +706,6 @@ void sink_add_neighbour(struct sink_proc *p, enum event_kind kind, uint64_t faul
 		return;
 	ks->neighbour += faults;
 	ks->neighbour_bytes += bytes;
-}
-
-void sink_print_costs(uint64_t code_stops)
-{
-	uint64_t walks = 0, frames = 0, failures = 0, reads = 0, miss_reads = 0, indexed, searched;
-	uint64_t jit_procs, jit_ranges, jit_files;
-	uint64_t by_cfi = 0, by_insn = 0, by_fp = 0, by_jit = 0;
-	unsigned written, used;
-
-	for (struct sink_proc *p = sink_procs(); p; p = p->next) {
-		if (p->unwinder) {
-			walks += p->unwinder->walks;
-			frames += p->unwinder->frames;
-			failures += p->unwinder->failures;
-			by_cfi += p->unwinder->by_cfi;
-			by_insn += p->unwinder->by_insn;
-			by_fp += p->unwinder->by_fp;
-			by_jit += p->unwinder->by_jit;
-		}
-		if (p->modules) {
-			reads += p->modules->reads;
-			miss_reads += p->modules->miss_reads;
-		}
-	}
-	debug_cache_counts(&written, &used);
-	symbolize_index_counts(&indexed, &searched);
-	verbose_msg("modules: %" PRIu64 " maps reads (%" PRIu64 " for a pc in no known module), %"
-		 PRIu64 " stops at code mappings that are no event; %" PRIu64 " modules' symbols "
-		 "read ahead; %u compressed debug files uncompressed into the cache, %u read "
-		 "from it", reads, miss_reads, code_stops, symbolize_read_ahead(), written, used);
-	verbose_msg("symbols: %" PRIu64 " addresses named from the symbol index, %" PRIu64
-		 " by a search of the symbols", indexed, searched);
-	jit_names_counts(&jit_procs, &jit_ranges, &jit_files);
-	if (jit_procs)
-		verbose_msg("run-time code: in %" PRIu64 " processes, %" PRIu64 " ranges named by "
-			 "%" PRIu64 " perf maps and jitdumps", jit_procs, jit_ranges, jit_files);
-	verbose_msg("stacks: %u distinct, %zu bytes in the stack table, %" PRIu64
-		 " events without a stack (table full); unwinds: %" PRIu64 " (%" PRIu64
-		 " frames, %" PRIu64 " failed), with %s", stacks ? stack_table_count(stacks) : 0,
-		 stacks ? stack_table_memory(stacks) : 0, stacks ? stack_table_lost(stacks) : 0,
-		 walks, frames, failures, cfg.unwind == UNWIND_LIBDW ? "dwarf (libdw)" :
-		 cfg.unwind == UNWIND_DWARF ? "libunwind" : unwind_kind_name(cfg.unwind));
-	if (by_cfi + by_insn + by_fp + by_jit)
-		verbose_msg("unwinding: frames stepped by CFI %" PRIu64 ", by a jitdump's CFI %" PRIu64
-			 ", by instruction analysis %" PRIu64 ", by frame pointer %" PRIu64,
-			 by_cfi, by_jit, by_insn, by_fp);
-	if (cfg.events & EV_ALLOC) {
-		size_t blocks = 0;
-
-		for (struct sink_proc *p = sink_procs(); p; p = p->next)
-			blocks += live_count(p);
-		verbose_msg("live allocations: %zu blocks in %zu bytes of tables", blocks, live_memory());
-	}
-	if (frees_followed() && (cfg.events & EV_BIT(EV_FREE))) {
-		uint64_t refrees = 0, forgotten = 0;
-
-		for (struct sink_proc *p = sink_procs(); p; p = p->next) {
-			refrees += p->refrees;
-			forgotten += freed_forgotten(p);
-		}
-		verbose_msg("frees: %" PRIu64 " of addresses freed and not handed out since "
-			    "(the C library's at a thread's exit) not counted; %zu bytes of "
-			    "tables, %" PRIu64 " freed addresses forgotten past %u a process",
-			    refrees, freed_memory(), forgotten, FREED_MAX);
-	}
 }
 
 void sink_release(void)
