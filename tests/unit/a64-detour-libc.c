@@ -4,7 +4,7 @@
  * files (Debian's arm64 libc, libc6-arm64-cross), read on this host
  * with libelf: the planner is a pure function of the words it reads.
  *
- *   a64-detour-libc [-b PERCENT] [-v] FILE...
+ *   a64-detour-libc [-b PERCENT] [-v] [-w NAME,...] FILE...
  *
  * Every symbol of .symtab and .dynsym that is an STT_FUNC with a size,
  * once per address, its code read from the file (its size, at most
@@ -18,9 +18,17 @@
  *     first instruction pc-relative R; refused F
  *   refused: WHY: N ...
  *
- * Exit status 1 when fewer than PERCENT are planned or a planned entry
- * fails later, 77 when no FILE is an arm64 ELF with functions, 99 on
- * other failures.
+ * With -w, each NAME (the C library's syscall wrappers that memtap
+ * detours: probe/probes.c) must be a function of some FILE, planned and
+ * through after_plan() as above; one line each:
+ *
+ *   wrapper NAME ADDR: planned, displaced WORD (pc-relative P), site +OFF
+ *
+ * or "wrapper NAME: ..." with what failed.
+ *
+ * Exit status 1 when fewer than PERCENT are planned, a planned entry
+ * fails later or a NAME of -w is missing or refused, 77 when no FILE is
+ * an arm64 ELF with functions, 99 on other failures.
  */
 #include "config.h"
 
@@ -84,6 +92,26 @@ struct totals {
 };
 
 static int verbose;
+
+#define MAX_WANTED 16
+
+/* -w: the functions that must be planned, found by name in any symbol table */
+static struct wanted {
+	const char *name;
+	uint64_t addr, size;
+	int found;
+} wanted[MAX_WANTED];
+static int nwanted;
+
+static void want_name(const char *name, const GElf_Sym *sym)
+{
+	for (int i = 0; i < nwanted; i++)
+		if (!wanted[i].found && !strcmp(wanted[i].name, name)) {
+			wanted[i].addr = sym->st_value;
+			wanted[i].size = sym->st_size;
+			wanted[i].found = 1;
+		}
+}
 
 static void count_why(struct totals *t, const char *why)
 {
@@ -154,6 +182,33 @@ static int after_plan(const char *file, uint64_t addr, struct plan *p)
 	return 0;
 }
 
+/* A -w function found in file: planned and through after_plan(), 0; else -1, said. */
+static int check_wanted(const char *file, const struct image *im, struct wanted *w, uint8_t *buf)
+{
+	size_t size = w->size < MAX_READ - 16 ? (size_t)w->size : MAX_READ - 16, got;
+	const char *why = NULL;
+	struct plan p;
+
+	w->found = 2;	/* checked: not again for another file */
+	got = image_read(im, w->addr, buf, size + 16);
+	if (got < size) {
+		printf("wrapper %s: %s: not in an executable segment\n", w->name, file);
+		return -1;
+	}
+	size = arch_detour_padded_size(w->addr, buf, got, size);
+	if (arch_detour_plan(w->addr, buf, size, &p, &why) < 0) {
+		printf("wrapper %s %#" PRIx64 ": refused: %s\n", w->name, w->addr,
+		       why ? why : "(no why)");
+		return -1;
+	}
+	if (after_plan(file, w->addr, &p) < 0)
+		return -1;
+	printf("wrapper %s %#" PRIx64 ": planned, displaced %08" PRIx32 " (pc-relative %d), "
+	       "site +%" PRIu64 "\n", w->name, w->addr, p.cpu.insn[0].word,
+	       !!(p.cpu.insn[0].flags & A64_PCREL), p.site - w->addr);
+	return 0;
+}
+
 static int scan(const char *file, struct totals *t)
 {
 	struct image im = { 0 };
@@ -216,6 +271,9 @@ static int scan(const char *file, struct totals *t)
 				if (!seen)
 					return 99;
 			}
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name)
+				want_name(name, &sym);
 			if (!first_seen(seen, &nseen, sym.st_value))
 				continue;
 			size = sym.st_size < MAX_READ - 16 ? (size_t)sym.st_size : MAX_READ - 16;
@@ -223,7 +281,6 @@ static int scan(const char *file, struct totals *t)
 			if (got < size)
 				continue;	/* not in an executable segment */
 			size = arch_detour_padded_size(sym.st_value, buf, got, size);
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			t->funcs++;
 			if (arch_detour_plan(sym.st_value, buf, size, &p, &why) < 0) {
 				count_why(t, why ? why : "(no why)");
@@ -241,6 +298,9 @@ static int scan(const char *file, struct totals *t)
 				t->failed++;
 		}
 	}
+	for (int i = 0; i < nwanted; i++)
+		if (wanted[i].found == 1 && check_wanted(file, &im, &wanted[i], buf) < 0)
+			t->failed++;
 	free(buf);
 	ret = t->funcs ? 0 : 77;
 out:
@@ -257,13 +317,18 @@ int main(int argc, char **argv)
 	double floor_pct = 0;
 	int opt, any = 0;
 
-	while ((opt = getopt(argc, argv, "b:v")) != -1) {
-		if (opt == 'b')
+	while ((opt = getopt(argc, argv, "b:vw:")) != -1) {
+		if (opt == 'b') {
 			floor_pct = atof(optarg);
-		else if (opt == 'v')
+		} else if (opt == 'v') {
 			verbose = 1;
-		else
+		} else if (opt == 'w') {
+			for (char *n = strtok(optarg, ","); n; n = strtok(NULL, ","))
+				if (nwanted < MAX_WANTED)
+					wanted[nwanted++].name = n;
+		} else {
 			return 99;
+		}
 	}
 	if (optind >= argc || elf_version(EV_CURRENT) == EV_NONE)
 		return 99;
@@ -284,6 +349,11 @@ int main(int argc, char **argv)
 	       t.funcs - t.planned, t.failed);
 	for (unsigned i = 0; i < t.nwhys; i++)
 		printf("refused: %s: %u\n", t.whys[i].why, t.whys[i].n);
+	for (int i = 0; i < nwanted; i++)
+		if (!wanted[i].found) {
+			printf("wrapper %s: no such function\n", wanted[i].name);
+			t.failed++;
+		}
 	if (t.failed || 100.0 * t.planned / t.funcs < floor_pct)
 		return 1;
 	return 0;
