@@ -197,7 +197,8 @@ static inline size_t arch_page_size(void)
  * cpu.h gives arch_counter_read(): the counter the in-target stubs stamp
  * each call with (stub-abi.h R_TIME), read in memtap; ARCH_CPU_COUNTER
  * of arch_cpu_features() says it runs at a constant rate and reads alike
- * on every CPU (none: never; aarch64: not until its stubs store it).
+ * on every CPU (none: never; aarch64: when memtap reads cntvct_el0 and
+ * a cntfrq_el0 not 0).
  *
  * The stubs' times as CLOCK_MONOTONIC (stub-clock.c, the same on every
  * CPU): arch_stub_clock_start() finds the counter's rate against

@@ -266,6 +266,21 @@ static int full_record(uint64_t seq, uint32_t desc, uint64_t arg0, uint64_t resu
 	return ok;
 }
 
+/* The CPU's counter, as the stubs read it (stub-abi.h R_TIME). */
+static uint64_t counter(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v) :: "memory");
+	return v;
+}
+
+/* A time read within [lo, hi], and not 0. */
+static int in(uint64_t t, uint64_t lo, uint64_t hi)
+{
+	return t && t >= lo && t <= hi;
+}
+
 static uint64_t mall(uint64_t n)
 {
 	return call_with(fake_malloc_p, n);
@@ -390,6 +405,44 @@ static void cases(void)
 	      EQ("R_SP untouched", dt_rec_word(rec(0), R_SP), 0);
 	check("a compact record", ok);
 	detour(fake_malloc_p, 0, 1, 0, d_malloc);
+
+	/*
+	 * The call's time: D_CLOCK 0, R_TIME 0 in a ring of stale bytes and
+	 * RC_TIME not written; D_CLOCK 1, the counter between the reads
+	 * around the call, full and compact records, entry and result probes.
+	 */
+	reset();
+	add_thread();
+	memset(ring, 0xa5, sizeof(ring));
+	ok = EQ("malloc", mall(6), MRET(6)) & EQ("R_TIME, no clock", dt_rec_word(rec(0), R_TIME), 0);
+	ok &= EQ("free", call_with(fake_free_p, 0xf1), 0) &
+	      EQ("free's R_TIME, no clock", dt_rec_word(rec(1), R_TIME), 0);
+	DATA(D_CLOCK) = 1;
+	{
+		uint64_t t0 = counter(), t1, t2, t3;
+
+		ok &= EQ("malloc", mall(9), MRET(9));
+		t1 = counter();
+		ok &= EQ("free", call_with(fake_free_p, 0xf2), 0);
+		t2 = counter();
+		ok &= EQ("HEAD", DATA(D_HEAD), 4) & full_record(2, d_malloc, 9, 9 + 0x1000, tid, ABOVE, 0) &
+		      full_record(3, d_free, 0xf2, 0, tid, ABOVE, 0);
+		ok &= EQ("malloc's R_TIME in the call", in(dt_rec_word(rec(2), R_TIME), t0, t1), 1) &
+		      EQ("free's R_TIME in the call", in(dt_rec_word(rec(3), R_TIME), t1, t2), 1);
+		detour(fake_malloc_p, 0, 1, 0, d_malloc | (uint32_t)DF_NOSTACK << 24);
+		DATA(D_COMPACT) = 1;
+		ok &= EQ("compact malloc", mall(11), MRET(11));
+		t3 = counter();
+		ok &= EQ("compact", dt_rec_word(rec(4), R_DESC) & DC_COMPACT, DC_COMPACT) &
+		      EQ("RC_TIME in the call", in(dt_rec_word(rec(4), RC_TIME), t2, t3), 1);
+		DATA(D_CLOCK) = 0;
+		ok &= EQ("compact malloc", mall(12), MRET(12)) &
+		      EQ("RC_TIME not written, no clock", dt_rec_word(rec(5), RC_TIME),
+			 0xa5a5a5a5a5a5a5a5ull);
+		DATA(D_COMPACT) = 0;
+		detour(fake_malloc_p, 0, 1, 0, d_malloc);
+	}
+	check("the call's time: R_TIME, RC_TIME with D_CLOCK, 0 or not written without", ok);
 
 	/* a nested call: its return address in the nest table */
 	reset();

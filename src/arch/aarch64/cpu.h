@@ -420,13 +420,20 @@ static inline int arch_entry_ra(const arch_regs_t *r, uint64_t *ra)
  */
 #define ARCH_CPU_PREFETCHW 0x1u
 /*
- * The counter the stubs would stamp a call with (stub-abi.h R_TIME): the
- * virtual counter, cntvct_el0 (constant rate, cntfrq_el0; Linux lets
- * EL0 read it).  Not offered until the arm64 stubs store it: no bit.
+ * The counter the stubs stamp a call with (stub-abi.h R_TIME): the
+ * virtual counter, cntvct_el0, of a constant rate (cntfrq_el0) and the
+ * same on every CPU.  Linux lets EL0 read both registers (or traps and
+ * emulates the reads on CPUs with an erratum).  ARCH_CPU_COUNTER when
+ * memtap read both without a SIGILL and cntfrq_el0 is not 0
+ * (a64_counter_features(), regs.c, probed once; 0 on another host).
+ * The times are converted at the rate measured against CLOCK_MONOTONIC
+ * (stub-clock.c), not at cntfrq_el0's: firmware writes that register,
+ * and some firmware writes it wrong.
  */
 #define ARCH_CPU_COUNTER 0x2u
+unsigned a64_counter_features(void);
 
-static inline unsigned arch_cpu_features(void) { return 0; }
+static inline unsigned arch_cpu_features(void) { return a64_counter_features(); }
 
 static inline uint64_t arch_counter_read(void)
 {

@@ -15,16 +15,18 @@
  * commit; a nested call (nest_check), nothing.
  *
  * Its frame: [sp] the sequence number; x0-x8 at 32..96; the mean at
- * 104; x19-x25 at 112..160 (as the stub found them: the record's); x26
- * and x30 at 176 and 184, the top.  Within it: x17 the data page,
- * x19 the slot's shared counters, x20 sp at entry, x21 DESC, x22 the
- * thread's entry or 0, x23 the slot's counters in its block (then the
- * record), x24 the size (then the bytes filled), x25 DESC as recorded
- * (DF_RELEASE, DF_NOSTACK added), x26 the chain.
+ * 104; x19-x25 at 112..160 (as the stub found them: the record's); the
+ * call's time (R_TIME, 0: none) at 168; x26 and x30 at 176 and 184, the
+ * top.  Within it: x17 the data page, x19 the slot's shared counters,
+ * x20 sp at entry, x21 DESC, x22 the thread's entry or 0, x23 the
+ * slot's counters in its block (then the record), x24 the size (then
+ * the bytes filled), x25 DESC as recorded (DF_RELEASE, DF_NOSTACK
+ * added), x26 the chain.
  */
 #define KR_FRAME 192
 #define KR_RESULT 32
 #define KR_MEAN 104
+#define KR_TIME 168
 
 	.balign 16
 keep_record:
@@ -40,6 +42,7 @@ keep_record:
 	stp x23, x24, [sp, #144]
 	str x25, [sp, #160]
 	str xzr, [sp, #KR_MEAN]
+	str xzr, [sp, #KR_TIME]
 	adr x17, DATA
 	mov x20, x10
 	mov w21, w9
@@ -230,6 +233,17 @@ keep_record:
 	mov x14, #1
 	atomic_add x19, C_KEPT, x14, x12, x15, w16
 .Lrecord:
+	/*
+	 * the call's time, before a full ring makes it wait (stub-abi.h):
+	 * the ISB keeps the read after the function's return, as memtap's
+	 * arch_counter_read() keeps its own in program order
+	 */
+	ldr x12, [x17, #D_CLOCK]
+	cbz x12, 1f
+	isb
+	mrs x12, cntvct_el0
+	str x12, [sp, #KR_TIME]
+1:
 	/* the chain of a compact record (no stack: 0), -1: a full one */
 	mov x26, #-1
 	ldr x12, [x17, #D_COMPACT]
@@ -407,6 +421,8 @@ keep_record:
 	str x0, [x23, #R_COPIED]
 	ldr x12, [sp, #KR_MEAN]
 	str x12, [x23, #R_MEAN]
+	ldr x12, [sp, #KR_TIME]
+	str x12, [x23, #R_TIME]
 	cmp x0, #0
 	csel x0, xzr, x0, lt
 	add x24, x0, #R_STACK		/* the bytes it filled */
@@ -437,6 +453,11 @@ keep_record:
 	ldr x14, [sp, #KR_MEAN]
 	str x14, [x23, #RC_MEAN]
 	mov x24, #64
+	ldr x12, [x17, #D_CLOCK]
+	cbz x12, .Lcommit		/* no time: the second line not written */
+	ldr x14, [sp, #KR_TIME]
+	str x14, [x23, #RC_TIME]
+	mov x24, #128			/* two lines to fetch for the next one */
 	b .Lcommit
 .Lout:
 	ldp x0, x1, [sp, #32]

@@ -1,9 +1,12 @@
 /*
  * regs.c (aarch64) - the register file in DWARF's, libunwind's and
- * perf's numberings.
+ * perf's numberings; whether memtap can read the virtual counter
+ * (cpu.h arch_cpu_features()).
  */
 #include "config.h"
 
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "arch/arch.h"
@@ -80,3 +83,57 @@ int arch_unw_get(const arch_regs_t *r, int reg, uint64_t *val)
 }
 
 #endif /* HAVE_LIBUNWIND */
+
+#ifdef __aarch64__
+static sigjmp_buf counter_jmp;
+
+static void counter_sigill(int sig)
+{
+	(void)sig;
+	siglongjmp(counter_jmp, 1);
+}
+
+/* cntfrq_el0 and cntvct_el0 read here, the SIGILL of a kernel that forbids them caught. */
+static unsigned counter_probe(void)
+{
+	struct sigaction sa = { .sa_handler = counter_sigill }, old;
+	volatile uint64_t frq = 0;
+	volatile int got = 0;
+	sigset_t ill, mask;
+
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&ill);
+	sigaddset(&ill, SIGILL);
+	if (sigaction(SIGILL, &sa, &old) < 0)
+		return 0;
+	pthread_sigmask(SIG_UNBLOCK, &ill, &mask);
+	if (sigsetjmp(counter_jmp, 1) == 0) {
+		uint64_t f, v;
+
+		__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(f));
+		frq = f;
+		__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v) :: "memory");
+		(void)v;
+		got = 1;
+	}
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	sigaction(SIGILL, &old, NULL);
+	return got && frq ? ARCH_CPU_COUNTER : 0;
+}
+#endif
+
+unsigned a64_counter_features(void)
+{
+#ifdef __aarch64__
+	static int asked;
+	static unsigned f;
+
+	if (!asked) {
+		f = counter_probe();
+		asked = 1;
+	}
+	return f;
+#else
+	return 0;
+#endif
+}
