@@ -80,12 +80,14 @@ struct arch_go_sched {
 /*
  * The caller of the goroutine's frame that runtime.systemstack or
  * asmcgocall saved (sched.pc in runtime.systemstack_switch, sched.sp
- * theirs): the return address into their caller, *ra, and the caller's
- * sp, *sp, the goroutine's stack read with read(ctx, ...).  0, or -1
+ * theirs): the return address into their caller, *ra, the caller's
+ * sp, *sp, and its frame pointer, *fp (sched.bp where they keep their
+ * caller's, as amd64's frameless ones; arm64's made a frame of their
+ * own), the goroutine's stack read with read(ctx, ...).  0, or -1
  * when the stack is not read there.
  */
 int arch_go_switch_caller(const struct arch_go_sched *sched, arch_go_read_fn *read, void *ctx,
-			  uint64_t *ra, uint64_t *sp);
+			  uint64_t *ra, uint64_t *sp, uint64_t *fp);
 
 /*
  * The same for the frame runtime.morestack saved: called from the

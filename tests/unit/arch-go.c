@@ -216,17 +216,18 @@ static void check_callers(void)
 	static uint64_t stack[4] = { 0x45f123, 0x11, 0x22, 0x33 };
 	struct arch_go_sched sched = { .sp = U(&stack[0]), .pc = 0x45d100, .bp = U(&stack[2]),
 				       .lr = 0xdead };
-	uint64_t ra = 0, sp = 0;
+	uint64_t ra = 0, sp = 0, fp = 0;
 	int k;
 
-	k = arch_go_switch_caller(&sched, rd, &sched, &ra, &sp);
-	CHECK(k == 0 && ra == stack[0] && sp == U(&stack[1]), "systemstack's caller: %d %#llx %#llx",
-	      k, (unsigned long long)ra, (unsigned long long)sp);
+	k = arch_go_switch_caller(&sched, rd, &sched, &ra, &sp, &fp);
+	CHECK(k == 0 && ra == stack[0] && sp == U(&stack[1]) && fp == sched.bp,
+	      "systemstack's caller: %d %#llx %#llx %#llx", k, (unsigned long long)ra,
+	      (unsigned long long)sp, (unsigned long long)fp);
 	ra = sp = 0;
 	k = arch_go_morestack_caller(&sched, rd, &sched, &ra, &sp);
 	CHECK(k == 0 && ra == stack[0] && sp == U(&stack[1]), "morestack's caller: %d %#llx %#llx",
 	      k, (unsigned long long)ra, (unsigned long long)sp);
-	CHECK(arch_go_switch_caller(&sched, rd, NULL, &ra, &sp) == -1,
+	CHECK(arch_go_switch_caller(&sched, rd, NULL, &ra, &sp, &fp) == -1,
 	      "systemstack's caller not read: found");
 	CHECK(arch_go_morestack_caller(&sched, rd, NULL, &ra, &sp) == -1,
 	      "morestack's caller not read: found");

@@ -40,18 +40,21 @@ int arch_go_running_g(const arch_regs_t *r, const struct arch_go_offsets *off,
 }
 
 int arch_go_switch_caller(const struct arch_go_sched *sched, arch_go_read_fn *read, void *ctx,
-			  uint64_t *ra, uint64_t *sp)
+			  uint64_t *ra, uint64_t *sp, uint64_t *fp)
 {
 	(void)sched;
 	(void)read;
 	(void)ctx;
 	(void)ra;
 	(void)sp;
+	(void)fp;
 	return -1;
 }
 
 int arch_go_morestack_caller(const struct arch_go_sched *sched, arch_go_read_fn *read,
 			     void *ctx, uint64_t *ra, uint64_t *sp)
 {
-	return arch_go_switch_caller(sched, read, ctx, ra, sp);
+	uint64_t fp;
+
+	return arch_go_switch_caller(sched, read, ctx, ra, sp, &fp);
 }

@@ -215,10 +215,14 @@ static int pushed_return(uint64_t sp, arch_go_read_fn *read, void *ctx, uint64_t
 	return 0;
 }
 
-/* systemstack and asmcgocall have no frame ($0): their return address at sched.sp. */
+/*
+ * systemstack and asmcgocall have no frame ($0): their return address
+ * at sched.sp, and sched.bp their caller's.
+ */
 int arch_go_switch_caller(const struct arch_go_sched *sched, arch_go_read_fn *read, void *ctx,
-			  uint64_t *ra, uint64_t *sp)
+			  uint64_t *ra, uint64_t *sp, uint64_t *fp)
 {
+	*fp = sched->bp;
 	return pushed_return(sched->sp, read, ctx, ra, sp);
 }
 

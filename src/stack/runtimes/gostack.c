@@ -117,7 +117,7 @@ void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm,
 {
 	const struct go_runtime *rt = pm->go;
 	unsigned char cg[4096 + 56];
-	uint64_t g, m, g0, curg, lo, hi, sp, pc, st[2], tp = arch_tp(&s->regs);
+	uint64_t g, m, g0, curg, lo, hi, sp, pc, bp, st[2], tp = arch_tp(&s->regs);
 	struct arch_go_sched sched;
 	struct go_copy copy;
 	struct seen *e = &seen[(unsigned)s->tid % SEEN];
@@ -182,12 +182,13 @@ void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm,
 	if (n < 8)
 		return;
 	pc = sched.pc;
+	bp = sched.bp;
 	if (pc - pm->go_bias >= rt->sw_pc.start && pc - pm->go_bias <= rt->sw_pc.end) {
 		/* systemstack_switch: the frame is the caller's */
 		copy.data = s->data + off;
 		copy.start = sched.sp;
 		copy.len = (size_t)n;
-		if (arch_go_switch_caller(&sched, rd_copy, &copy, &pc, &sp) < 0 || !pc)
+		if (arch_go_switch_caller(&sched, rd_copy, &copy, &pc, &sp, &bp) < 0 || !pc)
 			return;
 	}
 	s->go_start = sched.sp;
@@ -196,7 +197,7 @@ void go_snapshot_take(struct stack_snapshot *s, const struct proc_modules *pm,
 	s->go_hi = hi;
 	s->go_pc = pc;
 	s->go_sp = sp;
-	s->go_bp = sched.bp;
+	s->go_bp = bp;
 	s->go_lr = sched.lr;
 }
 
