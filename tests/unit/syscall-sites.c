@@ -11,6 +11,9 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#if defined(__GLIBC__)
+# include <gnu/lib-names.h>
+#endif
 #include <inttypes.h>
 #include <link.h>
 #include <stdint.h>
@@ -21,10 +24,18 @@
 #include "arch/detour-plan.h"
 #include "unit-check.h"
 
-/* The wrapper called name: its syscall instructions, in place. */
+/*
+ * The C library's wrapper called name (not a sanitizer's function of
+ * that name): its syscall instructions, in place.
+ */
 static void check_wrapper(const char *name)
 {
-	void *fn = dlsym(RTLD_DEFAULT, name);
+#ifdef LIBC_SO
+	void *libc = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD);
+#else
+	void *libc = RTLD_DEFAULT;
+#endif
+	void *fn = libc ? dlsym(libc, name) : NULL;
 	const ElfW(Sym) *sym = NULL;
 	uint64_t sites[8];
 	Dl_info info;
@@ -33,8 +44,14 @@ static void check_wrapper(const char *name)
 	if (!fn || !dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
 	    !sym->st_size) {
 		printf("%s: no symbol with a size, not checked\n", name);
-		return;
+		fn = NULL;
 	}
+#ifdef LIBC_SO
+	if (libc)
+		dlclose(libc);	/* still mapped: this process links it */
+#endif
+	if (!fn)
+		return;
 	n = arch_syscall_sites((uint64_t)(uintptr_t)fn, fn, sym->st_size, sites, 8);
 	printf("%s: %zu bytes, %zu syscall instructions\n", name, (size_t)sym->st_size, n);
 	CHECK(n >= 1 && n <= 8, "%s: %zu syscall instructions", name, n);
