@@ -43,6 +43,22 @@ int arch_detour_plan(uint64_t func, const uint8_t *buf, size_t size, struct plan
 		     const char **why);
 
 /*
+ * The syscall instructions of the function at func whose code is
+ * buf[0..size) (its st_size): where each starts, the first max of them
+ * into sites[], in the order of the code; the number found (more than
+ * max when some did not fit).  The function is decoded from its start
+ * over its size, as arch_detour_plan() decodes it for branches; bytes
+ * that decode as nothing are skipped one at a time.  A detoured
+ * wrapper's call runs its instruction where it is, or, displaced by the
+ * patch, from the slot's copy (arch_detour_moved_pc()): the filter that
+ * lets it through without a stop (trace/seccomp.c) takes the address
+ * after it there.  0 on a CPU whose wrappers are not detoured
+ * (arch_bp_wrappers_detoured()).
+ */
+size_t arch_syscall_sites(uint64_t func, const uint8_t *buf, size_t size, uint64_t *sites,
+			  size_t max);
+
+/*
  * A function shorter than the patch (ld.so's _dl_debug_state is one
  * `ret`) may take the alignment padding after it: the size to plan over
  * (buf[0..got) read at func, size its symbol's) is up to the next

@@ -187,6 +187,21 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		  const struct detour_probe *dp, const struct detour_thread *threads, size_t n,
 		  const char **why);
 
+/*
+ * Where the instruction at insn (a detoured wrapper's syscall
+ * instruction, arch_syscall_sites()) runs: *at, its copy in the slot
+ * when the patch displaced it (1), else insn itself (0; insn in no
+ * detoured function's displaced bytes); -ENOTSUP when the plan made
+ * again does not give it (insn inside an instruction), or -errno of a
+ * read of the target, through tid (detour-sites.c).  The target is
+ * only read.  detour_moved_insn(): the same from the function's bytes
+ * buf[0..got) at func as they were before the patch (size its
+ * st_size, 0 = unknown), its slot at slot.
+ */
+int detour_runs_at(const struct detour_set *ds, pid_t tid, uint64_t insn, uint64_t *at);
+int detour_moved_insn(uint64_t func, const uint8_t *buf, size_t got, uint64_t size,
+		      uint64_t slot, uint64_t insn, uint64_t *at);
+
 /* Is addr detoured?  The slot's cookie, or NULL. */
 void *detour_at(const struct detour_set *ds, uint64_t addr);
 /* The cookie of the slot in a record's DESC, or NULL. */

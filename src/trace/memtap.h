@@ -122,6 +122,23 @@ int seccomp_filter_available(void);
 int seccomp_filter_install(unsigned events);
 /* In memtap: the filter the children get is memtap's own (sandbox.h). */
 void seccomp_filter_note_own(unsigned events);
+/*
+ * The filter of a process whose C library wrappers are detoured: the
+ * launch filter for events, except that a native-ABI mmap without
+ * PROT_EXEC, munmap, mremap or brk whose seccomp_data.instruction_pointer
+ * is one of ips[] (the address after a detoured wrapper's syscall
+ * instruction, where the thread runs it: in the library, or in the
+ * stubs' copy of the instructions the detour displaced) is allowed, not
+ * stopped: the wrapper's detour recorded it.  Any other call of those,
+ * a raw syscall(2), Go's, x32's or i386's, stops as in the launch
+ * filter.  Into f, room for SECCOMP_FILTER_MAX: its length; 0 when nips
+ * is 0 or above SECCOMP_WRAPPER_IPS_MAX.  Nothing installs it yet.
+ */
+struct sock_filter;
+#define SECCOMP_FILTER_MAX 256
+#define SECCOMP_WRAPPER_IPS_MAX 16
+size_t seccomp_filter_wrappers(struct sock_filter *f, unsigned events, const uint64_t *ips,
+			       size_t nips);
 
 /*
  * syscalls.c: the syscall source.  syscalls_init() once: use_seccomp

@@ -21,8 +21,8 @@
 #include "util/error.h"
 
 static unsigned reasons;	/* PTRACE_SC_* bits of the processes seen, MISSED, NO_BRK */
-#define MISSED 4
-#define NO_BRK 8		/* a process's heap grows by brk calls no wrapper sees */
+#define MISSED 8
+#define NO_BRK 16		/* a process's heap grows by brk calls no wrapper sees */
 static int wrapped;		/* a process kept its wrappers */
 
 /* "syscalls via ..." of the report, from what the processes needed. */
@@ -51,6 +51,13 @@ void sc_mech_ptrace(const struct trace_config *cfg, const struct procs *pt, stru
 	p->ptrace_syscalls = reason;
 	reasons |= (unsigned)reason;
 	name_mechanism(cfg, pt);
+}
+
+void sc_mech_exec(const struct trace_config *cfg, struct proc *p)
+{
+	if (cfg->syscalls == SYSCALLS_BREAKPOINTS && (cfg->events & EV_SYSCALL_STOPS) &&
+	    !p->ptrace_syscalls)
+		p->ptrace_syscalls = PTRACE_SC_LAUNCH;
 }
 
 int sc_mech_wrappers(const struct proc *p)
@@ -141,6 +148,8 @@ void sc_mech_choose(const struct trace_config *cfg, const struct procs *pt, stru
 {
 	const char *why;
 
+	if (p->ptrace_syscalls == PTRACE_SC_LAUNCH)
+		p->ptrace_syscalls = 0;		/* the exec's window ends */
 	if (cfg->syscalls != SYSCALLS_BREAKPOINTS || !(cfg->events & EV_SYSCALL_STOPS) ||
 	    p->ptrace_syscalls == PTRACE_SC_SANDBOX)
 		return;

@@ -24,12 +24,16 @@ struct elfsym_proc;
 enum {
 	PTRACE_SC_SANDBOX = 1,		/* its seccomp filters forbid the probes (attach.c) */
 	PTRACE_SC_NO_WRAPPERS = 2,	/* a Go program, or no wrapper found */
+	PTRACE_SC_LAUNCH = 4,		/* launched, from its exec until its
+					   wrappers are armed (stops.c) */
 };
 
 /*
  * At the arming of p's probes (attach, the entry of an exec'd program,
  * a fork child), with ep its objects: keep the wrappers for p, or
  * switch it to PTRACE_SYSCALL (or back, after an exec), saying why.
+ * PTRACE_SC_LAUNCH ends here, quietly: the wrappers take over, or the
+ * choice is made as for any other process.
  * Nothing when the wrappers are not the mechanism.
  */
 void sc_mech_choose(const struct trace_config *cfg, const struct procs *pt, struct proc *p,
@@ -37,6 +41,14 @@ void sc_mech_choose(const struct trace_config *cfg, const struct procs *pt, stru
 
 /* Do p's syscall wrappers get probes? */
 int sc_mech_wrappers(const struct proc *p);
+
+/*
+ * Launch mode, at the exec event of p: does its new program run under
+ * PTRACE_SYSCALL until its wrappers are armed (PTRACE_SC_LAUNCH), so
+ * that the dynamic linker's own syscalls are recorded?  Where the
+ * wrappers are the mechanism and nothing else chose PTRACE_SYSCALL.
+ */
+void sc_mech_exec(const struct trace_config *cfg, struct proc *p);
 
 /*
  * p's syscalls with PTRACE_SYSCALL from now, for reason (PTRACE_SC_*);

@@ -82,8 +82,62 @@ static const size_t code_len[] = {
 	[PRCTL_ARGS] = 5,
 };
 
+/*
+ * The ids of the calls a detoured wrapper may make without a stop, in
+ * the native ABI; mmap's without PROT_EXEC only.
+ */
+static const enum sc_id wrapper_ids[] = { SC_MMAP, SC_MUNMAP, SC_MREMAP, SC_BRK };
+#define NWRAPPER_IDS (sizeof(wrapper_ids) / sizeof(wrapper_ids[0]))
+
+/* The length of wrapper_allow()'s code for nips addresses. */
+static size_t wrapper_allow_len(size_t nips)
+{
+	return NWRAPPER_IDS + 1 + 2 + 4 * nips + 2;
+}
+
+/*
+ * Append, after the load of nr: "if nr is one of wrapper_ids[] (mmap
+ * without PROT_EXEC) and instruction_pointer is one of ips[], allow",
+ * wrapper_allow_len(nips) instructions whose every other path falls
+ * through to what follows them, which must reload nr.  The 64-bit
+ * pointer is compared as two words, the low one first (little-endian).
+ */
+static size_t wrapper_allow(struct sock_filter *f, size_t n, const uint64_t *ips, size_t nips)
+{
+	const uint32_t ip = offsetof(struct seccomp_data, instruction_pointer);
+	size_t start = n, mmap_chk = NWRAPPER_IDS + 1, ip_chk = mmap_chk + 2;
+	size_t allow = ip_chk + 4 * nips + 1, normal = allow + 1;
+
+	for (size_t i = 0; i < NWRAPPER_IDS; i++) {
+		const struct arch_syscall *d = arch_syscall_by_id(ARCH_ABI_NATIVE, wrapper_ids[i]);
+		/* an id the ABI lacks: a test that never holds, same length */
+		uint32_t nr = d ? (uint32_t)d->nr : UINT32_MAX;
+		size_t to = wrapper_ids[i] == SC_MMAP ? mmap_chk : ip_chk;
+
+		f[n] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, (uint8_t)(to - (n - start) - 1), 0);
+		n++;
+	}
+	f[n] = JUMP(BPF_JMP | BPF_JA, (uint32_t)(normal - (n - start) - 1), 0, 0);
+	n++;
+	/* mmap: PROT_EXEC maps code, which stops whoever makes it */
+	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2]));
+	f[n] = JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, (uint8_t)(normal - (n - start) - 1), 0);
+	n++;
+	for (size_t j = 0; j < nips; j++) {
+		f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, ip);
+		f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)ips[j], 0, 2);
+		f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, ip + 4);
+		f[n] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(ips[j] >> 32),
+			    (uint8_t)(allow - (n - start) - 1), 0);
+		n++;
+	}
+	f[n++] = JUMP(BPF_JMP | BPF_JA, 1, 0, 0);
+	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	return n;
+}
+
 static size_t gen_arch(struct sock_filter *f, size_t n, uint32_t audit_arch,
-		       unsigned abis, unsigned events)
+		       unsigned abis, unsigned events, const uint64_t *ips, size_t nips)
 {
 	size_t match[32], nmatch = 0, len = 0;
 	enum entry_test code[32];
@@ -121,10 +175,19 @@ static size_t gen_arch(struct sock_filter *f, size_t n, uint32_t audit_arch,
 		match[nmatch++] = i;
 	}
 
+	/* the wrappers' addresses: the native ABI's block only */
+	if (!(abis & (1u << ARCH_ABI_NATIVE)))
+		nips = 0;
+	if (nips)
+		len += 1 + wrapper_allow_len(nips);
 	/* arch != audit_arch: skip this block (1 + len + 1 insns) */
 	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
 	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, audit_arch, 0, (uint8_t)(1 + len + 1));
 	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	if (nips) {
+		n = wrapper_allow(f, n, ips, nips);
+		f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	}
 	for (size_t j = 0; j < nmatch; j++) {
 		const struct arch_syscall *d = &arch_syscalls[match[j]];
 		uint32_t ret = SECCOMP_RET_TRACE | (uint32_t)match[j];
@@ -174,31 +237,45 @@ static size_t gen_arch(struct sock_filter *f, size_t n, uint32_t audit_arch,
 	return n;
 }
 
-/* Room for the filter: arch blocks of under 128 instructions (two on x86-64), + 1. */
-#define FILTER_MAX 256
+/*
+ * Room for the filter: arch blocks of under 128 instructions (two on
+ * x86-64), + 1; the wrappers' addresses add 4 each, and 12, to the
+ * native block (tests/unit/seccomp-wrappers.c: the largest fits).
+ */
+#define FILTER_MAX SECCOMP_FILTER_MAX
 
 /* The filter for events into f (FILTER_MAX entries): its length. */
-static size_t gen_filter(struct sock_filter *f, unsigned events)
+static size_t gen_filter(struct sock_filter *f, unsigned events, const uint64_t *ips,
+			 size_t nips)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < arch_naudits; i++)
-		n = gen_arch(f, n, arch_audits[i].audit_arch, arch_audits[i].abis, events);
+		n = gen_arch(f, n, arch_audits[i].audit_arch, arch_audits[i].abis, events,
+			     ips, nips);
 	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	return n;
+}
+
+size_t seccomp_filter_wrappers(struct sock_filter *f, unsigned events, const uint64_t *ips,
+			       size_t nips)
+{
+	if (!nips || nips > SECCOMP_WRAPPER_IPS_MAX)
+		return 0;
+	return gen_filter(f, events, ips, nips);
 }
 
 void seccomp_filter_note_own(unsigned events)
 {
 	struct sock_filter f[FILTER_MAX];
 
-	sandbox_own_filter(f, gen_filter(f, events));
+	sandbox_own_filter(f, gen_filter(f, events, NULL, 0));
 }
 
 int seccomp_filter_install(unsigned events)
 {
 	struct sock_filter f[FILTER_MAX];
-	size_t n = gen_filter(f, events);
+	size_t n = gen_filter(f, events, NULL, 0);
 
 	struct sock_fprog prog = { .len = (unsigned short)n, .filter = f };
 

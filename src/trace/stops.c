@@ -31,6 +31,7 @@
 
 #include "stack/runtimes/jitnames.h"
 #include "trace/loop.h"
+#include "trace/sc-mech.h"
 #include "trace/source.h"
 #include "util/error.h"
 
@@ -164,6 +165,9 @@ void on_exec(struct thread *tcp, pid_t pid)
 		memcpy(tcp->comm, p->rec->comm, sizeof(tcp->comm));
 		if (p->pid == tr.launched_pid)
 			tr.launched_exec_seen = 1;
+		/* the dynamic linker's syscalls, until the wrappers are armed */
+		if (tr.launched_pid)
+			sc_mech_exec(tr.cfg, p);
 		/* the old address space is gone: measure growth from here */
 		procfs_read_vmstat(pid, &p->rec->vm_start);
 	}

@@ -43,6 +43,17 @@ int arch_detour_plan(uint64_t func, const uint8_t *buf, size_t size, struct plan
 	return -ENOTSUP;
 }
 
+size_t arch_syscall_sites(uint64_t func, const uint8_t *buf, size_t size, uint64_t *sites,
+			  size_t max)
+{
+	(void)func;
+	(void)buf;
+	(void)size;
+	(void)sites;
+	(void)max;
+	return 0;	/* no detoured wrappers (arch_bp_wrappers_detoured()) */
+}
+
 size_t arch_detour_padded_size(uint64_t func, const uint8_t *buf, size_t got, size_t size)
 {
 	(void)func;

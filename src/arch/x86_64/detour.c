@@ -72,6 +72,30 @@ static int branch_into(uint64_t func, const uint8_t *buf, size_t size, uint64_t 
 	return 0;
 }
 
+size_t arch_syscall_sites(uint64_t func, const uint8_t *buf, size_t size, uint64_t *sites,
+			  size_t max)
+{
+	ZydisDecoder dec;
+	ZydisDecodedInstruction zi;
+	size_t off = 0, n = 0;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	while (off < size) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, buf + off,
+								size - off, &zi))) {
+			off++;	/* padding or data: resynchronise */
+			continue;
+		}
+		if (zi.mnemonic == ZYDIS_MNEMONIC_SYSCALL) {
+			if (n < max)
+				sites[n] = func + off;
+			n++;
+		}
+		off += zi.length;
+	}
+	return n;
+}
+
 int arch_detour_plan(uint64_t func, const uint8_t *buf, size_t size, struct plan *p,
 		const char **why)
 {
