@@ -8,6 +8,15 @@
  * JIT_MODULE_BASE and up, never a real module's id: module_get() gives
  * NULL for it) and the raw pc.  The symbolizer names it with
  * jit_names_lookup(); a pc no file names stays "[unknown] (0x...)".
+ * The id is that of the process's current epoch: code rewritten where
+ * code was (a perf map line at the start of a range already named, a
+ * jitdump CODE_LOAD there, a CODE_MOVE), once read, ends the epoch for
+ * the frames stored under its id: they are named by the entries read
+ * before the first such one (a pc that none of them names: by the
+ * latest, or JIT_UNSURE_NAME when more than one was read since).  The frames stored after jit_names_new_epoch() get the id of
+ * a new epoch, named by the files as read from then on.  So a frame is
+ * named by the line of the code that ran when its stack was stored, as
+ * far as memtap had read the files by then, however late the report is.
  *
  * The perf map is /tmp/perf-PID.map in the process's own root
  * (containers included); the jitdump is found through the runtime's own
@@ -82,6 +91,33 @@ void jit_names_note(uint32_t module, uint64_t pc);
  * it copies, two fstat() calls for a process with a file.
  */
 uint64_t jit_names_rewrites(pid_t pid);
+
+/*
+ * The stacks stored so far are stored (the caller flushed them): if
+ * pid's files said code was rewritten since its epoch began, the
+ * frames stored from now on get a new epoch's module id
+ * (jit_names_module()).  At most MAX_EPOCHS (jitnames.c) for all
+ * processes: past that, the epoch's frames are named by the latest
+ * files, as the frames of all epochs were before.
+ */
+void jit_names_new_epoch(pid_t pid);
+
+/*
+ * on: the frames stored until jit_names_unsure(pid, 0) ran run-time
+ * code of pid that is not known, rewritten around the call (a ring's
+ * record, record/event.h's EV_CODE_UNSURE): jit_names_module(pid) gives
+ * the id of an epoch whose every pc is named JIT_UNSURE_NAME.
+ */
+#define JIT_UNSURE_NAME "[rewritten code]"
+void jit_names_unsure(pid_t pid, int on);
+
+/*
+ * jit_names_rewrites() for a reader that reads the files often, before
+ * their code runs (trace/ring-code.h): pid's source made at once and its
+ * perf map looked for at the retry interval while missing (its jitdump,
+ * found by a read of /proc/PID/maps, only as jit_names_note() does).
+ */
+uint64_t jit_names_code_read(pid_t pid);
 
 /*
  * Ranges a table keeps at most, from 2 to JIT_MAX_ENTRIES (the default),
