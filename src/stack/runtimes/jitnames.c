@@ -49,6 +49,7 @@ struct jit_file {
 	uint64_t size;		/* what the last fstat() saw */
 	uint64_t done;		/* bytes handed to the reader so far */
 	uint64_t next_try;	/* clock: look for the file again from */
+	uint64_t base;		/* rewrites its first read found: before memtap */
 };
 
 struct jit_source {
@@ -280,9 +281,12 @@ static void read_more(struct jit_source *s, struct jit_file *f, int whole, int f
 		perfmap_read(&f->t, &s->ms, jit_pread_fd, &f->fd, limit, final);
 	else
 		jitdump_read(&f->t, &s->ds, jit_pread_fd, &f->fd, limit, final);
-	/* code rewritten: the epoch's frames are named by what came before */
+	/* code rewritten: the epoch's frames are named by what came before;
+	   a first read's, from before memtap looked, by the latest */
 	k = f == &s->dump;
-	if (f->t.rewrites != rewrites && epochs[s->epoch].limit[k] == EPOCH_OPEN)
+	if (!before)
+		f->base = f->t.rewrites;
+	else if (f->t.rewrites != rewrites && epochs[s->epoch].limit[k] == EPOCH_OPEN)
 		epochs[s->epoch].limit[k] = before;
 }
 
@@ -372,7 +376,7 @@ uint64_t jit_names_rewrites(pid_t pid)
 		return 0;
 	read_more(s, &s->map, s->exited, s->exited);
 	read_more(s, &s->dump, s->exited, s->exited);
-	return s->map.t.rewrites + s->dump.t.rewrites;
+	return s->map.t.rewrites - s->map.base + s->dump.t.rewrites - s->dump.base;
 }
 
 uint64_t jit_names_code_read(pid_t pid)

@@ -13,7 +13,8 @@
  * jitdump CODE_LOAD there, a CODE_MOVE), once read, ends the epoch for
  * the frames stored under its id: they are named by the entries read
  * before the first such one (a pc that none of them names: by the
- * latest, or JIT_UNSURE_NAME when more than one was read since).  The frames stored after jit_names_new_epoch() get the id of
+ * latest, or JIT_UNSURE_NAME when more than one was read since); not
+ * a file's first read (jit_names_rewrites()).  The frames stored after jit_names_new_epoch() get the id of
  * a new epoch, named by the files as read from then on.  So a frame is
  * named by the line of the code that ran when its stack was stored, as
  * far as memtap had read the files by then, however late the report is.
@@ -83,8 +84,9 @@ void jit_names_note(uint32_t module, uint64_t pc);
 /*
  * Code rewritten where code was, as pid's files say: the count of
  * ranges read over an earlier range's start (a perf map's later line, a
- * jitdump's CODE_LOAD) and of CODE_MOVEs, after reading what the files
- * gained (JIT_READ_STEP bytes at most, as jit_names_note()).  0, with
+ * jitdump's CODE_LOAD) and of CODE_MOVEs, those of a file's first read
+ * that found ranges not counted (made before memtap looked: its frames
+ * are named by the latest), after reading what the files gained (JIT_READ_STEP bytes at most, as jit_names_note()).  0, with
  * no read and no file looked for, when no file of pid is open.  A
  * change of the count means the rules kept by pc of pid's run-time code
  * are stale (unwinder_code_changed()): the tracer asks at each stack
