@@ -27,6 +27,9 @@ enum { EV_COUNTED_CALLS = 1, EV_COUNTED_BYTES = 2 };
 
 /* struct event's order: a ring's sequence number, not the sink's count */
 #define EV_ORDER_SEQ (UINT64_C(1) << 63)
+/* struct event's code */
+#define EV_CODE_KNOWN (UINT64_C(1) << 63)
+#define EV_CODE_UNSURE (UINT64_C(1) << 62)
 
 struct event {
 	enum event_kind kind;
@@ -141,6 +144,15 @@ struct event {
 	 * the tag back; the sink calls no source.
 	 */
 	void *stack_tag;
+	/*
+	 * The run-time code the event's stack ran, where its source knows
+	 * it better than the sink (a ring's record: trace/ring-code.h):
+	 * EV_CODE_KNOWN | the count of rewrites the process's perf map and
+	 * jitdump had told of then (jit_names_rewrites()), or
+	 * EV_CODE_UNSURE: rewritten around the call, which code it ran is
+	 * not known.  0: the sink reads the files as it takes the event.
+	 */
+	uint64_t code;
 };
 
 #endif /* MEMTAP_EVENT_H */

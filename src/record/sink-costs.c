@@ -26,7 +26,7 @@ void sink_print_costs(uint64_t code_stops)
 	struct stack_table *stacks = sink_stack_table();
 	uint64_t walks = 0, frames = 0, failures = 0, reads = 0, miss_reads = 0, indexed, searched;
 	uint64_t jit_procs, jit_ranges, jit_files;
-	uint64_t by_cfi = 0, by_insn = 0, by_fp = 0, by_jit = 0;
+	uint64_t by_cfi = 0, by_insn = 0, by_fp = 0, by_jit = 0, unsure = 0;
 	unsigned written, used;
 
 	for (struct sink_proc *p = sink_procs(); p; p = p->next) {
@@ -39,6 +39,7 @@ void sink_print_costs(uint64_t code_stops)
 			by_fp += p->unwinder->by_fp;
 			by_jit += p->unwinder->by_jit;
 		}
+		unsure += p->code_unsure;
 		if (p->modules) {
 			reads += p->modules->reads;
 			miss_reads += p->modules->miss_reads;
@@ -53,9 +54,11 @@ void sink_print_costs(uint64_t code_stops)
 	verbose_msg("symbols: %" PRIu64 " addresses named from the symbol index, %" PRIu64
 		 " by a search of the symbols", indexed, searched);
 	jit_names_counts(&jit_procs, &jit_ranges, &jit_files);
-	if (jit_procs)
+	if (jit_files || jit_ranges || unsure)
 		verbose_msg("run-time code: in %" PRIu64 " processes, %" PRIu64 " ranges named by "
-			 "%" PRIu64 " perf maps and jitdumps", jit_procs, jit_ranges, jit_files);
+			 "%" PRIu64 " perf maps and jitdumps; %" PRIu64 " stacks cut at "
+			 JIT_UNSURE_NAME " (rewritten around the call)", jit_procs, jit_ranges,
+			 jit_files, unsure);
 	verbose_msg("stacks: %u distinct, %zu bytes in the stack table, %" PRIu64
 		 " events without a stack (table full); unwinds: %" PRIu64 " (%" PRIu64
 		 " frames, %" PRIu64 " failed), with %s", stacks ? stack_table_count(stacks) : 0,

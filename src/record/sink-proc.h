@@ -79,6 +79,8 @@ struct sink_proc {
 	struct proc_modules *modules;	/* executable mappings, for stacks */
 	struct unwinder *unwinder;	/* created at the first stack */
 	uint64_t jit_rewrites;		/* jit_names_rewrites() last seen */
+	uint64_t code_unsure;		/* stacks cut: their run-time code rewritten
+					   around the call (event.h, EV_CODE_UNSURE) */
 	struct live_table *live;	/* live allocations (live.c) */
 	struct freed_set *freed;	/* freed addresses (freed.c) */
 	struct map_table *maps;		/* held brk/mmap ranges (maptrack.c) */

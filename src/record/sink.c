@@ -283,7 +283,7 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 {
 	uint64_t order = ++p->orders;
 	struct pending *pe;
-	int w;
+	int w, unsure = (ev->code & EV_CODE_UNSURE) != 0;
 
 	if (ev->order)
 		order = ev->order;	/* its source's: a ring's sequence number */
@@ -297,20 +297,30 @@ void sink_emit(struct sink_proc *p, const struct event *ev, struct stack_snapsho
 		 * The process's perf map or jitdump says code was rewritten
 		 * where code was, by now: the stacks copied before are unwound
 		 * with the rules of before, and the rules of run-time code made
-		 * again for this one and the next.
+		 * again for this one and the next; its frames, and the next
+		 * ones, named by the files as they are now, those of before by
+		 * the files as they were (jit_names_new_epoch()).
 		 */
-		uint64_t rw = jit_names_rewrites(p->pid);
+		uint64_t rw = p->jit_rewrites;
 
-		if (rw != p->jit_rewrites) {
+		if (!ev->code)
+			rw = jit_names_rewrites(p->pid);
+		else if (ev->code & EV_CODE_KNOWN)
+			rw = ev->code & ~EV_CODE_KNOWN;	/* its source's (a ring's) */
+		if (rw < p->jit_rewrites) {
+			unsure = 1;	/* older than the rules made since */
+		} else if (rw != p->jit_rewrites) {
 			p->jit_rewrites = rw;
 			sink_flush();
 			sink_proc_code_written(p);
+			jit_names_new_epoch(p->pid);
 		}
 	}
 	if (npending == pending_cap)
 		pending = xgrowarray(pending, &pending_cap, npending + 1, sizeof(*pending));
 	pe = &pending[npending++];
 	pe->ev = *ev;
+	pe->ev.code = unsure ? EV_CODE_UNSURE : 0;
 	pe->ev.comm = NULL;
 	if (cfg.trace) {
 		/* the only reader of the name, at the flush: as it is now */
@@ -482,10 +492,16 @@ static uint64_t weigh_sampled(uint64_t mean, uint64_t *bytes)
 	return (uint64_t)whole + (u < w - whole);
 }
 
-/* The stack of snap, leaf innermost (0: none); *stable as the stack table's (or NULL) */
+/*
+ * The stack of snap, leaf innermost (0: none); *stable as the stack
+ * table's (or NULL).  unsure: which run-time code the stack ran is not
+ * known (event.h's EV_CODE_UNSURE): it ends at its first frame of
+ * such code, named so (jit_names_unsure()), its callers cut.
+ */
 static uint32_t unwind_snapshot(struct sink_proc *p, uint64_t leaf,
-				const struct stack_snapshot *snap, int *stable)
+				const struct stack_snapshot *snap, int *stable, int unsure)
 {
+	uint32_t id;
 	int depth;
 
 	if (!stacks) {
@@ -510,6 +526,23 @@ static uint32_t unwind_snapshot(struct sink_proc *p, uint64_t leaf,
 		return STACK_ID_LOST;
 	if (snap->cut && depth < cfg.max_depth)
 		pcs[depth++] = STACK_PC_CUT;	/* the root says the rest is missing */
+	if (unsure && p->modules) {
+		uint32_t m;
+		uint64_t a;
+
+		for (int i = 0; i < depth && (!i || pcs[i] != STACK_PC_CUT); i++)
+			if (modules_resolve(p->modules, i ? pcs[i] - 1 : pcs[i], &m, &a) < 0) {
+				depth = i + 1;
+				if (depth < cfg.max_depth)
+					pcs[depth++] = STACK_PC_CUT;
+				p->code_unsure++;
+				jit_names_unsure(p->pid, 1);
+				id = stack_table_intern_pcs_stable(stacks, p->modules, pcs, depth,
+								   stable);
+				jit_names_unsure(p->pid, 0);
+				return id;
+			}
+	}
 	return stack_table_intern_pcs_stable(stacks, p->modules, pcs, depth, stable);
 }
 
@@ -534,7 +567,7 @@ uint32_t sink_walk_stack(struct sink_proc *p, uint64_t leaf, const uint64_t *ret
 	modules_lookup(pm, ret[0]);
 	if (leaf)
 		modules_lookup(pm, leaf);
-	id = unwind_snapshot(p, leaf, &snap, &stable);
+	id = unwind_snapshot(p, leaf, &snap, &stable, 0);
 	if (id == STACK_ID_LOST || !stable)
 		return 0;
 	*stamp = modules_stamp(pm);
@@ -581,7 +614,8 @@ void sink_flush(void)
 		if (record && ev->stack)
 			stack = ev->stack;
 		else if (record && pe->has_snap)
-			stack = unwind_snapshot(p, ev->leaf, &pe->snap, NULL);
+			stack = unwind_snapshot(p, ev->leaf, &pe->snap, NULL,
+						(ev->code & EV_CODE_UNSURE) != 0);
 		if (ev_is_alloc(ev->kind) && ev->sample_mean) {
 			/* frees are only counted */
 			acquired = allocates(ev->kind) && ev->size > 0 ? (uint64_t)ev->size : 0;

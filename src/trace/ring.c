@@ -78,6 +78,7 @@
 #include "stack/unwind/unwind.h"
 #include "trace/emit.h"
 #include "trace/ring.h"
+#include "trace/ring-code.h"
 #include "trace/tracer.h"
 #include "trace/source.h"
 #include "util/clock.h"
@@ -133,6 +134,7 @@ struct ring_src {
 	/* --overhead: the period's start */
 	struct sample_budget budget;
 	uint64_t period_ns, period_bytes, period_cpu, period_records;
+	struct ring_code code;	/* what the records' run-time code was */
 	struct ring_src *next;
 };
 
@@ -173,15 +175,6 @@ void ring_sample_means(uint64_t *lo, uint64_t *hi)
 {
 	*lo = mean_lo;
 	*hi = mean_hi;
-}
-
-static uint64_t self_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 struct ring_src *ring_add(struct proc *p, struct detour_set *ds, const struct ring_hooks *hooks)
@@ -446,6 +439,7 @@ static void emit(struct ring_src *r, const uint8_t *rec, uint64_t seq, uint64_t 
 			ev.entered = EV_ORDER_SEQ | (seq - (since - 1));
 	}
 	ev.time_ns = time_ns;	/* a wrapper's too */
+	ev.code = ring_code_of(&r->code, seq);
 	ev.caller = ret;
 	ev.leaf = detour_slot_func(r->ds, word(rec, R_DESC));
 	ev.sample_mean = word(rec, compact ? RC_MEAN : R_MEAN);
@@ -610,6 +604,7 @@ static long drain_batch(struct ring_src *r)
 			return 0;
 		r->dl = DL_RELEASED;	/* no stop came */
 	}
+	ring_code_read(&r->code, r->r.pid, r->r.data + D_HEAD, 0);
 	k = count_committed(r, &head);
 	if (k < 0)
 		return k;
@@ -632,6 +627,7 @@ static long drain_batch(struct ring_src *r)
 	err = r->r.local ? 0 : read_records(r, (uint64_t)k);
 	if (err < 0)
 		return err;
+	ring_code_read(&r->code, r->r.pid, r->r.data + D_HEAD, 1);
 	synced = detour_clock_sync(&r->r);
 	time_ns = now_ns() - start_ns;
 	detour_nested_refresh(r->ds);
@@ -759,7 +755,7 @@ static void budget_all(void)
 
 static void drain_all(void *self)
 {
-	uint64_t cpu0 = overhead > 0 ? self_cpu_ns() : 0;
+	uint64_t cpu0 = overhead > 0 ? thread_cpu_ns() : 0;
 	int found = 0, busy = 0, full = 0;
 
 	(void)self;
@@ -778,7 +774,7 @@ static void drain_all(void *self)
 	if (overhead > 0) {
 		if (found) {
 			sink_flush();	/* the unwinding, measured with the rest */
-			busy_cpu += self_cpu_ns() - cpu0;
+			busy_cpu += thread_cpu_ns() - cpu0;
 		}
 		budget_all();
 	}

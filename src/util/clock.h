@@ -10,6 +10,9 @@
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t now_ns(void);
 
+/* The calling thread's CPU time in nanoseconds, 0 if unknown. */
+uint64_t thread_cpu_ns(void);
+
 /* Set by clock_start(): now_ns() and CLOCK_REALTIME (ns) at the start. */
 extern uint64_t start_ns;
 extern int64_t start_wall_ns;

@@ -9,7 +9,18 @@
  * the word above their stack pointer: an unwinder that steps the second
  * by the first's rule reads it as the return address.
  *
- *   jit-replace N          (N at most 1000; the blocks are freed at the end)
+ *   jit-replace N [map|sync]   (N at most 1000; the blocks are freed at the end)
+ *
+ * map: each version of the code gets a line of /tmp/perf-PID.map,
+ * jit_a then jit_b at the same address, flushed before it runs.  sync:
+ * the same, and after each line, and again before the code is
+ * rewritten and before it is unmapped, the target waits until its tracer has read the map
+ * SETTLE_READS times more (inotify's IN_ACCESS, each read after a line
+ * of its own: a range at an address no code has), within SETTLE_S
+ * seconds each, else exits 98: a tracer that reads the map as it reads
+ * the records of in-target probes (memtap --probes=detour) has then
+ * read every record made before, and read the line before a call of
+ * the code it names.
  *
  * Every malloc's stack is main;run;<the code>;work;malloc.  Prints
  * "EXPECT malloc <calls> <bytes>" for each phase.
@@ -18,12 +29,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #define SIZE_A 3331
 #define SIZE_B 7771
 #define MAX_N 1000
+#define SETTLE_READS 4
+#define SETTLE_S 60
 
 static size_t size = SIZE_A;
 /* freed at the end: a leak checker in the target finds none */
@@ -71,12 +86,35 @@ static void write_code(unsigned char *page, unsigned char frame, unsigned char d
 		exit(99);
 }
 
-/* with map: a line for the code at page, flushed before it runs */
-static void map_line(FILE *map, unsigned char *page)
+/* with map: a line naming the code at page, flushed before it runs */
+static void map_line(FILE *map, unsigned char *page, const char *name)
 {
-	if (map && (fprintf(map, "%lx 1e jit_fn\n", (unsigned long)(uintptr_t)page) < 0 ||
+	if (map && (fprintf(map, "%lx 1e %s\n", (unsigned long)(uintptr_t)page, name) < 0 ||
 		    fflush(map) != 0))
 		exit(99);
+}
+
+static int watch = -1;
+static unsigned long fillers;
+
+/* with sync: SETTLE_READS reads of the map, each after a line of its own */
+static void settle(FILE *map)
+{
+	char ev[4096];
+	struct pollfd pfd = { .fd = watch, .events = POLLIN };
+
+	if (watch < 0)
+		return;
+	for (int i = 0; i < SETTLE_READS; i++) {
+		while (read(watch, ev, sizeof(ev)) > 0)
+			;	/* reads of before */
+		if (fprintf(map, "%lx 1 filler\n", 0x10 * ++fillers) < 0 || fflush(map) != 0)
+			exit(99);
+		if (poll(&pfd, 1, SETTLE_S * 1000) != 1) {
+			fprintf(stderr, "jit-replace: the map was not read\n");
+			exit(98);
+		}
+	}
 }
 
 int main(int argc, char **argv)
@@ -89,11 +127,15 @@ int main(int argc, char **argv)
 
 	if (page == MAP_FAILED || n > MAX_N)
 		return 99;
-	if (argc > 2 && strcmp(argv[2], "map") == 0) {
+	if (argc > 2 && (strcmp(argv[2], "map") == 0 || strcmp(argv[2], "sync") == 0)) {
 		char path[64];
 
 		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 		if (!(map = fopen(path, "w")))
+			return 99;
+		if (strcmp(argv[2], "sync") == 0 &&
+		    ((watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0 ||
+		     inotify_add_watch(watch, path, IN_ACCESS) < 0))
 			return 99;
 		printf("FILE %s\n", path);
 		fflush(stdout);
@@ -101,13 +143,17 @@ int main(int argc, char **argv)
 	*(void **)&call = page;
 	/* 8 bytes of frame, the word at 0(%rsp) */
 	write_code(page, 0x08, 0x00);
-	map_line(map, page);
+	map_line(map, page, "jit_a");
+	settle(map);
 	run(call, n);
+	settle(map);
 	/* 72 bytes, the word at 8(%rsp): where the first's return address was */
 	size = SIZE_B;
 	write_code(page, 0x48, 0x08);
-	map_line(map, page);
+	map_line(map, page, "jit_b");
+	settle(map);
 	run(call, n);
+	settle(map);	/* its records read while the code is there */
 	if (map)
 		fclose(map);
 	for (unsigned long i = 0; i < nblocks; i++)

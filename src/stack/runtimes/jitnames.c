@@ -35,411 +35,8 @@
 #include "util/xmalloc.h"
 
 #define MAX_SOURCES 65536
+#define MAX_EPOCHS (1u << 18)	/* module ids of run-time code, all processes */
 #define RETRY_NS 200000000ull	/* a file not found is looked for again after */
-
-/* ---- the table ---- */
-
-void jit_warn(struct jit_table *t, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-
-	if (t->warned)
-		return;
-	t->warned = 1;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	warn_msg("%s: %s", t->what ? t->what : "?", buf);
-}
-
-static size_t max_entries = JIT_MAX_ENTRIES;
-
-void jit_names_set_max_entries(size_t n)
-{
-	max_entries = n >= 2 && n < JIT_MAX_ENTRIES ? n : JIT_MAX_ENTRIES;
-}
-
-static void by_start_put(struct jit_table *t, uint32_t i);
-
-/*
- * Full: keep the newer half of the ranges and their names in a new pool,
- * and *name (if any: a range's not added yet, its new offset given
- * back).  Not a table with DEBUG_INFO lines (their files are in the
- * pool too): -1.  Returns 0 when trimmed.
- */
-static int table_trim(struct jit_table *t, uint32_t *name)
-{
-	size_t keep = t->n / 2, from = t->n - keep, len = 0;
-	char *pool;
-
-	if (t->nlines || !keep)
-		return -1;
-	for (size_t i = from; i < t->n; i++)
-		len += strlen(t->pool + t->e[i].name) + 1;
-	len += name ? strlen(t->pool + *name) + 1 : 0;
-	pool = xmalloc(len ? len : 1);
-	len = 0;
-	if (name) {
-		len = strlen(t->pool + *name) + 1;
-		memcpy(pool, t->pool + *name, len);
-		*name = 0;
-	}
-	for (size_t i = from; i < t->n; i++) {
-		size_t l = strlen(t->pool + t->e[i].name) + 1;
-
-		memcpy(pool + len, t->pool + t->e[i].name, l);
-		t->e[i - from] = t->e[i];
-		t->e[i - from].name = (uint32_t)len;
-		len += l;
-	}
-	free(t->pool);
-	t->pool = pool;
-	t->pool_len = t->pool_cap = len;
-	t->n = keep;
-	free(t->by_start);
-	t->by_start = NULL;
-	t->by_start_size = t->by_start_count = 0;
-	for (size_t i = 0; i < t->n; i++)
-		by_start_put(t, (uint32_t)i);
-	t->dirty = 1;
-	t->trimmed += from;
-	return 0;
-}
-
-uint32_t jit_pool_add(struct jit_table *t, const char *s, size_t len)
-{
-	uint32_t off;
-
-	if (len > JIT_NAME_MAX)
-		len = JIT_NAME_MAX;
-	if (t->pool_len + len + 1 > JIT_POOL_MAX && table_trim(t, NULL) < 0) {
-		jit_warn(t, "more than %u MiB of names: the rest is not read", JIT_POOL_MAX >> 20);
-		return JIT_NONE;
-	}
-	if (t->pool_len + len + 1 > t->pool_cap) {
-		t->pool_cap = t->pool_cap ? t->pool_cap : 4096;
-		while (t->pool_cap < t->pool_len + len + 1)
-			t->pool_cap *= 2;
-		t->pool = xrealloc(t->pool, t->pool_cap);
-	}
-	off = (uint32_t)t->pool_len;
-	memcpy(t->pool + off, s, len);
-	t->pool[off + len] = '\0';	/* the writers quote the rest */
-	t->pool_len += len + 1;
-	return off;
-}
-
-static size_t start_slot(uint64_t start, size_t size)
-{
-	return (size_t)((start * 0x9e3779b97f4a7c15ULL) >> 24) & (size - 1);
-}
-
-static void by_start_put(struct jit_table *t, uint32_t i)
-{
-	size_t j, mask;
-
-	if ((t->by_start_count + 1) * 2 > t->by_start_size) {
-		uint32_t *old = t->by_start;
-		size_t old_size = t->by_start_size;
-
-		t->by_start_size = old_size ? 2 * old_size : 1024;
-		t->by_start = xmalloc(t->by_start_size * sizeof(*t->by_start));
-		memset(t->by_start, 0xff, t->by_start_size * sizeof(*t->by_start));
-		t->by_start_count = 0;
-		for (size_t k = 0; k < old_size; k++)
-			if (old[k] != JIT_NONE)
-				by_start_put(t, old[k]);
-		free(old);
-	}
-	mask = t->by_start_size - 1;
-	for (j = start_slot(t->e[i].start, t->by_start_size); t->by_start[j] != JIT_NONE;
-	     j = (j + 1) & mask)
-		if (t->e[t->by_start[j]].start == t->e[i].start) {
-			t->by_start[j] = i;
-			return;
-		}
-	t->by_start[j] = i;
-	t->by_start_count++;
-}
-
-const struct jit_entry *jit_table_at(const struct jit_table *t, uint64_t start)
-{
-	size_t mask = t->by_start_size - 1;
-
-	if (!t->by_start_size)
-		return NULL;
-	for (size_t j = start_slot(start, t->by_start_size); t->by_start[j] != JIT_NONE;
-	     j = (j + 1) & mask)
-		if (t->e[t->by_start[j]].start == start)
-			return &t->e[t->by_start[j]];
-	return NULL;
-}
-
-int jit_table_add(struct jit_table *t, uint64_t start, uint64_t size, uint32_t name,
-		  uint32_t dbg, uint32_t unwind)
-{
-	struct jit_entry *e;
-
-	if (!size || start + size < start || name == JIT_NONE)
-		return -1;
-	if (t->n >= max_entries && table_trim(t, &name) < 0) {
-		jit_warn(t, "more than %zu ranges: the rest is not read", max_entries);
-		return -1;
-	}
-	if (jit_table_at(t, start))
-		t->rewrites++;	/* the runtime wrote other code there */
-	t->e = xgrowarray(t->e, &t->cap, t->n + 1, sizeof(*t->e));
-	e = &t->e[t->n++];
-	e->start = start;
-	e->end = start + size;
-	e->name = name;
-	e->dbg = dbg;
-	e->unwind = unwind;
-	e->pad = 0;
-	t->dirty = 1;
-	by_start_put(t, (uint32_t)(t->n - 1));
-	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static const struct jit_entry *sort_base;
-
-static int cmp_start(const void *a, const void *b)
-{
-	const struct jit_entry *x = &sort_base[*(const uint32_t *)a];
-	const struct jit_entry *y = &sort_base[*(const uint32_t *)b];
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
-/* Max-heap of entry numbers: the later entry on top. */
-static void heap_push(uint32_t *h, size_t *n, uint32_t v)
-{
-	size_t i = (*n)++;
-
-	while (i && h[(i - 1) / 2] < v) {
-		h[i] = h[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h[i] = v;
-}
-
-static void heap_pop(uint32_t *h, size_t *n)
-{
-	uint32_t v = h[--*n];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= *n)
-			break;
-		if (c + 1 < *n && h[c + 1] > h[c])
-			c++;
-		if (h[c] <= v)
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	if (*n)
-		h[i] = v;
-}
-
-/*
- * The index, by a sweep over the ranges' bounds: each piece between two
- * bounds belongs to the last entry that covers it.
- */
-static void build_index(struct jit_table *t)
-{
-	size_t n = t->n, np = 0, nh = 0, next = 0, cap = 0;
-	uint64_t *pts = xmalloc((2 * n + 1) * sizeof(*pts));
-	uint32_t *order = xmalloc((n + 1) * sizeof(*order));
-	uint32_t *heap = xmalloc((n + 1) * sizeof(*heap));
-
-	free(t->seg);
-	t->seg = NULL;
-	t->nseg = 0;
-	for (size_t i = 0; i < n; i++) {
-		pts[np++] = t->e[i].start;
-		pts[np++] = t->e[i].end;
-		order[i] = (uint32_t)i;
-	}
-	qsort(pts, np, sizeof(*pts), cmp_u64);
-	sort_base = t->e;
-	qsort(order, n, sizeof(*order), cmp_start);
-	for (size_t i = 0; i + 1 < np; i++) {
-		uint64_t p = pts[i], q = pts[i + 1];
-
-		if (p == q)
-			continue;
-		while (next < n && t->e[order[next]].start <= p)
-			heap_push(heap, &nh, order[next++]);
-		while (nh && t->e[heap[0]].end <= p)
-			heap_pop(heap, &nh);
-		if (!nh)
-			continue;
-		if (t->nseg && t->seg[t->nseg - 1].entry == heap[0] &&
-		    t->seg[t->nseg - 1].end == p) {
-			t->seg[t->nseg - 1].end = q;
-			continue;
-		}
-		t->seg = xgrowarray(t->seg, &cap, t->nseg + 1, sizeof(*t->seg));
-		t->seg[t->nseg].start = p;
-		t->seg[t->nseg].end = q;
-		t->seg[t->nseg].entry = heap[0];
-		t->nseg++;
-	}
-	free(pts);
-	free(order);
-	free(heap);
-	t->dirty = 0;
-}
-
-const struct jit_entry *jit_table_find(struct jit_table *t, uint64_t pc)
-{
-	size_t lo = 0, hi;
-
-	if (t->dirty)
-		build_index(t);
-	hi = t->nseg;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->seg[mid].end <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < t->nseg && t->seg[lo].start <= pc)
-		return &t->e[t->seg[lo].entry];
-	return NULL;
-}
-
-void jit_table_free(struct jit_table *t)
-{
-	free(t->e);
-	free(t->pool);
-	free(t->seg);
-	free(t->by_start);
-	free(t->dbg);
-	free(t->lines);
-	free(t->uw);
-	free(t->uw_data);
-	memset(t, 0, sizeof(*t));
-}
-
-ssize_t jit_pread_fd(void *arg, void *buf, size_t n, uint64_t off)
-{
-	ssize_t r;
-
-	do
-		r = pread(*(int *)arg, buf, n, (off_t)off);
-	while (r < 0 && errno == EINTR);
-	return r;
-}
-
-/* ---- the perf map: lines of "START SIZE NAME", hex, hex, text ---- */
-
-static int hex_field(const char **p, const char *end, uint64_t *v)
-{
-	const char *s = *p;
-	int digits = 0;
-
-	*v = 0;
-	if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		s += 2;
-	for (; s < end; s++, digits++) {
-		int d = *s >= '0' && *s <= '9' ? *s - '0' :
-			*s >= 'a' && *s <= 'f' ? *s - 'a' + 10 :
-			*s >= 'A' && *s <= 'F' ? *s - 'A' + 10 : -1;
-
-		if (d < 0)
-			break;
-		if (digits >= 16)
-			return -1;
-		*v = *v << 4 | (uint64_t)d;
-	}
-	if (!digits || s == end || *s != ' ')
-		return -1;
-	*p = s + 1;
-	return 0;
-}
-
-/* One line without its newline: 1 when it added a range. */
-static int map_line(struct jit_table *t, struct perfmap_state *s, const char *p, const char *end)
-{
-	uint64_t start, size;
-	uint32_t name;
-
-	if (end > p && end[-1] == '\r')
-		end--;
-	if (end == p)
-		return 0;
-	if (hex_field(&p, end, &start) < 0 || hex_field(&p, end, &size) < 0 || p == end) {
-		s->bad++;
-		return 0;
-	}
-	name = jit_pool_add(t, p, (size_t)(end - p));
-	return jit_table_add(t, start, size, name, JIT_NONE, JIT_NONE) == 0;
-}
-
-size_t perfmap_read(struct jit_table *t, struct perfmap_state *s, jit_pread_fn rd, void *arg,
-		    uint64_t size, int final)
-{
-	enum { BUF = 65536 };
-	char *buf = xmalloc(BUF);
-	size_t added = 0;
-
-	if (size > JIT_MAX_BYTES) {
-		jit_warn(t, "%" PRIu64 " bytes: only the first %llu MiB are read", size,
-			 JIT_MAX_BYTES >> 20);
-		size = JIT_MAX_BYTES;
-	}
-	while (s->off < size) {
-		size_t want = size - s->off < BUF ? (size_t)(size - s->off) : BUF;
-		ssize_t got = rd(arg, buf, want, s->off);
-		const char *p = buf, *end, *nl;
-
-		if (got <= 0)
-			break;
-		end = buf + got;
-		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
-			if (s->skipping)
-				s->skipping = 0;
-			else
-				added += (size_t)map_line(t, s, p, nl);
-			p = nl + 1;
-		}
-		if (p == buf && (size_t)got == BUF) {
-			/* a line longer than the buffer: its start, then skip it */
-			if (!s->skipping)
-				added += (size_t)map_line(t, s, p, end);
-			s->skipping = 1;
-			p = end;
-		} else if (p == buf && final && s->off + (uint64_t)got == size) {
-			if (!s->skipping)
-				added += (size_t)map_line(t, s, p, end);
-			p = end;
-		}
-		if (p == buf)
-			break;	/* a line not whole yet */
-		s->off += (uint64_t)(p - buf);
-	}
-	if (s->bad)
-		jit_warn(t, "%" PRIu64 " line%s not START SIZE NAME, skipped", s->bad,
-			 s->bad == 1 ? "" : "s");
-	free(buf);
-	return added;
-}
 
 /* ---- each process's source ---- */
 
@@ -452,48 +49,110 @@ struct jit_file {
 	uint64_t size;		/* what the last fstat() saw */
 	uint64_t done;		/* bytes handed to the reader so far */
 	uint64_t next_try;	/* clock: look for the file again from */
+	uint64_t base;		/* rewrites its first read found: before memtap */
 };
 
 struct jit_source {
 	pid_t pid;		/* 0: forgotten */
 	int exited;
+	uint32_t epoch;		/* its module id's, from JIT_MODULE_BASE */
+	uint32_t unsure;	/* the epoch of code not known, UINT32_MAX: none */
+	int in_unsure;		/* jit_names_unsure(): its id given */
 	struct jit_file map, dump;
 	struct perfmap_state ms;
 	struct jitdump_state ds;
 };
 
+/*
+ * An epoch of a process's run-time code (jitnames.h): limit[], of the
+ * perf map [0] and the jitdump [1], the entries read (the ones a full
+ * table let go counted) before the first that rewrote code read in the
+ * epoch; EPOCH_OPEN while none was.
+ */
+#define EPOCH_OPEN UINT64_MAX
+struct jit_epoch {
+	uint32_t src;
+	int unsure;		/* jit_names_unsure()'s: every pc JIT_UNSURE_NAME */
+	uint64_t limit[2];
+};
+
 static struct jit_source **sources;
 static size_t nsources, sources_cap, last_hit;
+static struct jit_epoch *epochs;
+static size_t nepochs, epochs_cap;
 static uint64_t files_found;
 
 static struct jit_source *source_of(uint32_t module)
 {
-	if (!jit_is_module(module) || module - JIT_MODULE_BASE >= nsources ||
-	    !sources[module - JIT_MODULE_BASE]->pid)
+	struct jit_source *s;
+
+	if (!jit_is_module(module) || module - JIT_MODULE_BASE >= nepochs)
 		return NULL;
-	return sources[module - JIT_MODULE_BASE];
+	s = sources[epochs[module - JIT_MODULE_BASE].src];
+	return s->pid ? s : NULL;
+}
+
+static struct jit_source *source_by_pid(pid_t pid)
+{
+	if (last_hit < nsources && sources[last_hit]->pid == pid)
+		return sources[last_hit];
+	for (size_t i = nsources; i-- > 0;)
+		if (sources[i]->pid == pid) {
+			last_hit = i;
+			return sources[i];
+		}
+	return NULL;
+}
+
+/* A new epoch of source src: its index, or -1 when the table is full. */
+static long epoch_add(size_t src)
+{
+	if (nepochs >= MAX_EPOCHS)
+		return -1;
+	epochs = xgrowarray(epochs, &epochs_cap, nepochs + 1, sizeof(*epochs));
+	epochs[nepochs].src = (uint32_t)src;
+	epochs[nepochs].unsure = 0;
+	epochs[nepochs].limit[0] = epochs[nepochs].limit[1] = EPOCH_OPEN;
+	return (long)nepochs++;
 }
 
 uint32_t jit_names_module(pid_t pid)
 {
-	struct jit_source *s;
+	struct jit_source *s = source_by_pid(pid);
+	long e;
 
-	if (last_hit < nsources && sources[last_hit]->pid == pid)
-		return JIT_MODULE_BASE + (uint32_t)last_hit;
-	for (size_t i = nsources; i-- > 0;)
-		if (sources[i]->pid == pid) {
-			last_hit = i;
-			return JIT_MODULE_BASE + (uint32_t)i;
-		}
-	if (nsources >= MAX_SOURCES)
+	if (s)
+		return JIT_MODULE_BASE + (s->in_unsure ? s->unsure : s->epoch);
+	if (nsources >= MAX_SOURCES || (e = epoch_add(nsources)) < 0)
 		return UINT32_MAX;
 	s = xcalloc(1, sizeof(*s));
 	s->pid = pid;
+	s->epoch = (uint32_t)e;
+	s->unsure = UINT32_MAX;
 	s->map.fd = s->dump.fd = -1;
 	sources = xgrowarray(sources, &sources_cap, nsources + 1, sizeof(*sources));
 	sources[nsources] = s;
-	last_hit = nsources;
-	return JIT_MODULE_BASE + (uint32_t)nsources++;
+	last_hit = nsources++;
+	return JIT_MODULE_BASE + (uint32_t)e;
+}
+
+void jit_names_new_epoch(pid_t pid)
+{
+	struct jit_source *s = source_by_pid(pid);
+	struct jit_epoch *ep;
+	long e;
+
+	if (!s)
+		return;
+	ep = &epochs[s->epoch];
+	if (ep->limit[0] == EPOCH_OPEN && ep->limit[1] == EPOCH_OPEN)
+		return;		/* nothing rewritten since it began */
+	if ((e = epoch_add(last_hit)) < 0) {
+		/* full: named by the latest files again, as without epochs */
+		ep->limit[0] = ep->limit[1] = EPOCH_OPEN;
+		return;
+	}
+	s->epoch = (uint32_t)e;
 }
 
 /* The pid the process knows itself by (its own pid namespace's). */
@@ -575,6 +234,21 @@ static void open_dump(struct jit_source *s)
 	procfs_maps_free(maps);
 }
 
+void jit_names_unsure(pid_t pid, int on)
+{
+	struct jit_source *s;
+	long e;
+
+	jit_names_module(pid);	/* the source made */
+	if (!(s = source_by_pid(pid)))
+		return;
+	if (on && s->unsure == UINT32_MAX && (e = epoch_add(last_hit)) >= 0) {
+		epochs[e].unsure = 1;
+		s->unsure = (uint32_t)e;
+	}
+	s->in_unsure = on && s->unsure != UINT32_MAX;
+}
+
 /*
  * Hand f's reader what f gained, JIT_READ_STEP bytes at most unless
  * whole (then up to JIT_MAX_BYTES); final: the file is complete.
@@ -582,7 +256,8 @@ static void open_dump(struct jit_source *s)
 static void read_more(struct jit_source *s, struct jit_file *f, int whole, int final)
 {
 	struct stat st;
-	uint64_t limit;
+	uint64_t limit, rewrites, before;
+	int k;
 
 	if (f->fd < 0)
 		return;
@@ -600,10 +275,19 @@ static void read_more(struct jit_source *s, struct jit_file *f, int whole, int f
 		limit = f->done + JIT_READ_STEP;
 	final = final && limit == f->size;
 	f->done = limit;
+	rewrites = f->t.rewrites;
+	before = f->t.trimmed + f->t.n;
 	if (f == &s->map)
 		perfmap_read(&f->t, &s->ms, jit_pread_fd, &f->fd, limit, final);
 	else
 		jitdump_read(&f->t, &s->ds, jit_pread_fd, &f->fd, limit, final);
+	/* code rewritten: the epoch's frames are named by what came before;
+	   a first read's, from before memtap looked, by the latest */
+	k = f == &s->dump;
+	if (!before)
+		f->base = f->t.rewrites;
+	else if (f->t.rewrites != rewrites && epochs[s->epoch].limit[k] == EPOCH_OPEN)
+		epochs[s->epoch].limit[k] = before;
 }
 
 /* Look for a missing file of s now (force) or at its next try. */
@@ -632,16 +316,42 @@ static void refresh(struct jit_source *s, int force, int whole)
 	read_more(s, &s->dump, whole || s->exited, s->exited);
 }
 
-static const struct jit_entry *find(struct jit_source *s, uint64_t pc, struct jit_table **in)
+/*
+ * The entry of t naming pc as the entries before limit (EPOCH_OPEN: all
+ * of them) named it: a pc whose code was rewritten later is looked for
+ * in the entries before, the last one over it; none, the latest's, if
+ * it is the only one read since (else *unsure: which one is not known).
+ */
+static const struct jit_entry *find_before(struct jit_table *t, uint64_t limit, uint64_t pc,
+					   int *unsure)
+{
+	const struct jit_entry *e = t->n ? jit_table_find(t, pc) : NULL;
+	size_t i, from, since = 0;
+
+	if (!e || limit == EPOCH_OPEN || t->trimmed + (uint64_t)(e - t->e) < limit)
+		return e;
+	from = limit <= t->trimmed ? 0 : limit - t->trimmed < t->n ? (size_t)(limit - t->trimmed) : t->n;
+	for (i = from; i-- > 0;)
+		if (t->e[i].start <= pc && pc < t->e[i].end)
+			return &t->e[i];
+	for (i = from; i < t->n; i++)
+		since += t->e[i].start <= pc && pc < t->e[i].end;
+	*unsure = since > 1;
+	return e;
+}
+
+/* The entry naming pc in epoch ep (NULL: the latest), and its table. */
+static const struct jit_entry *find(struct jit_source *s, const struct jit_epoch *ep, uint64_t pc,
+				    struct jit_table **in, int *unsure)
 {
 	const struct jit_entry *e;
 
 	/* the jitdump first: it may give lines */
-	if (s->dump.t.n && (e = jit_table_find(&s->dump.t, pc))) {
+	if ((e = find_before(&s->dump.t, ep ? ep->limit[1] : EPOCH_OPEN, pc, unsure))) {
 		*in = &s->dump.t;
 		return e;
 	}
-	if (s->map.t.n && (e = jit_table_find(&s->map.t, pc))) {
+	if ((e = find_before(&s->map.t, ep ? ep->limit[0] : EPOCH_OPEN, pc, unsure))) {
 		*in = &s->map.t;
 		return e;
 	}
@@ -652,25 +362,32 @@ void jit_names_note(uint32_t module, uint64_t pc)
 {
 	struct jit_source *s = source_of(module);
 	struct jit_table *t;
+	int unsure = 0;
 
-	if (s && !find(s, pc, &t))
+	if (s && !find(s, NULL, pc, &t, &unsure))
 		refresh(s, 0, 0);
 }
 
 uint64_t jit_names_rewrites(pid_t pid)
 {
-	struct jit_source *s = NULL;
+	struct jit_source *s = source_by_pid(pid);
 
-	if (last_hit < nsources && sources[last_hit]->pid == pid)
-		s = sources[last_hit];
-	for (size_t i = nsources; !s && i-- > 0;)
-		if (sources[i]->pid == pid)
-			s = sources[i];
 	if (!s || (s->map.fd < 0 && s->dump.fd < 0))
 		return 0;
 	read_more(s, &s->map, s->exited, s->exited);
 	read_more(s, &s->dump, s->exited, s->exited);
-	return s->map.t.rewrites + s->dump.t.rewrites;
+	return s->map.t.rewrites - s->map.base + s->dump.t.rewrites - s->dump.base;
+}
+
+uint64_t jit_names_code_read(pid_t pid)
+{
+	struct jit_source *s;
+
+	if (jit_names_module(pid) == UINT32_MAX || !(s = source_by_pid(pid)))
+		return 0;
+	if (s->map.fd < 0)
+		look_for(s, &s->map, 0, now_ns());
+	return jit_names_rewrites(pid);
 }
 
 void jit_names_exiting(pid_t pid)
@@ -730,15 +447,26 @@ const char *jit_names_lookup(uint32_t module, uint64_t pc, uint64_t *start,
 	struct jit_source *s = source_of(module);
 	const struct jit_entry *e;
 	struct jit_table *t = NULL;
+	const struct jit_epoch *ep;
+	int unsure = 0;
 
 	*file = NULL;
 	*line = 0;
 	if (!s)
 		return NULL;
-	if (!(e = find(s, pc, &t))) {
+	ep = &epochs[module - JIT_MODULE_BASE];
+	if (ep->unsure) {
+		*start = pc;
+		return JIT_UNSURE_NAME;
+	}
+	if (!(e = find(s, ep, pc, &t, &unsure))) {
 		refresh(s, 1, 0);
-		if (!(e = find(s, pc, &t)))
+		if (!(e = find(s, ep, pc, &t, &unsure)))
 			return NULL;
+	}
+	if (unsure) {
+		*start = pc;
+		return JIT_UNSURE_NAME;
 	}
 	*start = e->start;
 	if (e->dbg != JIT_NONE && e->dbg < t->ndbg)
@@ -794,5 +522,8 @@ void jit_names_release_all(void)
 	free(sources);
 	sources = NULL;
 	nsources = sources_cap = last_hit = 0;
+	free(epochs);
+	epochs = NULL;
+	nepochs = epochs_cap = 0;
 	files_found = 0;
 }

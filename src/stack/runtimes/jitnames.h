@@ -8,6 +8,16 @@
  * JIT_MODULE_BASE and up, never a real module's id: module_get() gives
  * NULL for it) and the raw pc.  The symbolizer names it with
  * jit_names_lookup(); a pc no file names stays "[unknown] (0x...)".
+ * The id is that of the process's current epoch: code rewritten where
+ * code was (a perf map line at the start of a range already named, a
+ * jitdump CODE_LOAD there, a CODE_MOVE), once read, ends the epoch for
+ * the frames stored under its id: they are named by the entries read
+ * before the first such one (a pc that none of them names: by the
+ * latest, or JIT_UNSURE_NAME when more than one was read since); not
+ * a file's first read (jit_names_rewrites()).  The frames stored after jit_names_new_epoch() get the id of
+ * a new epoch, named by the files as read from then on.  So a frame is
+ * named by the line of the code that ran when its stack was stored, as
+ * far as memtap had read the files by then, however late the report is.
  *
  * The perf map is /tmp/perf-PID.map in the process's own root
  * (containers included); the jitdump is found through the runtime's own
@@ -74,14 +84,42 @@ void jit_names_note(uint32_t module, uint64_t pc);
 /*
  * Code rewritten where code was, as pid's files say: the count of
  * ranges read over an earlier range's start (a perf map's later line, a
- * jitdump's CODE_LOAD) and of CODE_MOVEs, after reading what the files
- * gained (JIT_READ_STEP bytes at most, as jit_names_note()).  0, with
+ * jitdump's CODE_LOAD) and of CODE_MOVEs, those of a file's first read
+ * that found ranges not counted (made before memtap looked: its frames
+ * are named by the latest), after reading what the files gained (JIT_READ_STEP bytes at most, as jit_names_note()).  0, with
  * no read and no file looked for, when no file of pid is open.  A
  * change of the count means the rules kept by pc of pid's run-time code
  * are stale (unwinder_code_changed()): the tracer asks at each stack
  * it copies, two fstat() calls for a process with a file.
  */
 uint64_t jit_names_rewrites(pid_t pid);
+
+/*
+ * The stacks stored so far are stored (the caller flushed them): if
+ * pid's files said code was rewritten since its epoch began, the
+ * frames stored from now on get a new epoch's module id
+ * (jit_names_module()).  At most MAX_EPOCHS (jitnames.c) for all
+ * processes: past that, the epoch's frames are named by the latest
+ * files, as the frames of all epochs were before.
+ */
+void jit_names_new_epoch(pid_t pid);
+
+/*
+ * on: the frames stored until jit_names_unsure(pid, 0) ran run-time
+ * code of pid that is not known, rewritten around the call (a ring's
+ * record, record/event.h's EV_CODE_UNSURE): jit_names_module(pid) gives
+ * the id of an epoch whose every pc is named JIT_UNSURE_NAME.
+ */
+#define JIT_UNSURE_NAME "[rewritten code]"
+void jit_names_unsure(pid_t pid, int on);
+
+/*
+ * jit_names_rewrites() for a reader that reads the files often, before
+ * their code runs (trace/ring-code.h): pid's source made at once and its
+ * perf map looked for at the retry interval while missing (its jitdump,
+ * found by a read of /proc/PID/maps, only as jit_names_note() does).
+ */
+uint64_t jit_names_code_read(pid_t pid);
 
 /*
  * Ranges a table keeps at most, from 2 to JIT_MAX_ENTRIES (the default),
