@@ -12,7 +12,9 @@
  * return address into it that a call from the glue left (the relocated
  * entry's jmp back into unmapped code cannot run, but the function may
  * have tail-called code that is still mapped, which returns into the
- * glue), on the stack or in a register (a link register).  With every
+ * glue), on the stack or in a register (a link register), signed or
+ * not (arch_ra_strip(): arm64's PAC).  No call enters it again after
+ * the unmap, so these are all the ways in.  With every
  * thread of the process stopped, each one's registers and its stack,
  * from below its sp (a red zone) to the end of the mapping that holds
  * sp, and the stack its thread table entry names (a signal handler on
@@ -20,7 +22,10 @@
  * stack that cannot be read or is longer than SCAN_MAX, keeps the slot
  * out of use (the probe gets a fresh slot, or int3), to be tried again
  * at the next stop.  A false match (a word that only looks like an
- * address in the slot) costs a slot, never a thread.
+ * address in the slot) costs a slot, never a thread.  A thread in the
+ * common routines may still make a record with the gone slot's number
+ * in DESC: once the slot is given again, it is counted for the same
+ * cookie, its leaf named by the new function.
  */
 #include "config.h"
 
@@ -75,7 +80,7 @@ static int stack_holds(const struct detour_set *ds, pid_t tid, uint64_t lo, uint
 		if (memio_read_all(ds->pid, tid, at, buf, len) < 0)
 			found = 1;
 		for (size_t k = 0; !found && k < len / 8; k++)
-			found = buf[k] - a < DT_SLOT_SIZE;
+			found = arch_ra_strip(buf[k]) - a < DT_SLOT_SIZE;
 	}
 	free(buf);
 	return found;
@@ -107,7 +112,7 @@ static int slot_busy(const struct detour_set *ds, uint64_t a, const struct detou
 			return 1;
 		memcpy(w, &regs, sizeof(w));
 		for (size_t k = 0; k < sizeof(w) / 8; k++)
-			if (w[k] - a < DT_SLOT_SIZE)
+			if (arch_ra_strip(w[k]) - a < DT_SLOT_SIZE)
 				return 1;
 		sp = arch_sp(&regs);
 		if (!(m = map_at(maps, nmaps, sp)) ||
