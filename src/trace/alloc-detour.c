@@ -730,9 +730,9 @@ static void say_lost(struct alloc_detours *ad)
 	if (!ad->ring)
 		return;
 	detour_slot_stats(ad->set, &again, &gone);
-	if (verbose)
+	if (verbose && (again || gone || ad->no_slot))
 		verbose_msg("process %d: stub slots: %" PRIu64 " of unloaded code used again, %" PRIu64
-			 " not yet; %zu functions int3 breakpoints for want of one", ad->pid, again,
+			 " not yet; %zu functions probed by int3 for want of one", ad->pid, again,
 			 gone, ad->no_slot);
 	lost = ring_lost(ad->ring);
 	records = ring_records(ad->ring, &copied, &compact);
