@@ -53,6 +53,8 @@ int detour_thread_add(struct detour_set *ds, pid_t tid, uint64_t key, uint64_t l
 		return err;
 	ds->keys[i] = key;
 	ds->key_tids[i] = tid;
+	ds->key_lo[i] = lo;
+	ds->key_hi[i] = hi;
 	ds->blocks_used |= (uint64_t)1 << i;
 	return 0;
 }

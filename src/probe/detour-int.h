@@ -27,7 +27,8 @@ struct dt_site {
 	unsigned len;		/* bytes displaced */
 	uint8_t orig[32];	/* the bytes at site before the patch */
 	void *cookie;
-	int live;		/* 0: forgotten (dlclose) */
+	int live;		/* 0: forgotten (dlclose), or removed (detach) */
+	int gone;		/* forgotten: its code unmapped (detour-reuse.c) */
 	int outer;		/* calls made inside it are part of its own (detour_nested()) */
 };
 
@@ -67,6 +68,8 @@ struct detour_set {
 	size_t nslots;		/* 1 + the highest DESC number used */
 	uint64_t keys[K_NENT];	/* the thread table's keys, as written */
 	pid_t key_tids[K_NENT];
+	uint64_t key_lo[K_NENT], key_hi[K_NENT];	/* their stacks, as written */
+	uint64_t again;		/* gone slots given again (dt_slot_again()) */
 	uint64_t blocks_used;	/* bit i: entry i was given, its counter block holds counts */
 	struct sample_rng rng;	/* the sampling intervals */
 	uint64_t mean;		/* the mean of new intervals, 0: no sampling */
@@ -121,6 +124,16 @@ int dt_page_reused(const struct detour_set *ds, unsigned pg);
 size_t *dt_page_used(struct detour_set *ds, unsigned pg);
 /* Is slot the start of a slot of a page?  1 with *pg, else 0. */
 int dt_page_of(const struct detour_set *ds, uint64_t slot, unsigned *pg);
+/*
+ * A gone slot (detour_forget()) of cookie within reach of p that no
+ * thread of th[0 .. n) (every thread of the process, stopped) can be
+ * inside: 1 with its page *pg and index *j there, else 0 (detour-reuse.c).
+ */
+struct plan;
+int dt_slot_again(struct detour_set *ds, const struct plan *p, const void *cookie,
+		  const struct detour_thread *th, size_t n, unsigned *pg, size_t *j);
+/* Are the slots given as many as cfg.test_slots allows (0: no limit)? */
+int dt_slots_capped(const struct detour_set *ds);
 /* The stub mapping used again: the far pages an earlier memtap left for it, into old_far. */
 void dt_far_scan(struct detour_set *ds, pid_t tid);
 

@@ -606,7 +606,7 @@ static int page_for(struct detour_set *ds, const struct plan *p, unsigned *pg)
 		uint64_t b = dt_page_base(ds, k);
 		size_t used = *dt_page_used(ds, k);
 
-		if (b && used < dt_page_slots(k) &&
+		if (b && used < dt_page_slots(k) && !dt_slots_capped(ds) &&
 		    arch_detour_in_reach(p, b + DT_TEMPLATE_MAX + used * DT_SLOT_SIZE)) {
 			*pg = k;
 			return 1;
@@ -620,9 +620,10 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		  const char **why)
 {
 	uint8_t code[DT_SLOT_SIZE], patch[32], orig[32];
-	size_t len = size ? size : 64, j, g;
+	size_t len = size ? size : 64, j = 0, g;
 	uint64_t adopt, slot, base;
 	unsigned pg = 0;
+	int again = 0;
 	struct dt_site *st;
 	struct plan p;
 	uint8_t *buf;
@@ -664,7 +665,9 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 			*why = "a thread is stopped inside an earlier memtap's jmp";
 			return -ENOTSUP;
 		}
-	if (!adopt && !page_for(ds, &p, &pg)) {
+	/* no unused slot within reach: one of unmapped code, no thread inside it */
+	if (!adopt && !page_for(ds, &p, &pg) &&
+	    !(again = dt_slot_again(ds, &p, dp->cookie, threads, n, &pg, &j))) {
 		for (unsigned k = 0; k <= DT_FAR_MAX; k++)
 			if (dt_page_base(ds, k) &&
 			    arch_detour_in_reach(&p, dt_page_base(ds, k) + DT_TEMPLATE_MAX))
@@ -673,7 +676,9 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		return -ENOTSUP;
 	}
 	base = dt_page_base(ds, pg);
-	j = adopt ? (size_t)(adopt - base - DT_TEMPLATE_MAX) / DT_SLOT_SIZE : *dt_page_used(ds, pg);
+	if (!again)
+		j = adopt ? (size_t)(adopt - base - DT_TEMPLATE_MAX) / DT_SLOT_SIZE
+			  : *dt_page_used(ds, pg);
 	for (;;) {
 		uint8_t old[DT_SLOT_SIZE], zero[DT_SLOT_SIZE] = { 0 };
 
@@ -699,7 +704,7 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 		memset(code + DT_SAVED, 0, DT_SLOT_SIZE - DT_SAVED);
 		code[DT_SAVED] = (uint8_t)p.len;
 		memcpy(code + DT_SAVED + 1, orig, p.len);
-		if (!dt_page_reused(ds, pg) || adopt)
+		if (!dt_page_reused(ds, pg) || adopt || again)
 			break;
 		/*
 		 * A slot of an earlier memtap: only unused, or the same code
@@ -741,16 +746,9 @@ int detour_insert(struct detour_set *ds, pid_t tid, uint64_t addr, uint64_t size
 	debug_msg("process %d: detour at %#" PRIx64 " (%u bytes, %u instructions%s) to %#" PRIx64
 		  "%s%s", ds->pid, addr, p.len, p.ninsns,
 		  p.site != addr ? ", after " ARCH_LANDING_PAD_NAME : "", slot,
-		  pg ? " in a far page" : "", adopt ? ", adopted from an earlier memtap" : "");
+		  pg ? " in a far page" : "", adopt ? ", adopted from an earlier memtap"
+					  : again ? ", a slot of unmapped code" : "");
 	return 0;
-}
-
-void detour_forget(struct detour_set *ds, uint64_t addr)
-{
-	for (size_t i = 0; i < ds->nslots; i++)
-		if (ds->sites[i].func == addr)
-			ds->sites[i].live = 0;
-	dt_nest_publish(ds, 0);
 }
 
 int detour_remove_all(struct detour_set *ds, pid_t tid)

@@ -62,6 +62,7 @@ struct detour_config {
 	uint64_t sample_seed;	/* of the intervals' generator */
 	uint64_t leak_set;	/* sampled: entries of the set of sampled blocks, followed
 				   to their free (a power of 2, 2 .. DT_SET_N); 0: none */
+	uint64_t test_slots;	/* for tests only: slots given at most (0: all) */
 	int compact;		/* compact records (stub-abi.h, D_COMPACT) with a
 				   shared ring, while the nest table holds every range */
 };
@@ -245,8 +246,16 @@ uint64_t detour_made(const struct detour_set *ds, uint64_t *data);
 /* How many functions are detoured. */
 size_t detour_count(const struct detour_set *ds);
 
-/* Forget the detour at addr without touching the target (dlclose). */
+/*
+ * Forget the detour at addr without touching the target: its code is
+ * unmapped (dlclose).  Its slot is gone: detour_insert() gives it again
+ * to a probe of the same cookie once no thread can be inside it (every
+ * thread's pc, registers and stack looked at: detour-reuse.c), when no
+ * unused slot is within reach.  detour_slot_stats(): how many gone
+ * slots were given again, how many are gone now.
+ */
 void detour_forget(struct detour_set *ds, uint64_t addr);
+void detour_slot_stats(const struct detour_set *ds, uint64_t *again, uint64_t *gone);
 
 /*
  * Every thread stopped: write the original bytes back at every entry

@@ -83,6 +83,7 @@ struct alloc_detours {
 	uint64_t set_full;		/* D_SET_FULL, as last read */
 	int sampled;			/* a set full makes the leak view approximate */
 	size_t wrappers;		/* syscall wrappers detoured */
+	size_t no_slot;			/* functions probed by int3 for want of a slot */
 	struct vcount vforks[VCOUNT_MAX];	/* vfork children's counts */
 };
 
@@ -335,6 +336,7 @@ struct alloc_detours *alloc_detours_arm(const struct trace_config *cfg, struct p
 	dc.min_size = cfg->min_size;
 	dc.max_size = cfg->max_size;
 	dc.wait_spins = env_u64("MEMTAP_RING_WAIT", WAIT_SPINS);
+	dc.test_slots = env_u64("MEMTAP_TEST_SLOTS", 0);	/* for tests: slots run out */
 	dc.sample_mean = cfg->sample_mean;
 	/*
 	 * The set of kept blocks: sampled, for --leaks (the frees of sampled
@@ -537,7 +539,10 @@ int alloc_detours_insert(struct alloc_detours *ad, struct procs *pt, struct thre
 			tcp->proc->brk = procfs_heap_end(ad->mm_pid);
 		return 1;
 	}
-	if (verbose)
+	if (err == -ENOSPC && !ad->no_slot++)
+		warn_msg("process %d: memtap's stub slots are all in use: %s (%s) and the functions "
+			 "probed after it are int3 breakpoints", ad->pid, r->name, r->module->path);
+	else if (verbose && err != -ENOSPC)	/* those only counted, in say_lost() */
 		verbose_msg("process %d: %s at %#" PRIx64 " is an int3 breakpoint: %s", ad->pid,
 			 pr->spec, r->addr, why ? why : strerror(-err));
 	return 0;
@@ -720,10 +725,15 @@ void alloc_detours_drain(struct alloc_detours *ad)
 /* Once, while the counters can still be read: what was lost. */
 static void say_lost(struct alloc_detours *ad)
 {
-	uint64_t lost, records, copied, compact;
+	uint64_t lost, records, copied, compact, again, gone;
 
 	if (!ad->ring)
 		return;
+	detour_slot_stats(ad->set, &again, &gone);
+	if (verbose && (again || gone || ad->no_slot))
+		verbose_msg("process %d: stub slots: %" PRIu64 " of unloaded code used again, %" PRIu64
+			 " not yet; %zu functions probed by int3 for want of one", ad->pid, again,
+			 gone, ad->no_slot);
 	lost = ring_lost(ad->ring);
 	records = ring_records(ad->ring, &copied, &compact);
 	debug_msg("process %d: %" PRIu64 " records from the in-target ring (%" PRIu64
