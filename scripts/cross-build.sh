@@ -53,17 +53,27 @@ fi
 [ -x "$top/configure" ] || (cd "$top" && autoreconf -fi > /dev/null 2>&1) || die "autoreconf failed"
 mkdir -p "$build"
 cd "$build"
-say "configuring in $build"
-if [ -n "$native" ]; then
-	"$top/configure" --with-arch=none "$@" > configure.log 2>&1
+# configured already with the same arguments (the tests share one build
+# directory): make alone, which reruns config.status if configure changed
+args="${MEMTAP_CROSS_ARCH:-none} $native $*"
+if [ -f config.status ] && [ config.status -nt "$top/configure" ] &&
+	[ "$(cat cross-build.args 2> /dev/null)" = "$args" ]; then
+	say "configured in $build already"
 else
-	# pkg-config reads the arm64 libraries' .pc files only
-	PKG_CONFIG_LIBDIR="$pcdir:/usr/share/pkgconfig" \
-		"$top/configure" --host=$host --with-arch=${MEMTAP_CROSS_ARCH:-none} "$@" > configure.log 2>&1
-fi || {
-	tail -5 configure.log >&2
-	die "configure failed (see $build/configure.log and config.log)"
-}
+	rm -f cross-build.args
+	say "configuring in $build"
+	if [ -n "$native" ]; then
+		"$top/configure" --with-arch=none "$@" > configure.log 2>&1
+	else
+		# pkg-config reads the arm64 libraries' .pc files only
+		PKG_CONFIG_LIBDIR="$pcdir:/usr/share/pkgconfig" \
+			"$top/configure" --host=$host --with-arch=${MEMTAP_CROSS_ARCH:-none} "$@" > configure.log 2>&1
+	fi || {
+		tail -5 configure.log >&2
+		die "configure failed (see $build/configure.log and config.log)"
+	}
+	printf '%s\n' "$args" > cross-build.args
+fi
 say "building memtap"
 nice make -j"$(nproc 2> /dev/null || echo 2)" memtap > make.log 2>&1 || {
 	grep -E 'error|undefined' make.log | head -20 >&2
