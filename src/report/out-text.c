@@ -188,8 +188,8 @@ static void print_account(FILE *f, const struct prof_process *pr, int sampled)
 				"itself, such as glibc's thread cache: not among the calls)\n",
 				"frees of unknown blocks", pr->unknown_frees);
 		else if (pr->unknown_frees)
-			fprintf(f, "  %-24s %16" PRIu64 "  (allocated before tracing or by a "
-				"function not probed)\n",
+			fprintf(f, "  %-24s %16" PRIu64 "  (allocated before tracing, by a "
+				"function not probed or by the allocator itself)\n",
 				"frees of unknown blocks", pr->unknown_frees);
 	}
 	if (!syscalls)
