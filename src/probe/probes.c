@@ -235,6 +235,8 @@ int probe_fill_event(const struct probe *pr, const uint64_t args[6], uint64_t re
 		ev->size = (int64_t)retval;
 		return 1;
 	case PR_FREE:
+		if (!args[0])
+			return 0;	/* free(NULL) frees nothing: no call */
 		ev->old_addr = args[0];
 		ev->ret = 0;
 		return 1;

@@ -25,6 +25,7 @@
 #include "record/live.h"
 #include "record/maptrack.h"
 #include "record/report.h"
+#include "record/sink-int.h"
 #include "record/sink.h"
 #include "record/timeline.h"
 #include "report/output.h"
@@ -228,6 +229,7 @@ static void add_processes(struct profile *prof)
 		pr->left_data = p->left_data;
 		pr->filtered = p->filtered;
 		pr->unknown_frees = p->unknown_frees;
+		pr->from_start = p->from_start && sink_frees_followed();
 		pr->refrees = p->refrees;
 		pr->live_blocks = live_count(p);
 		pr->live_bytes = live_bytes(p);

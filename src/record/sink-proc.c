@@ -79,6 +79,7 @@ void sink_proc_fork(struct sink_proc *child, const struct sink_proc *parent)
 		if (stores[i]->fork)
 			stores[i]->fork(child, parent);
 	child->inherits = 1;
+	child->from_start = parent->from_start;
 }
 
 void sink_proc_add_stubs(struct sink_proc *p, uint64_t start, uint64_t len, stub_frame_fn fn)
@@ -95,6 +96,7 @@ void sink_proc_copy_stubs(struct sink_proc *child, struct sink_proc *parent)
 
 void sink_proc_exec(struct sink_proc *p)
 {
+	p->from_start = 0;	/* until the new image's probes are in */
 	for (size_t i = 0; i < nstores; i++)
 		if (stores[i]->exec)
 			stores[i]->exec(p);
@@ -106,6 +108,11 @@ void sink_proc_exec(struct sink_proc *p)
 		unwinder_free(p->unwinder);
 		p->unwinder = NULL;
 	}
+}
+
+void sink_proc_from_start(struct sink_proc *sp)
+{
+	sp->from_start = 1;
 }
 
 void sink_proc_forget(struct sink_proc *sp)

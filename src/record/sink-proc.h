@@ -52,7 +52,8 @@ struct kind_stats {
 	 */
 	uint64_t counted_calls, counted_bytes;
 	uint64_t ring_calls, ring_acquired, ring_failed_asked;
-	/* of counted_calls, the frees that the sink dropped (refrees) */
+	/* of counted_calls, the frees that the sink dropped, the
+	   allocator's own (refrees, and unknown frees from_start) */
 	uint64_t counted_refrees;
 	int counted;		/* EV_COUNTED_* of every counter added */
 	int bytes_uncounted;	/* some counter had no bytes (xallocx, --probe) */
@@ -69,7 +70,19 @@ struct sink_proc {
 	struct kind_stats stats[EV_NKINDS];
 	struct kind_stats prev[EV_NKINDS];	/* stats at the last -i report */
 	uint64_t filtered;	/* events under --min-size */
-	uint64_t unknown_frees;	/* frees of blocks allocated before tracing */
+	/*
+	 * frees of blocks no probed call handed out: allocated before
+	 * tracing, or, from_start, by the allocator itself (glibc's thread
+	 * cache, freed at a thread's exit), then not counted as calls
+	 */
+	uint64_t unknown_frees;
+	/*
+	 * Its allocator probes went in before its image's first allocator
+	 * call (launched or exec'd, armed before the libraries'
+	 * constructors; a fork child of such a process): every block a
+	 * probed call handed out was seen (sink_proc_from_start()).
+	 */
+	int from_start;
 	/* frees of addresses freed and not handed out since: the C
 	   library's own (freed.h), not counted as calls */
 	uint64_t refrees;
@@ -114,6 +127,13 @@ void sink_proc_add_stubs(struct sink_proc *p, uint64_t start, uint64_t len, stub
 void sink_proc_copy_stubs(struct sink_proc *child, struct sink_proc *parent);
 /* A new image: held memory gone, the modules and unwinder start again. */
 void sink_proc_exec(struct sink_proc *sp);
+/*
+ * sp's allocator probes are in, before its image's first allocator
+ * call: from_start set until its next exec, and inherited by the fork
+ * children that get a copy of its blocks (sink_proc_fork()).  Not for a
+ * process attached while it ran (its blocks of before are unknown).
+ */
+void sink_proc_from_start(struct sink_proc *sp);
 /*
  * Free everything of sp, a process that exited and whose last interval
  * was reported: what the stores keep of it (its live blocks, held

@@ -212,20 +212,30 @@ int sink_frees_followed(void)
 }
 
 /*
- * A free that the program did not make: one of an address freed and not
- * handed out since, not in the live table (freed.h).  Counted apart
- * (p->refrees), and taken out of the stubs' count of the calls when
- * they counted it.
+ * A free that the program did not make, of a block not in the live
+ * table, when every allocator call is seen: one of an address freed
+ * and not handed out since (freed.h), counted apart (p->refrees); or,
+ * in a process seen from its start (sink_proc_from_start()), one of a
+ * block that no probed call ever handed out, which the allocator
+ * allocated itself (glibc's thread cache, freed at a thread's exit),
+ * counted among the frees of unknown blocks.  Attached, such a block
+ * is the program's, allocated before: its free is one of its calls.
+ * Either is taken out of the stubs' count of the calls when they
+ * counted it.
  */
-static int refree_dropped(struct sink_proc *p, const struct event *ev)
+static int allocator_free_dropped(struct sink_proc *p, const struct event *ev)
 {
 	struct live_block b;
 
 	if (ev->kind != EV_FREE || ev->failed || !ev->old_addr || ev->release_only ||
-	    ev->sample_mean || !sink_frees_followed() || !freed_has(p, ev->old_addr) ||
-	    live_find(p, ev->old_addr, &b) == 0)
+	    ev->sample_mean || !sink_frees_followed() || live_find(p, ev->old_addr, &b) == 0)
 		return 0;
-	p->refrees++;
+	if (freed_has(p, ev->old_addr))
+		p->refrees++;
+	else if (p->from_start)
+		p->unknown_frees++;
+	else
+		return 0;
 	if (ev->counted)
 		p->stats[EV_FREE].counted_refrees++;
 	return 1;
@@ -237,6 +247,8 @@ int sink_wants(const struct sink_proc *sp, const struct event *ev)
 
 	if (!sink_recording() || (!selected && !releases_memory(ev->kind)))
 		return 0;
+	if (ev->kind == EV_FREE && !ev->old_addr)
+		return 0;	/* free(NULL) frees nothing: no call */
 	if (!selected)
 		return SINK_HELD;
 	/* no size filter: the weight (a free's, a live table lookup) is not asked */
@@ -600,7 +612,7 @@ void sink_flush(void)
 			track_weighed(p, ev, pe->order, stack, 0, 0);
 			continue;
 		}
-		if (refree_dropped(p, ev))
+		if (allocator_free_dropped(p, ev))
 			continue;	/* the allocator's, not the program's */
 		if (i + 1 < npending && pending[i + 1].has_snap && pending[i + 1].snap.borrowed)
 			/* the next stack's top, where the first frames are: the

@@ -63,7 +63,9 @@
  *   and "over_ms": [a, b, c] (stops over 1, 10 and 100 ms);
  *   "probes_not_found": [ "sqlite3_malloc64" ],   --probe specs never
  *                                                 found (when any)
- *   per process: "filtered", "unknown_frees", "refrees" (frees of
+ *   per process: "filtered", "unknown_frees", "from_start" (1: seen
+ *   from its start, every allocator call: its unknown frees are the
+ *   allocator's own, not among the calls), "refrees" (frees of
  *   addresses freed and not handed out since, with --exact: the C
  *   library's at a thread's exit, not among the calls), "live_blocks",
  *   "live_bytes", "inherited_blocks", "inherited_bytes" (of the live
@@ -296,11 +298,11 @@ static void json_processes(FILE *f, const struct profile *p)
 			fputs("null", f);
 		}
 		fprintf(f, ",\n      \"filtered\": %" PRIu64 ", \"unknown_frees\": %" PRIu64
-			", \"refrees\": %" PRIu64
+			", \"from_start\": %d, \"refrees\": %" PRIu64
 			", \"live_blocks\": %" PRIu64 ", \"live_bytes\": %" PRIu64
 			",\n      \"inherited_blocks\": %" PRIu64 ", \"inherited_bytes\": %" PRIu64,
-			pr->filtered, pr->unknown_frees, pr->refrees, pr->live_blocks, pr->live_bytes,
-			pr->inherited_blocks, pr->inherited_bytes);
+			pr->filtered, pr->unknown_frees, pr->from_start, pr->refrees, pr->live_blocks,
+			pr->live_bytes, pr->inherited_blocks, pr->inherited_bytes);
 		fputs(",\n      \"events\": [", f);
 		for (size_t k = 0; k < pr->nevents; k++) {
 			const struct prof_event_totals *e = &pr->events[k];

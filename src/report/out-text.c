@@ -183,9 +183,13 @@ static void print_account(FILE *f, const struct prof_process *pr, int sampled)
 				 pr->inherited_blocks);
 			account_row(f, "inherited at fork", (int64_t)pr->inherited_bytes, note);
 		}
-		if (pr->unknown_frees)
-			fprintf(f, "  %-24s %16" PRIu64 "  (allocated before tracing or by a "
-				"function not probed; glibc's tcache at thread exit)\n",
+		if (pr->unknown_frees && pr->from_start)
+			fprintf(f, "  %-24s %16" PRIu64 "  (blocks the allocator allocated "
+				"itself, such as glibc's thread cache: not among the calls)\n",
+				"frees of unknown blocks", pr->unknown_frees);
+		else if (pr->unknown_frees)
+			fprintf(f, "  %-24s %16" PRIu64 "  (allocated before tracing, by a "
+				"function not probed or by the allocator itself)\n",
 				"frees of unknown blocks", pr->unknown_frees);
 	}
 	if (!syscalls)

@@ -97,6 +97,9 @@ struct prof_process {
 	struct prof_event_totals *events;
 	uint64_t filtered;	/* events left out by --min-size/--max-size */
 	uint64_t unknown_frees;	/* frees of blocks not seen allocated */
+	/* seen from its start: those were the allocator's own blocks,
+	   their frees not among the calls (record/sink-proc.h) */
+	int from_start;
 	/* frees of addresses freed and not handed out since, the
 	   allocator's own (record/freed.h): not among the calls */
 	uint64_t refrees;

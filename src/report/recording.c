@@ -269,6 +269,7 @@ static int read_processes(struct reader *r, const struct jval *root)
 		}
 		pr->filtered = num_or(o, "filtered", 0);
 		pr->unknown_frees = num_or(o, "unknown_frees", 0);
+		pr->from_start = num_or(o, "from_start", 0) != 0;
 		pr->refrees = num_or(o, "refrees", 0);
 		pr->live_blocks = num_or(o, "live_blocks", 0);
 		pr->live_bytes = num_or(o, "live_bytes", 0);

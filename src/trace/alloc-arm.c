@@ -22,6 +22,7 @@
 #include "trace/alloc-detour.h"
 #include "trace/attach.h"
 #include "trace/sc-mech.h"
+#include "record/sink-proc.h"
 #include "probe/breakpoint.h"
 #include "probe/elfsym.h"
 #include "probe/remote.h"
@@ -349,6 +350,9 @@ void alloc_arm_at_entry(struct alloc_space *s, struct thread *tcp)
 	if (s->in_loader)
 		in_loader_done(s, tcp);
 	alloc_arm(s, tcp);
+	if (!s->ctors_first)
+		/* nothing of its image ran before: every block is seen */
+		sink_proc_from_start(tcp->proc->rec);
 }
 
 /*
@@ -375,6 +379,7 @@ int alloc_loader_hit(struct alloc_space *s, struct thread *tcp)
 	if (s->in_loader)
 		in_loader_done(s, tcp);
 	alloc_arm(s, tcp);
+	sink_proc_from_start(tcp->proc->rec);	/* before any allocator call */
 	return 1;
 }
 

@@ -305,7 +305,12 @@ static void cases(void)
 	      EQ("free calls", PT(e, S_FREE, PT_CALLS), 1) &
 	      EQ("kept", CNT(S_MALLOC, C_KEPT), 1) & EQ("shared calls", CNT(S_MALLOC, C_CALLS), 0) &
 	      EQ("fast", PT(e, S_MALLOC, PT_FAST), 0) & EQ("K_TAIL", THR(e, K_TAIL), 0);
-	check("recorded: malloc and free, stack copied up to the thread's K_HI", ok);
+	/* free(NULL) frees nothing: into the function, counted nowhere */
+	ok &= EQ("free(NULL)", call_with(fake_free_p, 0), 0) & EQ("HEAD", DATA(D_HEAD), 2) &
+	      EQ("free calls", PT(e, S_FREE, PT_CALLS), 1) &
+	      EQ("free fast", PT(e, S_FREE, PT_FAST), 0) &
+	      EQ("free shared calls", CNT(S_FREE, C_CALLS), 0);
+	check("recorded: malloc and free, stack copied up to the thread's K_HI; free(NULL) not", ok);
 
 	/* the size filter: below MIN_SIZE the prefilter counts and sends it on */
 	reset();
@@ -364,6 +369,10 @@ static void cases(void)
 	      EQ("kept", CNT(S_MALLOC, C_KEPT), 1);
 	/* sampled, a free of a block not in a set: only counted, by the prefilter */
 	ok &= EQ("free", call_with(fake_free_p, 0x1234), 0) & EQ("HEAD", DATA(D_HEAD), 1) &
+	      EQ("free fast", PT(e, S_FREE, PT_FAST), 1);
+	/* sampled, free(NULL): not even counted */
+	ok &= EQ("free(NULL)", call_with(fake_free_p, 0), 0) & EQ("HEAD", DATA(D_HEAD), 1) &
+	      EQ("free calls", PT(e, S_FREE, PT_CALLS), 1) &
 	      EQ("free fast", PT(e, S_FREE, PT_FAST), 1);
 	/* sampled, the size filter: filtered apart */
 	DATA(D_MIN_SIZE) = 16;

@@ -12,7 +12,7 @@
  * it: the arguments x0-x8, the caller's return address), w9 = DESC, x0
  * = the result.  Every register but x9-x17 and the flags is kept.
  * Count, filter, sample, reserve a record, fill it, copy the stack,
- * commit; a nested call (nest_check), nothing.
+ * commit; a nested call (nest_check) or a free of NULL, nothing.
  *
  * Its frame: [sp] the sequence number; x0-x8 at 32..96; the mean at
  * 104; x19-x25 at 112..160 (as the stub found them: the record's); the
@@ -53,6 +53,14 @@ keep_record:
 	bl nest_check
 	cbnz x12, .Lout			/* nested: part of the outer call */
 0:
+	/* free(NULL) frees nothing: neither counted nor recorded */
+	ubfx x12, x21, #16, #8
+	cbnz x12, .Lnot_null		/* sized: not a free */
+	tst x21, #(DF_SETDEL << 24)
+	b.eq .Lnot_null
+	ldr x12, ARG(0)
+	cbz x12, .Lout
+.Lnot_null:
 	/* x19 = this slot's shared counters */
 	and x12, x21, #0xffff
 	adr x19, COUNTERS

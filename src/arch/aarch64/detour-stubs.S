@@ -106,7 +106,8 @@ dt_common_entry:
  * and sampled, or with a set, never full, without its pointer) is
  * counted in the thread's block (sampled, left out by the size: as
  * filtered too) and goes on into the function; a nested call
- * (nest_check) goes on into it at once, counted nowhere.  x30 is kept
+ * (nest_check) and a free of NULL, which frees nothing, go on into it
+ * at once, counted nowhere.  x30 is kept
  * on the stack meanwhile; x11 = the size, x16 = 0 left out by
  * the size, 1 only counted, 2 the thread's countdown.
  */
@@ -166,6 +167,7 @@ dt_common_prefilter:
 	b .Lpf_thread
 	/* a free is only counted where keep_record would: see .Lunsized */
 .Lpf_free:
+	cbz x0, .Lpf_orig		/* free(NULL) frees nothing: counted nowhere */
 	ldr x12, [x17, #D_SET_MASK]
 	cbnz x12, 2f
 	ldr x12, [x17, #D_SAMPLE_MEAN]

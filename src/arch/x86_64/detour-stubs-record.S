@@ -12,7 +12,8 @@
  * below it; a DF_ARG0_KEEP probe's HEAD at its entry at r11 - 40, in
  * r8's place), r10 = DESC, rax = the result.  Every register but r10, r11
  * and the flags is preserved.  Count, filter, sample, reserve a record,
- * fill it, copy the stack, commit; a nested call (nest_check), nothing.
+ * fill it, copy the stack, commit; a nested call (nest_check) or a
+ * free of NULL, nothing.
  */
 	.balign 16
 keep_record:
@@ -36,6 +37,14 @@ keep_record:
 	call nest_check
 	je .Lout			/* nested: part of the outer call */
 0:
+	/* free(NULL) frees nothing: neither counted nor recorded */
+	mov eax, r10d
+	and eax, (0xff << 16) | (DF_SETDEL << 24)
+	cmp eax, DF_SETDEL << 24	/* unsized, DF_SETDEL: a free */
+	jne .Lnot_null
+	cmp qword ptr [r11 - 8], 0
+	je .Lout
+.Lnot_null:
 
 	/* rbx = this slot's shared counters */
 	mov ebx, r10d

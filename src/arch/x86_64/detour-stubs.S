@@ -101,8 +101,9 @@ dt_common_entry:
  * size; sampled, no sample point; a free with no set and sampled, or
  * with a set, never full, without its pointer) is counted as
  * count_call does (sampled, left out by the size: as filtered too) and
- * goes on into the function; a nested call (nest_check) goes on into it
- * at once, counted nowhere.  rax, rcx and rdx are saved: the function
+ * goes on into the function; a nested call (nest_check) and a free of
+ * NULL, which frees nothing, go on into it at once, counted nowhere.
+ * rax, rcx and rdx are saved: the function
  * gets them as its caller left them, rax too, which the ABI gives no
  * argument but which a function may read at its entry (al, a variadic
  * call's vector registers; or its own convention: the glue must not
@@ -166,6 +167,8 @@ dt_common_prefilter:
 	jmp .Lpf_thread
 	/* a free is only counted where keep_record would: see .Lunsized */
 .Lpf_free:
+	test rdi, rdi
+	jz .Lpf_nested			/* free(NULL) frees nothing: counted nowhere */
 	push 0				/* no byte */
 	push 1
 	cmp qword ptr D(D_SET_MASK), 0
@@ -238,7 +241,8 @@ dt_common_prefilter:
 	mov r10, qword ptr D(D_HEAD)	/* realloc: its glue keeps HEAD as at its entry */
 1:	add r11, DT_PF_LEN
 	jmp r11
-.Lpf_nested:				/* part of the outer call: into the function */
+.Lpf_nested:				/* part of the outer call, or free(NULL): into
+					   the function */
 	pop rdx
 	pop rcx
 	pop rax
